@@ -1,0 +1,55 @@
+"""tensorplug: a tensor framework built for extension.
+
+Ops (``tp.add``, ``tp.matmul``, ``tp.nn.softmax``...) dispatch kernels that backends provide
+through plugins; gradients are registered per kernel and written with ops. ``import
+tensorplug`` imports no plugin: backends are discovered on first use.
+"""
+
+from __future__ import annotations
+
+from ._version import API_VERSION, __version__
+
+from .registry._slots import CORE_SOURCE, registering_as
+
+# Order matters: specs first (ops look their kernels up at import), then Tensor (its
+# operators import the ops, which import the engine, which needs Tensor), then gradients.
+with registering_as(CORE_SOURCE):
+    from . import specs  # noqa: F401  (declares the core's kernel specs)
+from .tensor import Tensor  # isort: skip
+
+with registering_as(CORE_SOURCE):
+    from . import gradients  # noqa: F401  (registers the core's default gradients)
+
+from . import dtypes, extend
+from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
+from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
+from .dtypes import DType, bool_, float32, float64, int32, int64
+from .engine import run_kernel
+from .errors import (
+    AutodiffError,
+    BackendNotFoundError,
+    DTypeError,
+    GradientNotFoundError,
+    KernelError,
+    KernelNotFoundError,
+    PluginError,
+    RegistrationError,
+    ShapeError,
+    TensorplugError,
+)
+from .ops import *  # noqa: F403
+from .ops import __all__ as _ops_all
+from .variable import Variable
+
+bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
+
+__all__ = [
+    "__version__", "API_VERSION",
+    "Tensor", "Variable", "DType", "bool", "bool_", "int32", "int64", "float32", "float64",
+    "dtypes", "extend", "run_kernel",
+    "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
+    "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope",
+    "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
+    "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
+    *_ops_all,
+]

@@ -1,0 +1,181 @@
+"""The functional autodiff API (JAX style): grad, value_and_grad, vjp, variable_grads,
+custom_grad, stop_gradient."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._state import state
+from ..engine import wrap
+from ..errors import AutodiffError, DTypeError
+from ..ops._convert import asarray
+from ..tensor import Tensor
+from ..variable import Variable, trainable_variables
+from . import _tree
+from .tape import Tape, backward, fresh, record_custom
+
+__all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]
+
+
+def _is_leaf(x: Any) -> bool:
+    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
+
+
+def _diff_leaf(x: Any, where: str) -> Tensor:
+    t = asarray(x)
+    if t._dtype.kind != "float":
+        raise DTypeError(
+            f"cannot differentiate with respect to {where}: its dtype is {t._dtype.name}. Gradients "
+            "are defined for floating inputs; pass floats (e.g. 3.0, or .astype(tp.float32))."
+        )
+    return fresh(t)
+
+
+def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for n in nums:
+        if not -nargs <= n < nargs:
+            raise AutodiffError(f"argnums {argnums!r} is out of range for a call with {nargs} "
+                                "positional argument(s)")
+    return tuple(n % nargs for n in nums)
+
+
+def _run(f: Callable[..., Any], tape: Tape, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+    state.tapes.append(tape)
+    try:
+        return f(*args, **kwargs)
+    finally:
+        state.tapes.remove(tape)
+
+
+def _scalar_output(out: Any, fname: str) -> Tensor:
+    if not isinstance(out, Tensor):
+        raise AutodiffError(f"{fname}: the function must return a Tensor, got {type(out).__name__}")
+    if out.shape != ():
+        raise AutodiffError(
+            f"{fname}: the function returned shape {out.shape}; gradients need a scalar (shape ()) "
+            "output. Reduce it (e.g. tp.sum or tp.mean), or use tp.vjp with an explicit upstream "
+            "gradient. tensorplug never sums a non-scalar output silently."
+        )
+    if out._dtype.kind != "float":
+        raise AutodiffError(f"{fname}: the function returned dtype {out._dtype.name}; gradients need "
+                            "a floating output.")
+    return out
+
+
+def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """A function returning ``(f(*args), gradient)``; the gradient has the structure of the
+    argument at `argnums` (a tuple of them if `argnums` is a tuple). With ``has_aux``, f returns
+    ``(output, aux)`` and the result is ``((output, aux), gradient)``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums(argnums, len(args))
+        args_l = list(args)
+        structures = []
+        sources: list[Tensor] = []
+        for n in nums:
+            leaves, structure = _tree.flatten(args_l[n], _is_leaf)
+            leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
+            args_l[n] = _tree.unflatten(structure, leaves)
+            structures.append((structure, len(leaves)))
+            sources.extend(leaves)
+        tape = Tape(sources)
+        result = _run(f, tape, args_l, kwargs)
+        out, aux = result if has_aux else (result, None)
+        out = _scalar_output(out, f"grad of {getattr(f, '__name__', 'f')}")
+        from ..ops.creation import ones_like
+        grads = backward(tape, out, ones_like(out), sources)
+        trees, start = [], 0
+        for structure, count in structures:
+            trees.append(_tree.unflatten(structure, grads[start:start + count]))
+            start += count
+        g = trees[0] if isinstance(argnums, int) else tuple(trees)
+        return ((out, aux), g) if has_aux else (out, g)
+
+    return wrapper
+
+
+def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """A function returning the gradient of scalar-valued `f` with respect to argument `argnums`."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        (value, g) = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Tensor, ...]]]:
+    """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per primal, for an
+    output of any shape (the cotangent has the output's shape)."""
+    sources = [_diff_leaf(p, f"primal {i}") for i, p in enumerate(primals)]
+    tape = Tape(sources)
+    out = _run(f, tape, sources, {})
+    if not isinstance(out, Tensor):
+        raise AutodiffError(f"vjp: the function must return a Tensor, got {type(out).__name__}")
+
+    def vjp_fn(cotangent: Any) -> tuple[Tensor, ...]:
+        ct = asarray(cotangent, dtype=out.dtype)
+        if ct.shape != out.shape:
+            raise AutodiffError(f"vjp: the cotangent has shape {ct.shape}, the output {out.shape}")
+        return tuple(backward(tape, out, ct, sources))
+
+    return out, vjp_fn
+
+
+def variable_grads(f: Callable[[], Any], variables: Sequence[Variable] | None = None) -> tuple[Tensor, dict[str, Tensor]]:
+    """``(f(), {variable name: gradient})`` over `variables` (default: every trainable
+    Variable); like TF.js's variableGrads."""
+    vs = list(trainable_variables() if variables is None else variables)
+    for v in vs:
+        if not isinstance(v, Variable):
+            raise AutodiffError(f"variable_grads takes Variables, got {type(v).__name__}")
+    tape = Tape(vs)
+    out = _scalar_output(_run(f, tape, (), {}), "variable_grads")
+    from ..ops.creation import ones_like
+    grads = backward(tape, out, ones_like(out), vs)
+    return out, {v.name: g for v, g in zip(vs, grads)}
+
+
+def stop_gradient(x: Any) -> Tensor:
+    """x's values, cut off from differentiation."""
+    t = asarray(x)
+    return wrap(t._data, t._backend, t._dtype)
+
+
+def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Give `f` its own gradient, bypassing the gradient registry.
+
+    The decorated function takes tensors positionally and returns ``(value, grad_fn)``;
+    ``grad_fn(dy)`` returns one gradient per positional input (a tuple, or a Tensor when there
+    is one input; None for an input without gradient). ``grad_fn`` written with ops is itself
+    differentiable.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any) -> Any:
+        inputs = tuple(asarray(a) for a in args)
+        tapes, state.tapes = state.tapes, []
+        try:
+            result = f(*inputs)
+        finally:
+            state.tapes = tapes
+        if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
+            raise AutodiffError(
+                f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn), got "
+                f"{type(result).__name__}"
+            )
+        value, grad_fn = result
+        multi = isinstance(value, (tuple, list))
+        outs = tuple(wrap(v._data, v._backend, v._dtype) for v in (value if multi else (value,)))
+        if state.tapes:
+            record_custom(getattr(f, "__name__", "custom_grad"), inputs, outs, grad_fn)
+        return tuple(outs) if multi else outs[0]
+
+    return wrapper

@@ -1,0 +1,174 @@
+"""The tape: what ran between the watched inputs and the output, and the reverse walk over it.
+
+A tape watches some tensors; an op is recorded only if one of its inputs is watched, and its
+outputs become watched. ``backward`` keeps the entries on a path to the output, calls each
+kernel's gradient (looked up now, so an override in force applies), and accumulates.
+Gradients are computed with ops, so an enclosing tape records them: that is higher order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from .._state import state
+from ..engine import wrap
+from ..errors import AutodiffError, GradientNotFoundError
+from ..registry.gradients import find_gradient
+from ..registry.specs import get_kernel_spec
+from ..tensor import Tensor
+
+__all__ = ["Tape", "Entry", "backward", "record_custom", "fresh"]
+
+# custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
+CustomGrad = Callable[[Any], Sequence[Any]]
+
+
+class Entry:
+    __slots__ = ("name", "inputs", "attrs", "outputs", "custom")
+
+    def __init__(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
+                 outputs: tuple[Tensor, ...], custom: CustomGrad | None = None) -> None:
+        self.name = name
+        self.inputs = inputs
+        self.attrs = attrs
+        self.outputs = outputs
+        self.custom = custom
+
+
+class Tape:
+    """Records the ops that depend on the watched tensors."""
+
+    __slots__ = ("watched", "entries", "sources")
+
+    def __init__(self, sources: Iterable[Tensor]) -> None:
+        self.sources = list(sources)  # keeps the watched tensors (and their ids) alive
+        self.watched = {id(t) for t in self.sources}
+        self.entries: list[Entry] = []
+
+    def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
+               outputs: tuple[Tensor, ...], custom: CustomGrad | None = None) -> None:
+        watched = self.watched
+        for t in inputs:
+            if id(t) in watched:
+                self.entries.append(Entry(name, inputs, attrs, outputs, custom))
+                for o in outputs:
+                    watched.add(id(o))
+                return
+
+
+def record_custom(name: str, inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...],
+                  custom: CustomGrad) -> None:
+    """Record an entry with its own gradient function on every recording tape."""
+    for tape in state.tapes:
+        tape.record(name, inputs, {}, outputs, custom)
+
+
+def fresh(t: Tensor) -> Tensor:
+    """A new tensor object with t's values, linked to t (identity gradient) on recording tapes:
+    lets one grad call watch an argument separately from another."""
+    out = wrap(t._data, t._backend, t._dtype)
+    record_custom("Identity", (t,), (out,), lambda dy: (dy,))
+    return out
+
+
+def _differentiable(t: Tensor) -> bool:
+    return t._dtype.kind == "float"
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    from ..ops.creation import zeros_like
+    return zeros_like(t)
+
+
+def _add(a: Tensor, b: Tensor) -> Tensor:
+    from ..ops.elementwise import add
+    return add(a, b)
+
+
+def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] | None]:
+    """One thunk (or None) per input of `entry`."""
+    dy: Any = dys[0] if len(dys) == 1 else tuple(dys)
+    if entry.custom is not None:
+        results = entry.custom(dy)
+        if isinstance(results, Tensor) or not isinstance(results, (tuple, list)):
+            results = (results,)
+        if len(results) != len(entry.inputs):
+            raise AutodiffError(
+                f"the custom gradient of '{entry.name}' returned {len(results)} gradient(s) for "
+                f"{len(entry.inputs)} input(s); return one per positional input (None for none)."
+            )
+        return [(lambda g=g: g) if g is not None else None for g in results]
+    config = find_gradient(entry.name)
+    spec = get_kernel_spec(entry.name)
+    if config is None:
+        why = ("its kernel spec says it is not differentiable" if not spec.differentiable
+               else "no gradient is registered for it")
+        raise GradientNotFoundError(
+            f"Cannot differentiate through kernel '{entry.name}': {why}, and it lies on the path "
+            "from the differentiated input to the output. Register a gradient with "
+            "tensorplug.extend.register_gradient(GradConfig(...)), give the computation a gradient "
+            "with tp.custom_grad, or cut the path with tp.stop_gradient."
+        )
+    saved = tuple(entry.inputs[spec.inputs.index(n)] for n in config.inputs_to_save) + tuple(
+        entry.outputs[spec.outputs.index(n)] for n in config.outputs_to_save)
+    result = config.grad_func(dy, saved, entry.attrs)
+    if not isinstance(result, Mapping):
+        raise AutodiffError(
+            f"the gradient of kernel '{entry.name}' returned a {type(result).__name__}; a gradient "
+            "returns a dict {input name: zero-argument function giving that input's gradient}."
+        )
+    if spec.variadic:
+        thunk = result.get(spec.inputs[0])
+        if thunk is None:
+            return [None] * len(entry.inputs)
+        cache: list[Any] = []
+
+        def part(i: int) -> Any:
+            if not cache:
+                cache.append(list(thunk()))
+            return cache[0][i]
+        return [(lambda i=i: part(i)) for i in range(len(entry.inputs))]
+    return [result.get(n) for n in spec.inputs]
+
+
+def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]) -> list[Tensor]:
+    """Gradients of `output` (weighted by `seed`) with respect to each of `sources`."""
+    needed = {id(output)}
+    path = []
+    for entry in reversed(tape.entries):
+        if any(id(o) in needed for o in entry.outputs):
+            path.append(entry)
+            for t in entry.inputs:
+                if id(t) in tape.watched and _differentiable(t):
+                    needed.add(id(t))
+    grads: dict[int, Tensor] = {id(output): seed}
+    for entry in path:
+        dys = [grads.get(id(o)) for o in entry.outputs]
+        if all(d is None for d in dys):
+            continue
+        dys = [d if d is not None else _zeros_like(o) for d, o in zip(dys, entry.outputs)]
+        thunks = _grads_of_entry(entry, dys)  # type: ignore[arg-type]
+        for t, thunk in zip(entry.inputs, thunks):
+            if id(t) not in needed:
+                continue
+            if thunk is None:
+                raise AutodiffError(
+                    f"the gradient of kernel '{entry.name}' gives no gradient for an input that is "
+                    "on the differentiation path; return one for every differentiable input."
+                )
+            g = thunk()
+            if not isinstance(g, Tensor):
+                raise AutodiffError(f"the gradient of kernel '{entry.name}' returned a "
+                                    f"{type(g).__name__}, not a Tensor")
+            if g.shape != t.shape:
+                raise AutodiffError(
+                    f"the gradient of kernel '{entry.name}' returned shape {g.shape} for an input of "
+                    f"shape {t.shape}; a gradient must match its input's shape (reduce broadcast axes "
+                    "with tensorplug.extend.unbroadcast)."
+                )
+            if g._dtype is not t._dtype:
+                g = g.astype(t._dtype)
+            prev = grads.get(id(t))
+            grads[id(t)] = g if prev is None else _add(prev, g)
+    return [grads[id(s)] if id(s) in grads else _zeros_like(s) for s in sources]

@@ -1,0 +1,282 @@
+"""Backends: the Backend base class, BackendConfig, and the backend registry with lazy start,
+priorities and the per-thread active backend."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._state import state
+from .dtypes import DType, from_numpy_dtype
+from .errors import BackendNotFoundError, TensorplugError, TensorplugPluginWarning
+from .registry import kernels as _kernels
+from .registry._slots import SlotTable
+
+__all__ = [
+    "Backend",
+    "BackendConfig",
+    "register_backend",
+    "unregister_backend",
+    "list_backends",
+    "backend_info",
+    "get_backend",
+    "set_backend",
+    "set_default_backend",
+    "backend_scope",
+    "start_backend",
+    "active_backend",
+    "dispose_backend",
+]
+
+ENV_BACKEND = "TENSORPLUG_BACKEND"
+
+
+class Backend:
+    """A named runtime holding native arrays. Subclass it and override at least
+    ``from_numpy`` and ``to_numpy``; ``name`` is set from the BackendConfig."""
+
+    name: str = ""
+
+    def from_numpy(self, array: np.ndarray) -> Any:
+        """A native array holding a copy of `array` (whose dtype is a supported one)."""
+        raise NotImplementedError
+
+    def to_numpy(self, native: Any) -> np.ndarray:
+        """A numpy array with the values of `native` (may be a read-only view)."""
+        raise NotImplementedError
+
+    def dtype_of(self, native: Any) -> DType:
+        """The tensorplug dtype of a native array (default: from its numpy-style .dtype)."""
+        return from_numpy_dtype(native.dtype)
+
+    def shape_of(self, native: Any) -> tuple[int, ...]:
+        return tuple(native.shape)
+
+    def device_of(self, native: Any) -> str:
+        return "cpu"
+
+    def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any] | None:
+        """A compiled version of `fn`, or None when this backend cannot compile (tp.jit then
+        runs `fn` eagerly)."""
+        return None
+
+    def dispose(self) -> None:
+        """Release what the backend holds; called by dispose_backend."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} backend {self.name!r}>"
+
+
+@dataclass(frozen=True)
+class BackendConfig:
+    """A backend: its name, a zero-argument factory creating it on first use, a priority
+    (the highest-priority backend that starts is the default)."""
+
+    name: str
+    factory: Callable[[], Backend]
+    priority: int = 0
+
+
+BACKENDS: SlotTable[BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
+_instances: dict[str, Backend] = {}
+_start_lock = threading.RLock()
+_default_name: str | None = None
+# Called with a backend name right after it starts: plugin loading registers its kernels.
+_on_start: list[Callable[[str], None]] = []
+# Called before any backend lookup: plugin discovery (lazy, once).
+_before_lookup: list[Callable[[], None]] = []
+
+
+def _discover() -> None:
+    for hook in _before_lookup:
+        hook()
+
+
+def register_backend(config: BackendConfig, *, override: bool = False, priority: int | None = None) -> None:
+    if not isinstance(config, BackendConfig):
+        raise TypeError(f"register_backend takes a BackendConfig, got {type(config).__name__}")
+    BACKENDS.add(config.name, config, override=override,
+                 priority=config.priority if priority is None else priority)
+
+
+def unregister_backend(name: str, source: str | None = None) -> None:
+    """Remove a backend's registration; a started instance is disposed."""
+    global _default_name
+    BACKENDS.remove(name, source)
+    if name not in BACKENDS.active:
+        dispose_backend(name)
+        if _default_name == name:
+            _default_name = None
+
+
+def list_backends() -> list[str]:
+    """Registered backend names, highest priority first."""
+    _discover()
+    return [c.name for c in sorted(BACKENDS.active.values(), key=lambda c: (-c.priority, c.name))]
+
+
+def backend_info() -> list[dict[str, Any]]:
+    """Name, priority, whether started and active, and who registered each backend."""
+    _discover()
+    active = state.backend.name if state.backend is not None else None
+    out = []
+    for name in list_backends():
+        reg = BACKENDS.registration(name)
+        out.append({
+            "name": name,
+            "priority": BACKENDS.active[name].priority,
+            "started": name in _instances,
+            "active": name == active,
+            "source": reg.source if reg else None,
+        })
+    return out
+
+
+def _not_found(name: str) -> BackendNotFoundError:
+    known = list_backends()
+    return BackendNotFoundError(
+        f"No backend named '{name}'; registered backends: {known or 'none'}. Install a backend "
+        "distribution (e.g. pip install tensorplug-backend-numpy) or check the name."
+        + (" Plugin autoload is disabled (TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD)."
+           if os.environ.get("TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD") else "")
+    )
+
+
+def start_backend(name: str) -> Backend:
+    """The started instance of backend `name` (created, and its kernels registered, on first use)."""
+    backend = _instances.get(name)
+    if backend is not None:
+        return backend
+    _discover()
+    with _start_lock:
+        backend = _instances.get(name)
+        if backend is not None:
+            return backend
+        config = BACKENDS.active.get(name)
+        if config is None:
+            raise _not_found(name)
+        try:
+            backend = config.factory()
+        except TensorplugError:
+            raise
+        except Exception as exc:
+            raise TensorplugError(
+                f"Backend '{name}' failed to start: {type(exc).__name__}: {exc}. Check that its "
+                "distribution and dependencies are installed, or choose another with "
+                "tp.set_backend(...)."
+            ) from exc
+        if not isinstance(backend, Backend):
+            raise TensorplugError(
+                f"Backend '{name}': its factory returned {type(backend).__name__}, not a "
+                "tensorplug Backend subclass."
+            )
+        backend.name = name
+        _instances[name] = backend
+        for hook in _on_start:
+            hook(name)
+        for config_k in _kernels.kernels_for_backend(name):
+            if config_k.setup_func is not None:
+                config_k.setup_func(backend)
+        return backend
+
+
+def _kernel_lifecycle(config: _kernels.KernelConfig, event: str) -> None:
+    backend = _instances.get(config.backend_name)
+    if backend is None:
+        return
+    func = config.setup_func if event == "setup" else config.dispose_func
+    if func is not None:
+        func(backend)
+
+
+_kernels._lifecycle_listeners.append(_kernel_lifecycle)
+
+
+def dispose_backend(name: str) -> None:
+    """Stop a started backend: dispose its kernels and the instance. It restarts on next use."""
+    backend = _instances.pop(name, None)
+    if backend is None:
+        return
+    for config in _kernels.kernels_for_backend(name):
+        if config.dispose_func is not None:
+            config.dispose_func(backend)
+    backend.dispose()
+    if state.backend is backend:
+        state.backend = None
+
+
+def _default_backend() -> Backend:
+    global _default_name
+    if _default_name is not None:
+        return start_backend(_default_name)
+    wanted = os.environ.get(ENV_BACKEND)
+    if wanted:
+        _default_name = wanted
+        return start_backend(wanted)
+    names = list_backends()
+    if not names:
+        raise BackendNotFoundError(
+            "No tensorplug backend is installed. Install one, e.g. "
+            "`pip install tensorplug-backend-numpy`, or register one by hand with "
+            "tensorplug.extend.register_backend(BackendConfig(...))."
+            + (" Plugin autoload is disabled (TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD)."
+               if os.environ.get("TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD") else "")
+        )
+    errors = []
+    for name in names:
+        try:
+            backend = start_backend(name)
+        except TensorplugError as exc:
+            errors.append(f"{name}: {exc}")
+            warnings.warn(f"tensorplug: backend '{name}' could not start, trying the next: {exc}",
+                          TensorplugPluginWarning, stacklevel=3)
+            continue
+        _default_name = name
+        return backend
+    raise BackendNotFoundError("No backend could start: " + "; ".join(errors))
+
+
+def active_backend() -> Backend:
+    """The active backend of this thread (its default on first use)."""
+    backend = state.backend
+    if backend is None:
+        backend = state.backend = _default_backend()
+    return backend
+
+
+def get_backend() -> str:
+    """The name of this thread's active backend."""
+    return active_backend().name
+
+
+def set_backend(name: str) -> Backend:
+    """Make `name` the active backend of the calling thread (other threads keep theirs)."""
+    backend = start_backend(name)
+    state.backend = backend
+    return backend
+
+
+def set_default_backend(name: str | None) -> None:
+    """The backend that threads use until they call set_backend (None: back to priorities)."""
+    global _default_name
+    if name is not None:
+        start_backend(name)
+    _default_name = name
+
+
+@contextlib.contextmanager
+def backend_scope(name: str) -> Iterator[Backend]:
+    """Make `name` the active backend of this thread inside the block."""
+    previous = state.backend
+    backend = set_backend(name)
+    try:
+        yield backend
+    finally:
+        state.backend = previous

@@ -1,0 +1,175 @@
+"""The engine: dispatches a kernel on the active backend, wraps its outputs as Tensors,
+records tape entries, and explains kernel failures from the kernel spec.
+
+Hot path (``make_caller``): a thread-state read, one dict lookup keyed by
+``(kernel name, backend name)``, the kernel call, and the output Tensor built directly. No
+plugin call, no spec check while the kernel succeeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._state import state
+from .backend import Backend, active_backend, start_backend
+from .dtypes import DType
+from .errors import DTypeError, KernelError, ShapeError, TensorplugError
+from .registry.kernels import KERNELS, missing_kernel_error
+from .registry.specs import get_kernel_spec
+from .kernel_spec import KernelSpec, TensorInfo, describe
+from .tensor import Tensor
+
+__all__ = ["make_caller", "run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]
+
+_new = object.__new__
+
+
+def wrap(native: Any, backend: Backend, dtype: DType | None = None) -> Tensor:
+    """A Tensor around a native array of `backend`."""
+    t = _new(Tensor)
+    t._data = native
+    t._dtype = backend.dtype_of(native) if dtype is None else dtype
+    t._backend = backend
+    return t
+
+
+def to_backend(t: Tensor, backend: Backend) -> Any:
+    """The native array of `t` on `backend` (moved through numpy if it lives elsewhere)."""
+    if t._backend is backend:
+        return t._data
+    return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
+
+
+def tensor_info(t: Tensor) -> TensorInfo:
+    return TensorInfo(tuple(t.shape), t._dtype)
+
+
+def _record(tapes: list[Any], name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
+            outputs: tuple[Tensor, ...]) -> None:
+    for tape in tapes:
+        tape.record(name, inputs, attrs, outputs)
+
+
+def explain_failure(name: str, backend: Backend, inputs: Sequence[Tensor], attrs: Mapping[str, Any],
+                    exc: BaseException) -> TensorplugError:
+    """A tensorplug error for a kernel that raised: the spec's reason if the inputs break the
+    contract (ShapeError/DTypeError), else a KernelError blaming the kernel's registrant."""
+    spec = get_kernel_spec(name)
+    infos = [tensor_info(t) for t in inputs]
+    shown = ", ".join(
+        f"{n}: {describe(i)}" for n, i in zip(_input_names(spec, len(infos)), infos)
+    ) or "no inputs"
+    attr_text = f", attrs {dict(attrs)}" if attrs else ""
+    where = f"Kernel '{name}' on backend '{backend.name}' (inputs {shown}{attr_text})"
+    try:
+        spec.check(infos, attrs)
+    except (ShapeError, DTypeError) as reason:
+        return type(reason)(f"{where}: {reason}")
+    except Exception as bug:  # the spec's own rule failed: still say what we know
+        return KernelError(f"{where} raised {type(exc).__name__}: {exc} (and its spec rule "
+                           f"raised {type(bug).__name__}: {bug}).")
+    reg = KERNELS.registration((name, backend.name))
+    source = reg.source if reg else "unknown"
+    return KernelError(
+        f"{where} raised {type(exc).__name__}: {exc}. The inputs satisfy the kernel spec, so "
+        f"this is a bug in the kernel registered by '{source}': report it there, or register "
+        "another kernel with override=True."
+    )
+
+
+def _input_names(spec: KernelSpec, n: int) -> list[str]:
+    if spec.variadic:
+        return [f"{spec.inputs[0]}[{i}]" for i in range(n)]
+    return list(spec.inputs)
+
+
+def make_caller(spec: KernelSpec) -> Callable[..., Any]:
+    """The fast dispatch function ops use for one kernel: ``call(inputs, attrs)`` where
+    `inputs` is a tuple of Tensors in spec order and `attrs` a complete, validated dict."""
+    name = spec.name
+    kernels = KERNELS.active
+    st = state
+    single = len(spec.outputs) == 1
+
+    def call(inputs: tuple[Tensor, ...], attrs: Mapping[str, Any]) -> Any:
+        backend = st.backend or active_backend()
+        try:
+            fn = kernels[(name, backend.name)].kernel_func
+        except KeyError:
+            raise missing_kernel_error(name, backend.name) from None
+        arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
+        try:
+            out = fn(arrays, attrs, backend)
+            if single:
+                t = _new(Tensor)
+                t._data = out
+                t._dtype = backend.dtype_of(out)
+                t._backend = backend
+                outputs: tuple[Tensor, ...] = (t,)
+            else:
+                outputs = tuple(wrap(o, backend) for o in out)
+        except TensorplugError:
+            raise
+        except Exception as exc:
+            raise explain_failure(name, backend, inputs, attrs, exc) from exc
+        if st.tapes:
+            _record(st.tapes, name, inputs, attrs, outputs)
+        return outputs[0] if single else outputs
+
+    call.__name__ = f"call_{name}"
+    call.__qualname__ = call.__name__
+    return call
+
+
+_callers: dict[str, Callable[..., Any]] = {}
+
+
+def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
+               attrs: Mapping[str, Any] | None = None) -> Any:
+    """Run one kernel on the active backend (TF.js's engine.runKernel).
+
+    `inputs` maps the spec's input names to Tensors (or array-likes), or is a sequence in spec
+    order; `attrs` is checked and completed from the spec. Returns a Tensor, or a tuple for a
+    multi-output kernel; it is recorded for autodiff like any op.
+    """
+    from .ops._convert import asarray  # ops sit above the engine
+
+    active_backend()  # make sure plugins (and their specs) are loaded
+    spec = get_kernel_spec(kernel_name)
+    if isinstance(inputs, Mapping):
+        if spec.variadic:
+            values = list(inputs.get(spec.inputs[0], ()))
+            extra = set(inputs) - {spec.inputs[0]}
+        else:
+            missing = [n for n in spec.inputs if n not in inputs]
+            extra = set(inputs) - set(spec.inputs)
+            if missing:
+                raise ShapeError(f"run_kernel('{kernel_name}'): missing input(s) {missing}; "
+                                 f"the kernel takes {list(spec.inputs)}.")
+            values = [inputs[n] for n in spec.inputs]
+        if extra:
+            raise ShapeError(f"run_kernel('{kernel_name}'): unknown input(s) {sorted(extra)}; "
+                             f"the kernel takes {list(spec.inputs)}.")
+    else:
+        values = list(inputs)
+    tensors = tuple(asarray(v) for v in values)
+    full_attrs = spec.normalize_attrs(attrs)
+    caller = _callers.get(kernel_name)
+    if caller is None:
+        caller = _callers[kernel_name] = make_caller(spec)
+    try:
+        return caller(tensors, full_attrs)
+    except TensorplugError:
+        raise
+
+
+def check_call(spec: KernelSpec, inputs: Sequence[Tensor], attrs: Mapping[str, Any]) -> tuple[TensorInfo, ...]:
+    """Check inputs and attrs against `spec` (abstract evaluation); raises typed errors."""
+    return spec.check([tensor_info(t) for t in inputs], attrs)
+
+
+def backend_named(name: str) -> Backend:
+    return start_backend(name)

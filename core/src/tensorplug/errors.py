@@ -1,0 +1,76 @@
+"""tensorplug's error types: one base class, subclasses that are also the Python built-in a user
+would catch (ValueError for shapes, TypeError for dtypes, LookupError for missing things)."""
+
+from __future__ import annotations
+
+__all__ = [
+    "TensorplugError",
+    "ShapeError",
+    "DTypeError",
+    "KernelNotFoundError",
+    "KernelSpecNotFoundError",
+    "BackendNotFoundError",
+    "GradientNotFoundError",
+    "RegistrationError",
+    "KernelError",
+    "AutodiffError",
+    "PluginError",
+    "PluginVersionError",
+    "TensorplugPluginWarning",
+]
+
+
+class TensorplugError(Exception):
+    """Base class of every error tensorplug raises on purpose."""
+
+
+class ShapeError(TensorplugError, ValueError):
+    """Shapes (or attribute values that act on shapes) do not fit an op's or kernel's contract."""
+
+
+class DTypeError(TensorplugError, TypeError):
+    """A dtype is not accepted by an op or kernel."""
+
+
+class KernelNotFoundError(TensorplugError, LookupError):
+    """No kernel is registered for a kernel name on the backend that needs it."""
+
+
+class KernelSpecNotFoundError(TensorplugError, LookupError):
+    """A kernel name has no kernel spec (declare it before registering kernels for it)."""
+
+
+class BackendNotFoundError(TensorplugError, LookupError):
+    """No backend of that name is registered."""
+
+
+class GradientNotFoundError(TensorplugError, LookupError):
+    """A kernel on the path of a gradient has no registered gradient."""
+
+
+class RegistrationError(TensorplugError, ValueError):
+    """A registration conflicts with an existing one or is malformed."""
+
+
+class KernelError(TensorplugError, RuntimeError):
+    """A kernel raised although its inputs satisfy the kernel spec (a backend bug)."""
+
+
+class AutodiffError(TensorplugError, ValueError):
+    """Autodiff was asked for something it cannot give (non-scalar output, bad argnums, ...)."""
+
+
+class PluginError(TensorplugError, RuntimeError):
+    """A plugin failed to import or to register (raised only in strict mode)."""
+
+    def __init__(self, message: str, plugin: str | None = None) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+
+
+class PluginVersionError(PluginError):
+    """A plugin was built for another core API version."""
+
+
+class TensorplugPluginWarning(UserWarning):
+    """Warned once per broken plugin when plugins load in non-strict mode."""

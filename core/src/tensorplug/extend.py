@@ -1,0 +1,65 @@
+"""The extension surface: everything a plugin, backend or gradient author needs, in one place.
+
+Configs (``KernelSpec``, ``KernelConfig``, ``GradConfig``, ``BackendConfig``, ``OpConfig``),
+their ``register_*``/``unregister_*``/``get_*`` verbs, the ``Backend`` base class, pluggy's
+``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, and the helpers kernels
+and gradients are written with.
+"""
+
+from __future__ import annotations
+
+from ._version import API_VERSION
+from .backend import (
+    Backend,
+    BackendConfig,
+    backend_info,
+    dispose_backend,
+    register_backend,
+    start_backend,
+    unregister_backend,
+)
+from .engine import run_kernel, wrap
+from .gradients._util import unbroadcast
+from .plugins.hookspecs import hookimpl
+from .plugins.manager import (
+    PluginInfo,
+    PluginProblem,
+    contributions,
+    list_plugins,
+    load_plugins,
+    plugin_problems,
+    register_plugin,
+    unregister_plugin,
+)
+from .registry.gradients import (
+    GradConfig,
+    find_gradient,
+    get_gradient,
+    override_gradient,
+    register_gradient,
+    unregister_gradient,
+)
+from .registry.kernels import (
+    KernelConfig,
+    backends_with_kernel,
+    get_kernel,
+    kernels_for_backend,
+    register_kernel,
+    unregister_kernel,
+)
+from .registry.ops import OpConfig, get_op, list_ops, register_op, unregister_op
+from .registry.specs import get_kernel_spec, list_kernel_specs, register_kernel_spec, unregister_kernel_spec
+from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+
+__all__ = [
+    "API_VERSION",
+    "AttrSpec", "Backend", "BackendConfig", "GradConfig", "KernelConfig", "KernelSpec",
+    "OpConfig", "PluginInfo", "PluginProblem", "REQUIRED", "TensorInfo",
+    "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_gradient",
+    "get_gradient", "get_kernel", "get_kernel_spec", "get_op", "hookimpl", "kernels_for_backend",
+    "list_kernel_specs", "list_ops", "list_plugins", "load_plugins", "override_gradient",
+    "plugin_problems", "register_backend", "register_gradient", "register_kernel",
+    "register_kernel_spec", "register_op", "register_plugin", "run_kernel", "start_backend",
+    "unbroadcast", "unregister_backend", "unregister_gradient", "unregister_kernel",
+    "unregister_kernel_spec", "unregister_op", "unregister_plugin", "wrap",
+]

@@ -1,0 +1,1 @@
+"""The core's default gradients, one module per kernel family (importing registers them)."""

@@ -1,0 +1,132 @@
+"""Argument conversion for ops: array-likes to Tensors on the active backend, dtype
+promotion (weak Python scalars), axis normalization."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._state import state
+from ..backend import active_backend, start_backend
+from ..dtypes import DType, as_dtype, default_float, default_int, from_numpy_dtype, result_type, scalar_dtype
+from ..engine import make_caller, wrap
+from ..errors import DTypeError
+from ..registry.specs import get_kernel_spec
+from ..tensor import Tensor
+
+__all__ = ["asarray", "convert_pair", "to_float", "caller", "is_tensor", "to_backend"]
+
+_SCALARS = (bool, int, float)
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def caller(spec_name: str) -> Callable[..., Any]:
+    """The engine's fast dispatch function for a kernel name (spec must be declared)."""
+    return make_caller(get_kernel_spec(spec_name))
+
+
+_cast = None  # set below once Cast's caller exists
+
+
+_WIDEN = {np.dtype(np.float16): np.float32, np.dtype(np.int8): np.int32, np.dtype(np.int16): np.int32,
+          np.dtype(np.uint8): np.int32, np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64}
+
+
+def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
+    try:
+        if dtype is not None:
+            return np.asarray(obj, dtype=dtype.numpy)
+        if isinstance(obj, (np.ndarray, np.generic)):
+            arr = np.asarray(obj)
+            wide = _WIDEN.get(arr.dtype)
+            return arr if wide is None else arr.astype(wide)
+        arr = np.asarray(obj)
+    except (TypeError, ValueError) as exc:
+        target = f" to {dtype.name}" if dtype is not None else ""
+        raise DTypeError(f"asarray: cannot convert {type(obj).__name__}{target}: {exc}. Pass numbers, "
+                         "nested sequences of numbers, a numpy array or a Tensor.") from exc
+    if arr.dtype.kind == "f":  # Python floats: the default float dtype
+        return arr.astype(default_float.numpy)
+    if arr.dtype.kind in "iu":
+        return arr.astype(default_int.numpy)
+    return arr
+
+
+def asarray(obj: Any, dtype: Any = None, *, backend: str | None = None, copy: bool | None = None) -> Tensor:
+    """A Tensor from `obj` (Tensor, numpy array, nested sequence, scalar) on the active backend
+    (or `backend`). Python floats become float32, Python ints int64; numpy arrays keep their
+    dtype (float16 and small ints are widened to float32 and int32)."""
+    target = start_backend(backend) if backend is not None else (state.backend or active_backend())
+    dt = None if dtype is None else as_dtype(dtype)
+    if isinstance(obj, Tensor):
+        t = obj
+        if t._backend is not target:
+            t = wrap(target.from_numpy(np.asarray(t._backend.to_numpy(t._data))), target, t._dtype)
+        if dt is not None and dt is not t._dtype:
+            t = astype(t, dt)
+        return t
+    arr = _host_array(obj, dt)
+    from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
+    return wrap(target.from_numpy(arr), target)
+
+
+def astype(x: Any, dtype: Any) -> Tensor:
+    """x converted to `dtype` (a new tensor; the same one if the dtype already matches)."""
+    x = asarray(x)
+    dt = as_dtype(dtype)
+    if x._dtype is dt:
+        return x
+    return _CAST((x,), {"dtype": dt})
+
+
+def scalar_tensor(value: Any, dtype: DType) -> Tensor:
+    backend = state.backend or active_backend()
+    return wrap(backend.from_numpy(np.asarray(value, dtype=dtype.numpy)), backend, dtype)
+
+
+def convert_pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    """Two op arguments as Tensors of one promoted dtype (Python scalars are weak)."""
+    if isinstance(x, Tensor):
+        if isinstance(y, Tensor):
+            if x._dtype is y._dtype:
+                return x, y
+            dt = result_type(x._dtype, y._dtype)
+            return astype(x, dt), astype(y, dt)
+        if isinstance(y, _SCALARS):
+            dt = scalar_dtype(y, x._dtype)
+            return astype(x, dt), scalar_tensor(y, dt)
+        y = asarray(y)
+        dt = result_type(x._dtype, y._dtype)
+        return astype(x, dt), astype(y, dt)
+    if isinstance(y, Tensor):
+        if isinstance(x, _SCALARS):
+            dt = scalar_dtype(x, y._dtype)
+            return scalar_tensor(x, dt), astype(y, dt)
+        x = asarray(x)
+        dt = result_type(x._dtype, y._dtype)
+        return astype(x, dt), astype(y, dt)
+    x, y = asarray(x), asarray(y)
+    if x._dtype is y._dtype:
+        return x, y
+    dt = result_type(x._dtype, y._dtype)
+    return astype(x, dt), astype(y, dt)
+
+
+def to_float(x: Any) -> Tensor:
+    """x as a Tensor of a floating dtype (integers and bools go to the default float)."""
+    x = asarray(x)
+    if x._dtype.kind != "float":
+        return _CAST((x,), {"dtype": default_float})
+    return x
+
+
+def to_backend(x: Tensor, backend: str) -> Tensor:
+    return asarray(x, backend=backend)
+
+
+_CAST = caller("Cast")

@@ -1,0 +1,94 @@
+"""Creation ops: zeros, ones, full, the *_like family, arange, eye, linspace."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..dtypes import DType, as_dtype, default_float, default_int, scalar_dtype
+from ..errors import ShapeError
+from ..tensor import Tensor
+from ._convert import asarray, caller
+
+__all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
+           "arange", "eye", "linspace"]
+
+_FILL = caller("Fill")
+_RANGE = caller("Range")
+_EYE = caller("Eye")
+
+
+def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
+    if isinstance(shape, int):
+        shape = (shape,)
+    out = tuple(int(d) for d in shape)
+    if any(d < 0 for d in out):
+        raise ShapeError(f"shape {out} has a negative size")
+    return out
+
+
+def full(shape: int | Sequence[int], fill_value: bool | int | float, dtype: Any = None) -> Tensor:
+    """A tensor of `shape` filled with `fill_value` (dtype from the value if not given)."""
+    dt: DType = scalar_dtype(fill_value) if dtype is None else as_dtype(dtype)
+    return _FILL((), {"shape": _shape(shape), "value": fill_value, "dtype": dt})
+
+
+def zeros(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
+    return full(shape, 0, default_float if dtype is None else dtype)
+
+
+def ones(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
+    return full(shape, 1, default_float if dtype is None else dtype)
+
+
+def empty(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
+    """Like zeros (tensors are immutable, so there is nothing to gain from garbage)."""
+    return zeros(shape, dtype)
+
+
+def full_like(x: Any, fill_value: bool | int | float, dtype: Any = None) -> Tensor:
+    x = asarray(x)
+    return full(x.shape, fill_value, x.dtype if dtype is None else dtype)
+
+
+def zeros_like(x: Any, dtype: Any = None) -> Tensor:
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x: Any, dtype: Any = None) -> Tensor:
+    return full_like(x, 1, dtype)
+
+
+def empty_like(x: Any, dtype: Any = None) -> Tensor:
+    return zeros_like(x, dtype)
+
+
+def arange(start: int | float, stop: int | float | None = None, step: int | float = 1,
+           dtype: Any = None) -> Tensor:
+    """Evenly spaced values in [start, stop); ``arange(n)`` counts from 0."""
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, stop, step))
+        dtype = default_float if is_float else default_int
+    if step == 0:
+        raise ShapeError("arange: step cannot be zero")
+    return _RANGE((), {"start": start, "stop": stop, "step": step, "dtype": as_dtype(dtype)})
+
+
+def eye(n_rows: int, n_cols: int | None = None, *, k: int = 0, dtype: Any = None) -> Tensor:
+    """Ones on the k-th diagonal of an n_rows x n_cols matrix."""
+    return _EYE((), {"n_rows": int(n_rows), "n_cols": int(n_rows if n_cols is None else n_cols),
+                     "k": int(k), "dtype": as_dtype(default_float if dtype is None else dtype)})
+
+
+def linspace(start: float, stop: float, num: int, *, dtype: Any = None, endpoint: bool = True) -> Tensor:
+    """`num` evenly spaced values from start to stop (included when endpoint)."""
+    from .elementwise import add, multiply
+
+    dt = as_dtype(default_float if dtype is None else dtype)
+    if num < 0:
+        raise ShapeError(f"linspace: num must be >= 0, got {num}")
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else 0.0
+    return add(multiply(arange(0, num, dtype=dt), step), start).astype(dt)

@@ -1,0 +1,1 @@
+"""Plugin discovery and loading (entry point group ``tensorplug``) on pluggy."""

@@ -1,0 +1,37 @@
+"""The hooks a tensorplug plugin may implement (all optional). Each receives a ``register``
+callable that records the plugin as the source of what it registers; ``register`` takes the
+config and the keyword arguments ``override=False`` and ``priority=0``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("tensorplug")
+hookimpl = pluggy.HookimplMarker("tensorplug")
+
+
+@hookspec
+def tensorplug_backends(register: Any) -> None:
+    """Register the backends this plugin provides: ``register(BackendConfig(...))``."""
+
+
+@hookspec
+def tensorplug_kernel_specs(register: Any) -> None:
+    """Declare new kernel names: ``register(KernelSpec(...))``."""
+
+
+@hookspec
+def tensorplug_kernels(backend_name: str, register: Any) -> None:
+    """Register kernels for `backend_name`, called when that backend starts: ``register(KernelConfig(...))``."""
+
+
+@hookspec
+def tensorplug_gradients(register: Any) -> None:
+    """Register gradients: ``register(GradConfig(...), override=True)`` replaces the core's."""
+
+
+@hookspec
+def tensorplug_ops(register: Any) -> None:
+    """Add public ops: ``register(name, func)`` makes them ``tp.ops.<name>``."""

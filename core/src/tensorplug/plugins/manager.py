@@ -1,0 +1,337 @@
+"""Plugin discovery and loading: entry points of group ``tensorplug``, scanned lazily once per
+process, each plugin isolated (a broken one is reported and rolled back; the rest keep working).
+
+Phases: import and register every plugin with pluggy, then, for all of them in turn, kernel
+specs, backends, gradients, ops; a backend's kernels when that backend starts. Environment:
+``TENSORPLUG_STRICT_PLUGINS=1`` raises on any plugin problem, ``TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD=1``
+loads no entry point (plugins can still be registered by hand).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import threading
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from .. import backend as _backend
+from .._version import API_VERSION
+from ..errors import PluginError, PluginVersionError, RegistrationError, TensorplugPluginWarning
+from ..registry import gradients as _gradients
+from ..registry import kernels as _kernels
+from ..registry import ops as _ops
+from ..registry import specs as _specs
+from ..registry._slots import registering_as
+from . import hookspecs
+
+__all__ = [
+    "ENTRY_POINT_GROUP", "PluginInfo", "PluginProblem", "load_plugins", "register_plugin",
+    "unregister_plugin", "list_plugins", "plugin_problems", "contributions",
+]
+
+ENTRY_POINT_GROUP = "tensorplug"
+ENV_STRICT = "TENSORPLUG_STRICT_PLUGINS"
+ENV_DISABLE = "TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD"
+_PHASES = ("tensorplug_kernel_specs", "tensorplug_backends", "tensorplug_gradients", "tensorplug_ops")
+
+
+@dataclass
+class PluginInfo:
+    """A plugin tensorplug knows of: where it came from and whether it is active."""
+
+    name: str
+    module: Any = None
+    distribution: str | None = None
+    version: str | None = None
+    origin: str = "entry point"  # or "registered by hand"
+    active: bool = False
+
+
+@dataclass(frozen=True)
+class PluginProblem:
+    """Something a plugin got wrong: which plugin, at what stage, why, and the fix."""
+
+    plugin: str
+    distribution: str | None
+    stage: str
+    cause: str
+    fix: str
+
+    def message(self) -> str:
+        dist = f" (distribution {self.distribution})" if self.distribution else ""
+        return f"tensorplug plugin '{self.plugin}'{dist} failed at {self.stage}: {self.cause}. {self.fix}"
+
+
+@dataclass
+class _State:
+    pm: pluggy.PluginManager = field(default_factory=lambda: _new_pm())
+    plugins: dict[str, PluginInfo] = field(default_factory=dict)
+    problems: list[PluginProblem] = field(default_factory=list)
+    loaded: bool = False
+
+
+def _new_pm() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager("tensorplug")
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+_state = _State()
+_lock = threading.RLock()
+
+
+# Hand registration raises on problems whatever the environment says.
+_raise_problems: contextvars.ContextVar[bool] = contextvars.ContextVar("tensorplug_raise", default=False)
+
+
+def _strict() -> bool:
+    return _raise_problems.get() or os.environ.get(ENV_STRICT, "").lower() not in ("", "0", "false", "no")
+
+
+def _report(info: PluginInfo, stage: str, exc: BaseException | str, fix: str) -> None:
+    cause = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    problem = PluginProblem(info.name, info.distribution, stage, cause, fix)
+    _state.problems.append(problem)
+    if _strict():
+        cls = PluginVersionError if stage == "API version check" else PluginError
+        err = cls(problem.message(), plugin=info.name)
+        if isinstance(exc, BaseException):
+            raise err from exc
+        raise err
+    warnings.warn(problem.message(), TensorplugPluginWarning, stacklevel=4)
+
+
+# -- the register callables handed to hooks --------------------------------------------------
+def _checked(kind: type, target: Callable[..., Any], hook: str) -> Callable[..., Any]:
+    def register(config: Any, *, override: bool = False, priority: int = 0) -> Any:
+        if not isinstance(config, kind):
+            raise RegistrationError(
+                f"{hook} passed a {type(config).__name__} to register(); it takes a {kind.__name__}."
+            )
+        return target(config, override=override, priority=priority)
+    return register
+
+
+def _registrar(hook: str, backend_name: str | None = None) -> Callable[..., Any]:
+    if hook == "tensorplug_kernel_specs":
+        return _checked(_specs.KernelSpec, _specs.register_kernel_spec, hook)
+    if hook == "tensorplug_backends":
+        return _checked(_backend.BackendConfig, _backend.register_backend, hook)
+    if hook == "tensorplug_gradients":
+        return _checked(_gradients.GradConfig, _gradients.register_gradient, hook)
+    if hook == "tensorplug_ops":
+        return _checked(_ops.OpConfig, _ops.register_op, hook)
+
+    def register_kernel(config: Any, *, override: bool = False, priority: int = 0) -> Any:
+        if isinstance(config, _kernels.KernelConfig) and config.backend_name != backend_name:
+            raise RegistrationError(
+                f"tensorplug_kernels was called for backend '{backend_name}' but registered a kernel "
+                f"for '{config.backend_name}' ({config.kernel_name}); register each backend's "
+                "kernels when the hook is called with its name."
+            )
+        return _checked(_kernels.KernelConfig, _kernels.register_kernel, hook)(
+            config, override=override, priority=priority)
+    return register_kernel
+
+
+def _call_hook(info: PluginInfo, hook: str, **kwargs: Any) -> None:
+    """Call one plugin's implementation of `hook`, with registrations attributed to it."""
+    caller = getattr(_state.pm.hook, hook)
+    register = _registrar(hook, kwargs.get("backend_name"))
+    for impl in caller.get_hookimpls():
+        if impl.plugin_name != info.name:
+            continue
+        args = {"register": register, **kwargs}
+        with registering_as(info.name):
+            result = impl.function(**{k: args[k] for k in impl.argnames})
+            if result is not None:
+                if not isinstance(result, Iterable) or isinstance(result, (str, bytes)):
+                    raise RegistrationError(
+                        f"{hook} returned a {type(result).__name__}; a hook registers through its "
+                        "`register` argument, or returns a list of configs."
+                    )
+                for config in result:
+                    register(config)
+
+
+def _roll_back(name: str, backend_name: str | None = None) -> None:
+    if backend_name is not None:
+        for (k, b), stack in _kernels.KERNELS.registrations():  # type: ignore[misc]
+            if b == backend_name and any(r.source == name for r in stack):
+                _kernels.unregister_kernel(k, b, source=name)
+        return
+    for (k, b), stack in _kernels.KERNELS.registrations():  # type: ignore[misc]
+        if any(r.source == name for r in stack):
+            _kernels.unregister_kernel(k, b, source=name)
+    for table in (_gradients.GRADIENTS, _ops.OPS, _specs.SPECS):
+        table.remove_source(name)
+    for backend_name_ in list(_backend.BACKENDS.active):
+        reg = _backend.BACKENDS.registration(backend_name_)
+        if reg is not None and any(r.source == name for r in _backend.BACKENDS.stacks.get(backend_name_, [])):
+            _backend.unregister_backend(backend_name_, source=name)
+
+
+def _activate(infos: list[PluginInfo]) -> None:
+    for hook in _PHASES:
+        for info in infos:
+            if not info.active:
+                continue
+            try:
+                _call_hook(info, hook)
+            except Exception as exc:
+                _deactivate(info)
+                _report(info, f"hook {hook}", exc,
+                        "Fix the plugin or uninstall its distribution; everything it registered was rolled back.")
+    for info in infos:
+        if info.active:
+            for backend_name in list(_backend._instances):
+                _kernels_for(info, backend_name)
+
+
+def _deactivate(info: PluginInfo) -> None:
+    info.active = False
+    _roll_back(info.name)
+    if _state.pm.has_plugin(info.name):
+        _state.pm.unregister(name=info.name)
+
+
+def _kernels_for(info: PluginInfo, backend_name: str) -> None:
+    try:
+        _call_hook(info, "tensorplug_kernels", backend_name=backend_name)
+    except Exception as exc:
+        _roll_back(info.name, backend_name)
+        _report(info, f"hook tensorplug_kernels (backend '{backend_name}')", exc,
+                "Fix the plugin or uninstall its distribution; its kernels for this backend were rolled back.")
+
+
+def _on_backend_start(backend_name: str) -> None:
+    for info in list(_state.plugins.values()):
+        if info.active:
+            _kernels_for(info, backend_name)
+
+
+def _admit(info: PluginInfo, module: Any) -> bool:
+    """Version check and pluggy registration; True if the plugin may take part."""
+    declared = getattr(module, "tensorplug_api_version", None)
+    if declared != API_VERSION:
+        what = "does not declare tensorplug_api_version" if declared is None else (
+            f"was built for tensorplug API version {declared}")
+        _report(info, "API version check", f"it {what}, and this tensorplug-core has API version {API_VERSION}",
+                f"Install a release of the plugin built for API version {API_VERSION} (or set "
+                f"`tensorplug_api_version = {API_VERSION}` in its plugin module if it is yours).")
+        return False
+    try:
+        _state.pm.register(module, name=info.name)
+    except Exception as exc:
+        other = _state.plugins.get(info.name)
+        fix = ("Another plugin already has this name" + (f" (from {other.distribution})" if other else "")
+               + "; rename one entry point.") if isinstance(exc, ValueError) else (
+            "Fix the hook implementations (names and arguments must match tensorplug's hookspecs).")
+        _report(info, "registration with pluggy", exc, fix)
+        return False
+    info.active = True
+    return True
+
+
+def load_plugins() -> None:
+    """Discover and load entry-point plugins; idempotent, runs once per process."""
+    if _state.loaded:
+        return
+    with _lock:
+        if _state.loaded:
+            return
+        _state.loaded = True
+        if os.environ.get(ENV_DISABLE, "").lower() not in ("", "0", "false", "no"):
+            return
+        from importlib_metadata import entry_points
+
+        admitted = []
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            dist = getattr(ep, "dist", None)
+            info = PluginInfo(ep.name, distribution=dist.name if dist else None,
+                              version=dist.version if dist else None)
+            if ep.name in _state.plugins:
+                _report(info, "discovery", f"the plugin name '{ep.name}' is already taken by "
+                        f"{_state.plugins[ep.name].distribution}", "Rename one entry point.")
+                continue
+            _state.plugins[ep.name] = info
+            try:
+                module = ep.load()
+            except Exception as exc:
+                _report(info, "import", exc, f"Fix or reinstall {info.distribution or 'the plugin'}, "
+                        "or uninstall it; the other plugins keep working.")
+                continue
+            info.module = module
+            if _admit(info, module):
+                admitted.append(info)
+        _activate(admitted)
+
+
+def register_plugin(plugin: ModuleType | object, name: str | None = None) -> PluginInfo:
+    """Register a plugin by hand (a module or object with hook implementations). Raises on any
+    problem, since the caller is right there to fix it."""
+    load_plugins()
+    name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
+    with _lock:
+        if name in _state.plugins and _state.plugins[name].active:
+            if _state.plugins[name].module is plugin:
+                return _state.plugins[name]
+            raise RegistrationError(f"a plugin named '{name}' is already registered; pass another name=")
+        info = PluginInfo(name, module=plugin, origin="registered by hand")
+        _state.plugins[name] = info
+        token = _raise_problems.set(True)
+        try:
+            if _admit(info, plugin):
+                _activate([info])
+        except PluginError:
+            _state.plugins.pop(name, None)
+            raise
+        finally:
+            _raise_problems.reset(token)
+        return info
+
+
+def unregister_plugin(name: str) -> None:
+    """Remove a plugin and everything it registered; overridden core entries come back."""
+    with _lock:
+        info = _state.plugins.get(name)
+        if info is None:
+            raise RegistrationError(f"no plugin named '{name}'; known: {sorted(_state.plugins)}")
+        _deactivate(info)
+        del _state.plugins[name]
+
+
+def list_plugins() -> list[PluginInfo]:
+    load_plugins()
+    return list(_state.plugins.values())
+
+
+def plugin_problems() -> list[PluginProblem]:
+    load_plugins()
+    return list(_state.problems)
+
+
+def contributions(source: str) -> dict[str, list[str]]:
+    """What `source` (a plugin name) has registered, by kind."""
+    def owned(table: Any) -> list[str]:
+        return sorted(
+            "/".join(k) if isinstance(k, tuple) else str(k)
+            for k, stack in table.registrations() if any(r.source == source for r in stack)
+        )
+    return {
+        "backends": owned(_backend.BACKENDS),
+        "kernel specs": owned(_specs.SPECS),
+        "kernels": owned(_kernels.KERNELS),
+        "gradients": owned(_gradients.GRADIENTS),
+        "ops": owned(_ops.OPS),
+    }
+
+
+_backend._before_lookup.append(load_plugins)
+_backend._on_start.append(_on_backend_start)

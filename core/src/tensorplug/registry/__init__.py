@@ -1,0 +1,1 @@
+"""Registries of kernel specs, kernels, gradients (and, in tensorplug.backend, backends)."""

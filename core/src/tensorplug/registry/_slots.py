@@ -1,0 +1,144 @@
+"""The registration rules shared by every registry: who registered what, conflicts, overrides.
+
+A slot (e.g. ``("MatMul", "numpy")``) holds a stack of registrations ordered by priority; the
+last one is active. Registering the identical config again is a no-op. A different config at
+the same priority is an error naming both sources, unless it says ``override=True``; a
+different priority decides without error (higher wins). Removing the active one makes the one
+beneath it active again, which is how unregistering a plugin restores the core default.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ..errors import RegistrationError
+
+CORE_SOURCE = "tensorplug-core"
+USER_SOURCE = "user code"
+
+_current_source: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "tensorplug_registration_source", default=USER_SOURCE
+)
+_seq = itertools.count()
+
+C = TypeVar("C")
+
+
+def current_source() -> str:
+    """Who registrations made now are attributed to: a plugin while its hooks run, else user."""
+    return _current_source.get()
+
+
+@contextlib.contextmanager
+def registering_as(source: str) -> Iterator[None]:
+    """Attribute registrations made inside the block to `source` (a plugin or the core)."""
+    token = _current_source.set(source)
+    try:
+        yield
+    finally:
+        _current_source.reset(token)
+
+
+@dataclass(frozen=True)
+class Registration(Generic[C]):
+    """One registration in a slot: the config and who made it."""
+
+    config: C
+    source: str
+    priority: int = 0
+    override: bool = False
+    seq: int = 0
+
+
+class SlotTable(Generic[C]):
+    """Slots keyed by a hashable key; `active` is the plain dict the hot path reads."""
+
+    def __init__(self, what: str, describe: Callable[[Hashable], str]) -> None:
+        self.what = what
+        self.describe = describe
+        self.stacks: dict[Hashable, list[Registration[C]]] = {}
+        self.active: dict[Hashable, C] = {}
+
+    def add(
+        self, key: Hashable, config: C, *, source: str | None = None, priority: int = 0,
+        override: bool = False,
+    ) -> Registration[C]:
+        source = source or current_source()
+        stack = self.stacks.setdefault(key, [])
+        for reg in stack:
+            if reg.config == config:
+                return reg  # identical re-registration: a no-op
+        clash = [r for r in stack if r.priority == priority]
+        if clash and not override:
+            other = clash[-1]
+            raise RegistrationError(
+                f"{self.describe(key)} is already registered by '{other.source}'; "
+                f"'{source}' registers a different one. Pass override=True to replace it, "
+                f"or give it another priority (the higher one is used), or unregister "
+                f"'{other.source}' first."
+            )
+        reg = Registration(config, source, priority, override, next(_seq))
+        stack.append(reg)
+        stack.sort(key=lambda r: (r.priority, r.seq))
+        self.active[key] = stack[-1].config
+        return reg
+
+    def remove(self, key: Hashable, source: str | None = None) -> Registration[C]:
+        """Remove the active registration of `key` (or the one made by `source`)."""
+        stack = self.stacks.get(key)
+        if not stack:
+            raise RegistrationError(f"{self.describe(key)} is not registered; nothing to remove.")
+        if source is None:
+            reg = stack[-1]
+        else:
+            found = [r for r in stack if r.source == source]
+            if not found:
+                owners = ", ".join(repr(r.source) for r in stack)
+                raise RegistrationError(
+                    f"{self.describe(key)} has no registration by '{source}' (registered by "
+                    f"{owners})."
+                )
+            reg = found[-1]
+        stack.remove(reg)
+        self._refresh(key)
+        return reg
+
+    def remove_source(self, source: str) -> list[Hashable]:
+        """Remove everything `source` registered; return the keys touched."""
+        touched = []
+        for key, stack in list(self.stacks.items()):
+            kept = [r for r in stack if r.source != source]
+            if len(kept) != len(stack):
+                self.stacks[key] = kept
+                self._refresh(key)
+                touched.append(key)
+        return touched
+
+    def _refresh(self, key: Hashable) -> None:
+        stack = self.stacks.get(key)
+        if stack:
+            self.active[key] = stack[-1].config
+        else:
+            self.stacks.pop(key, None)
+            self.active.pop(key, None)
+
+    def registration(self, key: Hashable) -> Registration[C] | None:
+        stack = self.stacks.get(key)
+        return stack[-1] if stack else None
+
+    def registrations(self) -> Iterator[tuple[Hashable, list[Registration[C]]]]:
+        return iter(list(self.stacks.items()))
+
+    def snapshot(self) -> tuple[dict[Hashable, list[Registration[C]]], dict[Hashable, Any]]:
+        return ({k: list(v) for k, v in self.stacks.items()}, dict(self.active))
+
+    def restore(self, snap: tuple[dict[Hashable, list[Registration[C]]], dict[Hashable, Any]]) -> None:
+        self.stacks.clear()
+        self.stacks.update({k: list(v) for k, v in snap[0].items()})
+        self.active.clear()
+        self.active.update(snap[1])

@@ -1,0 +1,120 @@
+"""The gradient registry: kernel name -> GradConfig, plus scoped per-thread overrides."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import GradientNotFoundError, RegistrationError
+from ._slots import Registration, SlotTable
+from .specs import SPECS, spec_not_found
+
+__all__ = [
+    "GradConfig",
+    "GradFunc",
+    "register_gradient",
+    "unregister_gradient",
+    "get_gradient",
+    "find_gradient",
+    "override_gradient",
+    "GRADIENTS",
+]
+
+#: ``grad_func(dy, saved, attrs)``: ``dy`` is the upstream gradient Tensor (a tuple of them
+#: for a multi-output kernel), ``saved`` the tuple of Tensors named by inputs_to_save then
+#: outputs_to_save. Returns {input name: zero-argument callable giving that input's gradient}.
+GradFunc = Callable[[Any, tuple[Any, ...], Mapping[str, Any]], Mapping[str, Callable[[], Any]]]
+
+
+@dataclass(frozen=True)
+class GradConfig:
+    """The gradient of one kernel, written with ops so it runs on any backend."""
+
+    kernel_name: str
+    grad_func: GradFunc
+    inputs_to_save: tuple[str, ...] = ()
+    outputs_to_save: tuple[str, ...] = ()
+
+
+GRADIENTS: SlotTable[GradConfig] = SlotTable("gradient", lambda k: f"Gradient of kernel '{k}'")
+
+
+class _Scoped(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[GradConfig] = []
+
+
+_scoped = _Scoped()
+
+
+def _validate(config: GradConfig) -> None:
+    if not isinstance(config, GradConfig):
+        raise RegistrationError(
+            f"register_gradient takes a GradConfig, got {type(config).__name__}: build one with "
+            "GradConfig(kernel_name=..., grad_func=..., inputs_to_save=(...))."
+        )
+    spec = SPECS.active.get(config.kernel_name)
+    if spec is None:
+        raise spec_not_found(config.kernel_name)
+    if not spec.differentiable:
+        raise RegistrationError(
+            f"Kernel spec '{spec.name}' is declared not differentiable, so it takes no gradient."
+        )
+    bad_in = [n for n in config.inputs_to_save if n not in spec.inputs]
+    bad_out = [n for n in config.outputs_to_save if n not in spec.outputs]
+    if bad_in or bad_out:
+        raise RegistrationError(
+            f"GradConfig for '{spec.name}' saves unknown names {bad_in + bad_out}; the kernel's "
+            f"inputs are {list(spec.inputs)} and outputs {list(spec.outputs)}."
+        )
+    if not callable(config.grad_func):
+        raise RegistrationError(f"GradConfig for '{spec.name}': grad_func must be callable.")
+
+
+def register_gradient(config: GradConfig, *, override: bool = False, priority: int = 0) -> Registration[GradConfig]:
+    """Register a gradient; a different one for a kernel that has one needs ``override=True``
+    (or another priority). Overriding the core's default is how plugins change a gradient."""
+    _validate(config)
+    return GRADIENTS.add(config.kernel_name, config, override=override, priority=priority)
+
+
+def unregister_gradient(kernel_name: str, source: str | None = None) -> None:
+    """Remove the active gradient (or `source`'s); the one beneath, e.g. the core's, returns."""
+    GRADIENTS.remove(kernel_name, source)
+
+
+def find_gradient(kernel_name: str) -> GradConfig | None:
+    """The gradient in force for this thread: the innermost scoped override, else the registry's."""
+    for config in reversed(_scoped.stack):
+        if config.kernel_name == kernel_name:
+            return config
+    return GRADIENTS.active.get(kernel_name)
+
+
+def get_gradient(kernel_name: str) -> GradConfig:
+    """Like find_gradient, but GradientNotFoundError (a LookupError) if there is none."""
+    config = find_gradient(kernel_name)
+    if config is None:
+        spec = SPECS.active.get(kernel_name)
+        why = "its spec says it is not differentiable" if spec and not spec.differentiable else (
+            "none is registered")
+        raise GradientNotFoundError(
+            f"No gradient for kernel '{kernel_name}': {why}. Register one with "
+            "tensorplug.extend.register_gradient(GradConfig(...))."
+        )
+    return config
+
+
+@contextlib.contextmanager
+def override_gradient(config: GradConfig) -> Iterator[GradConfig]:
+    """Use `config` for its kernel inside the block, in this thread only; undone on exit,
+    exceptions included. Nothing is registered, so nothing conflicts."""
+    _validate(config)
+    _scoped.stack.append(config)
+    try:
+        yield config
+    finally:
+        _scoped.stack.remove(config)

@@ -1,0 +1,116 @@
+"""The kernel registry: (kernel name, backend name) -> KernelConfig."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import KernelNotFoundError, RegistrationError
+from ._slots import Registration, SlotTable
+from .specs import SPECS, spec_not_found
+
+__all__ = [
+    "KernelConfig",
+    "KernelFunc",
+    "register_kernel",
+    "unregister_kernel",
+    "get_kernel",
+    "kernels_for_backend",
+    "backends_with_kernel",
+    "missing_kernel_error",
+    "KERNELS",
+]
+
+#: A kernel: ``kernel_func(inputs, attrs, backend)`` where ``inputs`` is a tuple of
+#: backend-native arrays in spec order; returns one native array, or a tuple for several outputs.
+KernelFunc = Callable[[tuple[Any, ...], dict[str, Any], Any], Any]
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """The implementation of one kernel name for one backend.
+
+    ``setup_func(backend)`` runs when the backend starts (or at registration if it already
+    has); ``dispose_func(backend)`` when the kernel is unregistered or the backend disposed.
+    """
+
+    kernel_name: str
+    backend_name: str
+    kernel_func: KernelFunc
+    setup_func: Callable[[Any], None] | None = None
+    dispose_func: Callable[[Any], None] | None = None
+
+
+KERNELS: SlotTable[KernelConfig] = SlotTable(
+    "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'"  # type: ignore[index]
+)
+
+# Called with (config, "setup"|"dispose") so that a started backend runs setup/dispose functions.
+_lifecycle_listeners: list[Callable[[KernelConfig, str], None]] = []
+
+
+def register_kernel(config: KernelConfig, *, override: bool = False, priority: int = 0) -> Registration[KernelConfig]:
+    """Register a kernel; identical re-registration is a no-op, a different one for a taken
+    slot raises RegistrationError naming both registrants unless ``override=True``."""
+    if not isinstance(config, KernelConfig):
+        raise RegistrationError(
+            f"register_kernel takes a KernelConfig, got {type(config).__name__}: build one with "
+            "KernelConfig(kernel_name, backend_name, kernel_func)."
+        )
+    if config.kernel_name not in SPECS.active:
+        raise spec_not_found(config.kernel_name)
+    if not callable(config.kernel_func):
+        raise RegistrationError(
+            f"KernelConfig for '{config.kernel_name}' on '{config.backend_name}': kernel_func "
+            f"must be callable, got {type(config.kernel_func).__name__}."
+        )
+    key = (config.kernel_name, config.backend_name)
+    before = KERNELS.active.get(key)
+    reg = KERNELS.add(key, config, override=override, priority=priority)
+    if KERNELS.active.get(key) is config and before is not config:
+        for listener in _lifecycle_listeners:
+            listener(config, "setup")
+    return reg
+
+
+def unregister_kernel(kernel_name: str, backend_name: str, source: str | None = None) -> None:
+    """Remove the active kernel of the slot (or `source`'s); the one beneath becomes active."""
+    reg = KERNELS.remove((kernel_name, backend_name), source)
+    for listener in _lifecycle_listeners:
+        listener(reg.config, "dispose")
+
+
+def get_kernel(kernel_name: str, backend_name: str) -> KernelConfig:
+    """The active kernel config; KernelNotFoundError (a LookupError) if there is none."""
+    config = KERNELS.active.get((kernel_name, backend_name))
+    if config is None:
+        raise missing_kernel_error(kernel_name, backend_name)
+    return config
+
+
+def kernels_for_backend(backend_name: str) -> list[KernelConfig]:
+    """Every active kernel config of a backend, sorted by kernel name."""
+    return sorted(
+        (c for (k, b), c in KERNELS.active.items() if b == backend_name),  # type: ignore[misc]
+        key=lambda c: c.kernel_name,
+    )
+
+
+def backends_with_kernel(kernel_name: str) -> list[str]:
+    return sorted(b for (k, b) in KERNELS.active if k == kernel_name)  # type: ignore[misc]
+
+
+def missing_kernel_error(kernel_name: str, backend_name: str) -> KernelNotFoundError:
+    if kernel_name not in SPECS.active:
+        return KernelNotFoundError(str(spec_not_found(kernel_name)))
+    others = backends_with_kernel(kernel_name)
+    if others:
+        where = f"it is registered for {', '.join(repr(b) for b in others)}"
+        fix = f"Install a plugin that provides it, or call tp.set_backend({others[0]!r})."
+    else:
+        where = "no backend has it"
+        fix = "Install a plugin that provides it, or register one with tensorplug.extend.register_kernel."
+    return KernelNotFoundError(
+        f"Kernel '{kernel_name}' is not registered for backend '{backend_name}'; {where}. {fix}"
+    )

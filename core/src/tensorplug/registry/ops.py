@@ -1,0 +1,52 @@
+"""The op registry: public ops added by plugins, reachable as ``tp.ops.<name>``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import RegistrationError
+from ._slots import Registration, SlotTable
+
+__all__ = ["OpConfig", "register_op", "unregister_op", "get_op", "list_ops", "OPS"]
+
+
+@dataclass(frozen=True)
+class OpConfig:
+    """A public op a plugin adds: its name (a Python identifier) and the function."""
+
+    name: str
+    func: Callable[..., Any]
+
+
+OPS: SlotTable[OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
+_reserved: set[str] = set()  # the core's own op names, filled by tensorplug.ops
+
+
+def register_op(config: OpConfig, *, override: bool = False, priority: int = 0) -> Registration[OpConfig]:
+    if not isinstance(config, OpConfig):
+        raise RegistrationError(f"register_op takes an OpConfig, got {type(config).__name__}")
+    if not config.name.isidentifier() or config.name.startswith("_"):
+        raise RegistrationError(f"op name {config.name!r} must be a public Python identifier")
+    if config.name in _reserved:
+        raise RegistrationError(
+            f"Op '{config.name}' is a core op; a plugin cannot replace it. Override its kernel or "
+            "gradient instead, or choose another name."
+        )
+    if not callable(config.func):
+        raise RegistrationError(f"Op '{config.name}': func must be callable")
+    return OPS.add(config.name, config, override=override, priority=priority)
+
+
+def unregister_op(name: str, source: str | None = None) -> None:
+    OPS.remove(name, source)
+
+
+def get_op(name: str) -> Callable[..., Any] | None:
+    config = OPS.active.get(name)
+    return None if config is None else config.func
+
+
+def list_ops() -> list[str]:
+    return sorted(OPS.active)

@@ -1,0 +1,12 @@
+"""The core's kernel specs, one module per kernel family. Importing this package declares them.
+
+Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the kernel name.
+"""
+
+from . import creation, elementwise, indexing, linalg, manipulation, nn, reductions
+from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+
+__all__ = [
+    "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
+    "creation", "elementwise", "indexing", "linalg", "manipulation", "nn", "reductions",
+]

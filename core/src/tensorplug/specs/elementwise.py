@@ -1,0 +1,111 @@
+"""Kernel specs of the elementwise family: unary math, binary arithmetic, comparisons,
+logic, Cast, Where and Clip. Binary kernels take inputs of one dtype (ops promote first)
+and broadcast."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, bool_
+from ..errors import ShapeError
+from ..registry.specs import register_kernel_spec
+from ._rules import as_dtype_attr, as_float_or_none, broadcast_rule, broadcast_shapes, same_as_first
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
+
+BOOL = (bool_,)
+
+
+def _unary(name: str, dtypes: tuple, doc: str, differentiable: bool = True) -> KernelSpec:
+    return register_kernel_spec(KernelSpec(
+        name=name, inputs=("x",), infer=same_as_first, input_dtypes={"x": dtypes},
+        differentiable=differentiable, doc=doc,
+    ))
+
+
+def _binary(name: str, dtypes: tuple, doc: str, out_bool: bool = False,
+            differentiable: bool = True) -> KernelSpec:
+    return register_kernel_spec(KernelSpec(
+        name=name, inputs=("x", "y"), infer=broadcast_rule(bool_ if out_bool else None),
+        input_dtypes={"x": dtypes, "y": dtypes}, same_dtype=("x", "y"),
+        differentiable=differentiable and not out_bool, doc=doc,
+    ))
+
+
+# -- unary ---------------------------------------------------------------------------------
+NEGATIVE = _unary("Negative", NUMERIC_DTYPES, "-x")
+ABS = _unary("Abs", NUMERIC_DTYPES, "|x|")
+SIGN = _unary("Sign", NUMERIC_DTYPES, "-1, 0 or 1 by the sign of x; gradient zero")
+SQUARE = _unary("Square", NUMERIC_DTYPES, "x * x")
+FLOOR = _unary("Floor", FLOAT_DTYPES, "largest integer <= x; gradient zero")
+CEIL = _unary("Ceil", FLOAT_DTYPES, "smallest integer >= x; gradient zero")
+ROUND = _unary("Round", FLOAT_DTYPES, "nearest integer, halves to even; gradient zero")
+EXP = _unary("Exp", FLOAT_DTYPES, "e ** x")
+LOG = _unary("Log", FLOAT_DTYPES, "natural logarithm")
+LOG1P = _unary("Log1p", FLOAT_DTYPES, "log(1 + x), accurate for small x")
+EXPM1 = _unary("Expm1", FLOAT_DTYPES, "exp(x) - 1, accurate for small x")
+SQRT = _unary("Sqrt", FLOAT_DTYPES, "square root")
+SIN = _unary("Sin", FLOAT_DTYPES, "sine")
+COS = _unary("Cos", FLOAT_DTYPES, "cosine")
+TANH = _unary("Tanh", FLOAT_DTYPES, "hyperbolic tangent")
+SIGMOID = _unary("Sigmoid", FLOAT_DTYPES, "1 / (1 + exp(-x)), computed stably")
+RELU = _unary("Relu", NUMERIC_DTYPES, "max(x, 0); gradient 0 at x <= 0")
+LOGICAL_NOT = _unary("LogicalNot", BOOL, "not x", differentiable=False)
+
+# -- binary --------------------------------------------------------------------------------
+ADD = _binary("Add", NUMERIC_DTYPES, "x + y")
+SUBTRACT = _binary("Subtract", NUMERIC_DTYPES, "x - y")
+MULTIPLY = _binary("Multiply", NUMERIC_DTYPES, "x * y")
+DIVIDE = _binary("Divide", FLOAT_DTYPES, "x / y (true division; ops cast integers to float)")
+FLOOR_DIVIDE = _binary("FloorDivide", NUMERIC_DTYPES, "floor(x / y); gradient zero",
+                       differentiable=True)
+POW = _binary("Pow", NUMERIC_DTYPES, "x ** y")
+MAXIMUM = _binary("Maximum", NUMERIC_DTYPES, "elementwise max; ties split the gradient")
+MINIMUM = _binary("Minimum", NUMERIC_DTYPES, "elementwise min; ties split the gradient")
+EQUAL = _binary("Equal", ALL_DTYPES, "x == y", out_bool=True)
+NOT_EQUAL = _binary("NotEqual", ALL_DTYPES, "x != y", out_bool=True)
+LESS = _binary("Less", NUMERIC_DTYPES, "x < y", out_bool=True)
+LESS_EQUAL = _binary("LessEqual", NUMERIC_DTYPES, "x <= y", out_bool=True)
+GREATER = _binary("Greater", NUMERIC_DTYPES, "x > y", out_bool=True)
+GREATER_EQUAL = _binary("GreaterEqual", NUMERIC_DTYPES, "x >= y", out_bool=True)
+LOGICAL_AND = _binary("LogicalAnd", BOOL, "x and y", out_bool=True)
+LOGICAL_OR = _binary("LogicalOr", BOOL, "x or y", out_bool=True)
+
+
+# -- Cast, Where, Clip ---------------------------------------------------------------------
+def _cast_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    return [TensorInfo(infos[0].shape, attrs["dtype"])]
+
+
+CAST = register_kernel_spec(KernelSpec(
+    name="Cast", inputs=("x",), infer=_cast_rule,
+    attrs=(AttrSpec("dtype", validate=as_dtype_attr, doc="the target dtype"),),
+    doc="x converted to `dtype` (float to int truncates toward zero; to bool is x != 0)",
+))
+
+
+def _where_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    shape = broadcast_shapes(*(i.shape for i in infos))
+    return [TensorInfo(shape, infos[1].dtype)]
+
+
+WHERE = register_kernel_spec(KernelSpec(
+    name="Where", inputs=("condition", "x", "y"), infer=_where_rule,
+    input_dtypes={"condition": BOOL}, same_dtype=("x", "y"),
+    doc="x where condition else y, broadcasting all three",
+))
+
+
+def _clip_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    lo, hi = attrs["min"], attrs["max"]
+    if lo is not None and hi is not None and lo > hi:
+        raise ShapeError(f"min ({lo}) is greater than max ({hi})")
+    return [infos[0]]
+
+
+CLIP = register_kernel_spec(KernelSpec(
+    name="Clip", inputs=("x",), infer=_clip_rule, input_dtypes={"x": NUMERIC_DTYPES},
+    attrs=(AttrSpec("min", None, as_float_or_none, "lower bound or None"),
+           AttrSpec("max", None, as_float_or_none, "upper bound or None")),
+    doc="x limited to [min, max]; gradient passes where min <= x <= max",
+))

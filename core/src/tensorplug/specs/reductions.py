@@ -1,0 +1,99 @@
+"""Kernel specs of the reduction family: Sum, Prod, Max, Min, ArgMax, ArgMin, Cumsum, Cumprod.
+
+``axis`` is a tuple of axes (negative allowed) or None for all axes; ArgMax/ArgMin take one
+int axis or None (the flattened input). Sum and Prod of bool or integer inputs give int64
+(the default integer), as the Array API standard says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..dtypes import NUMERIC_DTYPES, bool_, int32, int64
+from ..errors import ShapeError
+from ..registry.specs import register_kernel_spec
+from ._rules import as_axes_or_none, as_bool, as_int, normalize_axes, normalize_axis
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
+
+_AXIS = AttrSpec("axis", None, as_axes_or_none, "tuple of axes to reduce, None for all")
+_KEEPDIMS = AttrSpec("keepdims", False, as_bool, "keep reduced axes with size 1")
+
+
+def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _accumulate_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    axes = normalize_axes(attrs["axis"], len(x.shape))
+    dtype = int64 if x.dtype in (bool_, int32) else x.dtype
+    return [TensorInfo(_reduced_shape(x.shape, axes, attrs["keepdims"]), dtype)]
+
+
+def _extremum_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    axes = normalize_axes(attrs["axis"], len(x.shape))
+    empty = [a for a in axes if x.shape[a] == 0]
+    if empty or (not axes and 0 in x.shape):
+        raise ShapeError(f"cannot take the max/min over the empty axis {empty or list(axes)} of shape "
+                         f"{x.shape}: it has no identity; reduce a non-empty axis or check the input.")
+    return [TensorInfo(_reduced_shape(x.shape, axes, attrs["keepdims"]), x.dtype)]
+
+
+def _arg_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    axis = attrs["axis"]
+    if axis is None:
+        if 0 in x.shape:
+            raise ShapeError(f"argmax/argmin of an empty input (shape {x.shape})")
+        return [TensorInfo((1,) * len(x.shape) if attrs["keepdims"] else (), int64)]
+    a = normalize_axis(axis, len(x.shape))
+    if x.shape[a] == 0:
+        raise ShapeError(f"argmax/argmin over the empty axis {axis} of shape {x.shape}")
+    return [TensorInfo(_reduced_shape(x.shape, (a,), attrs["keepdims"]), int64)]
+
+
+def _cumulative_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    normalize_axis(attrs["axis"], len(x.shape))
+    dtype = int64 if x.dtype in (bool_, int32) else x.dtype
+    return [TensorInfo(x.shape, dtype)]
+
+
+def _reduction(name: str, rule: Any, doc: str) -> KernelSpec:
+    return register_kernel_spec(KernelSpec(
+        name=name, inputs=("x",), infer=rule, attrs=(_AXIS, _KEEPDIMS), doc=doc,
+        input_dtypes={"x": NUMERIC_DTYPES + (bool_,)} if name in ("Sum", "Prod") else {"x": NUMERIC_DTYPES},
+    ))
+
+
+SUM = _reduction("Sum", _accumulate_rule, "sum over axes")
+PROD = _reduction("Prod", _accumulate_rule, "product over axes")
+MAX = _reduction("Max", _extremum_rule, "maximum over axes; ties split the gradient")
+MIN = _reduction("Min", _extremum_rule, "minimum over axes; ties split the gradient")
+
+_ARG_ATTRS = (AttrSpec("axis", None, lambda v: None if v is None else as_int(v),
+                       "the axis, or None for the flattened input"), _KEEPDIMS)
+ARGMAX = register_kernel_spec(KernelSpec(
+    name="ArgMax", inputs=("x",), infer=_arg_rule, attrs=_ARG_ATTRS, differentiable=False,
+    input_dtypes={"x": NUMERIC_DTYPES}, doc="index (int64) of the first maximum",
+))
+ARGMIN = register_kernel_spec(KernelSpec(
+    name="ArgMin", inputs=("x",), infer=_arg_rule, attrs=_ARG_ATTRS, differentiable=False,
+    input_dtypes={"x": NUMERIC_DTYPES}, doc="index (int64) of the first minimum",
+))
+
+_CUM_ATTRS = (AttrSpec("axis", 0, as_int, "the axis"),
+              AttrSpec("exclusive", False, as_bool, "leave out the element itself"),
+              AttrSpec("reverse", False, as_bool, "accumulate from the end"))
+CUMSUM = register_kernel_spec(KernelSpec(
+    name="Cumsum", inputs=("x",), infer=_cumulative_rule, attrs=_CUM_ATTRS,
+    input_dtypes={"x": NUMERIC_DTYPES + (bool_,)}, doc="running sum along an axis",
+))
+CUMPROD = register_kernel_spec(KernelSpec(
+    name="Cumprod", inputs=("x",), infer=_cumulative_rule, attrs=_CUM_ATTRS,
+    input_dtypes={"x": NUMERIC_DTYPES + (bool_,)}, doc="running product along an axis",
+))

@@ -1,0 +1,231 @@
+"""Tensor: an immutable handle on a backend-native n-d array; Python operators call ops."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .dtypes import DType
+from .errors import ShapeError
+
+if TYPE_CHECKING:
+    from .backend import Backend
+
+__all__ = ["Tensor"]
+
+
+class Tensor:
+    """An immutable n-d array on one backend: ``shape``, ``dtype``, ``backend`` and the
+    backend's native array. Create tensors with ops (``tp.asarray``, ``tp.zeros``, ...)."""
+
+    __slots__ = ("_data", "_dtype", "_backend", "__weakref__")
+    __array_ufunc__ = None  # numpy defers to our reflected operators: np_array + tensor -> Tensor
+
+    _data: Any
+    _dtype: DType
+    _backend: Backend
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("Tensors are made by ops: use tp.asarray(data), tp.zeros(shape), ...")
+
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._backend.shape_of(self._data)
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def backend(self) -> str:
+        """The name of the backend holding this tensor."""
+        return self._backend.name
+
+    @property
+    def device(self) -> str:
+        return self._backend.device_of(self._data)
+
+    @property
+    def native(self) -> Any:
+        """The backend-native array (for kernels and backend authors; do not mutate it)."""
+        return self._data
+
+    @property
+    def T(self) -> Tensor:
+        if self.ndim != 2:
+            raise ShapeError(f"Tensor.T needs a 2-d tensor, got shape {self.shape}; use .mT or tp.permute_dims.")
+        return _ops.permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> Tensor:
+        return _ops.matrix_transpose(self)
+
+    # -- conversion -------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """The values as a numpy array (read-only when it shares memory with the tensor)."""
+        return self._backend.to_numpy(self._data)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        arr = self.numpy()
+        if dtype is not None:
+            arr = arr.astype(dtype, copy=False)
+        if copy:
+            arr = arr.copy()
+        return arr
+
+    def item(self) -> bool | int | float:
+        if self.size != 1:
+            raise ShapeError(f"item() needs a tensor with one element, got shape {self.shape}.")
+        return self.numpy().item()
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def astype(self, dtype: Any) -> Tensor:
+        return _ops.astype(self, dtype)
+
+    def to(self, backend: str) -> Tensor:
+        """This tensor's values on another backend."""
+        return _ops.to_backend(self, backend)
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ShapeError(
+                f"The truth value of a tensor of shape {self.shape} is ambiguous; "
+                "use tp.any(x) or tp.all(x)."
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.kind != "int" or self.size != 1:
+            raise TypeError(f"only integer tensors with one element can be used as an index, got {self._dtype.name}{list(self.shape)}")
+        return int(self.item())
+
+    def __len__(self) -> int:
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        body = np.array2string(np.asarray(self.numpy()), separator=", ", prefix="Tensor(")
+        return f"Tensor({body}, dtype={self._dtype.name}, backend={self.backend!r})"
+
+    def __str__(self) -> str:
+        return str(self.numpy())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- operators --------------------------------------------------------------------------
+    def __add__(self, other: Any) -> Tensor:
+        return _ops.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _ops.add(other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _ops.subtract(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _ops.subtract(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _ops.multiply(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _ops.multiply(other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _ops.divide(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _ops.divide(other, self)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return _ops.floor_divide(other, self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return _ops.pow(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _ops.matmul(other, self)
+
+    def __neg__(self) -> Tensor:
+        return _ops.negative(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return _ops.abs(self)
+
+    def __invert__(self) -> Tensor:
+        return _ops.logical_not(self)
+
+    def __and__(self, other: Any) -> Tensor:
+        return _ops.logical_and(self, other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return _ops.logical_and(other, self)
+
+    def __or__(self, other: Any) -> Tensor:
+        return _ops.logical_or(self, other)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return _ops.logical_or(other, self)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _ops.equal(self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _ops.not_equal(self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return _ops.less(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return _ops.less_equal(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return _ops.greater(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return _ops.greater_equal(self, other)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        return _ops.getitem(self, key)
+
+
+from . import ops as _ops  # noqa: E402  (ops import Tensor; operators resolve at call time)

@@ -1,0 +1,33 @@
+"""The NumPy backend object: native arrays are numpy arrays (never written after creation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from tensorplug.dtypes import DType, from_numpy_dtype
+from tensorplug.extend import Backend
+
+_DTYPES: dict[Any, DType] = {}
+
+
+class NumpyBackend(Backend):
+    """Holds numpy arrays on the CPU."""
+
+    def from_numpy(self, array: np.ndarray) -> np.ndarray:
+        return np.array(array, copy=True)
+
+    def to_numpy(self, native: np.ndarray) -> np.ndarray:
+        view = np.asarray(native).view()
+        view.flags.writeable = False
+        return view
+
+    def dtype_of(self, native: Any) -> DType:
+        try:
+            return _DTYPES[native.dtype]
+        except KeyError:
+            dt = _DTYPES[native.dtype] = from_numpy_dtype(native.dtype)
+            return dt
+
+    def shape_of(self, native: Any) -> tuple[int, ...]:
+        return native.shape  # type: ignore[no-any-return]
