@@ -10,6 +10,7 @@ __all__ = [
     "KernelNotFoundError",
     "KernelSpecNotFoundError",
     "BackendNotFoundError",
+    "IndexOutOfRangeError",
     "GradientNotFoundError",
     "RegistrationError",
     "KernelError",
@@ -42,6 +43,10 @@ class KernelSpecNotFoundError(TensorplugError, LookupError):
 
 class BackendNotFoundError(TensorplugError, LookupError):
     """No backend of that name is registered."""
+
+
+class IndexOutOfRangeError(TensorplugError, IndexError):
+    """An index (in take, gather or indexing) lies outside the axis it addresses."""
 
 
 class GradientNotFoundError(TensorplugError, LookupError):

@@ -161,7 +161,8 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(f)
     def wrapper(*args: Any) -> Any:
         inputs = tuple(asarray(a) for a in args)
-        tapes, state.tapes = state.tapes, []
+        tapes = state.tapes  # pause the tapes (not other recorders, e.g. the profiler)
+        state.tapes = [r for r in tapes if not isinstance(r, Tape)]
         try:
             result = f(*inputs)
         finally:
