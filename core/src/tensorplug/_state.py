@@ -1,15 +1,51 @@
-"""Per-thread engine state: the active backend and the tapes being recorded."""
+"""Per-thread (per-context) engine state: the active backend and the active recorders (tapes
+being recorded, kernel counters). Kept in ContextVars: a read costs a few tens of nanoseconds,
+and each thread starts with its own (empty) values."""
 
 from __future__ import annotations
 
-import threading
+import contextvars
 from typing import Any
 
+__all__ = ["backend_var", "recorders_var", "push_recorder", "remove_recorder", "state"]
 
-class ThreadState(threading.local):
-    def __init__(self) -> None:
-        self.backend: Any = None  # the active Backend instance; None until first use
-        self.tapes: list[Any] = []  # recording tapes, innermost last
+backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
+recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
+    "tensorplug_recorders", default=()
+)
 
 
-state = ThreadState()
+def push_recorder(recorder: Any) -> None:
+    recorders_var.set(recorders_var.get() + (recorder,))
+
+
+def remove_recorder(recorder: Any) -> None:
+    current = recorders_var.get()
+    for i in range(len(current) - 1, -1, -1):
+        if current[i] is recorder:
+            recorders_var.set(current[:i] + current[i + 1:])
+            return
+
+
+class _StateView:
+    """Attribute-style access to the context variables, for code off the hot path."""
+
+    @property
+    def backend(self) -> Any:
+        return backend_var.get()
+
+    @backend.setter
+    def backend(self, value: Any) -> None:
+        backend_var.set(value)
+
+    @property
+    def tapes(self) -> tuple[Any, ...]:
+        """The active recorders, innermost last (tapes and other recorders such as counters)."""
+        return recorders_var.get()
+
+    @tapes.setter
+    def tapes(self, value: tuple[Any, ...]) -> None:
+        recorders_var.set(tuple(value))
+
+
+state = _StateView()

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._state import state
+from ._state import backend_var, state
 from .dtypes import DType, from_numpy_dtype
 from .errors import BackendNotFoundError, TensorplugError, TensorplugPluginWarning
 from .registry import kernels as _kernels
@@ -245,9 +245,10 @@ def _default_backend() -> Backend:
 
 def active_backend() -> Backend:
     """The active backend of this thread (its default on first use)."""
-    backend = state.backend
+    backend = backend_var.get()
     if backend is None:
-        backend = state.backend = _default_backend()
+        backend = _default_backend()
+        backend_var.set(backend)
     return backend
 
 

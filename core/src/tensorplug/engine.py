@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ._state import state
-from .backend import Backend, active_backend, start_backend
+from ._state import backend_var, recorders_var
+from .backend import Backend, active_backend
 from .dtypes import DType
 from .errors import DTypeError, KernelError, ShapeError, TensorplugError
 from .registry.kernels import KERNELS, missing_kernel_error
@@ -88,19 +88,44 @@ def _input_names(spec: KernelSpec, n: int) -> list[str]:
 
 def make_caller(spec: KernelSpec) -> Callable[..., Any]:
     """The fast dispatch function ops use for one kernel: ``call(inputs, attrs)`` where
-    `inputs` is a tuple of Tensors in spec order and `attrs` a complete, validated dict."""
+    `inputs` is a tuple of Tensors in spec order and `attrs` a complete, validated dict.
+
+    The kernel function is cached per backend and refreshed when the kernel registry changes.
+    """
     name = spec.name
-    kernels = KERNELS.active
-    st = state
+    table = KERNELS
+    get_backend = backend_var.get
+    get_recorders = recorders_var.get
     single = len(spec.outputs) == 1
+    cached_backend: Any = None
+    cached_fn: Any = None
+    cached_version = -1
+
+    def lookup(backend: Backend) -> Any:
+        nonlocal cached_backend, cached_fn, cached_version
+        config = table.active.get((name, backend.name))
+        if config is None:
+            raise missing_kernel_error(name, backend.name)
+        cached_backend, cached_fn, cached_version = backend, config.kernel_func, table.version
+        return cached_fn
 
     def call(inputs: tuple[Tensor, ...], attrs: Mapping[str, Any]) -> Any:
-        backend = st.backend or active_backend()
-        try:
-            fn = kernels[(name, backend.name)].kernel_func
-        except KeyError:
-            raise missing_kernel_error(name, backend.name) from None
-        arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
+        backend = get_backend() or active_backend()
+        if backend is cached_backend and table.version == cached_version:
+            fn = cached_fn
+        else:
+            fn = lookup(backend)
+        if len(inputs) == 2:
+            x, y = inputs
+            arrays: tuple[Any, ...] = (
+                x._data if x._backend is backend else to_backend(x, backend),
+                y._data if y._backend is backend else to_backend(y, backend),
+            )
+        elif len(inputs) == 1:
+            x = inputs[0]
+            arrays = (x._data if x._backend is backend else to_backend(x, backend),)
+        else:
+            arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
         try:
             out = fn(arrays, attrs, backend)
             if single:
@@ -108,23 +133,27 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
                 t._data = out
                 t._dtype = backend.dtype_of(out)
                 t._backend = backend
-                outputs: tuple[Tensor, ...] = (t,)
             else:
                 outputs = tuple(wrap(o, backend) for o in out)
         except TensorplugError:
             raise
         except Exception as exc:
             raise explain_failure(name, backend, inputs, attrs, exc) from exc
-        if st.tapes:
-            _record(st.tapes, name, inputs, attrs, outputs)
-        return outputs[0] if single else outputs
+        recorders = get_recorders()
+        if single:
+            if recorders:
+                _record(recorders, name, inputs, attrs, (t,))
+            return t
+        if recorders:
+            _record(recorders, name, inputs, attrs, outputs)
+        return outputs
 
     call.__name__ = f"call_{name}"
     call.__qualname__ = call.__name__
     return call
 
 
-_callers: dict[str, Callable[..., Any]] = {}
+_callers: dict[str, tuple[KernelSpec, Callable[..., Any]]] = {}
 
 
 def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
@@ -157,19 +186,7 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
         values = list(inputs)
     tensors = tuple(asarray(v) for v in values)
     full_attrs = spec.normalize_attrs(attrs)
-    caller = _callers.get(kernel_name)
-    if caller is None:
-        caller = _callers[kernel_name] = make_caller(spec)
-    try:
-        return caller(tensors, full_attrs)
-    except TensorplugError:
-        raise
-
-
-def check_call(spec: KernelSpec, inputs: Sequence[Tensor], attrs: Mapping[str, Any]) -> tuple[TensorInfo, ...]:
-    """Check inputs and attrs against `spec` (abstract evaluation); raises typed errors."""
-    return spec.check([tensor_info(t) for t in inputs], attrs)
-
-
-def backend_named(name: str) -> Backend:
-    return start_backend(name)
+    cached = _callers.get(kernel_name)
+    if cached is None or cached[0] is not spec:
+        cached = _callers[kernel_name] = (spec, make_caller(spec))
+    return cached[1](tensors, full_attrs)

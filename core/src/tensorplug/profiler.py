@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._state import state
+from ._state import push_recorder, remove_recorder
 from .registry.kernels import KERNELS
 from .registry.specs import SPECS
 
@@ -53,8 +53,8 @@ class _Counter:
 def count_kernels() -> Iterator[KernelCalls]:
     """Count the kernels run in this thread inside the block."""
     counter = _Counter()
-    state.tapes.append(counter)
+    push_recorder(counter)
     try:
         yield KernelCalls(counter.counts)
     finally:
-        state.tapes.remove(counter)
+        remove_recorder(counter)

@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._state import state
+from .._state import push_recorder, remove_recorder, state
 from ..engine import wrap
 from ..errors import AutodiffError, DTypeError
 from ..ops._convert import asarray
@@ -43,11 +43,11 @@ def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
 
 
 def _run(f: Callable[..., Any], tape: Tape, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-    state.tapes.append(tape)
+    push_recorder(tape)
     try:
         return f(*args, **kwargs)
     finally:
-        state.tapes.remove(tape)
+        remove_recorder(tape)
 
 
 def _scalar_output(out: Any, fname: str) -> Tensor:
@@ -162,7 +162,7 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any) -> Any:
         inputs = tuple(asarray(a) for a in args)
         tapes = state.tapes  # pause the tapes (not other recorders, e.g. the profiler)
-        state.tapes = [r for r in tapes if not isinstance(r, Tape)]
+        state.tapes = tuple(r for r in tapes if not isinstance(r, Tape))
         try:
             result = f(*inputs)
         finally:

@@ -28,7 +28,8 @@ def _numeric(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
     call = caller(kernel)
 
     def op(x: Any, y: Any) -> Tensor:
-        x, y = convert_pair(x, y)
+        if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
+            x, y = convert_pair(x, y)
         if x._dtype is bool_:
             raise DTypeError(f"{name} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
         return call((x, y), _NO_ATTRS)

@@ -63,6 +63,7 @@ class SlotTable(Generic[C]):
         self.describe = describe
         self.stacks: dict[Hashable, list[Registration[C]]] = {}
         self.active: dict[Hashable, C] = {}
+        self.version = 0  # bumped on every change, so hot-path caches know when to refresh
 
     def add(
         self, key: Hashable, config: C, *, source: str | None = None, priority: int = 0,
@@ -86,6 +87,7 @@ class SlotTable(Generic[C]):
         stack.append(reg)
         stack.sort(key=lambda r: (r.priority, r.seq))
         self.active[key] = stack[-1].config
+        self.version += 1
         return reg
 
     def remove(self, key: Hashable, source: str | None = None) -> Registration[C]:
@@ -120,6 +122,7 @@ class SlotTable(Generic[C]):
         return touched
 
     def _refresh(self, key: Hashable) -> None:
+        self.version += 1
         stack = self.stacks.get(key)
         if stack:
             self.active[key] = stack[-1].config
@@ -142,3 +145,4 @@ class SlotTable(Generic[C]):
         self.stacks.update({k: list(v) for k, v in snap[0].items()})
         self.active.clear()
         self.active.update(snap[1])
+        self.version += 1
