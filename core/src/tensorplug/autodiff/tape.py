@@ -110,8 +110,11 @@ def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] |
             "tensorplug.extend.register_gradient(GradConfig(...)), give the computation a gradient "
             "with tp.custom_grad, or cut the path with tp.stop_gradient."
         )
-    saved = tuple(entry.inputs[spec.inputs.index(n)] for n in config.inputs_to_save) + tuple(
-        entry.outputs[spec.outputs.index(n)] for n in config.outputs_to_save)
+    if spec.variadic:  # saving the variadic input saves every tensor passed under it
+        saved_inputs = entry.inputs if config.inputs_to_save else ()
+    else:
+        saved_inputs = tuple(entry.inputs[spec.inputs.index(n)] for n in config.inputs_to_save)
+    saved = saved_inputs + tuple(entry.outputs[spec.outputs.index(n)] for n in config.outputs_to_save)
     result = config.grad_func(dy, saved, entry.attrs)
     if not isinstance(result, Mapping):
         raise AutodiffError(
@@ -133,15 +136,23 @@ def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] |
 
 
 def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]) -> list[Tensor]:
-    """Gradients of `output` (weighted by `seed`) with respect to each of `sources`."""
+    """Gradients of `output` (weighted by `seed`) with respect to each of `sources`.
+
+    Only entries between the sources and the output take part: reached from a source through
+    floating tensors (a path through integers carries no gradient) and leading to the output.
+    """
+    reached = {id(s) for s in sources if _differentiable(s)}
+    for entry in tape.entries:
+        if any(id(t) in reached for t in entry.inputs):
+            reached.update(id(o) for o in entry.outputs if _differentiable(o))
     needed = {id(output)}
     path = []
     for entry in reversed(tape.entries):
         if any(id(o) in needed for o in entry.outputs):
-            path.append(entry)
-            for t in entry.inputs:
-                if id(t) in tape.watched and _differentiable(t):
-                    needed.add(id(t))
+            inputs = [id(t) for t in entry.inputs if id(t) in reached]
+            if inputs:
+                path.append(entry)
+                needed.update(inputs)
     grads: dict[int, Tensor] = {id(output): seed}
     for entry in path:
         dys = [grads.get(id(o)) for o in entry.outputs]

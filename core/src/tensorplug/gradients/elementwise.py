@@ -1,0 +1,208 @@
+"""Default gradients of the elementwise kernels: unary math, binary arithmetic, Cast, Where
+and Clip.
+
+Where the derivative is naturally a function of the output (exp, expm1, sqrt, tanh,
+sigmoid) the output is saved and used: it is on the tape, so higher derivatives stay right.
+Binary kernels broadcast, so their gradients are summed back to each input's shape.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .. import ops as tp
+from ..tensor import Tensor
+from ._util import gradient, unbroadcast
+
+Grads = Mapping[str, Callable[[], Tensor]]
+
+
+# -- unary ---------------------------------------------------------------------------------
+@gradient("Negative")
+def _negative(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    return {"x": lambda: tp.negative(dy)}
+
+
+@gradient("Abs", inputs=("x",))
+def _abs(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy * tp.sign(x)}  # 0 at x == 0, as JAX
+
+
+def _zero(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    """Piecewise-constant kernels: the derivative is zero wherever it exists."""
+    return {"x": lambda: tp.zeros_like(dy)}
+
+
+for _name in ("Sign", "Floor", "Ceil", "Round"):
+    gradient(_name)(_zero)
+
+
+@gradient("Square", inputs=("x",))
+def _square(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy * (2 * x)}
+
+
+@gradient("Exp", outputs=("y",))
+def _exp(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (y,) = saved
+    return {"x": lambda: dy * y}
+
+
+@gradient("Expm1", outputs=("y",))
+def _expm1(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (y,) = saved
+    return {"x": lambda: dy * (y + 1)}
+
+
+@gradient("Log", inputs=("x",))
+def _log(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy / x}
+
+
+@gradient("Log1p", inputs=("x",))
+def _log1p(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy / (x + 1)}
+
+
+@gradient("Sqrt", outputs=("y",))
+def _sqrt(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (y,) = saved
+    return {"x": lambda: dy / (2 * y)}
+
+
+@gradient("Sin", inputs=("x",))
+def _sin(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy * tp.cos(x)}
+
+
+@gradient("Cos", inputs=("x",))
+def _cos(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: tp.negative(dy * tp.sin(x))}
+
+
+@gradient("Tanh", outputs=("y",))
+def _tanh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (y,) = saved
+    return {"x": lambda: dy * (1 - y * y)}
+
+
+@gradient("Sigmoid", outputs=("y",))
+def _sigmoid(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (y,) = saved
+    return {"x": lambda: dy * (y * (1 - y))}
+
+
+@gradient("Relu", inputs=("x",))
+def _relu(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: tp.where(x > 0, dy, 0.0)}
+
+
+@gradient("Clip", inputs=("x",))
+def _clip(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    lo, hi = attrs["min"], attrs["max"]
+
+    def dx() -> Tensor:
+        inside = None if lo is None else x >= lo
+        if hi is not None:
+            below = x <= hi
+            inside = below if inside is None else tp.logical_and(inside, below)
+        return dy if inside is None else tp.where(inside, dy, 0.0)
+    return {"x": dx}
+
+
+@gradient("Cast", inputs=("x",))
+def _cast(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    if x.dtype.kind != "float":
+        return {}  # integer and bool inputs take no gradient
+    return {"x": lambda: tp.astype(dy, x.dtype)}
+
+
+# -- binary --------------------------------------------------------------------------------
+@gradient("Add", inputs=("x", "y"))
+def _add(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved
+    return {"x": lambda: unbroadcast(dy, x.shape), "y": lambda: unbroadcast(dy, y.shape)}
+
+
+@gradient("Subtract", inputs=("x", "y"))
+def _subtract(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved
+    return {"x": lambda: unbroadcast(dy, x.shape),
+            "y": lambda: unbroadcast(tp.negative(dy), y.shape)}
+
+
+@gradient("Multiply", inputs=("x", "y"))
+def _multiply(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved
+    return {"x": lambda: unbroadcast(dy * y, x.shape), "y": lambda: unbroadcast(dy * x, y.shape)}
+
+
+@gradient("Divide", inputs=("x", "y"))
+def _divide(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved
+    return {"x": lambda: unbroadcast(dy / y, x.shape),
+            "y": lambda: unbroadcast(tp.negative(dy) * x / tp.square(y), y.shape)}
+
+
+@gradient("FloorDivide", inputs=("x", "y"))
+def _floor_divide(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved  # piecewise constant: zero wherever the derivative exists
+    return {"x": lambda: tp.zeros_like(x), "y": lambda: tp.zeros_like(y)}
+
+
+@gradient("Pow", inputs=("x", "y"), outputs=("y",))
+def _pow(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y, out = saved
+
+    def dx() -> Tensor:
+        # y * x**(y-1), with the exponent 1 where y == 0 so that 0 * 0**-1 gives 0, not nan
+        exponent = tp.where(y == 0, 1, y - 1)
+        return unbroadcast(dy * (y * tp.pow(x, exponent)), x.shape)
+
+    def dexp() -> Tensor:
+        # x**y * log(x) where x > 0, and 0 elsewhere (log never sees a non-positive x)
+        positive = x > 0
+        log_x = tp.log(tp.where(positive, x, 1))
+        return unbroadcast(dy * tp.where(positive, out * log_x, 0.0), y.shape)
+
+    return {"x": dx, "y": dexp}
+
+
+def _extremum(dy: Tensor, x: Tensor, y: Tensor, wins: Callable[[Tensor, Tensor], Tensor]) -> Grads:
+    """Maximum/Minimum: the winner takes dy; a tie splits it 0.5/0.5 (as JAX does)."""
+    @functools.cache
+    def share() -> Tensor:  # x's part of dy (computed once if both inputs need it)
+        return tp.astype(wins(x, y), dy.dtype) + tp.astype(x == y, dy.dtype) * 0.5
+
+    return {"x": lambda: unbroadcast(dy * share(), x.shape),
+            "y": lambda: unbroadcast(dy * (1 - share()), y.shape)}
+
+
+@gradient("Maximum", inputs=("x", "y"))
+def _maximum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved
+    return _extremum(dy, x, y, tp.greater)
+
+
+@gradient("Minimum", inputs=("x", "y"))
+def _minimum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved
+    return _extremum(dy, x, y, tp.less)
+
+
+@gradient("Where", inputs=("condition", "x", "y"))
+def _where(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    condition, x, y = saved  # the condition is boolean: no gradient
+    return {"x": lambda: unbroadcast(tp.where(condition, dy, 0.0), x.shape),
+            "y": lambda: unbroadcast(tp.where(condition, 0.0, dy), y.shape)}

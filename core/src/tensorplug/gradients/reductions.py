@@ -1,0 +1,121 @@
+"""Default gradients of the reduction kernels: Sum, Prod, Max, Min, Cumsum, Cumprod.
+
+Prod and Cumprod never divide by the input, so zeros (one or several) get exact gradients.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .. import ops as tp
+from ..specs._rules import normalize_axes, normalize_axis
+from ..tensor import Tensor
+from ._util import gradient, inverse_permutation, kernel, permute
+
+Grads = Mapping[str, Callable[[], Tensor]]
+
+
+def _kept_shape(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
+    """`shape` with the reduced `axes` kept as size 1 (the keepdims shape)."""
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+def _expand(g: Tensor, shape: tuple[int, ...], axes: Sequence[int]) -> Tensor:
+    """A reduced tensor (with or without keepdims) broadcast back to the input `shape`."""
+    return tp.broadcast_to(tp.reshape(g, _kept_shape(shape, axes)), shape)
+
+
+@gradient("Sum", inputs=("x",))
+def _sum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: _expand(dy, x.shape, normalize_axes(attrs["axis"], x.ndim))}
+
+
+@gradient("Prod", inputs=("x",))
+def _prod(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+
+    def dx() -> Tensor:
+        # d/dx_i prod(x) = prod of the others = (product before i) * (product after i), the
+        # exclusive running products from both ends along the reduced axes flattened into one
+        axes = normalize_axes(attrs["axis"], x.ndim)
+        kept = [i for i in range(x.ndim) if i not in axes]
+        perm = kept + list(axes)
+        batch = tuple(x.shape[i] for i in kept)
+        n = math.prod(x.shape[i] for i in axes)
+        flat = tp.reshape(permute(x, perm), batch + (n,))
+        last = len(batch)
+        before = kernel("Cumprod", flat, axis=last, exclusive=True)
+        after = kernel("Cumprod", flat, axis=last, exclusive=True, reverse=True)
+        g = before * after * tp.reshape(dy, batch + (1,))
+        g = tp.reshape(g, tuple(x.shape[i] for i in perm))
+        return permute(g, inverse_permutation(perm))
+
+    return {"x": dx}
+
+
+def _extremum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    """Max/Min: dy goes to the elements equal to the result, split equally among ties."""
+    x, y = saved
+
+    def dx() -> Tensor:
+        axes = normalize_axes(attrs["axis"], x.ndim)
+        kept = _kept_shape(x.shape, axes)
+        hits = tp.astype(x == tp.reshape(y, kept), dy.dtype)
+        count = tp.sum(hits, axis=axes, keepdims=True)
+        return hits / count * tp.reshape(dy, kept)
+
+    return {"x": dx}
+
+
+gradient("Max", inputs=("x",), outputs=("y",))(_extremum)
+gradient("Min", inputs=("x",), outputs=("y",))(_extremum)
+
+
+@gradient("Cumsum")
+def _cumsum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    # each x_j feeds the outputs after it (before it, if reversed): a running sum of dy the
+    # other way round, with the same exclusivity
+    return {"x": lambda: kernel("Cumsum", dy, axis=attrs["axis"], exclusive=attrs["exclusive"],
+                                reverse=not attrs["reverse"])}
+
+
+_MEMBER = {  # (exclusive, reverse) -> does output i's product include x_k?
+    (False, False): tp.less_equal,   # k <= i
+    (True, False): tp.less,          # k < i
+    (False, True): tp.greater_equal,  # k >= i
+    (True, True): tp.greater,        # k > i
+}
+
+
+def _cumprod_grad(x: Tensor, dy: Tensor, axis: int, exclusive: bool, reverse: bool) -> Tensor:
+    """dx_k = sum over the outputs i whose product includes x_k of dy_i * (that product
+    without x_k). Row k of an (n, n) block is x with x_k replaced by 1; its running product
+    gives every "product without x_k" at once: O(n^2) memory, exact with zeros."""
+    perm = [i for i in range(x.ndim) if i != axis] + [axis]
+    xt = permute(x, perm)
+    batch, n = xt.shape[:-1], xt.shape[-1]
+    counter = tp.arange(n)
+    k, i = tp.reshape(counter, (n, 1)), tp.reshape(counter, (1, n))
+    rows = tp.where(k == i, 1, tp.reshape(xt, batch + (1, n)))
+    without = kernel("Cumprod", rows, axis=len(batch) + 1, exclusive=exclusive, reverse=reverse)
+    member = _MEMBER[(exclusive, reverse)](k, i)
+    dyt = tp.reshape(permute(dy, perm), batch + (1, n))
+    g = tp.sum(tp.where(member, without * dyt, 0.0), axis=-1)
+    return permute(g, inverse_permutation(perm))
+
+
+@gradient("Cumprod", inputs=("x",))
+def _cumprod(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+
+    def dx() -> Tensor:
+        flags = attrs["exclusive"], attrs["reverse"]
+        if x.ndim == 0:  # one element: a length-1 axis
+            g = _cumprod_grad(tp.reshape(x, (1,)), tp.reshape(dy, (1,)), 0, *flags)
+            return tp.reshape(g, ())
+        return _cumprod_grad(x, dy, normalize_axis(attrs["axis"], x.ndim), *flags)
+
+    return {"x": dx}
