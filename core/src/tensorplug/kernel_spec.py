@@ -67,7 +67,7 @@ class KernelSpec:
     inputs: tuple[str, ...]
     infer: InferRule
     attrs: tuple[AttrSpec, ...] = ()
-    outputs: tuple[str, ...] = ("y",)
+    outputs: tuple[str, ...] = ("out",)
     input_dtypes: Mapping[str, tuple[DType, ...]] = field(default_factory=dict)
     same_dtype: tuple[str, ...] = ()
     differentiable: bool = True

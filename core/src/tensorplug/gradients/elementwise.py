@@ -46,13 +46,13 @@ def _square(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": lambda: dy * (2 * x)}
 
 
-@gradient("Exp", outputs=("y",))
+@gradient("Exp", outputs=("out",))
 def _exp(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved
     return {"x": lambda: dy * y}
 
 
-@gradient("Expm1", outputs=("y",))
+@gradient("Expm1", outputs=("out",))
 def _expm1(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved
     return {"x": lambda: dy * (y + 1)}
@@ -70,7 +70,7 @@ def _log1p(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": lambda: dy / (x + 1)}
 
 
-@gradient("Sqrt", outputs=("y",))
+@gradient("Sqrt", outputs=("out",))
 def _sqrt(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved
     return {"x": lambda: dy / (2 * y)}
@@ -88,13 +88,13 @@ def _cos(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": lambda: tp.negative(dy * tp.sin(x))}
 
 
-@gradient("Tanh", outputs=("y",))
+@gradient("Tanh", outputs=("out",))
 def _tanh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved
     return {"x": lambda: dy * (1 - y * y)}
 
 
-@gradient("Sigmoid", outputs=("y",))
+@gradient("Sigmoid", outputs=("out",))
 def _sigmoid(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved
     return {"x": lambda: dy * (y * (1 - y))}
@@ -161,7 +161,7 @@ def _floor_divide(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": lambda: tp.zeros_like(x), "y": lambda: tp.zeros_like(y)}
 
 
-@gradient("Pow", inputs=("x", "y"), outputs=("y",))
+@gradient("Pow", inputs=("x", "y"), outputs=("out",))
 def _pow(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     x, y, out = saved
 

@@ -13,13 +13,13 @@ from ._util import gradient
 Grads = Mapping[str, Callable[[], Tensor]]
 
 
-@gradient("Softmax", outputs=("y",))
+@gradient("Softmax", outputs=("out",))
 def _softmax(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved
     return {"x": lambda: y * (dy - tp.sum(dy * y, axis=attrs["axis"], keepdims=True))}
 
 
-@gradient("LogSoftmax", outputs=("y",))
+@gradient("LogSoftmax", outputs=("out",))
 def _log_softmax(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved
     return {"x": lambda: dy - tp.exp(y) * tp.sum(dy, axis=attrs["axis"], keepdims=True)}

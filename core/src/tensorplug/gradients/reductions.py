@@ -70,8 +70,8 @@ def _extremum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": dx}
 
 
-gradient("Max", inputs=("x",), outputs=("y",))(_extremum)
-gradient("Min", inputs=("x",), outputs=("y",))(_extremum)
+gradient("Max", inputs=("x",), outputs=("out",))(_extremum)
+gradient("Min", inputs=("x",), outputs=("out",))(_extremum)
 
 
 @gradient("Cumsum")
