@@ -186,6 +186,12 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
         values = list(inputs)
     tensors = tuple(asarray(v) for v in values)
     full_attrs = spec.normalize_attrs(attrs)
+    # The public path holds callers to the contract: a kernel given dtypes or shapes its spec
+    # refuses may well succeed (np.exp of int32 gives float64) and return the wrong thing.
+    try:
+        spec.check([tensor_info(t) for t in tensors], full_attrs)
+    except (ShapeError, DTypeError) as exc:
+        raise explain_failure(kernel_name, active_backend(), tensors, full_attrs, exc) from None
     cached = _callers.get(kernel_name)
     if cached is None or cached[0] is not spec:
         cached = _callers[kernel_name] = (spec, make_caller(spec))

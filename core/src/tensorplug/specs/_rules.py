@@ -43,8 +43,9 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise ShapeError(f"{what} must be an int, got {axis!r}")
-    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
-        raise ShapeError(f"{what} {axis} is out of range for a {ndim}-d input (valid: {-ndim}..{ndim - 1}).")
+    n = max(ndim, 1)  # a 0-d input takes axis 0 or -1, as a 1-element 1-d one would
+    if not -n <= axis < n:
+        raise ShapeError(f"{what} {axis} is out of range for a {ndim}-d input (valid: {-n}..{n - 1}).")
     return axis % ndim if ndim else 0
 
 

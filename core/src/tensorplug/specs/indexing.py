@@ -30,7 +30,8 @@ def _sliced_shape(shape: Sequence[int], slices: Sequence[tuple[int, int, int]]) 
         raise ShapeError(f"{len(slices)} slices given for a {len(shape)}-d input; give one "
                          "(start, stop, step) per axis")
     for axis, ((start, stop, step), size) in enumerate(zip(slices, shape)):
-        if not (0 <= start <= size) or not (-1 <= stop <= size):
+        read = range(start, stop, step)  # must stay inside the axis (an empty one reads nothing)
+        if read and not (0 <= read[0] < size and 0 <= read[-1] < size):
             raise ShapeError(f"slice {(start, stop, step)} is out of range for axis {axis} of size "
                              f"{size}; normalize it with slice.indices(size)")
     return tuple(len(range(*s)) for s in slices)
@@ -84,6 +85,8 @@ GATHER = register_kernel_spec(KernelSpec(
 def _scatter_add_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     idx, updates = infos
     shape = tuple(attrs["shape"])
+    if not shape:
+        raise ShapeError("cannot scatter into a 0-d shape (Gather cannot take from one either)")
     axis = normalize_axis(attrs["axis"], len(shape))
     expected = shape[:axis] + tuple(idx.shape) + shape[axis + 1:]
     if tuple(updates.shape) != expected:

@@ -45,7 +45,8 @@ def _perm(value: Any) -> tuple[int, ...]:
 def _transpose_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
     perm = attrs["perm"]
-    if sorted(a % len(x.shape) if x.shape else a for a in perm) != list(range(len(x.shape))) or len(perm) != len(x.shape):
+    n = len(x.shape)
+    if len(perm) != n or any(not -n <= a < n for a in perm) or sorted(a % n for a in perm) != list(range(n)):
         raise ShapeError(f"perm {perm} is not a permutation of the {len(x.shape)} axes of shape {x.shape}")
     return [TensorInfo(tuple(x.shape[a] for a in perm), x.dtype)]
 

@@ -36,9 +36,9 @@ def _accumulate_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> l
 def _extremum_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
     axes = normalize_axes(attrs["axis"], len(x.shape))
-    empty = [a for a in axes if x.shape[a] == 0]
-    if empty or (not axes and 0 in x.shape):
-        raise ShapeError(f"cannot take the max/min over the empty axis {empty or list(axes)} of shape "
+    empty = [a for a in axes if x.shape and x.shape[a] == 0]  # a 0-d input has one element
+    if empty:
+        raise ShapeError(f"cannot take the max/min over the empty axis {empty} of shape "
                          f"{x.shape}: it has no identity; reduce a non-empty axis or check the input.")
     return [TensorInfo(_reduced_shape(x.shape, axes, attrs["keepdims"]), x.dtype)]
 
@@ -51,7 +51,7 @@ def _arg_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
             raise ShapeError(f"argmax/argmin of an empty input (shape {x.shape})")
         return [TensorInfo((1,) * len(x.shape) if attrs["keepdims"] else (), int64)]
     a = normalize_axis(axis, len(x.shape))
-    if x.shape[a] == 0:
+    if x.shape and x.shape[a] == 0:
         raise ShapeError(f"argmax/argmin over the empty axis {axis} of shape {x.shape}")
     return [TensorInfo(_reduced_shape(x.shape, (a,), attrs["keepdims"]), int64)]
 

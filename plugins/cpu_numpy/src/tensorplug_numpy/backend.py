@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from tensorplug.dtypes import DType, from_numpy_dtype
 from tensorplug.extend import Backend
 
@@ -30,4 +31,4 @@ class NumpyBackend(Backend):
             return dt
 
     def shape_of(self, native: Any) -> tuple[int, ...]:
-        return native.shape  # type: ignore[no-any-return]
+        return native.shape

@@ -1,7 +1,13 @@
-"""Creation kernels: Fill, Range, Eye, RandomUniform, RandomNormal (seeded numpy Generators)."""
+"""Creation kernels: Fill, Range, Eye, RandomUniform, RandomNormal (seeded numpy Generators).
+
+Every kernel builds its values in the dtype of ``attrs["dtype"]``; the random kernels draw in
+that dtype directly, so float32 samples keep their full float32 resolution and the same seed
+gives the same values on every call.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -13,21 +19,43 @@ def fill(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.nda
 
 
 def range_(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:
-    return np.arange(attrs["start"], attrs["stop"], attrs["step"], dtype=attrs["dtype"].numpy)
+    """start + step * i for i < ceil((stop - start) / step): the spec's length exactly.
+
+    Integer arguments are computed in int64, others in float64, then cast once: numpy's own
+    ``arange(..., dtype=int)`` with a fractional step repeats its first value instead."""
+    start, stop, step = attrs["start"], attrs["stop"], attrs["step"]
+    n = max(0, math.ceil((stop - start) / step))
+    exact = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
+    steps = np.arange(n, dtype=np.int64 if exact else np.float64)
+    return (steps * step + start).astype(attrs["dtype"].numpy, copy=False)
 
 
 def eye(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:
     return np.eye(attrs["n_rows"], attrs["n_cols"], k=attrs["k"], dtype=attrs["dtype"].numpy)
 
 
+def _generator(seed: int) -> np.random.Generator:
+    # numpy refuses negative seeds; give them their own streams rather than an error
+    return np.random.default_rng(seed if seed >= 0 else (-seed, 1))
+
+
 def random_uniform(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:
-    rng = np.random.default_rng(attrs["seed"])
-    return rng.uniform(attrs["low"], attrs["high"], attrs["shape"]).astype(attrs["dtype"].numpy)
+    """Samples in [low, high): drawn in the target dtype, and kept below `high` where rounding
+    low + (high - low) * u would reach it."""
+    dtype = attrs["dtype"].numpy
+    low, high = attrs["low"], attrs["high"]
+    u = _generator(attrs["seed"]).random(attrs["shape"], dtype=dtype)
+    out = np.asarray(low + (high - low) * u, dtype=dtype)
+    if high > low:
+        top = np.nextafter(dtype.type(high), dtype.type(low))
+        np.minimum(out, top, out=out)
+    return out
 
 
 def random_normal(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:
-    rng = np.random.default_rng(attrs["seed"])
-    return rng.normal(attrs["mean"], attrs["stddev"], attrs["shape"]).astype(attrs["dtype"].numpy)
+    dtype = attrs["dtype"].numpy
+    z = _generator(attrs["seed"]).standard_normal(attrs["shape"], dtype=dtype)
+    return np.asarray(z * attrs["stddev"] + attrs["mean"], dtype=dtype)
 
 
 KERNELS: dict[str, Callable[..., Any]] = {

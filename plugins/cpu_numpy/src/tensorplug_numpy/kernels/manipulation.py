@@ -1,0 +1,60 @@
+"""Shape-manipulation kernels: Reshape, Transpose, BroadcastTo, Concat, Stack, Pad.
+
+Reshape and Transpose return numpy views of their input; that is safe because native arrays
+are never written after creation. BroadcastTo materializes its result: numpy's broadcast view
+is read-only and repeats memory through zero strides, which a kernel writing into a copy of
+its input (or a user holding ``.numpy()``) should never meet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def reshape(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.reshape(inputs[0], attrs["shape"])
+
+
+def transpose(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.transpose(inputs[0], attrs["perm"])
+
+
+def broadcast_to(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    shape = attrs["shape"]
+    if x.shape == shape:
+        return x
+    return np.broadcast_to(x, shape).copy()
+
+
+def concat(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.concatenate(inputs, axis=attrs["axis"])
+
+
+def stack(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.stack(inputs, axis=attrs["axis"])
+
+
+def pad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    """A constant-filled array of the padded shape with x written in (faster than np.pad)."""
+    x = inputs[0]
+    widths = attrs["pad_width"]
+    if len(widths) != x.ndim:
+        raise ValueError(f"{len(widths)} pad widths for a {x.ndim}-d input")
+    shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, widths))
+    out = np.full(shape, attrs["constant_value"], dtype=x.dtype)
+    out[tuple(slice(lo, lo + d) for d, (lo, _) in zip(x.shape, widths))] = x
+    return out
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "Reshape": reshape,
+    "Transpose": transpose,
+    "BroadcastTo": broadcast_to,
+    "Concat": concat,
+    "Stack": stack,
+    "Pad": pad,
+}

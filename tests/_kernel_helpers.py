@@ -1,0 +1,108 @@
+"""Shared helpers of the kernel tests (tests/test_kernels_*.py): run a kernel through the public
+``tensorplug.run_kernel`` and hold its result to the kernel spec's contract."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype
+from tensorplug.extend import TensorInfo, get_kernel_spec
+
+BACKEND = "numpy"
+NP = {d: d.numpy for d in ALL_DTYPES}
+FLOATS = (tp.float32, tp.float64)
+INTS = (tp.int32, tp.int64)
+
+
+def accepted_dtypes(name: str, input_name: str | None = None) -> tuple[DType, ...]:
+    """The dtypes kernel `name`'s spec accepts for one input (its first by default)."""
+    spec = get_kernel_spec(name)
+    return tuple(spec.input_dtypes.get(input_name or spec.inputs[0], ALL_DTYPES))
+
+
+def kernel_dtype_cases(names: Iterable[str], input_name: str | None = None) -> list[Any]:
+    """pytest params (name, dtype) for every kernel in `names` x every dtype its spec accepts."""
+    return [pytest.param(n, d, id=f"{n}-{d.name}") for n in names for d in accepted_dtypes(n, input_name)]
+
+
+def sample(shape: tuple[int, ...], dtype: DType, low: float = -3, high: float = 3,
+           seed: int = 0) -> np.ndarray:
+    """Deterministic test values of `dtype`: bools, integers in [low, high], floats in [low, high)."""
+    rng = np.random.default_rng(seed)
+    if dtype is tp.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.is_integer:
+        return rng.integers(int(low), int(high), size=shape, endpoint=True).astype(dtype.numpy)
+    return rng.uniform(low, high, size=shape).astype(dtype.numpy)
+
+
+def info(array: Any) -> TensorInfo:
+    array = np.asarray(array)
+    return TensorInfo(tuple(array.shape), from_numpy_dtype(array.dtype))
+
+
+def run(name: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = None) -> np.ndarray:
+    """``tp.run_kernel(name, inputs, attrs)`` on numpy inputs (a list under a variadic input).
+
+    Checks that the output's dtype and shape are exactly what the spec's rule predicts from
+    ``TensorInfo`` inputs, that the native result is a numpy array or scalar of that dtype, and
+    that the kernel left its inputs untouched. Returns the result as a numpy array.
+    """
+    spec = get_kernel_spec(name)
+    arrays: list[np.ndarray] = []
+    for input_name in spec.inputs:
+        value = inputs[input_name]
+        arrays.extend(np.asarray(v) for v in (value if spec.variadic else [value]))
+    tensors = [tp.asarray(a) for a in arrays]
+    call_inputs = {spec.inputs[0]: tensors} if spec.variadic else dict(zip(spec.inputs, tensors))
+    out = tp.run_kernel(name, call_inputs, attrs)
+
+    (expected,) = spec.check([info(a) for a in arrays], spec.normalize_attrs(attrs))
+    assert out.backend == BACKEND
+    assert isinstance(out.native, (np.ndarray, np.generic)), type(out.native)
+    assert out.native.dtype == expected.dtype.numpy, (
+        f"{name}: the kernel returned {out.native.dtype}, the spec says {expected.dtype.name}")
+    assert out.dtype is expected.dtype
+    if -1 not in expected.shape:  # a value-dependent size (NonZero) is not predicted
+        assert out.shape == expected.shape, f"{name}: shape {out.shape}, the spec says {expected.shape}"
+    for t, a in zip(tensors, arrays):
+        np.testing.assert_array_equal(t.numpy(), a, err_msg=f"{name} mutated an input")
+    return np.asarray(out.numpy())
+
+
+def assert_values(got: np.ndarray, want: Any, dtype: DType | None = None) -> None:
+    """got == want exactly for bool and integer results, within the float dtype's precision
+    for floats (the reference may be computed in float64); NaNs must match."""
+    dtype = dtype or from_numpy_dtype(got.dtype)
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if dtype.is_floating:
+        tol = 2e-6 if dtype is tp.float32 else 1e-13
+        np.testing.assert_allclose(got, want.astype(np.float64), rtol=tol, atol=tol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want.astype(dtype.numpy))
+
+
+def message(*fragments: str) -> str:
+    """A `match=` pattern requiring every fragment (literally, in any order)."""
+    return "(?s)" + "".join(f"(?=.*{re.escape(f)})" for f in fragments)
+
+
+def raises_for(name: str, error: type[BaseException], inputs: Mapping[str, Any],
+               attrs: Mapping[str, Any] | None = None, *fragments: str) -> pytest.ExceptionInfo[Any]:
+    """run_kernel(name, ...) raises `error` (a TensorplugError) whose message names the
+    kernel, the backend and every fragment given."""
+    assert issubclass(error, tp.TensorplugError)
+    spec = get_kernel_spec(name)
+    call_inputs = {
+        k: ([np.asarray(a) for a in v] if spec.variadic else np.asarray(v)) for k, v in inputs.items()
+    }
+    with pytest.raises(error, match=message(f"Kernel '{name}'", f"backend '{BACKEND}'", *fragments)) as exc:
+        tp.run_kernel(name, call_inputs, attrs)
+    return exc

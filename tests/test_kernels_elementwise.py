@@ -1,0 +1,242 @@
+"""NumPy backend, elementwise kernels: values against numpy references, output dtype and shape
+exactly as each spec predicts for every dtype it accepts, broadcasting, edge shapes, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from _kernel_helpers import (
+    FLOATS,
+    accepted_dtypes,
+    assert_values,
+    kernel_dtype_cases,
+    raises_for,
+    run,
+    sample,
+)
+from tensorplug.extend import KernelSpec
+from tensorplug.specs import elementwise as elementwise_specs
+
+
+def _f64(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float64) if x.dtype.kind == "f" else x
+
+
+def _sigmoid_ref(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    return np.where(x >= 0, 1 / (1 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1 + np.exp(-np.abs(x))))
+
+
+# kernel -> (reference on float64/integer values, (low, high) of the test values)
+UNARY = {
+    "Negative": (np.negative, None),
+    "Abs": (np.abs, None),
+    "Sign": (np.sign, None),
+    "Square": (np.square, None),
+    "Floor": (np.floor, None),
+    "Ceil": (np.ceil, None),
+    "Round": (np.round, None),
+    "Exp": (np.exp, None),
+    "Log": (np.log, (0.1, 5)),
+    "Log1p": (np.log1p, (-0.9, 5)),
+    "Expm1": (np.expm1, None),
+    "Sqrt": (np.sqrt, (0, 5)),
+    "Sin": (np.sin, None),
+    "Cos": (np.cos, None),
+    "Tanh": (np.tanh, None),
+    "Sigmoid": (_sigmoid_ref, None),
+    "Relu": (lambda x: np.where(x > 0, x, 0), None),
+    "LogicalNot": (np.logical_not, None),
+}
+
+# kernel -> (reference, (low, high) of x, (low, high) of y)
+BINARY = {
+    "Add": (np.add, None, None),
+    "Subtract": (np.subtract, None, None),
+    "Multiply": (np.multiply, None, None),
+    "Divide": (np.divide, None, (0.5, 3)),
+    "FloorDivide": (np.floor_divide, None, (1, 3)),
+    "Pow": (np.power, (0.5, 3), (0, 3)),
+    "Maximum": (np.maximum, None, None),
+    "Minimum": (np.minimum, None, None),
+    "Equal": (np.equal, None, None),
+    "NotEqual": (np.not_equal, None, None),
+    "Less": (np.less, None, None),
+    "LessEqual": (np.less_equal, None, None),
+    "Greater": (np.greater, None, None),
+    "GreaterEqual": (np.greater_equal, None, None),
+    "LogicalAnd": (np.logical_and, None, None),
+    "LogicalOr": (np.logical_or, None, None),
+}
+COMPARISONS = {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "Maximum", "Minimum"}
+
+UNARY_SHAPES = [(), (0,), (1,), (5,), (2, 3), (2, 1, 4)]
+BINARY_SHAPES = [
+    ((), ()), ((3,), ()), ((), (3,)), ((4,), (4,)), ((2, 3), (3,)), ((2, 1), (1, 3)),
+    ((0, 3), (1, 3)), ((1,), (0,)), ((4, 1, 3), (2, 1)),
+]
+
+
+def test_tables_cover_every_elementwise_spec():
+    declared = {v.name for v in vars(elementwise_specs).values() if isinstance(v, KernelSpec)}
+    assert declared == set(UNARY) | set(BINARY) | {"Cast", "Where", "Clip"}
+
+
+@pytest.mark.parametrize("shape", UNARY_SHAPES, ids=str)
+@pytest.mark.parametrize(("name", "dtype"), kernel_dtype_cases(UNARY))
+def test_unary(name, dtype, shape):
+    ref, domain = UNARY[name]
+    x = sample(shape, dtype, *(domain or (-3, 3)))
+    got = run(name, {"x": x})
+    assert_values(got, ref(_f64(x)))
+
+
+@pytest.mark.parametrize("shapes", BINARY_SHAPES, ids=str)
+@pytest.mark.parametrize(("name", "dtype"), kernel_dtype_cases(BINARY))
+def test_binary(name, dtype, shapes):
+    ref, x_domain, y_domain = BINARY[name]
+    x = sample(shapes[0], dtype, *(x_domain or (-3, 3)), seed=1)
+    y = sample(shapes[1], dtype, *(y_domain or (-3, 3)), seed=2)
+    if name in COMPARISONS and dtype.is_floating:  # make ties likely
+        x, y = np.round(x), np.round(y)
+    got = run(name, {"x": x, "y": y})
+    assert_values(got, ref(_f64(x), _f64(y)))
+
+
+# -- values that numpy gets wrong or that need care -------------------------------------------
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+def test_sigmoid_is_stable_in_both_tails(dtype):
+    x = np.array([-1000, -80, -20, -1, 0, 1, 20, 80, 1000], dtype.numpy)
+    got = run("Sigmoid", {"x": x})
+    assert got[0] == 0 and got[-1] == 1 and got[4] == 0.5
+    # relative precision in the lower tail, where 1 - sigmoid(-x) would round to zero
+    np.testing.assert_allclose(got[1:-1], _sigmoid_ref(x[1:-1]), rtol=1e-6 if dtype is tp.float32 else 1e-14)
+
+
+@pytest.mark.parametrize("dtype", accepted_dtypes("Relu"), ids=lambda d: d.name)
+def test_relu_keeps_integer_and_float_dtypes(dtype):
+    got = run("Relu", {"x": np.array([-2, 0, 3], dtype.numpy)})
+    assert got.dtype == dtype.numpy
+    assert got.tolist() == [0, 0, 3]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+def test_round_halves_to_even(dtype):
+    got = run("Round", {"x": np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4], dtype.numpy)})
+    assert got.tolist() == [0, 2, 2, 0, -2, 2]
+
+
+@pytest.mark.parametrize("dtype", (tp.int32, tp.int64), ids=lambda d: d.name)
+def test_integer_pow_with_negative_exponents_truncates_toward_zero(dtype):
+    x = np.array([2, 1, -1, -1, 0, 3, -2, 5], dtype.numpy)
+    y = np.array([-1, -5, -3, -2, -1, 2, 3, 0], dtype.numpy)
+    assert run("Pow", {"x": x, "y": y}).tolist() == [0, 1, -1, 1, 0, 9, -8, 1]
+
+
+def test_divide_by_zero_follows_ieee():
+    with np.errstate(divide="ignore", invalid="ignore"):
+        got = run("Divide", {"x": np.array([1, -1, 0], np.float32), "y": np.zeros(3, np.float32)})
+    assert got[0] == np.inf and got[1] == -np.inf and np.isnan(got[2])
+
+
+# -- Cast ---------------------------------------------------------------------------------------
+CAST_SOURCES = {
+    "bool": np.array([True, False, True]),
+    "int": np.array([-3, 0, 2, 7]),
+    "float": np.array([-2.7, -0.5, 0.0, 0.5, 2.7]),
+}
+
+
+@pytest.mark.parametrize("to", tp.dtypes.ALL_DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("source", accepted_dtypes("Cast"), ids=lambda d: d.name)
+def test_cast_between_every_pair(source, to):
+    x = CAST_SOURCES[source.kind].astype(source.numpy)
+    got = run("Cast", {"x": x}, {"dtype": to})
+    assert_values(got, x.astype(to.numpy), to)  # numpy truncates toward zero, to bool is x != 0
+
+
+def test_cast_truncates_toward_zero_and_bool_is_nonzero():
+    x = np.array([-2.7, -0.5, 0.0, 0.5, 2.7], np.float32)
+    assert run("Cast", {"x": x}, {"dtype": "int32"}).tolist() == [-2, 0, 0, 0, 2]
+    assert run("Cast", {"x": x}, {"dtype": tp.bool}).tolist() == [True, True, False, True, True]
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 3)], ids=str)
+def test_cast_edge_shapes(shape):
+    run("Cast", {"x": sample(shape, tp.float64)}, {"dtype": tp.float32})
+
+
+# -- Where --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shapes", [((), (), ()), ((3,), (3,), (3,)), ((2, 1), (1, 3), ()),
+                                    ((0,), (1,), ()), ((2, 3), (3,), (2, 1))], ids=str)
+@pytest.mark.parametrize("dtype", tp.dtypes.ALL_DTYPES, ids=lambda d: d.name)
+def test_where(dtype, shapes):
+    c = sample(shapes[0], tp.bool_, seed=3)
+    x = sample(shapes[1], dtype, seed=4)
+    y = sample(shapes[2], dtype, seed=5)
+    got = run("Where", {"condition": c, "x": x, "y": y})
+    assert_values(got, np.where(c, x, y), dtype)
+
+
+# -- Clip ---------------------------------------------------------------------------------------
+CLIP_BOUNDS = [(None, None), (-1.0, None), (None, 1.0), (-1.0, 1.0), (-1.5, 2.5), (1.0, 1.0), (-1e30, 1e30)]
+
+
+@pytest.mark.parametrize("bounds", CLIP_BOUNDS, ids=str)
+@pytest.mark.parametrize("dtype", accepted_dtypes("Clip"), ids=lambda d: d.name)
+def test_clip(dtype, bounds):
+    lo, hi = bounds
+    x = sample((4, 5), dtype, -4, 4)
+    got = run("Clip", {"x": x}, {"min": lo, "max": hi})
+    if dtype.is_integer:  # the integers inside [min, max]
+        lo = None if lo is None else np.ceil(max(lo, -2**62))
+        hi = None if hi is None else np.floor(min(hi, 2**62))
+    want = x if lo is None and hi is None else np.clip(_f64(x), lo, hi)
+    assert_values(got, want, dtype)
+
+
+def test_clip_of_integers_never_leaves_its_bounds():
+    x = np.arange(-3, 4, dtype=np.int32)
+    got = run("Clip", {"x": x}, {"min": -1.5, "max": 2.5})
+    assert got.tolist() == [-1, -1, -1, 0, 1, 2, 2]
+
+
+# -- errors -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_kernels_refuse_unbroadcastable_shapes(name):
+    dtype = accepted_dtypes(name)[0]
+    raises_for(name, tp.ShapeError, {"x": np.zeros((2, 3), dtype.numpy), "y": np.zeros((4,), dtype.numpy)},
+               None, "(2, 3)", "(4,)", "cannot be broadcast")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in BINARY if len(accepted_dtypes(n)) > 1))
+def test_binary_kernels_refuse_mixed_dtypes(name):
+    a, b = accepted_dtypes(name)[:2]
+    raises_for(name, tp.DTypeError, {"x": np.zeros(2, a.numpy), "y": np.zeros(2, b.numpy)},
+               None, a.name, b.name, "share one dtype")
+
+
+@pytest.mark.parametrize(("name", "dtype"), [
+    pytest.param(n, d, id=f"{n}-{d.name}")
+    for n in sorted(UNARY) for d in tp.dtypes.ALL_DTYPES if d not in accepted_dtypes(n)
+])
+def test_unary_kernels_refuse_dtypes_outside_their_spec(name, dtype):
+    raises_for(name, tp.DTypeError, {"x": np.zeros((2,), dtype.numpy)}, None, f"got {dtype.name}")
+
+
+def test_where_needs_a_bool_condition():
+    raises_for("Where", tp.DTypeError, {"condition": np.ones(2, np.int64), "x": np.ones(2), "y": np.ones(2)},
+               None, "condition", "int64")
+
+
+def test_clip_refuses_min_above_max():
+    raises_for("Clip", tp.ShapeError, {"x": np.ones(2, np.float32)}, {"min": 2.0, "max": 1.0},
+               "min (2.0) is greater than max (1.0)")
+
+
+def test_cast_refuses_an_unknown_dtype():
+    with pytest.raises(tp.TensorplugError, match="Cast"):
+        tp.run_kernel("Cast", {"x": np.ones(2)}, {"dtype": "complex64"})

@@ -1,0 +1,212 @@
+"""The NumPy backend as a plugin: found through its entry point (and not at ``import tensorplug``),
+a kernel for every kernel spec, one module per kernel family, the Backend object, and kernels
+that fail on bad inputs (instead of returning garbage) on the ops' fast path too."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from _kernel_helpers import message
+from tensorplug.engine import make_caller
+from tensorplug.errors import IndexOutOfRangeError, KernelError
+from tensorplug.extend import (
+    TensorInfo,
+    contributions,
+    get_kernel,
+    get_kernel_spec,
+    list_kernel_specs,
+    list_plugins,
+    start_backend,
+    wrap,
+)
+
+DIST = "tensorplug-backend-numpy"
+BACKEND = "numpy"
+FAMILIES = ("creation", "elementwise", "indexing", "linalg", "manipulation", "nn", "reductions")
+
+
+# -- completeness and layout --------------------------------------------------------------------
+def test_every_kernel_spec_has_a_numpy_kernel():
+    start_backend(BACKEND)
+    missing = []
+    for spec in list_kernel_specs():
+        try:
+            get_kernel(spec.name, BACKEND)
+        except tp.KernelNotFoundError:
+            missing.append(spec.name)
+    assert not missing, f"kernel specs without a numpy kernel: {missing}"
+
+
+def test_every_numpy_kernel_is_registered_by_the_plugin():
+    start_backend(BACKEND)
+    registered = {k.split("/")[0] for k in contributions(DIST)["kernels"]}
+    assert registered == {spec.name for spec in list_kernel_specs()}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_one_kernel_module_per_spec_family(family):
+    """kernels/<family>.py implements exactly the kernels tensorplug/specs/<family>.py declares."""
+    kernels = importlib.import_module(f"tensorplug_numpy.kernels.{family}").KERNELS
+    specs = importlib.import_module(f"tensorplug.specs.{family}")
+    declared = {v.name for v in vars(specs).values() if isinstance(v, tp.extend.KernelSpec)}
+    assert set(kernels) == declared
+    assert all(callable(f) for f in kernels.values())
+
+
+def test_the_families_are_all_registered():
+    from tensorplug_numpy import kernels
+
+    assert sorted(m.__name__.rsplit(".", 1)[1] for m in kernels._FAMILIES) == sorted(FAMILIES)
+    names = [c.kernel_name for c in kernels.all_kernels(BACKEND)]
+    assert len(names) == len(set(names))
+
+
+# -- discovery ----------------------------------------------------------------------------------
+def test_the_backend_is_found_through_its_entry_point():
+    (info,) = [p for p in list_plugins() if p.distribution == DIST]
+    assert info.origin == "entry point" and info.active
+    assert info.module.__name__ == "tensorplug_numpy.plugin"
+    eps = importlib.metadata.entry_points(group="tensorplug")
+    assert any(ep.value == "tensorplug_numpy.plugin" for ep in eps)
+    assert BACKEND in tp.list_backends()
+
+
+def test_import_tensorplug_does_not_import_the_backend():
+    code = textwrap.dedent("""
+        import sys
+        import tensorplug as tp
+        assert "tensorplug_numpy" not in sys.modules, "imported at import tensorplug"
+        assert "tensorplug_numpy.plugin" not in sys.modules
+        x = tp.run_kernel("Add", {"x": [1.0], "y": [2.0]})
+        assert "tensorplug_numpy" in sys.modules, "not imported on first use"
+        assert x.backend == "numpy" and x.numpy().tolist() == [3.0]
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+# -- the Backend object -------------------------------------------------------------------------
+def test_backend_copies_in_and_hands_out_read_only_views():
+    backend = start_backend(BACKEND)
+    host = np.arange(3.0)
+    native = backend.from_numpy(host)
+    host[0] = 99
+    assert native[0] == 0
+    out = backend.to_numpy(native)
+    assert not out.flags.writeable and np.shares_memory(out, native)
+    assert backend.dtype_of(native) is tp.float64 and backend.shape_of(native) == (3,)
+
+
+@pytest.mark.parametrize("value", [np.float32(1), np.int64(2), np.bool_(True), np.array(1.0)], ids=repr)
+def test_backend_describes_numpy_scalars(value):
+    backend = start_backend(BACKEND)
+    assert backend.shape_of(value) == ()
+    assert backend.dtype_of(value) is tp.dtypes.from_numpy_dtype(value.dtype)
+
+
+# -- kernels take numpy scalars (0-d results of other kernels are numpy scalars) ----------------
+_SCALAR_ATTRS = {
+    "Reshape": {"shape": (1,)}, "Transpose": {"perm": ()}, "BroadcastTo": {"shape": (2,)},
+    "Pad": {"pad_width": ()}, "StridedSlice": {"slices": ()}, "StridedSliceGrad": {"shape": (), "slices": ()},
+    "Cast": {"dtype": tp.int32}, "OneHot": {"depth": 3}, "Softmax": {"axis": -1},
+}
+
+
+def _scalar_dtype(spec, input_name):
+    accepted = spec.input_dtypes.get(input_name, tp.dtypes.ALL_DTYPES)
+    return tp.float32 if tp.float32 in accepted else accepted[-1]
+
+
+def _scalar_cases():
+    cases = []
+    for spec in list_kernel_specs():
+        if not spec.inputs:
+            continue
+        infos = [TensorInfo((), _scalar_dtype(spec, n)) for n in spec.inputs]
+        try:
+            spec.check(infos, spec.normalize_attrs(_SCALAR_ATTRS.get(spec.name)))
+        except (tp.ShapeError, tp.DTypeError):
+            continue  # the spec refuses 0-d inputs (Concat, Gather, MatMul, ...)
+        cases.append(spec.name)
+    return cases
+
+
+@pytest.mark.parametrize("name", _scalar_cases())
+def test_kernels_accept_numpy_scalar_inputs(name):
+    spec = get_kernel_spec(name)
+    backend = start_backend(BACKEND)
+    dtypes = [_scalar_dtype(spec, n) for n in spec.inputs]
+    inputs = [wrap(dt.numpy.type(1), backend) for dt in dtypes]
+    assert all(isinstance(t.native, np.generic) for t in inputs)
+    arg = {spec.inputs[0]: inputs} if spec.variadic else dict(zip(spec.inputs, inputs))
+    out = tp.run_kernel(name, arg, _SCALAR_ATTRS.get(name))
+    attrs = spec.normalize_attrs(_SCALAR_ATTRS.get(name))
+    (expected,) = spec.check([TensorInfo((), d) for d in dtypes], attrs)
+    assert out.dtype is expected.dtype
+    assert -1 in expected.shape or out.shape == expected.shape
+
+
+def test_scalar_cases_cover_the_one_input_families():
+    wanted = {"Exp", "Sum", "ArgMax", "Cumsum", "Reshape", "Softmax", "NonZero", "Where", "Add"}
+    assert wanted <= set(_scalar_cases())
+
+
+# -- the ops' fast path: no spec check before the kernel, so kernels must fail on bad input -----
+def _call(name, arrays, attrs=None):
+    spec = get_kernel_spec(name)
+    tensors = tuple(tp.asarray(a) for a in arrays)
+    return make_caller(spec)(tensors, spec.normalize_attrs(attrs))
+
+
+FAST_PATH_FAILURES = [
+    ("Add", [np.zeros((2, 3)), np.zeros(4)], None, tp.ShapeError, ["(2, 3)", "(4,)"]),
+    ("MatMul", [np.zeros((2, 3)), np.zeros((4, 5))], None, tp.ShapeError, ["(2, 3)", "(4, 5)"]),
+    ("MatMul", [np.zeros(3), np.zeros((3, 2))], None, tp.ShapeError, ["at least 2 dimensions"]),
+    ("Reshape", [np.zeros((2, 3))], {"shape": (4,)}, tp.ShapeError, ["cannot reshape 6 elements"]),
+    ("Concat", [np.zeros((2, 3)), np.zeros((2, 4))], {"axis": 0}, tp.ShapeError,
+     ["input 1 has shape (2, 4)"]),
+    ("Stack", [np.zeros(2), np.zeros(3)], None, tp.ShapeError, ["equal shapes"]),
+    ("Max", [np.zeros((0, 3))], {"axis": (0,)}, tp.ShapeError, ["empty axis"]),
+    ("ArgMin", [np.zeros(0)], None, tp.ShapeError, ["empty input"]),
+    ("Transpose", [np.zeros((2, 3))], {"perm": (0, 0)}, tp.ShapeError, ["not a permutation"]),
+    ("BroadcastTo", [np.zeros(3)], {"shape": (4,)}, tp.ShapeError, ["(3,)", "(4,)"]),
+    ("Pad", [np.zeros((2, 3))], {"pad_width": ((1, 1),)}, tp.ShapeError, ["1 pairs for a 2-d input"]),
+    ("StridedSlice", [np.zeros(3)], {"slices": ((0, 5, 1),)}, tp.ShapeError, ["(0, 5, 1)", "size 3"]),
+    ("StridedSlice", [np.zeros((2, 3))], {"slices": ((0, 2, 1),)}, tp.ShapeError, ["1 slices given"]),
+    ("StridedSliceGrad", [np.zeros(2)], {"shape": (5,), "slices": ((0, 5, 1),)}, tp.ShapeError,
+     ["dy has shape (2,)"]),
+    ("Gather", [np.zeros((2, 3)), np.array([0, 3])], {"axis": 1}, IndexOutOfRangeError,
+     ["index 3", "axis 1 of size 3"]),
+    ("Gather", [np.zeros(3), np.array([0.5])], None, tp.DTypeError, ["indices", "float64"]),
+    ("ScatterAdd", [np.array([0, 1]), np.ones(1)], {"shape": (4,)}, tp.ShapeError,
+     ["updates have shape (1,)"]),
+    ("ScatterAdd", [np.array([0, 9]), np.ones(2)], {"shape": (4,)}, IndexOutOfRangeError, ["index 9"]),
+    ("ScatterAdd", [np.array([0]), np.ones(1)], {"shape": ()}, tp.ShapeError, ["0-d"]),
+    ("Softmax", [np.zeros((2, 3), np.float32)], {"axis": 2}, tp.ShapeError, ["axis 2 is out of range"]),
+    ("Cumsum", [np.zeros((2, 3))], {"axis": 2}, tp.ShapeError, ["axis 2 is out of range"]),
+    ("Fill", [], {"shape": (-1,), "value": 0}, tp.ShapeError, ["negative"]),
+    ("Range", [], {"stop": 3, "step": 0}, tp.ShapeError, ["step cannot be zero"]),
+]
+
+
+@pytest.mark.parametrize(("name", "arrays", "attrs", "error", "fragments"), FAST_PATH_FAILURES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(FAST_PATH_FAILURES)])
+def test_kernels_fail_on_bad_inputs_on_the_fast_path(name, arrays, attrs, error, fragments):
+    with pytest.raises(error, match=message(f"Kernel '{name}'", f"backend '{BACKEND}'", *fragments)) as exc:
+        _call(name, arrays, attrs)
+    assert not isinstance(exc.value, KernelError)
+
+
+def test_fast_path_results_match_run_kernel():
+    x, y = np.arange(6.0).reshape(2, 3), np.arange(3.0)
+    fast = _call("Add", [x, y])
+    slow = tp.run_kernel("Add", {"x": x, "y": y})
+    np.testing.assert_array_equal(fast.numpy(), slow.numpy())
