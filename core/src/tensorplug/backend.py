@@ -86,6 +86,9 @@ class BackendConfig:
 
 BACKENDS: SlotTable[BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
 _instances: dict[str, Backend] = {}
+# Backends being started (by the thread holding _start_lock): kernel setup sees them, but other
+# threads find them in _instances only once their kernels are registered.
+_starting: dict[str, Backend] = {}
 _start_lock = threading.RLock()
 _default_name: str | None = None
 # Called with a backend name right after it starts: plugin loading registers its kernels.
@@ -109,11 +112,12 @@ def register_backend(config: BackendConfig, *, override: bool = False, priority:
 def unregister_backend(name: str, source: str | None = None) -> None:
     """Remove a backend's registration; a started instance is disposed."""
     global _default_name
+    before = BACKENDS.active.get(name)
     BACKENDS.remove(name, source)
-    if name not in BACKENDS.active:
+    if BACKENDS.active.get(name) is not before:  # the instance may come from the removed config
         dispose_backend(name)
-        if _default_name == name:
-            _default_name = None
+    if name not in BACKENDS.active and _default_name == name:
+        _default_name = None
 
 
 def list_backends() -> list[str]:
@@ -156,7 +160,7 @@ def start_backend(name: str) -> Backend:
         return backend
     _discover()
     with _start_lock:
-        backend = _instances.get(name)
+        backend = _instances.get(name) or _starting.get(name)  # _starting: re-entered from a hook
         if backend is not None:
             return backend
         config = BACKENDS.active.get(name)
@@ -178,17 +182,21 @@ def start_backend(name: str) -> Backend:
                 "tensorplug Backend subclass."
             )
         backend.name = name
+        _starting[name] = backend
+        try:
+            for config_k in _kernels.kernels_for_backend(name):  # registered before the start
+                if config_k.setup_func is not None:
+                    config_k.setup_func(backend)
+            for hook in _on_start:  # plugins register its kernels, set up as they come
+                hook(name)
+        finally:
+            del _starting[name]
         _instances[name] = backend
-        for hook in _on_start:
-            hook(name)
-        for config_k in _kernels.kernels_for_backend(name):
-            if config_k.setup_func is not None:
-                config_k.setup_func(backend)
         return backend
 
 
 def _kernel_lifecycle(config: _kernels.KernelConfig, event: str) -> None:
-    backend = _instances.get(config.backend_name)
+    backend = _instances.get(config.backend_name) or _starting.get(config.backend_name)
     if backend is None:
         return
     func = config.setup_func if event == "setup" else config.dispose_func

@@ -89,9 +89,13 @@ def from_numpy_dtype(np_dtype: Any) -> DType:
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
+        try:
+            shown = np.dtype(np_dtype).name
+        except TypeError:
+            shown = repr(np_dtype)
         names = ", ".join(d.name for d in ALL_DTYPES)
         raise DTypeError(
-            f"dtype {np_dtype!r} is not supported by tensorplug; supported dtypes are {names}. "
+            f"dtype {shown} is not supported by tensorplug; supported dtypes are {names}. "
             "Convert the data first, e.g. np.asarray(data, dtype=np.float32)."
         ) from None
 

@@ -155,18 +155,16 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
     The decorated function takes tensors positionally and returns ``(value, grad_fn)``;
     ``grad_fn(dy)`` returns one gradient per positional input (a tuple, or a Tensor when there
     is one input; None for an input without gradient). ``grad_fn`` written with ops is itself
-    differentiable.
+    differentiable, also where it uses values computed by the forward pass.
     """
 
     @functools.wraps(f)
     def wrapper(*args: Any) -> Any:
         inputs = tuple(asarray(a) for a in args)
-        tapes = state.tapes  # pause the tapes (not other recorders, e.g. the profiler)
-        state.tapes = tuple(r for r in tapes if not isinstance(r, Tape))
-        try:
-            result = f(*inputs)
-        finally:
-            state.tapes = tapes
+        # The forward pass is recorded as usual: its entries are off the path of a first-order
+        # gradient (the value is re-wrapped below), but grad_fn may use its values (e.g. exp(x)
+        # for exp), and a higher-order gradient must see that they depend on the inputs.
+        result = f(*inputs)
         if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
             raise AutodiffError(
                 f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn), got "

@@ -1,6 +1,7 @@
 """The hooks a tensorplug plugin may implement (all optional). Each receives a ``register``
 callable that records the plugin as the source of what it registers; ``register`` takes the
-config and the keyword arguments ``override=False`` and ``priority=0``."""
+config and the keyword arguments ``override=False`` and ``priority`` (default 0; for a backend,
+its BackendConfig's priority)."""
 
 from __future__ import annotations
 

@@ -9,11 +9,13 @@ loads no entry point (plugins can still be registered by hand).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import difflib
 import os
 import threading
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -94,6 +96,12 @@ def _strict() -> bool:
     return _raise_problems.get() or os.environ.get(ENV_STRICT, "").lower() not in ("", "0", "false", "no")
 
 
+# Strict-mode errors met while all plugins load (or a backend's kernels register) are collected
+# here and raised once that is done, so that one broken plugin does not stop the others loading.
+_deferred: contextvars.ContextVar[list[PluginError] | None] = contextvars.ContextVar(
+    "tensorplug_deferred", default=None)
+
+
 def _report(info: PluginInfo, stage: str, exc: BaseException | str, fix: str) -> None:
     cause = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     problem = PluginProblem(info.name, info.distribution, stage, cause, fix)
@@ -102,18 +110,42 @@ def _report(info: PluginInfo, stage: str, exc: BaseException | str, fix: str) ->
         cls = PluginVersionError if stage == "API version check" else PluginError
         err = cls(problem.message(), plugin=info.name)
         if isinstance(exc, BaseException):
-            raise err from exc
-        raise err
+            err.__cause__ = exc
+        pending = _deferred.get()
+        if pending is None or _raise_problems.get():
+            raise err
+        pending.append(err)
+        return
     warnings.warn(problem.message(), TensorplugPluginWarning, stacklevel=4)
+
+
+@contextlib.contextmanager
+def _deferring_strict_errors() -> Iterator[None]:
+    """Run a loading phase to its end, then raise the strict-mode errors it met (if any)."""
+    pending: list[PluginError] = []
+    token = _deferred.set(pending)
+    try:
+        yield
+    finally:
+        _deferred.reset(token)
+    if len(pending) == 1:
+        raise pending[0]
+    if pending:
+        cls = PluginVersionError if all(isinstance(e, PluginVersionError) for e in pending) else PluginError
+        err = cls(f"{len(pending)} tensorplug plugins failed to load:\n"
+                  + "\n".join(f"- {e}" for e in pending), plugin=pending[0].plugin)
+        raise err from pending[0].__cause__
 
 
 # -- the register callables handed to hooks --------------------------------------------------
 def _checked(kind: type, target: Callable[..., Any], hook: str) -> Callable[..., Any]:
-    def register(config: Any, *, override: bool = False, priority: int = 0) -> Any:
+    def register(config: Any, *, override: bool = False, priority: int | None = None) -> Any:
         if not isinstance(config, kind):
             raise RegistrationError(
                 f"{hook} passed a {type(config).__name__} to register(); it takes a {kind.__name__}."
             )
+        if priority is None:  # the target's default (for a backend: its config's priority)
+            return target(config, override=override)
         return target(config, override=override, priority=priority)
     return register
 
@@ -128,7 +160,7 @@ def _registrar(hook: str, backend_name: str | None = None) -> Callable[..., Any]
     if hook == "tensorplug_ops":
         return _checked(_ops.OpConfig, _ops.register_op, hook)
 
-    def register_kernel(config: Any, *, override: bool = False, priority: int = 0) -> Any:
+    def register_kernel(config: Any, *, override: bool = False, priority: int | None = None) -> Any:
         if isinstance(config, _kernels.KernelConfig) and config.backend_name != backend_name:
             raise RegistrationError(
                 f"tensorplug_kernels was called for backend '{backend_name}' but registered a kernel "
@@ -211,9 +243,10 @@ def _kernels_for(info: PluginInfo, backend_name: str) -> None:
 
 
 def _on_backend_start(backend_name: str) -> None:
-    for info in list(_state.plugins.values()):
-        if info.active:
-            _kernels_for(info, backend_name)
+    with _deferring_strict_errors():
+        for info in list(_state.plugins.values()):
+            if info.active:
+                _kernels_for(info, backend_name)
 
 
 def _admit(info: PluginInfo, module: Any) -> bool:
@@ -235,6 +268,15 @@ def _admit(info: PluginInfo, module: Any) -> bool:
             "Fix the hook implementations (names and arguments must match tensorplug's hookspecs).")
         _report(info, "registration with pluggy", exc, fix)
         return False
+    unknown = sorted(c.name for c in _state.pm.get_hookcallers(module) or () if c.spec is None)
+    if unknown:  # a misspelled hook would otherwise be silently ignored
+        _state.pm.unregister(module)
+        known = [n for n in dir(hookspecs) if n.startswith("tensorplug_")]
+        hints = [f"'{n}' (did you mean {difflib.get_close_matches(n, known, n=1)[0]!r}?)"
+                 if difflib.get_close_matches(n, known, n=1) else f"'{n}'" for n in unknown]
+        _report(info, "registration with pluggy", f"it implements unknown hook(s) {', '.join(hints)}",
+                f"Implement only tensorplug's hooks: {', '.join(known)}.")
+        return False
     info.active = True
     return True
 
@@ -249,28 +291,34 @@ def load_plugins() -> None:
         _state.loaded = True
         if os.environ.get(ENV_DISABLE, "").lower() not in ("", "0", "false", "no"):
             return
-        from importlib_metadata import entry_points
+        with _deferring_strict_errors():
+            _load_entry_points()
 
-        admitted = []
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            dist = getattr(ep, "dist", None)
-            info = PluginInfo(ep.name, distribution=dist.name if dist else None,
-                              version=dist.version if dist else None)
-            if ep.name in _state.plugins:
-                _report(info, "discovery", f"the plugin name '{ep.name}' is already taken by "
-                        f"{_state.plugins[ep.name].distribution}", "Rename one entry point.")
-                continue
-            _state.plugins[ep.name] = info
-            try:
-                module = ep.load()
-            except Exception as exc:
-                _report(info, "import", exc, f"Fix or reinstall {info.distribution or 'the plugin'}, "
-                        "or uninstall it; the other plugins keep working.")
-                continue
-            info.module = module
-            if _admit(info, module):
-                admitted.append(info)
-        _activate(admitted)
+
+def _load_entry_points() -> None:
+    """Import, admit and activate every entry point of the group, each plugin isolated."""
+    from importlib_metadata import entry_points
+
+    admitted = []
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist = getattr(ep, "dist", None)
+        info = PluginInfo(ep.name, distribution=dist.name if dist else None,
+                          version=dist.version if dist else None)
+        if ep.name in _state.plugins:
+            _report(info, "discovery", f"the plugin name '{ep.name}' is already taken by "
+                    f"{_state.plugins[ep.name].distribution}", "Rename one entry point.")
+            continue
+        _state.plugins[ep.name] = info
+        try:
+            module = ep.load()
+        except Exception as exc:
+            _report(info, "import", exc, f"Fix or reinstall {info.distribution or 'the plugin'}, "
+                    "or uninstall it; the other plugins keep working.")
+            continue
+        info.module = module
+        if _admit(info, module):
+            admitted.append(info)
+    _activate(admitted)
 
 
 def register_plugin(plugin: ModuleType | object, name: str | None = None) -> PluginInfo:

@@ -2,8 +2,9 @@
 
 A slot (e.g. ``("MatMul", "numpy")``) holds a stack of registrations ordered by priority; the
 last one is active. Registering the identical config again is a no-op. A different config at
-the same priority is an error naming both sources, unless it says ``override=True``; a
-different priority decides without error (higher wins). Removing the active one makes the one
+the same priority is an error naming both sources, unless it says ``override=True`` (then it
+is above the plain registrations of its priority, whichever came first); a different priority
+decides without error (higher wins). Removing the active one makes the one
 beneath it active again, which is how unregistering a plugin restores the core default.
 """
 
@@ -70,11 +71,14 @@ class SlotTable(Generic[C]):
         override: bool = False,
     ) -> Registration[C]:
         source = source or current_source()
-        stack = self.stacks.setdefault(key, [])
+        stack = self.stacks.get(key, [])
         for reg in stack:
             if reg.config == config:
                 return reg  # identical re-registration: a no-op
-        clash = [r for r in stack if r.priority == priority]
+        # An override outranks the plain registrations of its priority whatever the order they
+        # come in (plugins load in name order), so only a plain one clashing with a plain one
+        # is an error.
+        clash = [r for r in stack if r.priority == priority and not r.override]
         if clash and not override:
             other = clash[-1]
             raise RegistrationError(
@@ -85,7 +89,8 @@ class SlotTable(Generic[C]):
             )
         reg = Registration(config, source, priority, override, next(_seq))
         stack.append(reg)
-        stack.sort(key=lambda r: (r.priority, r.seq))
+        stack.sort(key=lambda r: (r.priority, r.override, r.seq))
+        self.stacks[key] = stack
         self.active[key] = stack[-1].config
         self.version += 1
         return reg

@@ -31,8 +31,9 @@ KernelFunc = Callable[[tuple[Any, ...], dict[str, Any], Any], Any]
 class KernelConfig:
     """The implementation of one kernel name for one backend.
 
-    ``setup_func(backend)`` runs when the backend starts (or at registration if it already
-    has); ``dispose_func(backend)`` when the kernel is unregistered or the backend disposed.
+    ``setup_func(backend)`` runs when the backend starts (or when the kernel becomes the active
+    one of its slot on a started backend); ``dispose_func(backend)`` when it stops being active
+    (unregistered, or shadowed by an override) or the backend is disposed.
     """
 
     kernel_name: str
@@ -68,17 +69,28 @@ def register_kernel(config: KernelConfig, *, override: bool = False, priority: i
     key = (config.kernel_name, config.backend_name)
     before = KERNELS.active.get(key)
     reg = KERNELS.add(key, config, override=override, priority=priority)
-    if KERNELS.active.get(key) is config and before is not config:
-        for listener in _lifecycle_listeners:
-            listener(config, "setup")
+    _active_changed(before, KERNELS.active.get(key))
     return reg
 
 
 def unregister_kernel(kernel_name: str, backend_name: str, source: str | None = None) -> None:
     """Remove the active kernel of the slot (or `source`'s); the one beneath becomes active."""
-    reg = KERNELS.remove((kernel_name, backend_name), source)
+    key = (kernel_name, backend_name)
+    before = KERNELS.active.get(key)
+    KERNELS.remove(key, source)
+    _active_changed(before, KERNELS.active.get(key))
+
+
+def _active_changed(before: KernelConfig | None, after: KernelConfig | None) -> None:
+    """Only a slot's active kernel is set up on a started backend: the one that stops being
+    active (shadowed or unregistered) is disposed, the one that becomes active is set up."""
+    if before is after:
+        return
     for listener in _lifecycle_listeners:
-        listener(reg.config, "dispose")
+        if before is not None:
+            listener(before, "dispose")
+        if after is not None:
+            listener(after, "setup")
 
 
 def get_kernel(kernel_name: str, backend_name: str) -> KernelConfig:

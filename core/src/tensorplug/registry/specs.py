@@ -40,7 +40,8 @@ def get_kernel_spec(name: str) -> KernelSpec:
 
 
 def spec_not_found(name: str) -> KernelSpecNotFoundError:
-    close = difflib.get_close_matches(str(name), [str(k) for k in SPECS.active], n=3)
+    names = {str(k).lower(): str(k) for k in SPECS.active}
+    close = [names[c] for c in difflib.get_close_matches(str(name).lower(), list(names), n=3)]
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return KernelSpecNotFoundError(
         f"No kernel spec named '{name}'.{hint} Declare it with "

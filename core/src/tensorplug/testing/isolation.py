@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import Any
 
 from .. import backend as _backend
 from .._state import state
@@ -12,10 +13,12 @@ from ..registry import gradients as _gradients
 from ..registry import kernels as _kernels
 from ..registry import ops as _ops
 from ..registry import specs as _specs
+from ..registry._slots import CORE_SOURCE, SlotTable
 
-__all__ = ["isolated_registries"]
+__all__ = ["isolated_registries", "fresh_plugin_discovery"]
 
-_TABLES = (_specs.SPECS, _kernels.KERNELS, _gradients.GRADIENTS, _ops.OPS, _backend.BACKENDS)
+_TABLES: tuple[SlotTable[Any], ...] = (
+    _specs.SPECS, _kernels.KERNELS, _gradients.GRADIENTS, _ops.OPS, _backend.BACKENDS)
 
 
 @contextlib.contextmanager
@@ -37,8 +40,8 @@ def isolated_registries() -> Iterator[None]:
     try:
         yield
     finally:
-        for name in list(_backend._instances):
-            if name not in instances:
+        for name, backend in list(_backend._instances.items()):
+            if instances.get(name) is not backend:  # started (or restarted) inside the block
                 with contextlib.suppress(Exception):
                     _backend.dispose_backend(name)
         for table, snap in zip(_TABLES, snaps):
@@ -58,3 +61,30 @@ def isolated_registries() -> Iterator[None]:
         for name, info in plugins.items():
             info.active = plugin_active[name]
         _manager._state.problems[:] = problems
+
+
+@contextlib.contextmanager
+def fresh_plugin_discovery() -> Iterator[None]:
+    """An isolated block in which tensorplug is as if no plugin had been loaded in this process:
+    the registries hold only the core's entries, no backend is started, and the next backend
+    use scans the entry points again (under the environment variables set by then). For tests
+    of plugin discovery; everything is restored on exit."""
+    with isolated_registries():
+        saved = _manager._state
+        for name in list(_backend._instances):
+            with contextlib.suppress(Exception):
+                _backend.dispose_backend(name)
+        for table in _TABLES:
+            stacks = {k: [r for r in v if r.source == CORE_SOURCE] for k, v in table.stacks.items()}
+            stacks = {k: v for k, v in stacks.items() if v}
+            table.restore((stacks, {k: v[-1].config for k, v in stacks.items()}))
+        _manager._state = _manager._State()
+        _backend._default_name = None
+        state.backend = None
+        try:
+            yield
+        finally:
+            for name in list(_backend._instances):
+                with contextlib.suppress(Exception):
+                    _backend.dispose_backend(name)
+            _manager._state = saved

@@ -1,0 +1,171 @@
+"""dtypes and type promotion: the Python Array API standard within a kind (checked against
+array_api_strict, the reference implementation), bool < int32 < int64 < float32 < float64
+across kinds, and weak Python scalars."""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+
+import array_api_strict as xp
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from tensorplug.dtypes import ALL_DTYPES, as_dtype, result_type, scalar_dtype
+
+ORDER = [tp.bool, tp.int32, tp.int64, tp.float32, tp.float64]
+XP = {tp.bool: xp.bool, tp.int32: xp.int32, tp.int64: xp.int64,
+      tp.float32: xp.float32, tp.float64: xp.float64}
+PAIRS = list(itertools.product(ORDER, ORDER))
+
+
+def _ones(dtype):
+    return tp.ones((2,), dtype=dtype)
+
+
+def _ids(pairs):
+    return [f"{a.name}-{b.name}" for a, b in pairs]
+
+
+def test_the_five_dtypes():
+    assert tuple(ORDER) == ALL_DTYPES
+    assert [d.name for d in ORDER] == ["bool", "int32", "int64", "float32", "float64"]
+    assert [d.kind for d in ORDER] == ["bool", "int", "int", "float", "float"]
+    assert [d.itemsize for d in ORDER] == [1, 4, 8, 4, 8]
+    assert tp.bool is tp.bool_
+    assert repr(tp.float32) == "tp.float32"
+    assert tp.float64.is_floating and tp.int32.is_integer and tp.bool.is_bool
+    assert not tp.int64.is_floating
+
+
+@pytest.mark.parametrize("dtype", ORDER, ids=lambda d: d.name)
+def test_dtypes_pickle_to_themselves(dtype):
+    assert pickle.loads(pickle.dumps(dtype)) is dtype
+
+
+def test_as_dtype_accepts_names_numpy_dtypes_and_python_types():
+    assert as_dtype("int32") is tp.int32 and as_dtype(np.float64) is tp.float64
+    assert as_dtype(np.dtype("bool")) is tp.bool and as_dtype(tp.int64) is tp.int64
+    assert as_dtype(float) is tp.float32 and as_dtype(int) is tp.int64 and as_dtype(bool) is tp.bool
+    with pytest.raises(tp.DTypeError, match=r"dtype complex128 is not supported by tensorplug; supported "
+                       r"dtypes are bool, int32, int64, float32, float64\. Convert the data first"):
+        as_dtype("complex128")
+    with pytest.raises(TypeError, match=r"dtype str is not supported"):
+        as_dtype(str)
+
+
+def test_default_dtypes_of_python_and_numpy_data():
+    assert tp.asarray(1.0).dtype is tp.float32
+    assert tp.asarray([1, 2]).dtype is tp.int64
+    assert tp.asarray(True).dtype is tp.bool
+    assert tp.asarray(np.float64(1.0)).dtype is tp.float64  # numpy data keeps its dtype
+    assert tp.asarray(np.array([1], dtype=np.int32)).dtype is tp.int32
+    assert tp.asarray(np.array([1], dtype=np.float16)).dtype is tp.float32  # widened
+    assert tp.asarray(np.array([1], dtype=np.uint8)).dtype is tp.int32
+    assert tp.asarray([1, 2], dtype=tp.float64).dtype is tp.float64
+    with pytest.raises(tp.DTypeError, match=r"dtype complex128 is not supported by tensorplug"):
+        tp.asarray(np.array([1j]))
+
+
+# -- tensor with tensor ----------------------------------------------------------------------
+@pytest.mark.parametrize("a, b", PAIRS, ids=_ids(PAIRS))
+def test_promotion_table(a, b):
+    expected = ORDER[max(ORDER.index(a), ORDER.index(b))]
+    assert result_type(a, b) is expected
+    assert result_type(b, a) is expected
+
+
+SAME_KIND = [(a, b) for a, b in PAIRS if a.kind == b.kind]
+
+
+@pytest.mark.parametrize("a, b", SAME_KIND, ids=_ids(SAME_KIND))
+def test_promotion_within_a_kind_matches_array_api_strict(a, b):
+    reference = xp.result_type(XP[a], XP[b])
+    assert XP[result_type(a, b)] == reference
+    x, y = xp.ones((2,), dtype=XP[a]), xp.ones((2,), dtype=XP[b])
+    if a.kind == "bool":
+        assert XP[tp.logical_and(_ones(a), _ones(b)).dtype] == xp.logical_and(x, y).dtype
+    else:
+        assert XP[(_ones(a) + _ones(b)).dtype] == (x + y).dtype
+
+
+def test_array_api_strict_leaves_promotion_across_kinds_open():
+    """Which is why tensorplug's table decides it (bool < ints < floats, as JAX and PyTorch)."""
+    for a, b in PAIRS:
+        if a.kind != b.kind:
+            with pytest.raises(TypeError):
+                xp.result_type(XP[a], XP[b])
+
+
+@pytest.mark.parametrize("a, b", [p for p in PAIRS if p != (tp.bool, tp.bool)],
+                         ids=_ids([p for p in PAIRS if p != (tp.bool, tp.bool)]))
+def test_ops_promote_by_the_table(a, b):
+    expected = result_type(a, b)
+    assert (_ones(a) + _ones(b)).dtype is expected
+    assert tp.multiply(_ones(a), _ones(b)).dtype is expected
+    assert tp.maximum(_ones(a), _ones(b)).dtype is expected
+    assert (_ones(a) < _ones(b)).dtype is tp.bool
+    assert tp.where(_ones(tp.bool), _ones(a), _ones(b)).dtype is expected
+
+
+def test_result_type_of_several_dtypes_and_of_none():
+    assert result_type(tp.int32, tp.bool, tp.int64) is tp.int64
+    assert result_type(tp.float32) is tp.float32
+    with pytest.raises(tp.DTypeError, match="result_type needs at least one dtype"):
+        result_type()
+
+
+# -- weak Python scalars ---------------------------------------------------------------------
+SCALARS = [True, 1, 1.5]
+
+
+def _strict_scalar_result(dtype, scalar):
+    """array_api_strict's dtype for `dtype` array (op) Python `scalar`, None where it refuses."""
+    arr = xp.ones((2,), dtype=XP[dtype])
+    try:
+        return (arr & scalar if dtype is tp.bool else arr * scalar).dtype
+    except TypeError:
+        return None
+
+
+WEAK_CASES = [(d, s) for d in ORDER for s in SCALARS if _strict_scalar_result(d, s) is not None]
+
+
+def test_the_standard_defines_weak_scalars_for_seven_combinations():
+    assert [(d.name, type(s).__name__) for d, s in WEAK_CASES] == [
+        ("bool", "bool"), ("int32", "int"), ("int64", "int"),
+        ("float32", "int"), ("float32", "float"), ("float64", "int"), ("float64", "float")]
+
+
+@pytest.mark.parametrize("dtype, scalar", WEAK_CASES,
+                         ids=[f"{d.name}-{type(s).__name__}" for d, s in WEAK_CASES])
+def test_weak_scalars_match_array_api_strict(dtype, scalar):
+    reference = _strict_scalar_result(dtype, scalar)
+    assert XP[scalar_dtype(scalar, dtype)] == reference
+    ours = (_ones(dtype) & scalar) if dtype is tp.bool else (_ones(dtype) * scalar)
+    assert XP[ours.dtype] == reference
+    ours_reflected = (scalar & _ones(dtype)) if dtype is tp.bool else (scalar * _ones(dtype))
+    assert XP[ours_reflected.dtype] == reference
+
+
+def test_weak_scalars_explicit_cases():
+    i32, f32 = _ones(tp.int32), _ones(tp.float32)
+    assert (i32 + 1).dtype is tp.int32  # the int scalar takes the tensor's dtype
+    assert (1 + i32).dtype is tp.int32
+    assert (i32 + 1.5).dtype is tp.float32  # a float scalar with an int tensor: the default float
+    assert (i32 + 1.5).tolist() == [2.5, 2.5]
+    assert (_ones(tp.int64) * 0.5).dtype is tp.float32
+    assert (f32 + 1.0).dtype is tp.float32 and (f32 + 1).dtype is tp.float32
+    assert (_ones(tp.float64) + 1.0).dtype is tp.float64
+    assert (_ones(tp.bool) + 1).dtype is tp.int64  # bool meets an int: the default int
+    assert (_ones(tp.bool) * 1.5).dtype is tp.float32
+    assert (i32 + True).dtype is tp.int32
+    assert (tp.asarray(2, dtype=tp.int32) ** 2).dtype is tp.int32
+    assert (i32 / 2).dtype is tp.float32  # true division of ints: the default float
+
+
+def test_scalar_dtype_refuses_non_numbers():
+    assert scalar_dtype(3) is tp.int64 and scalar_dtype(3.0) is tp.float32 and scalar_dtype(False) is tp.bool
+    with pytest.raises(tp.DTypeError, match=r"cannot use a str as a tensor value"):
+        scalar_dtype("3", tp.float32)
