@@ -8,7 +8,6 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 from __future__ import annotations
 
 from ._version import API_VERSION, __version__
-
 from .registry._slots import CORE_SOURCE, registering_as
 
 # Order matters: specs first (ops look their kernels up at import), then Tensor (its
@@ -20,7 +19,7 @@ from .tensor import Tensor  # isort: skip
 with registering_as(CORE_SOURCE):
     from . import gradients  # noqa: F401  (registers the core's default gradients)
 
-from . import dtypes, extend
+from . import dtypes, extend, nn, ops, random
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .dtypes import DType, bool_, float32, float64, int32, int64
@@ -37,8 +36,15 @@ from .errors import (
     ShapeError,
     TensorplugError,
 )
-from .ops import *  # noqa: F403
-from .ops import __all__ as _ops_all
+
+# the op families one by one (not `from .ops import *`) so that type checkers see every op
+from .ops import asarray, astype, to_backend
+from .ops.creation import *  # noqa: F403
+from .ops.elementwise import *  # noqa: F403
+from .ops.indexing import *  # noqa: F403
+from .ops.linalg import *  # noqa: F403
+from .ops.manipulation import *  # noqa: F403
+from .ops.reductions import *  # noqa: F403
 from .variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
@@ -46,10 +52,10 @@ bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __all__ = [
     "__version__", "API_VERSION",
     "Tensor", "Variable", "DType", "bool", "bool_", "int32", "int64", "float32", "float64",
-    "dtypes", "extend", "run_kernel",
+    "dtypes", "extend", "nn", "random", "run_kernel",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
-    *_ops_all,
 ]
+__all__ += ops.__all__

@@ -1,20 +1,32 @@
 """tensorplug's public ops, one module per family. Ops added by plugins are reachable here
-too, as ``tp.ops.<name>`` (looked up in the op registry on attribute access)."""
+too, as ``tp.ops.<name>`` (looked up in the op registry on attribute access). The ``nn`` and
+``random`` families are public as the namespaces ``tp.nn`` and ``tp.random``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..registry import ops as _op_registry
+from . import creation, elementwise, indexing, linalg, manipulation, reductions
 from ._convert import asarray, astype, to_backend
 from .creation import *  # noqa: F403
-from .creation import __all__ as _creation
 from .elementwise import *  # noqa: F403
-from .elementwise import __all__ as _elementwise
+from .indexing import *  # noqa: F403
+from .indexing import getitem  # Tensor.__getitem__; tp.ops.getitem, not tp.getitem
+from .linalg import *  # noqa: F403
+from .manipulation import *  # noqa: F403
+from .reductions import *  # noqa: F403
 
-__all__ = ["asarray", "astype", "to_backend", *_creation, *_elementwise]
+# `+=` of each family's __all__ (not a computed list) lets type checkers see every op.
+__all__ = ["asarray", "astype", "to_backend"]
+__all__ += creation.__all__
+__all__ += elementwise.__all__
+__all__ += reductions.__all__
+__all__ += manipulation.__all__
+__all__ += linalg.__all__
+__all__ += indexing.__all__
 
-_op_registry._reserved.update(__all__)
+_op_registry._reserved.update(__all__, ["getitem"])
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,315 @@
+"""Shape-manipulation ops (Python Array API names): reshape, permute_dims, matrix_transpose,
+broadcast_to, broadcast_arrays, concat, stack, unstack, expand_dims, squeeze, flip, roll,
+moveaxis, tile, repeat, and numpy's pad."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import DTypeError, ShapeError
+from ..tensor import Tensor
+from ._axes import axes_for, axis_for, broadcast_for, prod, promote_all
+from ._convert import asarray, caller
+
+__all__ = [
+    "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "matrix_transpose",
+    "moveaxis", "pad", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile",
+    "unstack",
+]
+
+_RESHAPE = caller("Reshape")
+_TRANSPOSE = caller("Transpose")
+_BROADCAST_TO = caller("BroadcastTo")
+_CONCAT = caller("Concat")
+_STACK = caller("Stack")
+_PAD = caller("Pad")
+_STRIDED_SLICE = caller("StridedSlice")
+_GATHER = caller("Gather")
+
+Shape = Sequence[int]
+
+
+def _ints(op: str, what: str, values: Any) -> tuple[int, ...]:
+    if isinstance(values, int) and not isinstance(values, bool):
+        values = (values,)
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise DTypeError(f"{op}: {what} must be an int or a sequence of ints, got {values!r}.") from None
+
+
+def reshape(x: Any, /, shape: int | Shape, *, copy: bool | None = None) -> Tensor:
+    """The elements of x (C order) in a new shape; one entry may be -1 (inferred). `copy` is
+    accepted for the Array API and ignored (tensors are immutable)."""
+    x = asarray(x)
+    old = x.shape
+    new = list(_ints("reshape", "shape", shape))
+    size = prod(old)
+    unknown = [i for i, d in enumerate(new) if d == -1]
+    known = prod(d for d in new if d != -1)
+    if len(unknown) > 1 or any(d < -1 for d in new):
+        raise ShapeError(f"reshape: shape {tuple(new)} is invalid; sizes must be >= 0, with at most "
+                         "one -1.")
+    if unknown:
+        if known == 0 or size % known:
+            raise ShapeError(f"reshape: cannot reshape {size} elements (shape {old}) into "
+                             f"{tuple(new)}; the -1 cannot be inferred.")
+        new[unknown[0]] = size // known
+    elif known != size:
+        raise ShapeError(f"reshape: cannot reshape {size} elements (shape {old}) into {tuple(new)} "
+                         f"({known} elements); the sizes must multiply to {size}.")
+    target = tuple(new)
+    if target == old:
+        return x
+    return _RESHAPE((x,), {"shape": target})
+
+
+def permute_dims(x: Any, /, axes: Shape) -> Tensor:
+    """x with its axes permuted: output axis i is input axis axes[i]."""
+    x = asarray(x)
+    ndim = x.ndim
+    perm = _ints("permute_dims", "axes", axes)
+    if len(perm) != ndim:
+        raise ShapeError(f"permute_dims: axes {perm} has {len(perm)} entries for a {ndim}-d input "
+                         f"(shape {x.shape}); give a permutation of all {ndim} axes.")
+    norm = tuple(axis_for("permute_dims", a, ndim) for a in perm)
+    if sorted(norm) != list(range(ndim)):
+        raise ShapeError(f"permute_dims: axes {perm} is not a permutation of the {ndim} axes of "
+                         f"shape {x.shape}; each axis must appear exactly once.")
+    if norm == tuple(range(ndim)):
+        return x
+    return _TRANSPOSE((x,), {"perm": norm})
+
+
+def matrix_transpose(x: Any, /) -> Tensor:
+    """x with its last two axes swapped (a stack of transposed matrices)."""
+    x = asarray(x)
+    ndim = x.ndim
+    if ndim < 2:
+        raise ShapeError(f"matrix_transpose needs at least 2 dimensions, got shape {x.shape}; "
+                         "use reshape or expand_dims to make a matrix.")
+    return _TRANSPOSE((x,), {"perm": (*range(ndim - 2), ndim - 1, ndim - 2)})
+
+
+def broadcast_to(x: Any, /, shape: Shape) -> Tensor:
+    """x broadcast to `shape` (numpy rules)."""
+    x = asarray(x)
+    target = _ints("broadcast_to", "shape", shape)
+    if len(target) < x.ndim or broadcast_for("broadcast_to", x.shape, target) != target:
+        raise ShapeError(f"broadcast_to: cannot broadcast shape {x.shape} to {target}; each axis of "
+                         "x must be 1 or equal the target size (aligned from the right).")
+    if target == x.shape:
+        return x
+    return _BROADCAST_TO((x,), {"shape": target})
+
+
+def broadcast_arrays(*arrays: Any) -> list[Tensor]:
+    """The arrays broadcast against each other (dtypes unchanged)."""
+    tensors = [asarray(a) for a in arrays]
+    shape = broadcast_for("broadcast_arrays", *(t.shape for t in tensors))
+    return [broadcast_to(t, shape) for t in tensors]
+
+
+def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Tensor:
+    """The arrays joined along an existing axis (flattened first if axis is None); dtypes promote."""
+    if isinstance(arrays, Tensor) or not len(arrays):
+        raise ShapeError("concat takes a non-empty sequence (list or tuple) of arrays.")
+    tensors, _ = promote_all(arrays)
+    if axis is None:
+        tensors = [reshape(t, (-1,)) for t in tensors]
+        axis = 0
+    first = tensors[0].shape
+    if not first:
+        raise ShapeError("concat cannot join 0-d tensors (they have no axis); use stack, or "
+                         "axis=None.")
+    a = axis_for("concat", axis, len(first))
+    for i, t in enumerate(tensors):
+        s = t.shape
+        if len(s) != len(first) or any(p != q for k, (p, q) in enumerate(zip(s, first)) if k != a):
+            raise ShapeError(f"concat: array {i} has shape {s}, which does not match array 0's "
+                             f"shape {first} outside axis {a}; all other sizes must be equal.")
+    if len(tensors) == 1:
+        return tensors[0]
+    return _CONCAT(tuple(tensors), {"axis": a})
+
+
+def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Tensor:
+    """The arrays (all of one shape) joined along a new axis at position `axis`; dtypes promote."""
+    if isinstance(arrays, Tensor) or not len(arrays):
+        raise ShapeError("stack takes a non-empty sequence (list or tuple) of arrays.")
+    tensors, _ = promote_all(arrays)
+    first = tensors[0].shape
+    for i, t in enumerate(tensors):
+        if t.shape != first:
+            raise ShapeError(f"stack needs arrays of one shape; array {i} has shape {t.shape}, "
+                             f"array 0 has {first}.")
+    a = axis_for("stack", axis, len(first) + 1)
+    return _STACK(tuple(tensors), {"axis": a})
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple[Tensor, ...]:
+    """The slices of x along `axis`, as a tuple of tensors (one fewer dimension each)."""
+    x = asarray(x)
+    shape = x.shape
+    if not shape:
+        raise ShapeError("unstack needs at least one dimension, got a 0-d tensor.")
+    a = axis_for("unstack", axis, len(shape))
+    out_shape = shape[:a] + shape[a + 1:]
+    full = [(0, d, 1) for d in shape]
+    parts = []
+    for i in range(shape[a]):
+        full[a] = (i, i + 1, 1)
+        part = _STRIDED_SLICE((x,), {"slices": tuple(full)})
+        parts.append(_RESHAPE((part,), {"shape": out_shape}))
+    return tuple(parts)
+
+
+def expand_dims(x: Any, /, axis: int | Shape = 0) -> Tensor:
+    """x with size-1 axes inserted at `axis` (positions in the output; negative allowed)."""
+    x = asarray(x)
+    shape = x.shape
+    added = len(axis) if isinstance(axis, (list, tuple)) else 1
+    axes = axes_for("expand_dims", axis, len(shape) + added)
+    out = list(shape)
+    for a in axes:
+        out.insert(a, 1)
+    return _RESHAPE((x,), {"shape": tuple(out)})
+
+
+def squeeze(x: Any, /, axis: int | Shape | None = None) -> Tensor:
+    """x without the size-1 axes `axis` (all size-1 axes if None); other sizes are an error."""
+    x = asarray(x)
+    shape = x.shape
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(shape) if d == 1)
+    else:
+        axes = axes_for("squeeze", axis, len(shape))
+        bad = [a for a in axes if shape[a] != 1]
+        if bad:
+            raise ShapeError(f"squeeze: axis {bad[0]} of shape {shape} has size {shape[bad[0]]}, "
+                             "not 1; only size-1 axes can be removed.")
+    if not axes:
+        return x
+    return _RESHAPE((x,), {"shape": tuple(d for i, d in enumerate(shape) if i not in axes)})
+
+
+def flip(x: Any, /, *, axis: int | Shape | None = None) -> Tensor:
+    """x with the order of elements reversed along `axis` (all axes if None)."""
+    x = asarray(x)
+    shape = x.shape
+    axes = axes_for("flip", axis, len(shape))
+    if not any(shape[a] > 1 for a in axes):
+        return x
+    slices = tuple((d - 1, -1, -1) if i in axes and d > 0 else (0, d, 1) for i, d in enumerate(shape))
+    return _STRIDED_SLICE((x,), {"slices": slices})
+
+
+def roll(x: Any, /, shift: int | Shape, *, axis: int | Shape | None = None) -> Tensor:
+    """x with elements shifted by `shift` along `axis`, wrapping around (flattened if None)."""
+    x = asarray(x)
+    if axis is None:
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
+    shifts = _ints("roll", "shift", shift)
+    axes = _ints("roll", "axis", axis)
+    if len(shifts) != len(axes):
+        shifts = shifts * len(axes) if len(shifts) == 1 else shifts
+        if len(shifts) != len(axes):
+            raise ShapeError(f"roll: shift {shift!r} and axis {axis!r} must have the same length.")
+    out = x
+    shape = x.shape
+    if not shape:
+        raise ShapeError("roll: a 0-d input has no axis to roll along; use axis=None.")
+    for s, ax in zip(shifts, axes):
+        a = axis_for("roll", ax, len(shape))
+        d = shape[a]
+        k = s % d if d else 0
+        if k:
+            head = [(0, n, 1) for n in shape]
+            tail = list(head)
+            head[a], tail[a] = (d - k, d, 1), (0, d - k, 1)
+            out = _CONCAT((_STRIDED_SLICE((out,), {"slices": tuple(head)}),
+                           _STRIDED_SLICE((out,), {"slices": tuple(tail)})), {"axis": a})
+    return out
+
+
+def moveaxis(x: Any, source: int | Shape, destination: int | Shape, /) -> Tensor:
+    """x with axes `source` moved to positions `destination` (others keep their order)."""
+    x = asarray(x)
+    ndim = x.ndim
+    src = [axis_for("moveaxis", a, ndim) for a in _ints("moveaxis", "source", source)]
+    dst = [axis_for("moveaxis", a, ndim) for a in _ints("moveaxis", "destination", destination)]
+    if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ShapeError(f"moveaxis: source {source!r} and destination {destination!r} must name "
+                         "the same number of distinct axes.")
+    order = [a for a in range(ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, order)
+
+
+def _pad_pairs(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
+    arr = np.asarray(pad_width)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise DTypeError(f"pad: pad_width must hold ints, got {pad_width!r}.")
+    arr = arr.astype(np.int64)
+    pair = arr.ndim == 1 and arr.shape[0] in (1, 2)
+    per_axis = arr.ndim == 2 and arr.shape[0] in (1, ndim) and arr.shape[1] in (1, 2)
+    if arr.ndim == 0 or pair or per_axis:
+        arr = np.broadcast_to(arr, (ndim, 2))
+    else:
+        raise ShapeError(f"pad: pad_width {pad_width!r} does not fit a {ndim}-d input; give an int, "
+                         f"a (before, after) pair, or {ndim} pairs.")
+    if (arr < 0).any():
+        raise ShapeError(f"pad: pad widths must be >= 0, got {pad_width!r}.")
+    return tuple((int(lo), int(hi)) for lo, hi in arr)
+
+
+def pad(x: Any, /, pad_width: Any, constant_values: bool | int | float = 0) -> Tensor:
+    """x padded with `constant_values`; pad_width is an int, a (before, after) pair, or one
+    pair per axis (numpy's forms)."""
+    x = asarray(x)
+    pairs = _pad_pairs(pad_width, x.ndim)
+    if not any(lo or hi for lo, hi in pairs):
+        return x
+    return _PAD((x,), {"pad_width": pairs, "constant_value": float(constant_values)})
+
+
+def tile(x: Any, repetitions: Shape, /) -> Tensor:
+    """x repeated `repetitions[i]` times along each axis (aligned from the right)."""
+    x = asarray(x)
+    reps = _ints("tile", "repetitions", repetitions)
+    if any(r < 0 for r in reps):
+        raise ShapeError(f"tile: repetitions {reps} must be >= 0.")
+    ndim = max(len(reps), x.ndim)
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    interleaved = tuple(v for d in shape for v in (1, d))
+    spread = tuple(v for r, d in zip(reps, shape) for v in (r, d))
+    out = broadcast_to(reshape(x, interleaved), spread)
+    return reshape(out, tuple(r * d for r, d in zip(reps, shape)))
+
+
+def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
+    """Each element of x repeated `repeats` times (an int, or one count per element) along
+    `axis` (the flattened input if None)."""
+    x = asarray(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    shape = x.shape
+    a = axis_for("repeat", axis, len(shape))
+    counts = np.asarray(repeats.numpy() if isinstance(repeats, Tensor) else repeats)
+    if counts.dtype.kind not in "iub" or (counts < 0).any():
+        raise DTypeError(f"repeat: repeats must be non-negative ints, got {repeats!r}.")
+    if counts.ndim == 0:
+        r = int(counts)
+        out = broadcast_to(expand_dims(x, a + 1), shape[:a + 1] + (r,) + shape[a + 1:])
+        return reshape(out, shape[:a] + (shape[a] * r,) + shape[a + 1:])
+    if counts.shape != (shape[a],):
+        raise ShapeError(f"repeat: repeats has shape {counts.shape}; it must be an int or have one "
+                         f"count per element of axis {a} (size {shape[a]}).")
+    indices = np.repeat(np.arange(shape[a], dtype=np.int64), counts)
+    return _GATHER((x, asarray(indices)), {"axis": a})

@@ -1,0 +1,137 @@
+"""Neural-network ops (JAX / TF.js conventions), public as ``tp.nn``: relu, sigmoid, softmax,
+log_softmax, logsumexp, one_hot, softmax_cross_entropy, sparse_softmax_cross_entropy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import as_dtype, bool_, float32
+from ..errors import DTypeError, IndexOutOfRangeError, ShapeError
+from ..tensor import Tensor
+from ._axes import axes_for, axis_for, detached
+from ._convert import asarray, astype, caller, to_float
+from .elementwise import abs as _abs
+from .elementwise import add, equal, exp, log, multiply, negative, sigmoid, subtract, where
+from .manipulation import squeeze
+from .reductions import max as _max
+from .reductions import mean as _mean
+from .reductions import sum as _sum
+
+__all__ = ["log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "softmax",
+           "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
+
+_RELU = caller("Relu")
+_SOFTMAX = caller("Softmax")
+_LOG_SOFTMAX = caller("LogSoftmax")
+_ONE_HOT = caller("OneHot")
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def relu(x: Any, /) -> Tensor:
+    """max(x, 0) elementwise (integer inputs keep their dtype)."""
+    x = asarray(x)
+    if x._dtype is bool_:
+        raise DTypeError("relu does not accept bool tensors; cast first, e.g. x.astype(tp.float32).")
+    return _RELU((x,), {})
+
+
+def _normalizer(op: str, call: Any, x: Any, axis: int) -> Tensor:
+    x = to_float(x)
+    if not x.ndim:
+        raise ShapeError(f"{op} needs at least one dimension to normalize over, got a 0-d tensor.")
+    return call((x,), {"axis": axis_for(op, axis, x.ndim)})
+
+
+def softmax(x: Any, /, axis: int = -1) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis`, computed stably; float result."""
+    return _normalizer("softmax", _SOFTMAX, x, axis)
+
+
+def log_softmax(x: Any, /, axis: int = -1) -> Tensor:
+    """x - logsumexp(x) along `axis`, computed stably; float result."""
+    return _normalizer("log_softmax", _LOG_SOFTMAX, x, axis)
+
+
+def logsumexp(x: Any, /, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+    """log(sum(exp(x))) over `axis` (all axes if None), stable for large |x|; float result."""
+    x = to_float(x)
+    axes = axes_for("logsumexp", axis, x.ndim)
+    if not axes:
+        return x
+    # the shift is a constant for autodiff; infinite maxima shift by 0 (JAX's rule)
+    m = detached(_max(x, axis=axes, keepdims=True))
+    m = where(equal(_abs(m), float("inf")), 0.0, m)
+    out = add(log(_sum(exp(subtract(x, m)), axis=axes, keepdims=True)), m)
+    return out if keepdims else squeeze(out, axes)
+
+
+def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float = 1.0,
+            off_value: float = 0.0) -> Tensor:
+    """Rows of `depth` values, on_value at each index and off_value elsewhere (indices outside
+    [0, depth) give rows of off_value); shape indices.shape + (depth,)."""
+    idx = asarray(indices)
+    if idx._dtype.kind != "int":
+        raise DTypeError(f"one_hot: indices must be integers, got {idx._dtype.name}; cast them with "
+                         ".astype(tp.int64).")
+    depth = int(depth)
+    if depth < 0:
+        raise ShapeError(f"one_hot: depth must be >= 0, got {depth}.")
+    return _ONE_HOT((idx,), {"depth": depth, "on_value": float(on_value),
+                             "off_value": float(off_value), "dtype": as_dtype(dtype)})
+
+
+def _check_reduction(op: str, reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ShapeError(f"{op}: reduction={reduction!r} is not one of "
+                         f"{', '.join(repr(r) for r in _REDUCTIONS)}.")
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return _mean(loss)
+    if reduction == "sum":
+        return _sum(loss)
+    return loss
+
+
+def softmax_cross_entropy(labels: Any, logits: Any, *, axis: int = -1,
+                          reduction: str = "mean") -> Tensor:
+    """-sum(labels * log_softmax(logits), axis), labels being one-hot rows or probabilities of
+    the logits' shape; reduced by 'mean' (over the remaining axes), 'sum' or 'none'."""
+    _check_reduction("softmax_cross_entropy", reduction)
+    logits = to_float(logits)
+    labels = astype(labels, logits._dtype)
+    if labels.shape != logits.shape:
+        raise ShapeError(f"softmax_cross_entropy: labels have shape {labels.shape} but logits have "
+                         f"{logits.shape}; they must be equal (use sparse_softmax_cross_entropy for "
+                         "integer class labels).")
+    loss = negative(_sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis))
+    return _reduce(loss, reduction)
+
+
+def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "mean") -> Tensor:
+    """-log_softmax(logits)[..., labels] for integer class labels of shape logits.shape[:-1]
+    (classes on the last axis); reduced by 'mean', 'sum' or 'none'."""
+    _check_reduction("sparse_softmax_cross_entropy", reduction)
+    logits = to_float(logits)
+    labels = asarray(labels)
+    if labels._dtype.kind != "int":
+        raise DTypeError(f"sparse_softmax_cross_entropy: labels must be integer class indices, got "
+                         f"{labels._dtype.name}; for one-hot or probability labels use "
+                         "softmax_cross_entropy.")
+    if not logits.ndim or labels.shape != logits.shape[:-1]:
+        raise ShapeError(f"sparse_softmax_cross_entropy: labels have shape {labels.shape} and logits "
+                         f"{logits.shape}; labels must have the logits' shape without the last "
+                         "(class) axis.")
+    classes = logits.shape[-1]
+    host = np.asarray(labels.numpy())
+    if host.size and (host.min() < 0 or host.max() >= classes):
+        bad = host.min() if host.min() < 0 else host.max()
+        raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range for "
+                                   f"{classes} classes (valid: 0..{classes - 1}).")
+    picked = multiply(one_hot(labels, classes, dtype=logits._dtype), log_softmax(logits, axis=-1))
+    return _reduce(negative(_sum(picked, axis=-1)), reduction)
+

@@ -1,0 +1,207 @@
+"""Reduction ops (Python Array API names): sum, prod, max, min, mean, var, std, argmax,
+argmin, cumulative_sum, cumulative_prod, any, all.
+
+``axis`` is None (all axes), an int or a tuple of ints (negative allowed); ``axis=()``
+reduces nothing. Sum and prod of bool or integer inputs give int64, mean/var/std of integer
+inputs give the default float dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dtypes import as_dtype, bool_, int32, int64
+from ..errors import DTypeError, ShapeError
+from ..tensor import Tensor
+from ._axes import axes_for, axis_for
+from ._axes import prod as _prod  # `prod` is the op below
+from ._convert import asarray, astype, caller, to_float
+from .creation import full
+from .elementwise import divide, equal, greater, logical_not, multiply, sqrt, square, subtract
+
+__all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin",
+           "cumulative_sum", "cumulative_prod", "any", "all"]
+
+_SUM = caller("Sum")
+_PROD = caller("Prod")
+_MAX = caller("Max")
+_MIN = caller("Min")
+_ARGMAX = caller("ArgMax")
+_ARGMIN = caller("ArgMin")
+_CUMSUM = caller("Cumsum")
+_CUMPROD = caller("Cumprod")
+_PAD = caller("Pad")
+
+
+def _accumulated(x: Tensor, dtype: Any) -> Tensor:
+    """x cast to `dtype`, or (None) to the dtype sums and products of x have."""
+    if dtype is not None:
+        return astype(x, as_dtype(dtype))
+    return astype(x, int64) if x._dtype in (bool_, int32) else x
+
+
+def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Tensor:
+    x = _accumulated(asarray(x), dtype)
+    axes = axes_for(op, axis, x.ndim)
+    if not axes:
+        return x
+    return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
+
+
+def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,  # noqa: A001
+        keepdims: bool = False) -> Tensor:
+    """Sum over `axis` (all axes if None); bool and integer inputs give int64."""
+    return _accumulate("sum", _SUM, x, axis, dtype, keepdims)
+
+
+def prod(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,
+         keepdims: bool = False) -> Tensor:
+    """Product over `axis` (all axes if None); bool and integer inputs give int64."""
+    return _accumulate("prod", _PROD, x, axis, dtype, keepdims)
+
+
+def _extremum(op: str, call: Any, x: Any, axis: Any, keepdims: bool) -> Tensor:
+    x = asarray(x)
+    if x._dtype is bool_:
+        raise DTypeError(f"{op} does not accept bool tensors; use tp.any / tp.all, or cast with "
+                         "x.astype(tp.int32) first.")
+    shape = x.shape
+    axes = axes_for(op, axis, len(shape))
+    if not axes:
+        return x
+    empty = [a for a in axes if shape[a] == 0]
+    if empty:
+        raise ShapeError(f"{op}: cannot reduce over axis {empty[0]} of shape {shape}: it is empty "
+                         "and the maximum/minimum has no identity. Reduce over non-empty axes.")
+    return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
+
+
+def max(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        keepdims: bool = False) -> Tensor:
+    """Largest element over `axis` (all axes if None); empty axes are an error."""
+    return _extremum("max", _MAX, x, axis, keepdims)
+
+
+def min(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        keepdims: bool = False) -> Tensor:
+    """Smallest element over `axis` (all axes if None); empty axes are an error."""
+    return _extremum("min", _MIN, x, axis, keepdims)
+
+
+def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    return _prod(shape[a] for a in axes)
+
+
+def mean(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+    """Arithmetic mean over `axis`; integer and bool inputs give the default float dtype
+    (an empty reduction gives nan)."""
+    x = to_float(x)
+    axes = axes_for("mean", axis, x.ndim)
+    if not axes:
+        return x
+    total = _SUM((x,), {"axis": axes, "keepdims": bool(keepdims)})
+    n = _count(x.shape, axes)
+    return divide(total, float(n)) if n else multiply(total, float("nan"))
+
+
+def var(x: Any, /, *, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
+        keepdims: bool = False) -> Tensor:
+    """Variance over `axis`: sum of squared deviations / (N - correction); float result."""
+    return _var("var", x, axis, correction, keepdims)
+
+
+def _var(op: str, x: Any, axis: Any, correction: float, keepdims: bool) -> Tensor:
+    x = to_float(x)
+    axes = axes_for(op, axis, x.ndim)
+    deviations = square(subtract(x, mean(x, axis=axes, keepdims=True)))
+    total = _SUM((deviations,), {"axis": axes, "keepdims": bool(keepdims)}) if axes else deviations
+    dof = _count(x.shape, axes) - correction
+    return divide(total, float(dof)) if dof > 0 else multiply(total, float("nan"))
+
+
+def std(x: Any, /, *, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
+        keepdims: bool = False) -> Tensor:
+    """Standard deviation over `axis`: sqrt(var(x, axis, correction))."""
+    return sqrt(_var("std", x, axis, correction, keepdims))
+
+
+def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor:
+    x = asarray(x)
+    if x._dtype is bool_:
+        x = astype(x, int32)
+    shape = x.shape
+    if axis is None:
+        if 0 in shape:
+            raise ShapeError(f"{op}: the input of shape {shape} is empty; there is no index to "
+                             "return. Check the input or reduce a non-empty axis.")
+        return call((x,), {"axis": None, "keepdims": bool(keepdims)})
+    if not shape and type(axis) is int and axis in (0, -1):
+        return full((), 0, int64)  # the only index of a 0-d input (numpy allows axis 0)
+    a = axis_for(op, axis, len(shape))
+    if shape[a] == 0:
+        raise ShapeError(f"{op}: axis {axis} of shape {shape} is empty; there is no index to "
+                         "return. Reduce a non-empty axis.")
+    return call((x,), {"axis": a, "keepdims": bool(keepdims)})
+
+
+def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    """Index (int64) of the first maximum along `axis`, or in the flattened input if None."""
+    return _arg("argmax", _ARGMAX, x, axis, keepdims)
+
+
+def argmin(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    """Index (int64) of the first minimum along `axis`, or in the flattened input if None."""
+    return _arg("argmin", _ARGMIN, x, axis, keepdims)
+
+
+def _cumulative(op: str, call: Any, initial: float, x: Any, axis: int | None, dtype: Any,
+                include_initial: bool) -> Tensor:
+    x = _accumulated(asarray(x), dtype)
+    shape = x.shape
+    if not shape:
+        raise ShapeError(f"{op} needs an input with at least one dimension, got a 0-d tensor; "
+                         "reshape it to (1,) first.")
+    if axis is None:
+        if len(shape) != 1:
+            raise ShapeError(f"{op}: axis=None is only allowed for 1-d inputs, got shape {shape}; "
+                             "pass the axis to accumulate along.")
+        axis = 0
+    a = axis_for(op, axis, len(shape))
+    out = call((x,), {"axis": a, "exclusive": False, "reverse": False})
+    if include_initial:
+        pad = tuple((1, 0) if i == a else (0, 0) for i in range(len(shape)))
+        out = _PAD((out,), {"pad_width": pad, "constant_value": initial})
+    return out
+
+
+def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
+                   include_initial: bool = False) -> Tensor:
+    """Running sum along `axis` (None only for 1-d input); include_initial prepends a 0."""
+    return _cumulative("cumulative_sum", _CUMSUM, 0.0, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None,
+                    include_initial: bool = False) -> Tensor:
+    """Running product along `axis` (None only for 1-d input); include_initial prepends a 1."""
+    return _cumulative("cumulative_prod", _CUMPROD, 1.0, x, axis, dtype, include_initial)
+
+
+def any(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        keepdims: bool = False) -> Tensor:
+    """Whether any element along `axis` is true (non-zero); bool result, False when empty."""
+    x = astype(x, bool_)
+    axes = axes_for("any", axis, x.ndim)
+    if not axes:
+        return x
+    return greater(_SUM((x,), {"axis": axes, "keepdims": bool(keepdims)}), 0)
+
+
+def all(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+        keepdims: bool = False) -> Tensor:
+    """Whether every element along `axis` is true (non-zero); bool result, True when empty."""
+    x = astype(x, bool_)
+    axes = axes_for("all", axis, x.ndim)
+    if not axes:
+        return x
+    return equal(_SUM((logical_not(x),), {"axis": axes, "keepdims": bool(keepdims)}), 0)
+

@@ -1,0 +1,87 @@
+"""tp.random: shapes, dtypes, determinism per seed, value ranges and moments, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+
+SAMPLERS = [
+    ("uniform", lambda shape, **kw: tp.random.uniform(shape, **kw)),
+    ("normal", lambda shape, **kw: tp.random.normal(shape, **kw)),
+]
+IDS = [name for name, _ in SAMPLERS]
+
+
+def test_namespace():
+    assert set(tp.random.__all__) == {"uniform", "normal"}
+    assert "random" in tp.__all__ and "nn" in tp.__all__
+
+
+@pytest.mark.parametrize("name,sample", SAMPLERS, ids=IDS)
+@pytest.mark.parametrize(
+    "shape,expected", [((2, 3), (2, 3)), (4, (4,)), ((), ()), ((0, 5), (0, 5)), ([1], (1,))]
+)
+def test_shape_and_default_dtype(name, sample, shape, expected):
+    out = sample(shape, seed=0)
+    assert out.shape == expected
+    assert out.dtype is tp.float32
+
+
+@pytest.mark.parametrize("name,sample", SAMPLERS, ids=IDS)
+@pytest.mark.parametrize("dtype", [tp.float64, "float32", np.float64])
+def test_dtype(name, sample, dtype):
+    out = sample((3,), seed=1, dtype=dtype)
+    assert out.dtype is tp.dtypes.as_dtype(dtype)
+
+
+@pytest.mark.parametrize("name,sample", SAMPLERS, ids=IDS)
+def test_same_seed_same_values_other_seed_other_values(name, sample):
+    a, b, c = sample((100,), seed=7), sample((100,), seed=7), sample((100,), seed=8)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not np.array_equal(a.numpy(), c.numpy())
+
+
+def test_uniform_range_and_moments():
+    x = tp.random.uniform((20000,), seed=3, low=-2.0, high=4.0).numpy()
+    assert x.min() >= -2.0 and x.max() < 4.0
+    np.testing.assert_allclose(x.mean(), 1.0, atol=0.1)
+    np.testing.assert_allclose(x.var(), 36 / 12, rtol=0.05)
+
+
+def test_normal_moments():
+    x = tp.random.normal((20000,), seed=4, mean=3.0, stddev=0.5, dtype=tp.float64).numpy()
+    np.testing.assert_allclose(x.mean(), 3.0, atol=0.02)
+    np.testing.assert_allclose(x.std(), 0.5, rtol=0.05)
+
+
+@pytest.mark.parametrize("name,sample", SAMPLERS, ids=IDS)
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({}, TypeError, r"seed"),
+        ({"seed": None}, tp.DTypeError, r"seed must be an int, got None; pass an explicit seed"),
+        ({"seed": 1.5}, tp.DTypeError, r"seed must be an int, got 1.5"),
+        ({"seed": True}, tp.DTypeError, r"seed must be an int, got True"),
+        ({"seed": 0, "dtype": tp.int32}, tp.DTypeError, r"random values need a floating dtype, got int32"),
+        ({"seed": 0, "dtype": "complex64"}, tp.DTypeError, r"not supported"),
+    ],
+)
+def test_argument_errors(name, sample, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sample((2,), **kwargs)
+
+
+@pytest.mark.parametrize("name,sample", SAMPLERS, ids=IDS)
+def test_shape_errors(name, sample):
+    with pytest.raises(tp.ShapeError, match=rf"{name}: shape \(2, -1\) has a negative size"):
+        sample((2, -1), seed=0)
+    with pytest.raises(tp.ShapeError, match=rf"{name}: shape must be an int or a sequence of ints"):
+        sample((2.5,), seed=0)
+
+
+def test_seed_accepts_numpy_ints():
+    a = tp.random.uniform((3,), seed=np.int64(5))
+    b = tp.random.uniform((3,), seed=5)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
