@@ -233,12 +233,14 @@ def test_bad_axis_arg(op):
         op(F32, axis=-4)
 
 
-@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean"])
-@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+# the standard refuses an integer mean (tensorplug promotes it to the default float; tested above)
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    [(n, d) for n in ["sum", "prod", "max", "min", "mean"] for d in ["int32", "int64", "float32", "float64"]
+     if not (n == "mean" and d.startswith("int"))],
+)
 def test_result_dtype_matches_array_api_strict(name, dtype):
     data = np.arange(1, 7, dtype=dtype).reshape(2, 3)
-    if name == "mean" and dtype.startswith("int"):
-        pytest.skip("the standard refuses integer mean; tensorplug promotes to the default float")
     ref = getattr(xp, name)(xp.asarray(data), axis=0)
     out = getattr(tp, name)(data, axis=0)
     assert out.dtype.numpy == np.asarray(ref).dtype

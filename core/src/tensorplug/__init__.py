@@ -24,11 +24,13 @@ from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, vari
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .dtypes import DType, bool_, float32, float64, int32, int64
 from .engine import run_kernel
+from .jit import jit
 from .errors import (
     AutodiffError,
     BackendNotFoundError,
     DTypeError,
     GradientNotFoundError,
+    IndexOutOfRangeError,
     KernelError,
     KernelNotFoundError,
     PluginError,
@@ -52,10 +54,11 @@ bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __all__ = [
     "__version__", "API_VERSION",
     "Tensor", "Variable", "DType", "bool", "bool_", "int32", "int64", "float32", "float64",
-    "dtypes", "extend", "nn", "random", "run_kernel",
+    "dtypes", "extend", "nn", "random", "run_kernel", "jit",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
+    "IndexOutOfRangeError",
 ]
 __all__ += ops.__all__

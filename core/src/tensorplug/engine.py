@@ -97,23 +97,20 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
     get_backend = backend_var.get
     get_recorders = recorders_var.get
     single = len(spec.outputs) == 1
-    cached_backend: Any = None
-    cached_fn: Any = None
-    cached_version = -1
+    cache: tuple[Any, Any, int] = (None, None, -1)  # (backend, kernel function, registry version)
 
     def lookup(backend: Backend) -> Any:
-        nonlocal cached_backend, cached_fn, cached_version
+        nonlocal cache
         config = table.active.get((name, backend.name))
         if config is None:
             raise missing_kernel_error(name, backend.name)
-        cached_backend, cached_fn, cached_version = backend, config.kernel_func, table.version
-        return cached_fn
+        cache = (backend, config.kernel_func, table.version)
+        return config.kernel_func
 
     def call(inputs: tuple[Tensor, ...], attrs: Mapping[str, Any]) -> Any:
         backend = get_backend() or active_backend()
-        if backend is cached_backend and table.version == cached_version:
-            fn = cached_fn
-        else:
+        cached_backend, fn, version = cache
+        if backend is not cached_backend or version != table.version:
             fn = lookup(backend)
         if len(inputs) == 2:
             x, y = inputs
@@ -135,7 +132,7 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
                 t._backend = backend
             else:
                 outputs = tuple(wrap(o, backend) for o in out)
-        except TensorplugError:
+        except (TensorplugError, Warning):  # a warning here is one the user made an error (-W error)
             raise
         except Exception as exc:
             raise explain_failure(name, backend, inputs, attrs, exc) from exc

@@ -105,7 +105,7 @@ class KernelSpec:
                 except (ShapeError, DTypeError):
                     raise
                 except (TypeError, ValueError) as exc:
-                    raise ShapeError(
+                    raise (DTypeError if isinstance(exc, TypeError) else ShapeError)(
                         f"kernel '{self.name}': attribute '{a.name}'={value!r} is invalid: {exc}"
                     ) from exc
             out[a.name] = value

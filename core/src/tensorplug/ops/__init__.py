@@ -30,6 +30,8 @@ _op_registry._reserved.update(__all__, ["getitem"])
 
 
 def __getattr__(name: str) -> Any:
+    if name.startswith("_"):  # dunders and private names never trigger plugin discovery
+        raise AttributeError(name)
     from ..plugins.manager import load_plugins
 
     load_plugins()

@@ -86,7 +86,14 @@ def astype(x: Any, dtype: Any) -> Tensor:
 
 def scalar_tensor(value: Any, dtype: DType) -> Tensor:
     backend = state.backend or active_backend()
-    return wrap(backend.from_numpy(np.asarray(value, dtype=dtype.numpy)), backend, dtype)
+    try:
+        host = np.asarray(value, dtype=dtype.numpy)
+    except OverflowError:
+        raise DTypeError(
+            f"the Python scalar {value!r} does not fit in {dtype.name}; cast the tensor to a wider "
+            "dtype first, e.g. x.astype(tp.int64)."
+        ) from None
+    return wrap(backend.from_numpy(host), backend, dtype)
 
 
 def convert_pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:

@@ -1,6 +1,6 @@
-"""tensorplug's testing kit: registry isolation and a numerical gradient checker."""
+"""tensorplug's testing kit: a numerical gradient checker and registry isolation for tests."""
 
 from .gradcheck import check_gradients
-from .isolation import isolated_registries
+from .isolation import fresh_plugin_discovery, isolated_registries
 
-__all__ = ["check_gradients", "isolated_registries"]
+__all__ = ["check_gradients", "fresh_plugin_discovery", "isolated_registries"]

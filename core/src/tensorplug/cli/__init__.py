@@ -1,0 +1,42 @@
+"""The ``tensorplug`` command: ``tensorplug <subcommand> [options]``.
+
+Each subcommand is a module of this package with ``add_parser(subparsers)``, which registers
+its parser and sets ``handler`` (a function from the parsed arguments to an exit code) with
+``set_defaults``. Add a subcommand by adding its module to ``SUBCOMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Sequence
+
+from .._version import __version__
+
+__all__ = ["main", "build_parser", "SUBCOMMANDS"]
+
+SUBCOMMANDS = ("demo",)  # modules of tensorplug.cli, in the order `tensorplug --help` lists them
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tensorplug",
+        description="tensorplug: a tensor framework built for extension (ops, kernels, gradients "
+                    "and backends from plugins).",
+    )
+    parser.add_argument("--version", action="version", version=f"tensorplug {__version__}")
+    subparsers = parser.add_subparsers(title="commands", metavar="<command>")
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"{__name__}.{name}").add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:  # no subcommand: say what there is
+        parser.print_help()
+        return 0
+    return int(handler(args) or 0)

@@ -1,0 +1,128 @@
+"""``tensorplug demo``: train the 64-128-10 MLP on the digits and show what ran where."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import sys
+from typing import Any
+
+__all__ = ["add_parser", "run", "format_kernel_table"]
+
+INSTALL_HINT = "pip install 'tensorplug-core[demo]'"
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "demo", help="train a small MLP on the digits data and show which kernels ran where",
+        description="Train a 64-128-10 ReLU MLP with Adam on scikit-learn's bundled digits data "
+                    "(offline; fixed split), then print the test accuracy, the time per epoch and "
+                    "which kernels ran on which backend, registered by which plugin.",
+    )
+    p.add_argument("--epochs", type=_positive, default=30, help="training epochs (default: 30)")
+    p.add_argument("--batch-size", type=_positive, default=32, help="batch size (default: 32)")
+    p.add_argument("--seed", type=int, default=0, help="seed of weights and batch order (default: 0)")
+    p.add_argument("--backend", default=None,
+                   help="backend to run on (default: the highest-priority installed one)")
+    p.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's learning rate (default: 0.001)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("sklearn") is None:
+        print("tensorplug demo needs scikit-learn (for the digits data). Install the demo extras:\n"
+              f"    {INSTALL_HINT}", file=sys.stderr)
+        return 1
+
+    import tensorplug as tp
+    from tensorplug.extend import list_plugins
+
+    from .digits_mlp import load_digits_split, train
+
+    if args.backend is not None:
+        try:
+            tp.set_backend(args.backend)
+        except tp.TensorplugError as exc:
+            print(f"tensorplug demo: {exc}", file=sys.stderr)
+            return 1
+    data = load_digits_split()
+    backend = tp.get_backend()
+    print(f"tensorplug {tp.__version__}: 64-128-10 ReLU MLP, Adam(lr={args.learning_rate}), digits "
+          f"{len(data.y_train)} train / {len(data.y_test)} test, batch {args.batch_size}, "
+          f"seed {args.seed}, backend '{backend}'")
+
+    bar = _progress(args.epochs, disabled=args.no_progress)
+    try:
+        result = train(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed,
+                       learning_rate=args.learning_rate, data=data, on_epoch=bar.update)
+    finally:
+        bar.close()
+
+    ms = [s * 1e3 for s in result.epoch_seconds]
+    print(f"final training loss: {result.epoch_losses[-1]:.4f}")
+    print(f"test accuracy:       {result.test_accuracy:.4f}  ({len(data.y_test)} test images)")
+    print(f"time per epoch:      {statistics.median(ms):.1f} ms median, first {ms[0]:.1f} ms "
+          f"({result.steps_per_epoch} steps of forward, backward and Adam per epoch)")
+    if result.kernel_calls is not None:
+        plugins = {p.name: p for p in list_plugins()}
+        print()
+        print(format_kernel_table(result.kernel_calls.rows(), plugins))
+    return 0
+
+
+def format_kernel_table(rows: list[tuple[str, str, str, int]], plugins: dict[str, Any] | None = None) -> str:
+    """Rows of (kernel, backend, registered by, calls) as an aligned plain-text table; the
+    registering plugin's distribution and version are shown when known."""
+    plugins = plugins or {}
+    header = ("kernel", "backend", "registered by", "calls")
+    body = []
+    for kernel, backend, source, calls in rows:
+        info = plugins.get(source)
+        if info is not None and info.distribution and info.version:
+            if info.distribution == source:
+                source = f"{source} {info.version}"
+            else:
+                source = f"{source} ({info.distribution} {info.version})"
+        body.append((kernel, backend, source, f"{calls:,}"))
+    total = sum(r[3] for r in rows)
+    widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(4)]
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    rule = "  ".join("-" * w for w in widths)
+    title = f"Kernels run ({total:,} calls, {len(rows)} kernels):"
+    return "\n".join([title, line(header), rule, *(line(r) for r in body)])
+
+
+class _progress:
+    """A tqdm bar over epochs showing the loss (plain lines when tqdm is missing)."""
+
+    def __init__(self, epochs: int, disabled: bool) -> None:
+        self.epochs = epochs
+        self.disabled = disabled
+        self.bar: Any = None
+        if not disabled and importlib.util.find_spec("tqdm") is not None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=epochs, desc="training", unit="epoch", dynamic_ncols=True)
+
+    def update(self, epoch: int, loss: float) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
+            self.bar.update(1)
+        elif not self.disabled:
+            print(f"epoch {epoch + 1}/{self.epochs}  loss {loss:.4f}", flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -1,0 +1,162 @@
+"""The demo's model: a 64-128-10 ReLU MLP trained with Adam on scikit-learn's bundled digits.
+
+Written the way a user writes tensorplug code: Variables, ops from ``tp`` and ``tp.nn``, and
+``optimizer.minimize``. The data, initial weights and batch order come from numpy with fixed
+seeds, so the benchmarks can feed a hand-written numpy MLP exactly the same work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+import tensorplug as tp
+from tensorplug.optimizers import Adam
+from tensorplug.profiler import KernelCalls, count_kernels
+
+__all__ = ["Digits", "MLP", "Training", "TrainResult", "load_digits_split", "init_params",
+           "epoch_batches", "loss_fn", "train", "SPLIT_SEED", "SIZES"]
+
+SPLIT_SEED = 0  # the train/test split never changes; --seed moves weights and batch order
+TEST_FRACTION = 0.2
+SIZES = (64, 128, 10)
+
+
+@dataclass(frozen=True)
+class Digits:
+    """Standardized float32 features and int64 labels of the fixed split."""
+
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+
+
+def load_digits_split() -> Digits:
+    """The 1797 8x8 digits, split 80/20 (stratified, fixed seed), standardized with the
+    training set's mean and standard deviation. Needs scikit-learn (offline: the data ships
+    inside it)."""
+    from sklearn.datasets import load_digits
+
+    x, y = load_digits(return_X_y=True)
+    rng = np.random.default_rng(SPLIT_SEED)
+    test_idx = []
+    for label in np.unique(y):  # stratified: the same share of every digit in the test set
+        idx = rng.permutation(np.flatnonzero(y == label))
+        test_idx.append(idx[: int(round(len(idx) * TEST_FRACTION))])
+    test = np.sort(np.concatenate(test_idx))
+    train = np.setdiff1d(np.arange(len(y)), test)
+    mean = x[train].mean(axis=0)
+    std = x[train].std(axis=0)
+    std[std == 0] = 1.0  # pixels that are always blank
+    x = ((x - mean) / std).astype(np.float32)
+    y = y.astype(np.int64)
+    return Digits(x[train], y[train], x[test], y[test])
+
+
+def init_params(seed: int) -> dict[str, np.ndarray]:
+    """He-initialized weights and zero biases, float32, from numpy's generator."""
+    rng = np.random.default_rng(seed)
+    n_in, n_hidden, n_out = SIZES
+    return {
+        "w1": (rng.standard_normal((n_in, n_hidden)) * np.sqrt(2.0 / n_in)).astype(np.float32),
+        "b1": np.zeros(n_hidden, np.float32),
+        "w2": (rng.standard_normal((n_hidden, n_out)) * np.sqrt(2.0 / n_hidden)).astype(np.float32),
+        "b2": np.zeros(n_out, np.float32),
+    }
+
+
+def epoch_batches(n: int, batch_size: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Index arrays of one epoch: a fresh permutation cut into batches (the last may be short)."""
+    order = rng.permutation(n)
+    for start in range(0, n, batch_size):
+        yield order[start:start + batch_size]
+
+
+@dataclass
+class TrainResult:
+    test_accuracy: float
+    epoch_losses: list[float]
+    epoch_seconds: list[float]
+    backend: str
+    kernel_calls: KernelCalls | None = None
+    steps_per_epoch: int = 0
+
+
+class MLP:
+    """The model: tp.Variables and a forward function."""
+
+    def __init__(self, seed: int) -> None:
+        self.params = {name: tp.Variable(value) for name, value in init_params(seed).items()}
+
+    @property
+    def variables(self) -> list[tp.Variable]:
+        return list(self.params.values())
+
+    def __call__(self, x: tp.Tensor) -> tp.Tensor:
+        p = self.params
+        hidden = tp.nn.relu(x @ p["w1"] + p["b1"])
+        return hidden @ p["w2"] + p["b2"]
+
+
+def loss_fn(model: MLP, x: tp.Tensor, y: tp.Tensor) -> tp.Tensor:
+    """Mean cross-entropy of the model's logits against integer labels."""
+    return tp.nn.sparse_softmax_cross_entropy(y, model(x))  # reduction="mean"
+
+
+class Training:
+    """The demo's training run: model, Adam, and the batch order; ``epoch()`` is one pass over
+    the training set, ``test_accuracy()`` evaluates on the test set."""
+
+    def __init__(self, data: Digits, seed: int = 0, batch_size: int = 32,
+                 learning_rate: float = 1e-3) -> None:
+        self.data = data
+        self.batch_size = batch_size
+        self.model = MLP(seed)
+        self.optimizer = Adam(learning_rate)
+        self.rng = np.random.default_rng(seed)
+        self.steps_per_epoch = math.ceil(len(data.y_train) / batch_size)
+
+    def step(self, x: tp.Tensor, y: tp.Tensor) -> tp.Tensor:
+        """One Adam step on a batch; returns the batch's loss."""
+        return self.optimizer.minimize(lambda: loss_fn(self.model, x, y), self.model.variables)
+
+    def epoch(self) -> float:
+        """One pass over the shuffled training set; returns the mean batch loss."""
+        d = self.data
+        losses = [self.step(tp.asarray(d.x_train[idx]), tp.asarray(d.y_train[idx]))
+                  for idx in epoch_batches(len(d.y_train), self.batch_size, self.rng)]
+        return float(np.mean([float(loss) for loss in losses]))
+
+    def test_accuracy(self) -> float:
+        logits = self.model(tp.asarray(self.data.x_test))
+        return float(np.mean(tp.argmax(logits, axis=-1).numpy() == self.data.y_test))
+
+
+def train(epochs: int = 30, batch_size: int = 32, seed: int = 0, learning_rate: float = 1e-3,
+          backend: str | None = None, data: Digits | None = None, profile: bool = True,
+          on_epoch: Callable[[int, float], None] | None = None) -> TrainResult:
+    """Train the MLP and measure it: test accuracy, mean loss and seconds per epoch, and (when
+    `profile`) the kernels that ran, per backend and registering plugin. `on_epoch(epoch,
+    loss)` is called after every epoch (the progress bar)."""
+    if backend is not None:
+        tp.set_backend(backend)
+    run = Training(load_digits_split() if data is None else data, seed, batch_size, learning_rate)
+    losses: list[float] = []
+    seconds: list[float] = []
+    calls: KernelCalls | None
+    with count_kernels() if profile else contextlib.nullcontext() as calls:
+        for epoch in range(epochs):
+            start = time.perf_counter()
+            losses.append(run.epoch())
+            seconds.append(time.perf_counter() - start)
+            if on_epoch is not None:
+                on_epoch(epoch, losses[-1])
+        acc = run.test_accuracy()
+    return TrainResult(test_accuracy=acc, epoch_losses=losses, epoch_seconds=seconds,
+                       backend=tp.get_backend(), kernel_calls=calls, steps_per_epoch=run.steps_per_epoch)

@@ -1,0 +1,258 @@
+"""The Optimizer base class: slot state per variable, ``minimize``, ``apply_gradients`` and a
+functional ``update`` over pytrees.
+
+A subclass gives the names of its slots and one pure update rule over tensors; the base class
+keeps the slots (on each variable's backend), counts steps and cuts the updates off from any
+recording tape (``tp.stop_gradient`` semantics: an optimizer step is never differentiated).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Literal, overload
+
+from .._state import state
+from ..autodiff import _tree
+from ..autodiff.api import stop_gradient, variable_grads
+from ..autodiff.tape import Tape
+from ..backend import backend_scope
+from ..errors import ShapeError, TensorplugError
+from ..ops.creation import zeros_like
+from ..tensor import Tensor
+from ..variable import Variable, _registry
+
+__all__ = ["Optimizer", "VariableNotFoundError", "LearningRate"]
+
+LearningRate = float | Callable[[int], float]
+Grads = Mapping[str, Any] | Iterable[tuple[Variable, Any]]
+
+
+class VariableNotFoundError(TensorplugError, LookupError):
+    """A gradient names a variable that does not exist (or is no longer alive)."""
+
+
+class Optimizer:
+    """Base class of tensorplug's optimizers (as TF.js core ships them).
+
+    Subclasses set ``slot_names`` and implement ``_update(param, grad, slots, hyper)`` with
+    ops, returning ``(new_param, new_slots)``; ``_hyper(step)`` gives the per-step Python
+    scalars (learning rate, bias corrections) the rule needs.
+    """
+
+    slot_names: tuple[str, ...] = ()
+
+    def __init__(self, learning_rate: LearningRate) -> None:
+        if not callable(learning_rate) and not float(learning_rate) > 0:
+            raise ValueError(f"{type(self).__name__}: learning_rate must be > 0, got {learning_rate!r}")
+        self.learning_rate = learning_rate
+        self.iterations = 0  # steps taken (apply_gradients or update calls)
+        # key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})
+        self._slots: dict[Hashable, tuple[Any, dict[str, Tensor]]] = {}
+        self._tree_structure: Any = None
+        # scalar tensors: constants per (dtype, backend, values); this step's per (dtype, backend)
+        self._constant_cache: dict[Hashable, dict[str, Tensor]] = {}
+        self._step_cache: dict[Hashable, dict[str, Tensor]] = {}
+        self._step_hyper: dict[str, float] = {}
+
+    # -- the rule subclasses write -------------------------------------------------------------
+    def _constants(self) -> dict[str, float]:
+        """Fixed hyperparameters ``_update`` uses, by name (turned into scalar tensors of each
+        parameter's dtype and backend once, not at every step)."""
+        return {}
+
+    def _hyper(self, step: int) -> dict[str, float]:
+        """Per-step scalars for ``_update`` (step counts from 1)."""
+        return {"lr": self.current_learning_rate(step)}
+
+    def _update(self, param: Tensor, grad: Tensor, slots: dict[str, Tensor],
+                scalars: Mapping[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+        """The new parameter and slots from the old ones and the gradient (all of the
+        parameter's dtype, on its backend); `scalars` holds ``_constants()`` and
+        ``_hyper(step)`` as scalar tensors of the same dtype and backend."""
+        raise NotImplementedError
+
+    def current_learning_rate(self, step: int | None = None) -> float:
+        """The learning rate for `step` (default: the next step); schedules are called with it."""
+        lr = self.learning_rate
+        step = self.iterations + 1 if step is None else step
+        return float(lr(step)) if callable(lr) else float(lr)
+
+    # -- the TF.js-style API -------------------------------------------------------------------
+    @overload
+    def minimize(self, loss_fn: Callable[[], Any], variables: Sequence[Variable] | None = None,
+                 return_loss: Literal[True] = True) -> Tensor: ...
+
+    @overload
+    def minimize(self, loss_fn: Callable[[], Any], variables: Sequence[Variable] | None = None,
+                 *, return_loss: Literal[False]) -> None: ...
+
+    def minimize(self, loss_fn: Callable[[], Any], variables: Sequence[Variable] | None = None,
+                 return_loss: bool = True) -> Tensor | None:
+        """Differentiate `loss_fn` (no arguments, scalar result) with respect to `variables`
+        (default: every trainable Variable), apply one update, and return the loss."""
+        vs = None if variables is None else list(variables)
+        loss, grads = variable_grads(loss_fn, vs)
+        if vs is None:
+            self.apply_gradients(grads)
+        else:
+            self.apply_gradients([(v, grads[v.name]) for v in vs])
+        return loss if return_loss else None
+
+    def apply_gradients(self, grads: Grads) -> None:
+        """One update of each variable from its gradient: `grads` is ``{variable name: grad}``
+        (what ``tp.variable_grads`` returns) or a sequence of ``(variable, grad)`` pairs. A
+        ``None`` gradient leaves its variable alone."""
+        pairs = self._pairs(grads)
+        self._next_step()
+        for var, g in pairs:
+            if g is None:
+                continue
+            slots = self._slots_for(var.name, var, var)
+            new, new_slots = self._step(var, g, slots)
+            var.assign(new)
+            self._slots[var.name] = (weakref.ref(var), new_slots)
+
+    # -- the functional (JAX-style) API --------------------------------------------------------
+    def update(self, params: Any, grads: Any) -> Any:
+        """New parameters from `params` and `grads`, two pytrees (nested lists, tuples, dicts) of
+        the same structure, e.g. what ``tp.grad`` returns for them. The slots live in the
+        optimizer, keyed by leaf position: use one optimizer per parameter tree."""
+        leaves, structure = _tree.flatten(params, _is_leaf)
+        g_leaves, g_structure = _tree.flatten(grads, _is_leaf)
+        if g_structure != structure:
+            raise ShapeError(f"{type(self).__name__}.update: params and grads have different "
+                             "structures; pass grads as tp.grad returns them for params.")
+        if self._tree_structure is None:
+            self._tree_structure = structure
+        elif structure != self._tree_structure:
+            raise ShapeError(f"{type(self).__name__}.update: the parameter tree changed structure since "
+                             "the first call; use a new optimizer for a new set of parameters.")
+        self._next_step()
+        out = []
+        for i, (p, g) in enumerate(zip(leaves, g_leaves)):
+            if g is None:
+                out.append(p)
+                continue
+            p = p if isinstance(p, Tensor) else _asarray(p)
+            key = ("leaf", i)
+            new, new_slots = self._step(p, g, self._slots_for(key, p, None))
+            self._slots[key] = (None, new_slots)
+            out.append(new)
+        return _tree.unflatten(structure, out)
+
+    # -- inspection ----------------------------------------------------------------------------
+    def get_slots(self, variable: Variable | str) -> dict[str, Tensor]:
+        """The slot tensors kept for a variable (empty before its first update)."""
+        name = variable if isinstance(variable, str) else variable.name
+        entry = self._slots.get(name)
+        return dict(entry[1]) if entry is not None else {}
+
+    def get_config(self) -> dict[str, Any]:
+        return {"learning_rate": self.learning_rate}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- internals -----------------------------------------------------------------------------
+    def _pairs(self, grads: Grads) -> list[tuple[Variable, Any]]:
+        if isinstance(grads, Mapping):
+            pairs = []
+            for name, g in grads.items():
+                var = _registry.get(name) if isinstance(name, str) else None
+                if var is None:
+                    raise VariableNotFoundError(
+                        f"{type(self).__name__}.apply_gradients: a gradient is given for variable "
+                        f"{name!r}, but no live Variable has that name. Pass the names "
+                        "tp.variable_grads returns, or (variable, gradient) pairs."
+                    )
+                pairs.append((var, g))
+            return pairs
+        pairs = []
+        for item in grads:
+            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], Variable)):
+                raise TypeError(
+                    f"{type(self).__name__}.apply_gradients takes a dict {{variable name: gradient}} "
+                    f"or (Variable, gradient) pairs; got an item of type {type(item).__name__}"
+                )
+            pairs.append((item[0], item[1]))
+        return pairs
+
+    def _slots_for(self, key: Hashable, like: Tensor, owner: Variable | None) -> dict[str, Tensor]:
+        entry = self._slots.get(key)
+        if entry is not None:
+            ref, slots = entry
+            # a variable of the same name created later gets fresh slots
+            if owner is None or (ref is not None and ref() is owner):
+                return slots
+        with _on_backend(like):
+            return {name: zeros_like(stop_gradient(like)) for name in self.slot_names}
+
+    def _next_step(self) -> None:
+        self.iterations += 1
+        self._step_hyper = self._hyper(self.iterations)
+        self._step_cache = {}
+
+    def _scalars(self, like: Tensor) -> dict[str, Tensor]:
+        """Constants and this step's hyperparameters as scalar tensors like `like` (run on its
+        backend)."""
+        key = (like._dtype, like._backend)
+        scalars = self._step_cache.get(key)
+        if scalars is None:
+            constants = self._constants()
+            ckey = (like._dtype, like._backend, tuple(constants.items()))
+            const_t = self._constant_cache.get(ckey)
+            if const_t is None:
+                const_t = self._constant_cache[ckey] = {
+                    k: _asarray(v, like._dtype) for k, v in constants.items()}
+            scalars = dict(const_t)
+            scalars.update({k: _asarray(v, like._dtype) for k, v in self._step_hyper.items()})
+            self._step_cache[key] = scalars
+        return scalars
+
+    def _step(self, param: Tensor, grad: Any, slots: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+        with _on_backend(param):
+            if _taping():  # cut the update off from the tape (slots are never watched)
+                p, g = stop_gradient(param), stop_gradient(grad)
+            else:
+                p, g = param, grad if isinstance(grad, Tensor) else _asarray(grad)
+            if g.shape != p.shape:
+                raise ShapeError(f"{type(self).__name__}: gradient of shape {g.shape} for a parameter "
+                                 f"of shape {p.shape}")
+            if g._dtype is not p._dtype:
+                g = g.astype(p._dtype)
+            return self._update(p, g, slots, self._scalars(p))
+
+
+class _on_backend:
+    """Run the block on the backend holding `t` (a no-op when it is the active one)."""
+
+    __slots__ = ("_t", "_scope")
+
+    def __init__(self, t: Tensor) -> None:
+        self._t = t
+        self._scope: Any = None
+
+    def __enter__(self) -> None:
+        if state.backend is not self._t._backend:
+            self._scope = backend_scope(self._t.backend)
+            self._scope.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._scope is not None:
+            self._scope.__exit__(*exc)
+
+
+def _taping() -> bool:
+    """Whether an autodiff tape is recording in this context (kernel counters do not count)."""
+    return any(isinstance(r, Tape) for r in state.tapes)
+
+
+def _is_leaf(x: Any) -> bool:
+    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
+
+
+def _asarray(x: Any, dtype: Any = None) -> Tensor:
+    from ..ops._convert import asarray
+    return asarray(x, dtype)
