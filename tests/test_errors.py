@@ -17,6 +17,7 @@ HIERARCHY = {
     "GradientNotFoundError": LookupError,
     "IndexOutOfRangeError": IndexError,
     "RegistrationError": ValueError,
+    "VariableNotFoundError": LookupError,
     "KernelError": RuntimeError,
     "AutodiffError": ValueError,
     "PluginError": RuntimeError,

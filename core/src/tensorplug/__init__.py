@@ -19,12 +19,11 @@ from .tensor import Tensor  # isort: skip
 with registering_as(CORE_SOURCE):
     from . import gradients  # noqa: F401  (registers the core's default gradients)
 
-from . import dtypes, extend, nn, ops, random
+from . import dtypes, extend, nn, ops, optimizers, random
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .dtypes import DType, bool_, float32, float64, int32, int64
 from .engine import run_kernel
-from .jit import jit
 from .errors import (
     AutodiffError,
     BackendNotFoundError,
@@ -37,7 +36,9 @@ from .errors import (
     RegistrationError,
     ShapeError,
     TensorplugError,
+    VariableNotFoundError,
 )
+from .jit import jit
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
 from .ops import asarray, astype, to_backend
@@ -54,11 +55,11 @@ bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __all__ = [
     "__version__", "API_VERSION",
     "Tensor", "Variable", "DType", "bool", "bool_", "int32", "int64", "float32", "float64",
-    "dtypes", "extend", "nn", "random", "run_kernel", "jit",
+    "dtypes", "extend", "nn", "optimizers", "random", "run_kernel", "jit",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
-    "IndexOutOfRangeError",
+    "IndexOutOfRangeError", "VariableNotFoundError",
 ]
 __all__ += ops.__all__

@@ -13,6 +13,7 @@ __all__ = [
     "IndexOutOfRangeError",
     "GradientNotFoundError",
     "RegistrationError",
+    "VariableNotFoundError",
     "KernelError",
     "AutodiffError",
     "PluginError",
@@ -51,6 +52,10 @@ class IndexOutOfRangeError(TensorplugError, IndexError):
 
 class GradientNotFoundError(TensorplugError, LookupError):
     """A kernel on the path of a gradient has no registered gradient."""
+
+
+class VariableNotFoundError(TensorplugError, LookupError):
+    """A gradient or update names a Variable that is not live (or not given to the optimizer)."""
 
 
 class RegistrationError(TensorplugError, ValueError):

@@ -17,7 +17,7 @@ from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import Tape
 from ..backend import backend_scope
-from ..errors import ShapeError, TensorplugError
+from ..errors import ShapeError, VariableNotFoundError
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
 from ..variable import Variable, _registry
@@ -28,16 +28,14 @@ LearningRate = float | Callable[[int], float]
 Grads = Mapping[str, Any] | Iterable[tuple[Variable, Any]]
 
 
-class VariableNotFoundError(TensorplugError, LookupError):
-    """A gradient names a variable that does not exist (or is no longer alive)."""
-
-
 class Optimizer:
     """Base class of tensorplug's optimizers (as TF.js core ships them).
 
-    Subclasses set ``slot_names`` and implement ``_update(param, grad, slots, hyper)`` with
-    ops, returning ``(new_param, new_slots)``; ``_hyper(step)`` gives the per-step Python
-    scalars (learning rate, bias corrections) the rule needs.
+    A new optimizer sets ``slot_names`` (state kept per variable, zero-initialized) and writes
+    ``_update(param, grad, slots, scalars)`` with ops, returning ``(new_param, new_slots)``;
+    ``_constants()`` and ``_hyper(step)`` name the Python scalars the rule needs (fixed ones,
+    and per-step ones such as the learning rate), which arrive in `scalars` as tensors of the
+    parameter's dtype and backend.
     """
 
     slot_names: tuple[str, ...] = ()
@@ -216,7 +214,7 @@ class Optimizer:
             if _taping():  # cut the update off from the tape (slots are never watched)
                 p, g = stop_gradient(param), stop_gradient(grad)
             else:
-                p, g = param, grad if isinstance(grad, Tensor) else _asarray(grad)
+                p, g = param, (grad if isinstance(grad, Tensor) else _asarray(grad))
             if g.shape != p.shape:
                 raise ShapeError(f"{type(self).__name__}: gradient of shape {g.shape} for a parameter "
                                  f"of shape {p.shape}")
