@@ -14,6 +14,8 @@ import tensorplug as tp
 from tensorplug.extend import find_gradient, list_kernel_specs
 from tensorplug.testing import check_gradients
 
+pytestmark = pytest.mark.usefixtures("core_gradients")  # the defaults, not plugin overrides
+
 
 def uniform(shape, lo=-2.0, hi=2.0, key="x"):
     """Deterministic float64 samples in [lo, hi), seeded by `key`."""

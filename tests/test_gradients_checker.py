@@ -11,6 +11,8 @@ import tensorplug as tp
 from tensorplug.extend import GradConfig, override_gradient
 from tensorplug.testing import check_gradients
 
+pytestmark = pytest.mark.usefixtures("core_gradients")  # the defaults, not plugin overrides
+
 
 def _exp_grad(scale):
     def grad_func(dy, saved, attrs):

@@ -13,6 +13,8 @@ import pytest
 import tensorplug as tp
 from tensorplug.testing import check_gradients
 
+pytestmark = pytest.mark.usefixtures("core_gradients")  # the defaults, not plugin overrides
+
 
 def uniform(shape, lo=-2.0, hi=2.0, key="x"):
     rng = np.random.default_rng(zlib.crc32(f"{key}{shape}".encode()))

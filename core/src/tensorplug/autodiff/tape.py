@@ -86,6 +86,23 @@ def _add(a: Tensor, b: Tensor) -> Tensor:
     return add(a, b)
 
 
+_plans: dict[Any, tuple[Any, tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _plan(config: Any) -> tuple[Any, tuple[int, ...], tuple[int, ...]]:
+    """(spec, positions of the saved inputs, positions of the saved outputs) of a gradient."""
+    plan = _plans.get(config)
+    if plan is None:
+        spec = get_kernel_spec(config.kernel_name)
+        if spec.variadic:  # saving the variadic input saves every tensor passed under it
+            ins: tuple[int, ...] = (-1,) if config.inputs_to_save else ()
+        else:
+            ins = tuple(spec.inputs.index(n) for n in config.inputs_to_save)
+        outs = tuple(spec.outputs.index(n) for n in config.outputs_to_save)
+        plan = _plans[config] = (spec, ins, outs)
+    return plan
+
+
 def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] | None]:
     """One thunk (or None) per input of `entry`."""
     dy: Any = dys[0] if len(dys) == 1 else tuple(dys)
@@ -100,8 +117,8 @@ def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] |
             )
         return [(lambda g=g: g) if g is not None else None for g in results]
     config = find_gradient(entry.name)
-    spec = get_kernel_spec(entry.name)
     if config is None:
+        spec = get_kernel_spec(entry.name)
         why = ("its kernel spec says it is not differentiable" if not spec.differentiable
                else "no gradient is registered for it")
         raise GradientNotFoundError(
@@ -110,11 +127,12 @@ def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] |
             "tensorplug.extend.register_gradient(GradConfig(...)), give the computation a gradient "
             "with tp.custom_grad, or cut the path with tp.stop_gradient."
         )
-    if spec.variadic:  # saving the variadic input saves every tensor passed under it
-        saved_inputs = entry.inputs if config.inputs_to_save else ()
+    spec, ins, outs = _plan(config)
+    inputs, outputs = entry.inputs, entry.outputs
+    if ins == (-1,):
+        saved = inputs + tuple(outputs[i] for i in outs)
     else:
-        saved_inputs = tuple(entry.inputs[spec.inputs.index(n)] for n in config.inputs_to_save)
-    saved = saved_inputs + tuple(entry.outputs[spec.outputs.index(n)] for n in config.outputs_to_save)
+        saved = tuple(inputs[i] for i in ins) + tuple(outputs[i] for i in outs)
     result = config.grad_func(dy, saved, entry.attrs)
     if not isinstance(result, Mapping):
         raise AutodiffError(
@@ -135,31 +153,52 @@ def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] |
     return [result.get(n) for n in spec.inputs]
 
 
-def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]) -> list[Tensor]:
-    """Gradients of `output` (weighted by `seed`) with respect to each of `sources`.
-
-    Only entries between the sources and the output take part: reached from a source through
-    floating tensors (a path through integers carries no gradient) and leading to the output.
-    """
-    reached = {id(s) for s in sources if _differentiable(s)}
+def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[Entry], set[int]]:
+    """The entries between the sources and the output, latest first, and the ids of the
+    tensors that need a gradient: reached from a source through floating tensors (a path
+    through integers carries no gradient) and leading to the output."""
+    reached = {id(s) for s in sources if s._dtype.kind == "float"}
     for entry in tape.entries:
-        if any(id(t) in reached for t in entry.inputs):
-            reached.update(id(o) for o in entry.outputs if _differentiable(o))
+        for t in entry.inputs:
+            if id(t) in reached:
+                for o in entry.outputs:
+                    if o._dtype.kind == "float":
+                        reached.add(id(o))
+                break
     needed = {id(output)}
     path = []
     for entry in reversed(tape.entries):
-        if any(id(o) in needed for o in entry.outputs):
-            inputs = [id(t) for t in entry.inputs if id(t) in reached]
-            if inputs:
-                path.append(entry)
-                needed.update(inputs)
+        for o in entry.outputs:
+            if id(o) in needed:
+                break
+        else:
+            continue
+        on_path = False
+        for t in entry.inputs:
+            if id(t) in reached:
+                needed.add(id(t))
+                on_path = True
+        if on_path:
+            path.append(entry)
+    return path, needed
+
+
+def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]) -> list[Tensor]:
+    """Gradients of `output` (weighted by `seed`) with respect to each of `sources`."""
+    path, needed = _path(tape, output, sources)
     grads: dict[int, Tensor] = {id(output): seed}
     for entry in path:
-        dys = [grads.get(id(o)) for o in entry.outputs]
-        if all(d is None for d in dys):
-            continue
-        dys = [d if d is not None else _zeros_like(o) for d, o in zip(dys, entry.outputs)]
-        thunks = _grads_of_entry(entry, dys)  # type: ignore[arg-type]
+        if len(entry.outputs) == 1:
+            d = grads.get(id(entry.outputs[0]))
+            if d is None:
+                continue
+            dys = [d]
+        else:
+            found = [grads.get(id(o)) for o in entry.outputs]
+            if all(d is None for d in found):
+                continue
+            dys = [d if d is not None else _zeros_like(o) for d, o in zip(found, entry.outputs)]
+        thunks = _grads_of_entry(entry, dys)
         for t, thunk in zip(entry.inputs, thunks):
             if id(t) not in needed:
                 continue
@@ -172,10 +211,11 @@ def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]
             if not isinstance(g, Tensor):
                 raise AutodiffError(f"the gradient of kernel '{entry.name}' returned a "
                                     f"{type(g).__name__}, not a Tensor")
-            if g.shape != t.shape:
+            g_shape, t_shape = g._backend.shape_of(g._data), t._backend.shape_of(t._data)
+            if g_shape != t_shape:
                 raise AutodiffError(
-                    f"the gradient of kernel '{entry.name}' returned shape {g.shape} for an input of "
-                    f"shape {t.shape}; a gradient must match its input's shape (reduce broadcast axes "
+                    f"the gradient of kernel '{entry.name}' returned shape {g_shape} for an input of "
+                    f"shape {t_shape}; a gradient must match its input's shape (reduce broadcast axes "
                     "with tensorplug.extend.unbroadcast)."
                 )
             if g._dtype is not t._dtype:

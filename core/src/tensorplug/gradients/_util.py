@@ -14,19 +14,22 @@ from ..tensor import Tensor
 __all__ = ["unbroadcast", "gradient", "kernel", "slice_axis", "permute", "inverse_permutation"]
 
 
+_SUM = make_caller(get_kernel_spec("Sum"))
+_RESHAPE = make_caller(get_kernel_spec("Reshape"))
+
+
 def unbroadcast(g: Tensor, shape: Sequence[int]) -> Tensor:
     """Sum `g` over the axes that broadcasting added or stretched, giving `shape`."""
-    from ..ops.manipulation import reshape
-    from ..ops.reductions import sum as sum_
-
     shape = tuple(shape)
-    if g.shape == shape:
+    g_shape = g._backend.shape_of(g._data)
+    if g_shape == shape:
         return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1
-    )
-    return reshape(sum_(g, axis=axes), shape) if axes else reshape(g, shape)
+    lead = len(g_shape) - len(shape)
+    stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and g_shape[lead + i] != 1)
+    if not stretched:  # only leading axes were added: one Sum gives the shape
+        return _SUM((g,), {"axis": tuple(range(lead)), "keepdims": False})
+    summed = _SUM((g,), {"axis": tuple(range(lead)) + stretched, "keepdims": True})
+    return _RESHAPE((summed,), {"shape": shape})
 
 
 def gradient(kernel_name: str, inputs: Sequence[str] = (),

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import ops as tp
+from ..ops._convert import caller
 from ..specs._rules import normalize_axes, normalize_axis
 from ..tensor import Tensor
 from ._util import gradient, inverse_permutation, kernel, permute
@@ -22,9 +23,16 @@ def _kept_shape(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
     return tuple(1 if i in axes else d for i, d in enumerate(shape))
 
 
+_RESHAPE = caller("Reshape")
+_BROADCAST_TO = caller("BroadcastTo")
+
+
 def _expand(g: Tensor, shape: tuple[int, ...], axes: Sequence[int]) -> Tensor:
     """A reduced tensor (with or without keepdims) broadcast back to the input `shape`."""
-    return tp.broadcast_to(tp.reshape(g, _kept_shape(shape, axes)), shape)
+    kept = _kept_shape(shape, axes)
+    if g.shape != kept:
+        g = _RESHAPE((g,), {"shape": kept})
+    return g if kept == shape else _BROADCAST_TO((g,), {"shape": shape})
 
 
 @gradient("Sum", inputs=("x",))

@@ -3,6 +3,7 @@ log_softmax, logsumexp, one_hot, softmax_cross_entropy, sparse_softmax_cross_ent
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from ._axes import axes_for, axis_for, detached
 from ._convert import asarray, astype, caller, to_float
 from .elementwise import abs as _abs
 from .elementwise import add, equal, exp, log, multiply, negative, sigmoid, subtract, where
-from .manipulation import squeeze
+from .manipulation import expand_dims, squeeze
 from .reductions import max as _max
 from .reductions import mean as _mean
 from .reductions import sum as _sum
@@ -89,12 +90,38 @@ def _check_reduction(op: str, reduction: str) -> None:
                          f"{', '.join(repr(r) for r in _REDUCTIONS)}.")
 
 
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return _mean(loss)
-    if reduction == "sum":
-        return _sum(loss)
-    return loss
+def _cross_entropy(labels: Tensor, logits: Tensor, axis: int, reduction: str,
+                   normalized: bool) -> Tensor:
+    """-sum(labels * log_softmax(logits), axis), reduced, with a fused gradient: d/dlogits is
+    softmax * sum(labels) - labels (sum(labels) == 1 when `normalized`), written with ops so
+    that it can be differentiated again."""
+    from ..autodiff.api import custom_grad  # autodiff sits above the ops
+
+    count = float(math.prod(d for i, d in enumerate(logits.shape) if i != axis % logits.ndim))
+
+    @custom_grad
+    def loss_of(lab: Tensor, lg: Tensor) -> tuple[Tensor, Any]:
+        ls = log_softmax(lg, axis=axis)
+        per_example = negative(_sum(multiply(lab, ls), axis=axis))
+        if reduction == "mean":
+            loss = multiply(_sum(per_example), 1.0 / count) if count else _mean(per_example)
+        elif reduction == "sum":
+            loss = _sum(per_example)
+        else:
+            loss = per_example
+
+        def grad_fn(dy: Tensor) -> tuple[Tensor, Tensor]:
+            scale = multiply(dy, 1.0 / count) if reduction == "mean" else dy
+            if reduction == "none":
+                scale = expand_dims(scale, axis=axis % lg.ndim)
+            probs = exp(ls)
+            if not normalized:
+                probs = multiply(probs, _sum(lab, axis=axis, keepdims=True))
+            return multiply(negative(ls), scale), multiply(subtract(probs, lab), scale)
+
+        return loss, grad_fn
+
+    return loss_of(labels, logits)  # type: ignore[no-any-return]
 
 
 def softmax_cross_entropy(labels: Any, logits: Any, *, axis: int = -1,
@@ -108,8 +135,8 @@ def softmax_cross_entropy(labels: Any, logits: Any, *, axis: int = -1,
         raise ShapeError(f"softmax_cross_entropy: labels have shape {labels.shape} but logits have "
                          f"{logits.shape}; they must be equal (use sparse_softmax_cross_entropy for "
                          "integer class labels).")
-    loss = negative(_sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis))
-    return _reduce(loss, reduction)
+    axis_for("softmax_cross_entropy", axis, logits.ndim)
+    return _cross_entropy(labels, logits, axis, reduction, normalized=False)
 
 
 def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "mean") -> Tensor:
@@ -132,6 +159,6 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
         bad = host.min() if host.min() < 0 else host.max()
         raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range for "
                                    f"{classes} classes (valid: 0..{classes - 1}).")
-    picked = multiply(one_hot(labels, classes, dtype=logits._dtype), log_softmax(logits, axis=-1))
-    return _reduce(negative(_sum(picked, axis=-1)), reduction)
+    return _cross_entropy(one_hot(labels, classes, dtype=logits._dtype), logits, -1, reduction,
+                          normalized=True)
 

@@ -6,11 +6,15 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..ops._convert import caller
 from ..ops.elementwise import sqrt
+from ..registry.kernels import KERNELS
 from ..tensor import Tensor
 from .optimizer import LearningRate, Optimizer
 
 __all__ = ["Adam"]
+
+_ADAM_UPDATE = caller("AdamUpdate")
 
 
 class Adam(Optimizer):
@@ -42,6 +46,14 @@ class Adam(Optimizer):
 
     def _update(self, param: Tensor, grad: Tensor, slots: dict[str, Tensor],
                 scalars: Mapping[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+        hyper = self._step_hyper
+        # the backend fuses the update; not under tp.jit, where the step's hyperparameters are
+        # traced tensors (not attributes) and the compiler fuses the ops below anyway
+        if ("AdamUpdate", param._backend.name) in KERNELS.active and isinstance(hyper["step_size"], float):
+            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]), {
+                "beta1": self.beta1, "beta2": self.beta2, "step_size": hyper["step_size"],
+                "epsilon_hat": hyper["epsilon_hat"]})
+            return p, {"m": m, "v": v}
         c = scalars
         m = slots["m"] * c["beta1"] + grad * c["one_minus_beta1"]
         v = slots["v"] * c["beta2"] + grad * grad * c["one_minus_beta2"]

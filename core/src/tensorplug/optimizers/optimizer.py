@@ -9,10 +9,12 @@ recording tape (``tp.stop_gradient`` semantics: an optimizer step is never diffe
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
 
-from .._state import state
+import numpy as np
+
+from .._state import jit_trace_var, state
 from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import Tape
@@ -51,7 +53,8 @@ class Optimizer:
         # scalar tensors: constants per (dtype, backend, values); this step's per (dtype, backend)
         self._constant_cache: dict[Hashable, dict[str, Tensor]] = {}
         self._step_cache: dict[Hashable, dict[str, Tensor]] = {}
-        self._step_hyper: dict[str, float] = {}
+        self._step_hyper: dict[str, Any] = {}
+        self._jit: _JitSteps | None = None  # while a tp.jit trace runs the optimizer
 
     # -- the rule subclasses write -------------------------------------------------------------
     def _constants(self) -> dict[str, float]:
@@ -189,8 +192,17 @@ class Optimizer:
 
     def _next_step(self) -> None:
         self.iterations += 1
-        self._step_hyper = self._hyper(self.iterations)
         self._step_cache = {}
+        trace = jit_trace_var.get()
+        if trace is not None:  # tp.jit: this step's hyperparameters come in as traced values
+            trace.touch(self)
+            jit = self._jit
+            assert jit is not None
+            jit.steps += 1
+            if jit.hyper is not None and jit.steps <= len(jit.hyper):
+                self._step_hyper = jit.hyper[jit.steps - 1]
+                return
+        self._step_hyper = self._hyper(self.iterations)
 
     def _scalars(self, like: Tensor) -> dict[str, Tensor]:
         """Constants and this step's hyperparameters as scalar tensors like `like` (run on its
@@ -220,7 +232,93 @@ class Optimizer:
                                  f"of shape {p.shape}")
             if g._dtype is not p._dtype:
                 g = g.astype(p._dtype)
-            return self._update(p, g, slots, self._scalars(p))
+            return self._update(p, g, slots, _LazyScalars(self, p))
+
+    # -- tp.jit state protocol (see tensorplug.jit) ---------------------------------------------
+    # The slots go in and come out of the compiled function; so do this call's per-step
+    # hyperparameters, computed on the host from the step count (schedules are host Python, as
+    # in eager steps). `memo` is the number of steps one call takes.
+    def _jit_state(self, memo: Any) -> tuple[Any, list[Any]]:
+        steps = memo or 0
+        keys = tuple(self._slots)
+        names = self.slot_names
+        leaves: list[Any] = [self._slots[k][1][n] for k in keys for n in names]
+        hyper_names: tuple[str, ...] = ()
+        for j in range(1, steps + 1):
+            hyper = self._hyper(self.iterations + j)
+            hyper_names = tuple(hyper)
+            leaves.extend(np.float64(v) for v in hyper.values())
+        return (keys, names, hyper_names, steps), leaves
+
+    def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:
+        snapshot = (self.iterations, dict(self._slots), self._step_hyper, self._step_cache,
+                    self._tree_structure, self._jit)
+        self._jit = _JitSteps()
+        if leaves is not None:
+            keys, names, hyper_names, steps = token
+            it = iter(leaves)
+            for k in keys:
+                self._slots[k] = (self._slots[k][0], {n: next(it) for n in names})
+            self._jit.hyper = [{n: next(it) for n in hyper_names} for _ in range(steps)]
+        return snapshot
+
+    def _jit_unbind(self, snapshot: Any) -> tuple[Any, Any]:
+        assert self._jit is not None
+        steps = self._jit.steps
+        written = None
+        if steps:
+            keys = tuple(self._slots)
+            refs = [self._slots[k][0] for k in keys]
+            leaves = [self._slots[k][1][n] for k in keys for n in self.slot_names]
+            written = ((keys, refs), leaves)
+        (self.iterations, self._slots, self._step_hyper, self._step_cache, self._tree_structure,
+         self._jit) = snapshot
+        return written, steps
+
+    def _jit_commit(self, token: Any, leaves: list[Tensor], memo: Any) -> None:
+        keys, refs = token
+        it = iter(leaves)
+        names = self.slot_names
+        for k, ref in zip(keys, refs):
+            self._slots[k] = (ref, {n: next(it) for n in names})
+        self.iterations += memo
+        self._step_cache = {}
+
+
+class _LazyScalars(Mapping[str, Tensor]):
+    """The optimizer's scalars as tensors like `like`, made on first use (a fused update
+    kernel needs none)."""
+
+    __slots__ = ("_optimizer", "_like", "_scalars")
+
+    def __init__(self, optimizer: Optimizer, like: Tensor) -> None:
+        self._optimizer, self._like = optimizer, like
+        self._scalars: dict[str, Tensor] | None = None
+
+    def _get(self) -> dict[str, Tensor]:
+        if self._scalars is None:
+            self._scalars = self._optimizer._scalars(self._like)
+        return self._scalars
+
+    def __getitem__(self, key: str) -> Tensor:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+class _JitSteps:
+    """An optimizer's steps during one tp.jit trace: how many, and the traced hyperparameters
+    of each (None while the trace only finds out what state it needs)."""
+
+    __slots__ = ("steps", "hyper")
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.hyper: list[dict[str, Tensor]] | None = None
 
 
 class _on_backend:

@@ -3,10 +3,10 @@
 Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the kernel name.
 """
 
-from . import creation, elementwise, indexing, linalg, manipulation, nn, reductions
+from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
-    "creation", "elementwise", "indexing", "linalg", "manipulation", "nn", "reductions",
+    "creation", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim", "reductions",
 ]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from tensorplug.extend import KernelConfig
 
-from . import creation, elementwise, indexing, linalg, manipulation, nn, reductions
+from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
 
-_FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, reductions)
+_FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions)
 
 
 def all_kernels(backend_name: str) -> list[KernelConfig]:
