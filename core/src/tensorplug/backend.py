@@ -15,7 +15,13 @@ import numpy as np
 
 from ._state import backend_var, state
 from .dtypes import DType, from_numpy_dtype
-from .errors import BackendNotFoundError, TensorplugError, TensorplugPluginWarning
+from .errors import (
+    BackendNotFoundError,
+    DeviceError,
+    PluginError,
+    TensorplugError,
+    TensorplugPluginWarning,
+)
 from .registry import kernels as _kernels
 from .registry._slots import SlotTable
 
@@ -60,11 +66,37 @@ class Backend:
         return tuple(native.shape)
 
     def device_of(self, native: Any) -> str:
+        """Where `native` lives, e.g. 'cpu' or 'gpu:1' (several devices for a sharded array)."""
         return "cpu"
 
+    def devices(self) -> list[str]:
+        """The devices this backend can place arrays on, by the names ``device_of`` uses."""
+        return ["cpu"]
+
+    def device_put(self, native: Any, where: Any) -> Any:
+        """`native` placed on `where`: a name from ``devices()``, or an object of the backend's
+        own (a device, a sharding). Backends with one device accept only its name."""
+        if where in self.devices():
+            return native
+        raise DeviceError(f"Backend '{self.name}' has no device {where!r}; its devices are "
+                          f"{self.devices()}.")
+
+    def set_default_device(self, where: Any) -> None:
+        """Place the arrays this backend creates from now on on `where` (as ``device_put``)."""
+        if where not in self.devices():
+            raise DeviceError(f"Backend '{self.name}' has no device {where!r}; its devices are "
+                              f"{self.devices()}.")
+
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any] | None:
-        """A compiled version of `fn`, or None when this backend cannot compile (tp.jit then
-        runs `fn` eagerly)."""
+        """A compiled version of `fn`, or None when this backend cannot compile (``tp.jit`` then
+        runs eagerly).
+
+        ``tp.jit`` hands over a pure function of lists of native arrays of this backend (numpy
+        arrays may stand in for them) returning nested lists of native arrays; the arguments at
+        `static_argnums` are hashable Python values. The backend calls `fn` with traced arrays
+        (which ``dtype_of`` and ``shape_of`` must accept) to build its computation, and may
+        cache it per argument shapes and dtypes.
+        """
         return None
 
     def dispose(self) -> None:
@@ -241,6 +273,8 @@ def _default_backend() -> Backend:
     for name in names:
         try:
             backend = start_backend(name)
+        except PluginError:
+            raise  # strict mode: a plugin problem is an error, not a reason to try another backend
         except TensorplugError as exc:
             errors.append(f"{name}: {exc}")
             warnings.warn(f"tensorplug: backend '{name}' could not start, trying the next: {exc}",

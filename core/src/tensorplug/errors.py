@@ -10,11 +10,14 @@ __all__ = [
     "KernelNotFoundError",
     "KernelSpecNotFoundError",
     "BackendNotFoundError",
+    "DeviceError",
     "IndexOutOfRangeError",
     "GradientNotFoundError",
     "RegistrationError",
+    "RegistrationConflictError",
     "VariableNotFoundError",
     "KernelError",
+    "TracedValueError",
     "AutodiffError",
     "PluginError",
     "PluginVersionError",
@@ -46,6 +49,10 @@ class BackendNotFoundError(TensorplugError, LookupError):
     """No backend of that name is registered."""
 
 
+class DeviceError(TensorplugError, LookupError):
+    """A backend has no such device (or cannot place data on it)."""
+
+
 class IndexOutOfRangeError(TensorplugError, IndexError):
     """An index (in take, gather or indexing) lies outside the axis it addresses."""
 
@@ -62,8 +69,19 @@ class RegistrationError(TensorplugError, ValueError):
     """A registration conflicts with an existing one or is malformed."""
 
 
+class RegistrationConflictError(RegistrationError):
+    """A different registration for a taken slot (kernel, gradient, spec, op, backend), at the
+    same priority, without override=True, or two overrides of one slot by different sources."""
+
+
 class KernelError(TensorplugError, RuntimeError):
     """A kernel raised although its inputs satisfy the kernel spec (a backend bug)."""
+
+
+class TracedValueError(TensorplugError, TypeError):
+    """The values of a traced tensor were needed on the host (``.numpy()``, ``float()``,
+    ``if tensor:``, a value-dependent shape) while ``tp.jit`` traces a function, or a traced
+    tensor escaped the function it was traced in."""
 
 
 class AutodiffError(TensorplugError, ValueError):

@@ -15,7 +15,8 @@ from .._version import __version__
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
-SUBCOMMANDS = ("demo",)  # modules of tensorplug.cli, in the order `tensorplug --help` lists them
+# modules of tensorplug.cli, in the order `tensorplug --help` lists them
+SUBCOMMANDS = ("info", "kernels", "doctor", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:

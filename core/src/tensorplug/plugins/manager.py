@@ -24,7 +24,13 @@ import pluggy
 
 from .. import backend as _backend
 from .._version import API_VERSION
-from ..errors import PluginError, PluginVersionError, RegistrationError, TensorplugPluginWarning
+from ..errors import (
+    PluginError,
+    PluginVersionError,
+    RegistrationConflictError,
+    RegistrationError,
+    TensorplugPluginWarning,
+)
 from ..registry import gradients as _gradients
 from ..registry import kernels as _kernels
 from ..registry import ops as _ops
@@ -64,6 +70,7 @@ class PluginProblem:
     stage: str
     cause: str
     fix: str
+    error_type: type[BaseException] | None = None  # the exception behind it, if one was raised
 
     def message(self) -> str:
         dist = f" (distribution {self.distribution})" if self.distribution else ""
@@ -104,7 +111,11 @@ _deferred: contextvars.ContextVar[list[PluginError] | None] = contextvars.Contex
 
 def _report(info: PluginInfo, stage: str, exc: BaseException | str, fix: str) -> None:
     cause = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
-    problem = PluginProblem(info.name, info.distribution, stage, cause, fix)
+    if isinstance(exc, RegistrationConflictError):
+        fix = ("Two plugins claim one slot: uninstall one of them, or have one register with a higher "
+               "priority (register(config, override=True, priority=1)). " + fix)
+    problem = PluginProblem(info.name, info.distribution, stage, cause, fix,
+                            None if isinstance(exc, str) else type(exc))
     _state.problems.append(problem)
     if _strict():
         cls = PluginVersionError if stage == "API version check" else PluginError

@@ -3,8 +3,9 @@
 A slot (e.g. ``("MatMul", "numpy")``) holds a stack of registrations ordered by priority; the
 last one is active. Registering the identical config again is a no-op. A different config at
 the same priority is an error naming both sources, unless it says ``override=True`` (then it
-is above the plain registrations of its priority, whichever came first); a different priority
-decides without error (higher wins). Removing the active one makes the one
+is above the plain registrations of its priority, whichever came first); two overrides of one
+slot at one priority by different sources are an error too (a source's new override replaces
+its own). A different priority decides without error (higher wins). Removing the active one makes the one
 beneath it active again, which is how unregistering a plugin restores the core default.
 """
 
@@ -17,7 +18,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ..errors import RegistrationError
+from ..errors import RegistrationConflictError, RegistrationError
 
 CORE_SOURCE = "tensorplug-core"
 USER_SOURCE = "user code"
@@ -76,17 +77,14 @@ class SlotTable(Generic[C]):
             if reg.config == config:
                 return reg  # identical re-registration: a no-op
         # An override outranks the plain registrations of its priority whatever the order they
-        # come in (plugins load in name order), so only a plain one clashing with a plain one
-        # is an error.
-        clash = [r for r in stack if r.priority == priority and not r.override]
-        if clash and not override:
-            other = clash[-1]
-            raise RegistrationError(
-                f"{self.describe(key)} is already registered by '{other.source}'; "
-                f"'{source}' registers a different one. Pass override=True to replace it, "
-                f"or give it another priority (the higher one is used), or unregister "
-                f"'{other.source}' first."
-            )
+        # come in (plugins load in name order). A plain one clashing with a plain one is an
+        # error, and so is an override clashing with another source's override: two plugins
+        # replacing one default cannot both win. A source's new override replaces its own.
+        level = [r for r in stack if r.priority == priority and r.override == override]
+        rivals = [r for r in level if r.source != source] if override else level
+        if rivals:
+            raise RegistrationConflictError(self._clash_message(key, rivals[-1], source, override))
+        stack = [r for r in stack if all(r is not mine for mine in level)]  # this source's override
         reg = Registration(config, source, priority, override, next(_seq))
         stack.append(reg)
         stack.sort(key=lambda r: (r.priority, r.override, r.seq))
@@ -94,6 +92,21 @@ class SlotTable(Generic[C]):
         self.active[key] = stack[-1].config
         self.version += 1
         return reg
+
+    def _clash_message(self, key: Hashable, other: Registration[C], source: str, override: bool) -> str:
+        if override:
+            return (
+                f"{self.describe(key)} is already overridden by '{other.source}'; '{source}' "
+                f"overrides it too, at the same priority ({other.priority}). Give one of them a "
+                f"higher priority (register(..., override=True, priority={other.priority + 1}); the "
+                f"higher one is used), or unregister '{other.source}' first."
+            )
+        return (
+            f"{self.describe(key)} is already registered by '{other.source}'; "
+            f"'{source}' registers a different one. Pass override=True to replace it, "
+            f"or give it another priority (the higher one is used), or unregister "
+            f"'{other.source}' first."
+        )
 
     def remove(self, key: Hashable, source: str | None = None) -> Registration[C]:
         """Remove the active registration of `key` (or the one made by `source`)."""

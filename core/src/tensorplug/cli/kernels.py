@@ -1,0 +1,119 @@
+"""``tensorplug kernels``: the kernel x backend matrix, with a gradient column and who
+provides each cell; ``--missing`` lists the gaps, ``--backend NAME`` shows one column.
+
+Every backend is started first (that is when plugins register its kernels); one that fails
+to start is shown as such."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..backend import BACKENDS, list_backends
+from ..plugins.manager import plugin_problems
+from ..registry._slots import CORE_SOURCE
+from ..registry.gradients import GRADIENTS
+from ..registry.kernels import KERNELS
+from ..registry.specs import list_kernel_specs
+from . import _inventory
+from ._table import heading, plural, table
+
+__all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "gaps"]
+
+OWN = "yes"  # a cell filled by the plugin that registered the backend itself
+MISSING = "-"
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "kernels", help="the kernel x backend matrix: who provides each kernel and gradient",
+        description="Start every backend and show, for each kernel spec, which backends have a "
+                    "kernel for it (and which plugin registered it) and where its gradient comes "
+                    "from.",
+    )
+    p.add_argument("--backend", metavar="NAME", default=None, help="show only this backend's column")
+    p.add_argument("--missing", action="store_true",
+                   help="list only the gaps (kernels a backend lacks, gradients a differentiable "
+                        "kernel lacks); the exit status is 1 if there are any")
+    p.set_defaults(handler=run)
+
+
+def kernel_cell(kernel: str, backend: str) -> str:
+    """Who provides `kernel` on `backend`: OWN when the backend's own plugin does, else the
+    registrant, with the registrants it replaced; MISSING when nobody does."""
+    stack = KERNELS.stacks.get((kernel, backend))
+    if not stack:
+        return MISSING
+    owner = BACKENDS.registration(backend)
+    active = stack[-1]
+    text = OWN if owner is not None and active.source == owner.source else active.source
+    replaced = sorted({r.source for r in stack[:-1]} - {active.source})
+    if replaced:
+        text += f" (over {', '.join(replaced)})"
+    return text
+
+
+def gradient_cell(kernel: str, differentiable: bool) -> str:
+    stack = GRADIENTS.stacks.get(kernel)
+    if not stack:
+        return "MISSING" if differentiable else "n/a (not differentiable)"
+    active = stack[-1]
+    text = "core" if active.source == CORE_SOURCE else active.source
+    replaced = sorted({"core" if r.source == CORE_SOURCE else r.source for r in stack[:-1]})
+    if replaced:
+        text += f" (over {', '.join(replaced)})"
+    return text
+
+
+def gaps(backends: list[str]) -> list[str]:
+    """One line per gap: a kernel missing on one of `backends`, a gradient missing."""
+    lines = []
+    for spec in list_kernel_specs():
+        for b in backends:
+            if (spec.name, b) not in KERNELS.active:
+                lines.append(f"kernel {spec.name} on {b}: no kernel registered")
+        if spec.differentiable and spec.name not in GRADIENTS.active:
+            lines.append(f"gradient of {spec.name}: none registered (its spec says it is differentiable)")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    _inventory.load_quietly()
+    names = list_backends()
+    if args.backend is not None:
+        if args.backend not in names:
+            print(f"tensorplug kernels: no backend named '{args.backend}'; registered backends: "
+                  f"{', '.join(names) or 'none'}.", file=sys.stderr)
+            return 2
+        names = [args.backend]
+    started = _inventory.start_backends(names)
+    working = [b for b in names if started[b] is None]
+    specs = list_kernel_specs()
+
+    if args.missing:
+        found = gaps(working)
+        if found:
+            print(heading(f"Gaps ({len(found)})"))
+            print("\n".join(f"  {line}" for line in found))
+        else:
+            where = " and ".join([", ".join(working[:-1]), working[-1]] if len(working) > 1 else working)
+            print(f"No gaps: every kernel spec has a kernel on {where or 'no backend'}, and every "
+                  "differentiable one a gradient.")
+    else:
+        rows = [(s.name, gradient_cell(s.name, s.differentiable),
+                 *(kernel_cell(s.name, b) if started[b] is None else "?" for b in names))
+                for s in specs]
+        print(heading(f"Kernels: {plural(len(specs), 'kernel spec')} x {plural(len(names), 'backend')}"))
+        print(table(("kernel", "gradient", *names), rows))
+        owners = [f"{b}: {_inventory.label(BACKENDS.registration(b).source)}"  # type: ignore[union-attr]
+                  for b in names if BACKENDS.registration(b) is not None]
+        print(f"\n  '{OWN}': registered by the backend's own plugin ({'; '.join(owners)}); "
+              f"'{MISSING}': no kernel; '(over X)': replaces X's registration.")
+        found = []
+    for b in names:
+        if started[b] is not None:
+            print(f"\n  backend '{b}' failed to start ('?' above): {started[b]}")
+    if plugin_problems():
+        print(f"\n  {plural(len(plugin_problems()), 'plugin problem')}: run `tensorplug doctor`.")
+    return 1 if found else 0

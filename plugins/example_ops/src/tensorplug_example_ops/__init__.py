@@ -1,0 +1,25 @@
+"""tensorplug-example-ops: worked examples of extending tensorplug from outside its core,
+one module per path of the guide ``docs/guide/custom-ops-kernels-gradients.md``:
+
+1. ``ema.py``: an op composed from existing ops (differentiable for free);
+2. ``erf.py`` + ``kernels.py``: a new kernel, ``Erf``: its spec, its numpy and jax kernels,
+   the op that dispatches it and its gradient;
+3. ``straight_through.py``: a gradient override of a core kernel (``Round``);
+4. ``softplus.py``, ``clip_gradient.py``: ops whose gradient is given with ``tp.custom_grad``.
+
+``plugin.py`` registers them through tensorplug's hooks. Installed, the ops are reachable as
+``tp.ops.ema``, ``tp.ops.erf``, ``tp.ops.softplus`` and ``tp.ops.clip_gradient``, and
+importable from here. The plugin uses only ``tensorplug``'s public API and
+``tensorplug.extend``.
+"""
+
+from .clip_gradient import clip_gradient
+from .ema import ema
+from .erf import ERF, ERF_GRADIENT, ERF_SPEC, erf
+from .softplus import softplus
+from .straight_through import ROUND_STRAIGHT_THROUGH
+
+__all__ = [
+    "ERF", "ERF_GRADIENT", "ERF_SPEC", "ROUND_STRAIGHT_THROUGH",
+    "clip_gradient", "ema", "erf", "softplus",
+]

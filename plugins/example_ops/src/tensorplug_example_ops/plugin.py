@@ -1,0 +1,51 @@
+"""The plugin module the entry point names (``[project.entry-points.tensorplug]`` in
+``pyproject.toml``): hook implementations only. Each hook receives a ``register`` callable;
+what it registers is recorded as coming from this plugin, ``tensorplug-example-ops``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorplug.extend import API_VERSION, OpConfig, hookimpl
+
+from . import kernels
+from .clip_gradient import clip_gradient
+from .ema import ema
+from .erf import ERF_GRADIENT, ERF_SPEC, erf
+from .softplus import softplus
+from .straight_through import ROUND_STRAIGHT_THROUGH
+
+#: The core API this plugin was written for; tensorplug refuses it under another one.
+tensorplug_api_version = API_VERSION
+
+#: The public ops this plugin adds: ``tp.ops.ema``, ``tp.ops.erf``, ...
+OPS = (
+    OpConfig("ema", ema),
+    OpConfig("erf", erf),
+    OpConfig("softplus", softplus),
+    OpConfig("clip_gradient", clip_gradient),
+)
+
+
+@hookimpl
+def tensorplug_kernel_specs(register: Any) -> None:
+    register(ERF_SPEC)
+
+
+@hookimpl
+def tensorplug_kernels(backend_name: str, register: Any) -> None:
+    for config in kernels.kernels_for(backend_name):
+        register(config)
+
+
+@hookimpl
+def tensorplug_gradients(register: Any) -> None:
+    register(ERF_GRADIENT)
+    register(ROUND_STRAIGHT_THROUGH, override=True)  # replaces the core's zero gradient
+
+
+@hookimpl
+def tensorplug_ops(register: Any) -> None:
+    for config in OPS:
+        register(config)
