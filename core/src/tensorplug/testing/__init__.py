@@ -1,6 +1,24 @@
-"""tensorplug's testing kit: a numerical gradient checker and registry isolation for tests."""
+"""tensorplug's testing kit, for backend and plugin authors and for tensorplug's own tests.
+
+- ``opcheck(kernel_name, backend=...)``: hold one kernel on one backend to its kernel spec and
+  to numpy reference values (shapes, dtypes, values, bad inputs, gradient); returns an
+  ``OpCheckResult`` (``.ok``, ``.report()``, ``.assert_ok()``); ``assert_opcheck`` raises.
+- ``check_gradients(f, *args, order=1)``: reverse-mode gradients against finite differences.
+- The conformance suite, run by the pytest plugin this distribution ships:
+  ``pytest --pyargs tensorplug.testing.conformance --tensorplug-backend NAME``.
+- ``Reference`` / ``register_reference``: teach the kit a kernel of your own.
+- ``isolated_registries`` / ``fresh_plugin_discovery``: registry isolation for tests.
+"""
 
 from .gradcheck import check_gradients
+from .inputs import BadCase, Case, Domain
 from .isolation import fresh_plugin_discovery, isolated_registries
+from .opcheck import CHECKS, assert_opcheck, opcheck, supports_float64
+from .references import Reference, get_reference, register_reference
+from .result import OpCheckError, OpCheckResult, Problem
 
-__all__ = ["check_gradients", "fresh_plugin_discovery", "isolated_registries"]
+__all__ = [
+    "CHECKS", "BadCase", "Case", "Domain", "OpCheckError", "OpCheckResult", "Problem", "Reference",
+    "assert_opcheck", "check_gradients", "fresh_plugin_discovery", "get_reference", "isolated_registries",
+    "opcheck", "register_reference", "supports_float64",
+]

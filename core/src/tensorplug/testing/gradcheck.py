@@ -1,5 +1,6 @@
 """A numerical gradient checker: reverse-mode gradients against central finite differences,
-in float64, to first and higher order (the approach of HIPS autograd's ``check_grads``).
+in float64 (or float32 on a backend without float64), to first and higher order (the approach
+of HIPS autograd's ``check_grads``).
 
 Order 1 compares ``vjp(f)(c)`` with finite differences of ``<f(x), c>`` for a random fixed
 cotangent ``c`` (1 for a scalar output). Order k + 1 does the same for the scalar function
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..autodiff.api import vjp
-from ..dtypes import float64
+from ..dtypes import DType, as_dtype, float64
 from ..kernel_spec import TensorInfo, describe
 from ..ops._convert import asarray
 from ..tensor import Tensor
@@ -31,12 +32,15 @@ Level = Callable[..., tuple[Tensor, ...]]
 
 def check_gradients(f: Callable[..., Any], *args: Any, order: int = 1, eps: float | None = None,
                     atol: float | None = None, rtol: float | None = None,
-                    argnums: int | Sequence[int] | None = None, seed: int = 0) -> None:
+                    argnums: int | Sequence[int] | None = None, seed: int = 0,
+                    dtype: Any = None) -> None:
     """Check the reverse-mode gradients of `f` at `args` against central finite differences.
 
     Differentiates with respect to the positional arguments `argnums` (default: every
     floating argument, i.e. float Tensors, float numpy arrays, Python floats and sequences of
-    them); they are cast to float64. Other arguments are passed through unchanged. `f` may
+    them); they are cast to float64 (or to `dtype`, e.g. float32 on a backend without
+    float64: then pass a larger `eps` and tolerances). Other arguments are passed through
+    unchanged. `f` may
     return a tensor of any shape: it is projected onto a random cotangent (fixed by `seed`).
     With ``order=k`` the gradients of order 1..k are checked. An element passes when
     ``|analytic - numeric| <= atol + rtol * |numeric|``.
@@ -53,6 +57,9 @@ def check_gradients(f: Callable[..., Any], *args: Any, order: int = 1, eps: floa
     points = [np.asarray(_host(args[n]), dtype=np.float64) for n in nums]
     rng = np.random.default_rng(seed)
     name = getattr(f, "__name__", type(f).__name__)
+    dt = float64 if dtype is None else as_dtype(dtype)
+    if not dt.is_floating:
+        raise ValueError(f"check_gradients: dtype must be a floating dtype, got {dt.name}")
 
     def call(*diff: Tensor) -> Tensor:
         full = list(args)
@@ -66,12 +73,12 @@ def check_gradients(f: Callable[..., Any], *args: Any, order: int = 1, eps: floa
                             "need a floating output")
         return out
 
-    tensors = [asarray(p, dtype=float64) for p in points]
+    tensors = [asarray(p, dtype=dt) for p in points]
     out = call(*tensors)
     cotangent = np.ones(()) if out.shape == () else rng.standard_normal(out.shape)
-    context = _context(name, nums, points, out)
-    if out.dtype is not float64:
-        context += (f"\n  note: the output is {out.dtype.name}, not float64; something in {name} "
+    context = _context(name, nums, points, out, dt)
+    if out.dtype is not dt and out.dtype.itemsize < dt.itemsize:
+        context += (f"\n  note: the output is {out.dtype.name}, not {dt.name}; something in {name} "
                     "computes in lower precision, so finite differences are unreliable")
 
     value: Callable[..., Tensor] = call  # the function whose gradient this level checks
@@ -80,11 +87,11 @@ def check_gradients(f: Callable[..., Any], *args: Any, order: int = 1, eps: floa
         gradient = _reverse(value, weight)
         analytic = [np.asarray(g.numpy(), dtype=np.float64) for g in gradient(*tensors)]
         for k, n in enumerate(nums):
-            numeric = _finite_differences(value, weight, points, k, eps)
+            numeric = _finite_differences(value, weight, points, k, eps, dt)
             _compare(analytic[k], numeric, n, level, atol, rtol, eps, context)
         if level < order:
             directions = [rng.standard_normal(p.shape) for p in points]
-            value, weight = _projected(gradient, directions), np.ones(())
+            value, weight = _projected(gradient, directions, dt), np.ones(())
 
 
 def _reverse(value: Callable[..., Tensor], weight: np.ndarray) -> Level:
@@ -95,11 +102,11 @@ def _reverse(value: Callable[..., Tensor], weight: np.ndarray) -> Level:
     return gradient
 
 
-def _projected(gradient: Level, directions: list[np.ndarray]) -> Callable[..., Tensor]:
+def _projected(gradient: Level, directions: list[np.ndarray], dtype: DType) -> Callable[..., Tensor]:
     """x -> sum over arguments of <gradient(x)[i], directions[i]>, a differentiable scalar."""
     from ..ops.reductions import sum as sum_
 
-    units = [asarray(d, dtype=float64) for d in directions]
+    units = [asarray(d, dtype=dtype) for d in directions]
 
     def value(*diff: Tensor) -> Tensor:
         total: Tensor | None = None
@@ -112,10 +119,10 @@ def _projected(gradient: Level, directions: list[np.ndarray]) -> Callable[..., T
 
 
 def _finite_differences(value: Callable[..., Tensor], weight: np.ndarray, points: list[np.ndarray],
-                        k: int, eps: float) -> np.ndarray:
+                        k: int, eps: float, dtype: DType) -> np.ndarray:
     """Central differences of <value(x), weight> with respect to argument k, elementwise."""
     def at(shifted: np.ndarray) -> float:
-        diff = [asarray(shifted if i == k else p, dtype=float64) for i, p in enumerate(points)]
+        diff = [asarray(shifted if i == k else p, dtype=dtype) for i, p in enumerate(points)]
         return float(np.sum(np.asarray(value(*diff).numpy(), dtype=np.float64) * weight))
 
     x = points[k]
@@ -161,8 +168,8 @@ def _compare(analytic: np.ndarray, numeric: np.ndarray, argnum: int, level: int,
         f"  numeric:  {np.array2string(numeric, precision=6, prefix='  numeric:  ')}{context}")
 
 
-def _context(name: str, nums: Sequence[int], points: list[np.ndarray], out: Tensor) -> str:
-    shown = ", ".join(f"arg {n}: float64[{', '.join(map(str, p.shape))}]"
+def _context(name: str, nums: Sequence[int], points: list[np.ndarray], out: Tensor, dtype: DType) -> str:
+    shown = ", ".join(f"arg {n}: {dtype.name}[{', '.join(map(str, p.shape))}]"
                       for n, p in zip(nums, points))
     return (f"\n  function {name}, differentiated arguments {shown}; output "
             f"{describe(TensorInfo(tuple(out.shape), out.dtype))}")

@@ -1,0 +1,159 @@
+"""The gradient part of opcheck: is a gradient registered (unless the spec says the kernel is
+not differentiable), and does it agree with finite differences on a few of the reference's
+cases (float inputs only; float64 where the backend has it, else float32 with looser
+tolerances)?"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..backend import BACKENDS
+from ..dtypes import DType, float32, float64
+from ..engine import run_kernel
+from ..errors import DTypeError, KernelNotFoundError, ShapeError
+from ..kernel_spec import KernelSpec
+from ..registry.gradients import GRADIENTS, GradConfig, find_gradient, override_gradient
+from ..registry.specs import SPECS
+from ..tensor import Tensor
+from .gradcheck import check_gradients
+from .inputs import Case
+from .result import OpCheckResult
+
+__all__ = ["check_gradient", "gradient_cases", "GRADIENT_TOLERANCES", "MAX_GRADIENT_CASES"]
+
+#: check_gradients options per dtype: float32 finite differences need a wide step, and then
+#: agree with the analytic gradient to about 1e-3.
+GRADIENT_TOLERANCES: dict[DType, dict[str, float]] = {
+    float64: {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-5},
+    float32: {"eps": 1e-3, "atol": 2e-2, "rtol": 2e-2},
+}
+MAX_GRADIENT_CASES = 4
+_MAX_ELEMENTS = 40  # finite differences cost two kernel calls per input element
+
+
+def _eligible(spec: KernelSpec, case: Case, dtype: DType) -> bool:
+    floats = [a for a in case.inputs if a.dtype.kind == "f"]
+    if case.label or not floats or any(a.dtype != dtype.numpy or a.size == 0 for a in floats):
+        return False
+    if sum(a.size for a in floats) > _MAX_ELEMENTS:
+        return False
+    try:
+        outputs = spec.check(case.infos(), spec.normalize_attrs(case.attrs))
+    except (ShapeError, DTypeError):
+        return False
+    return all(o.dtype is dtype for o in outputs)
+
+
+def gradient_cases(spec: KernelSpec, cases: Sequence[Case], dtype: DType,
+                   limit: int = MAX_GRADIENT_CASES) -> list[Case]:
+    """Up to `limit` cases with float inputs of `dtype` (and outputs of it), small and
+    non-empty: one per distinct combination of input shapes first, spread over the list."""
+    eligible = [c for c in cases if _eligible(spec, c, dtype)]
+    seen: dict[Any, Case] = {}
+    for c in eligible:
+        seen.setdefault(tuple(a.shape for a in c.inputs), c)
+    pool = list(seen.values()) if len(seen) >= limit else eligible
+    if len(pool) <= limit:
+        return pool
+    return [pool[int(i)] for i in np.linspace(0, len(pool) - 1, limit).round()]
+
+
+def _kernel_function(spec: KernelSpec, attrs: Any, output: int) -> Any:
+    def f(*args: Any) -> Tensor:
+        inputs = {spec.inputs[0]: list(args)} if spec.variadic else dict(zip(spec.inputs, args))
+        out = run_kernel(spec.name, inputs, attrs)
+        return out[output] if isinstance(out, tuple) else out
+    which = f" (output '{spec.outputs[output]}')" if len(spec.outputs) > 1 else ""
+    f.__name__ = f"kernel {spec.name}{which}"
+    return f
+
+
+def check_gradient(spec: KernelSpec, cases: Sequence[Case], has_float64: bool, result: OpCheckResult,
+                   order: int = 1) -> None:
+    """Record in `result` whether the gradient of `spec`'s kernel is there and right."""
+    if not spec.differentiable:
+        result.gradient = "not differentiable (the spec says so)"
+        return
+    config = _gradient_to_check(spec, result)
+    if config is None:
+        result.gradient = "missing"
+        result.add("gradient", "", f"no gradient is registered for '{spec.name}', and its spec says it is "
+                   "differentiable. Register one with tensorplug.extend.register_gradient(GradConfig(...)), "
+                   "or declare the spec differentiable=False.")
+        return
+    dtype = float64 if has_float64 else float32
+    if order > 1 and dtype is float32:
+        result.notes.append(f"gradients checked to order 1 only: order {order} needs float64")
+        order = 1
+    picked = gradient_cases(spec, cases, dtype)
+    if not picked:
+        result.gradient = f"not checked (no small {dtype.name} case to check it on)"
+        return
+    with override_gradient(config) if config is not find_gradient(spec.name) else contextlib.nullcontext():
+        _check_cases(spec, picked, dtype, order, result)
+    result.gradient = (f"checked on {result.gradient_cases} case(s) in {dtype.name}"
+                       + (f", to order {order}" if order > 1 else ""))
+
+
+def _gradient_to_check(spec: KernelSpec, result: OpCheckResult) -> GradConfig | None:
+    """The gradient a backend is held to: a scoped override in force in this thread; else the
+    one registered by the backend's own plugin; else the one registered by whoever declared
+    the kernel spec (the core's default for core kernels); else the one in force. Another
+    plugin's override (a straight-through estimator, say) is a deliberate change that finite
+    differences need not agree with: it is noted, not checked."""
+    active = find_gradient(spec.name)
+    if active is None or active is not GRADIENTS.active.get(spec.name):
+        return active
+    stack = GRADIENTS.stacks.get(spec.name, [])
+    backend_reg, spec_reg = BACKENDS.registration(result.backend), SPECS.registration(spec.name)
+    for owner in (backend_reg.source if backend_reg else None, spec_reg.source if spec_reg else None):
+        mine = [r for r in stack if r.source == owner]
+        if mine:
+            chosen = mine[-1]
+            if chosen.config is not active:
+                in_force = stack[-1].source
+                result.notes.append(f"the gradient of '{spec.name}' in force is an override by '{in_force}'; "
+                                    f"the kit checked the one registered by '{chosen.source}'")
+            return chosen.config
+    return active
+
+
+def _check_cases(spec: KernelSpec, picked: Sequence[Case], dtype: DType, order: int,
+                 result: OpCheckResult) -> None:
+    for case in picked:
+        where = case.describe(spec)
+        argnums = [i for i, a in enumerate(case.inputs) if a.dtype.kind == "f"]
+        for k in range(len(spec.outputs)):
+            try:
+                tol = GRADIENT_TOLERANCES[dtype]
+                check_gradients(_kernel_function(spec, case.attrs, k), *case.inputs, argnums=argnums,
+                                order=order, dtype=dtype, eps=tol["eps"], atol=tol["atol"], rtol=tol["rtol"])
+            except AssertionError as exc:
+                result.add("gradient", where, str(exc))
+            except KernelNotFoundError as exc:
+                needed = _missing_kernel(exc, result.backend)
+                if needed is None:
+                    result.add("gradient", where, f"computing the gradient raised KernelNotFoundError: {exc}")
+                    continue
+                if needed not in result.blocked_by:
+                    result.blocked_by.append(needed)
+                result.add("blocked", where, f"the gradient needs kernel '{needed}', which backend "
+                           f"'{result.backend}' does not have: tp.grad through '{spec.name}' fails there "
+                           f"until it does")
+            except Exception as exc:
+                result.add("gradient", where, f"computing the gradient raised {type(exc).__name__}: {exc}")
+        result.gradient_cases += 1
+
+
+_MISSING = re.compile(r"^Kernel '([^']+)' is not registered for backend '([^']+)'")
+
+
+def _missing_kernel(exc: KernelNotFoundError, backend: str) -> str | None:
+    """The kernel a KernelNotFoundError says `backend` lacks (None if it is about another)."""
+    match = _MISSING.match(str(exc))
+    return match.group(1) if match and match.group(2) == backend else None

@@ -1,0 +1,254 @@
+"""opcheck: hold one kernel on one backend to its kernel spec and to the kit's references.
+
+Everything runs through the public API (``backend_scope`` and ``run_kernel``), as user code
+would: the kernel exists; on the reference's inputs (every accepted dtype, broadcasting, 0-d,
+empty and size-1 shapes, attribute variants) its outputs live on the backend, have the shapes
+and dtypes the spec's rule gives and the values numpy gives (within float tolerances); its
+inputs are left untouched; bad inputs raise the spec's typed error (not a KernelError); and
+its gradient is registered (unless the spec says it is not differentiable) and agrees with
+finite differences (``check_gradients``, in float64 where the backend has it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..backend import Backend, active_backend, backend_scope
+from ..dtypes import float64, from_numpy_dtype
+from ..engine import run_kernel
+from ..errors import KernelError, TensorplugError
+from ..kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
+from ..ops._convert import asarray
+from ..registry.specs import get_kernel_spec
+from ..tensor import Tensor
+from .compare import Tolerance, compare_values, show_array
+from .gradient_check import check_gradient
+from .inputs import BadCase, Case, generic_bad_cases, generic_cases
+from .references import Reference, get_reference
+from .result import OpCheckResult
+
+__all__ = ["opcheck", "assert_opcheck", "CHECKS", "supports_float64"]
+
+#: What opcheck can check; pass a subset as ``checks=``.
+CHECKS = ("values", "errors", "gradient")
+
+
+def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[str] = CHECKS,
+            reference: Reference | None = None, rtol: Tolerance = None, atol: Tolerance = None,
+            gradient_order: int = 1, rerun: str | None = None) -> OpCheckResult:
+    """Check kernel `kernel_name` on `backend` (default: the active one); return the result.
+
+    ``checks`` picks among "values" (shapes, dtypes, values), "errors" (bad inputs) and
+    "gradient". ``reference`` replaces the kit's own entry for this kernel (for a plugin's
+    kernel spec the kit does not know). ``rtol``/``atol`` override the float tolerances (one
+    value, or one per dtype name). ``gradient_order`` > 1 also checks higher derivatives.
+    ``rerun`` is the command a report shows for running the check again.
+    Raises KernelSpecNotFoundError for an unknown kernel name; problems are in the result.
+    """
+    checks = tuple(checks)
+    unknown = sorted(set(checks) - set(CHECKS))
+    if unknown:
+        raise ValueError(f"opcheck: unknown check(s) {unknown}; choose from {list(CHECKS)}")
+    with backend_scope(backend) if backend is not None else contextlib.nullcontext(active_backend()) as b:
+        spec = get_kernel_spec(kernel_name)  # after the backend started: plugins' specs are known
+        ref = reference or get_reference(spec.name)
+        result = OpCheckResult(spec.name, b.name, reference=_kind(ref),
+                               rerun=rerun or _rerun(spec.name, b.name))
+        has_f64 = supports_float64(b)
+        cases = _cases(spec, ref, has_f64, result)
+        if not _implemented(spec, b, result):
+            return result
+        if "values" in checks:
+            for case in cases:
+                _check_case(spec, ref, case, b, result, rtol, atol)
+        if "errors" in checks:
+            for bad in _bad_cases(spec, ref, cases):
+                _check_bad(spec, bad, result)
+        if "gradient" in checks:
+            check_gradient(spec, cases, has_f64, result, gradient_order)
+    return result
+
+
+def assert_opcheck(kernel_name: str, backend: str | None = None, **options: Any) -> OpCheckResult:
+    """``opcheck(...)`` that raises OpCheckError (an AssertionError) with the report on a problem."""
+    return opcheck(kernel_name, backend, **options).assert_ok()
+
+
+def _kind(ref: Reference | None) -> str:
+    if ref is None:
+        return "none"
+    return "values" if ref.compute is not None else "properties"
+
+
+def _rerun(kernel: str, backend: str) -> str:
+    return (f"python -c \"import tensorplug.testing as t; t.opcheck('{kernel}', backend='{backend}')"
+            ".assert_ok()\"")
+
+
+def supports_float64(backend: Backend) -> bool:
+    """Whether `backend` holds float64 arrays as float64 (JAX without x64 does not)."""
+    try:
+        return backend.dtype_of(backend.from_numpy(np.zeros(2, np.float64))) is float64
+    except Exception:
+        return False
+
+
+def _uses_float64(case: Case) -> bool:
+    return any(a.dtype == np.float64 for a in case.inputs) or any(
+        getattr(v, "name", None) == "float64" for v in case.attrs.values())
+
+
+def _cases(spec: KernelSpec, ref: Reference | None, has_f64: bool, result: OpCheckResult) -> list[Case]:
+    if ref is None:
+        cases = generic_cases(spec)
+        result.notes.append("no reference values: the kit does not know this kernel, so it checked output "
+                            "shapes and dtypes against the spec's rule (and the gradient) only; teach it "
+                            "with tensorplug.testing.register_reference(Reference(...))")
+        if not cases:
+            required = [a.name for a in spec.attrs if a.default is REQUIRED]
+            result.notes.append(f"no inputs: the kit cannot guess the required attribute(s) {required}")
+    else:
+        cases = list(ref.cases(spec))
+    if not has_f64:
+        kept = [c for c in cases if not _uses_float64(c)]
+        if len(kept) < len(cases):
+            result.notes.append(f"the backend has no float64: {len(cases) - len(kept)} float64 case(s) "
+                                "not run")
+        cases = kept
+    return cases
+
+
+def _implemented(spec: KernelSpec, backend: Backend, result: OpCheckResult) -> bool:
+    from ..registry.kernels import KERNELS, missing_kernel_error
+
+    if (spec.name, backend.name) in KERNELS.active:
+        return True
+    result.implemented = False
+    result.add("missing", "", f"{missing_kernel_error(spec.name, backend.name)}\n"
+               f"A backend registers it from its tensorplug_kernels hook: "
+               f"register(KernelConfig('{spec.name}', '{backend.name}', kernel_func)).")
+    return False
+
+
+def _tensors(case: Case) -> list[Tensor]:
+    return [asarray(a, dtype=from_numpy_dtype(a.dtype)) for a in case.inputs]
+
+
+def _call(spec: KernelSpec, tensors: Sequence[Tensor], attrs: Any) -> tuple[Tensor, ...]:
+    inputs = {spec.inputs[0]: list(tensors)} if spec.variadic else dict(zip(spec.inputs, tensors))
+    out = run_kernel(spec.name, inputs, attrs)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _inputs_text(spec: KernelSpec, case: Case) -> str:
+    names = [f"{spec.inputs[0]}[{i}]" for i in range(len(case.inputs))] if spec.variadic else spec.inputs
+    return "; ".join(f"{n} = {show_array(a)}" for n, a in zip(names, case.inputs))
+
+
+def _check_case(spec: KernelSpec, ref: Reference | None, case: Case, backend: Backend,
+                result: OpCheckResult, rtol: Tolerance, atol: Tolerance) -> None:
+    where = case.describe(spec)
+    attrs = spec.normalize_attrs(case.attrs)
+    try:
+        expected = spec.check(case.infos(), attrs)
+    except TensorplugError as exc:
+        result.add("kit", where, f"the spec refuses this case of the kit's reference: {exc}")
+        return
+    result.cases += 1
+    try:
+        tensors = _tensors(case)
+        outputs = _call(spec, tensors, case.attrs)
+    except Exception as exc:  # a kernel must not raise on inputs its spec accepts
+        result.add("raised", where, f"{type(exc).__name__}: {exc}")
+        return
+    if len(outputs) != len(expected):
+        result.add("shape", where, f"{len(outputs)} output(s); the spec has {len(expected)}")
+        return
+    host = []
+    for name, t, want in zip(spec.outputs, outputs, expected):
+        if not _output_ok(name, t, want, backend, where, result):
+            return
+        host.append(np.asarray(t.numpy()))
+    for t, a in zip(tensors, case.inputs):
+        if not np.array_equal(np.asarray(t.numpy()), a, equal_nan=a.dtype.kind == "f"):
+            result.add("mutated", where, "the kernel changed one of its input arrays (native arrays are "
+                       f"never written after creation): it was {show_array(a)}, now {show_array(t.numpy())}")
+            return
+    if ref is None:
+        return
+    if ref.check is not None:
+        def rerun(changed: dict[str, Any]) -> list[np.ndarray]:
+            return [np.asarray(o.numpy()) for o in _call(spec, tensors, changed)]
+        problem = ref.check(host, case, attrs, rerun)
+        if problem:
+            result.add("values", where, problem)
+        return
+    _compare(spec, ref, case, attrs, host, expected, where, result, rtol, atol)
+
+
+def _output_ok(name: str, t: Tensor, want: TensorInfo, backend: Backend, where: str,
+               result: OpCheckResult) -> bool:
+    if t.backend != backend.name:
+        result.add("dtype", where, f"output '{name}' lives on backend '{t.backend}', not '{backend.name}'")
+        return False
+    if t.dtype is not want.dtype:
+        result.add("dtype", where, f"output '{name}' has dtype {t.dtype.name}; the spec says "
+                   f"{want.dtype.name} ({describe(want)})")
+        return False
+    shape = tuple(t.shape)
+    fits = len(shape) == len(want.shape) and all(w in (-1, s) for s, w in zip(shape, want.shape))
+    if not fits:
+        result.add("shape", where, f"output '{name}' has shape {shape}; the spec says {want.shape}")
+        return False
+    return True
+
+
+def _compare(spec: KernelSpec, ref: Reference, case: Case, attrs: dict[str, Any], host: list[np.ndarray],
+             expected: Sequence[TensorInfo], where: str, result: OpCheckResult,
+             rtol: Tolerance, atol: Tolerance) -> None:
+    arrays = [a.astype(np.float64) if ref.upcast and a.dtype.kind == "f" else a for a in case.inputs]
+    try:
+        with np.errstate(all="ignore"):
+            want = ref.compute(*arrays, **attrs)  # type: ignore[misc]
+    except Exception as exc:
+        result.add("kit", where, f"the kit's reference raised {type(exc).__name__}: {exc}")
+        return
+    wants = want if isinstance(want, tuple) else (want,)
+    for name, got, w, info in zip(spec.outputs, host, wants, expected):
+        w = np.asarray(w).astype(info.dtype.numpy)
+        problem = compare_values(got, w, info.dtype, rtol if rtol is not None else ref.rtol,
+                                 atol if atol is not None else ref.atol)
+        if problem:
+            result.add("values", where, f"output '{name}': {problem}\n"
+                       f"inputs: {_inputs_text(spec, case) or 'none'}\n"
+                       f"got:      {show_array(got)}\nexpected: {show_array(w)}")
+            return
+
+
+def _bad_cases(spec: KernelSpec, ref: Reference | None, cases: list[Case]) -> list[BadCase]:
+    good = next((c for c in cases if c.label != "special" and all(a.size for a in c.inputs)), None)
+    own = list(ref.bad_cases(spec)) if ref is not None else []
+    return own + generic_bad_cases(spec, good)
+
+
+def _check_bad(spec: KernelSpec, bad: BadCase, result: OpCheckResult) -> None:
+    where = bad.describe(spec)
+    want = bad.error.__name__
+    result.bad_cases += 1
+    try:
+        _call(spec, _tensors(bad), bad.attrs)
+    except bad.error:
+        return
+    except KernelError as exc:
+        result.add("error", where, f"{bad.why}: expected {want}, got KernelError (the kernel raised, and "
+                   f"the spec did not explain why): {exc}")
+        return
+    except Exception as exc:
+        result.add("error", where, f"{bad.why}: expected {want}, got {type(exc).__name__}: {exc}")
+        return
+    result.add("error", where, f"{bad.why}: expected {want}, but the call succeeded")
+

@@ -1,0 +1,207 @@
+"""The pytest plugin of tensorplug's conformance kit (entry point group ``pytest11``).
+
+Inactive unless ``--tensorplug-backend NAME`` is given; then
+
+    pytest --pyargs tensorplug.testing.conformance --tensorplug-backend NAME
+
+runs one test per kernel spec (``test_kernel[Exp]``: values, shapes, dtypes, bad inputs) and
+one per differentiable kernel (``test_gradient[Exp]``), filtered by ``--tensorplug-include``
+/ ``--tensorplug-exclude`` (glob patterns) and ``[tool.tensorplug.conformance]`` in the
+rootdir's pyproject.toml (or ``--tensorplug-conformance-file``), and closes with a coverage
+summary: kernels passing, failing, missing and excluded, by name. A missing kernel fails its
+tests, so the run is non-zero until the backend implements it or excludes it explicitly.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .coverage import Coverage, Plan, Record, make_plan, parse_property
+from .selection import Selection, SelectionError, load_selection
+
+PROPERTY = "tensorplug-conformance"
+_KEY = pytest.StashKey["Conformance"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tensorplug", "tensorplug conformance kit")
+    group.addoption("--tensorplug-backend", metavar="NAME", default=None,
+                    help="run the tensorplug conformance suite (--pyargs tensorplug.testing.conformance) "
+                         "against this installed backend")
+    group.addoption("--tensorplug-include", metavar="PATTERNS", action="append", default=[],
+                    help="check only kernels matching these comma-separated glob patterns (repeatable)")
+    group.addoption("--tensorplug-exclude", metavar="PATTERNS", action="append", default=[],
+                    help="do not check kernels matching these comma-separated glob patterns (repeatable)")
+    group.addoption("--tensorplug-conformance-file", metavar="PATH", default=None,
+                    help="TOML file with include/exclude patterns (default: [tool.tensorplug.conformance] "
+                         "in the rootdir's pyproject.toml)")
+    group.addoption("--tensorplug-gradient-order", metavar="N", type=int, default=2,
+                    help="check gradients to this order (default 2; float32-only backends check order 1)")
+
+
+class Conformance:
+    """One conformance run: the backend, the selection, and the outcomes recorded so far."""
+
+    def __init__(self, config: pytest.Config, backend: str) -> None:
+        self.config = config
+        self.backend = backend
+        file = config.getoption("tensorplug_conformance_file")
+        try:
+            self.selection: Selection = load_selection(
+                config.getoption("tensorplug_include"), config.getoption("tensorplug_exclude"),
+                Path(file) if file else None, _settings_dir(config))
+        except SelectionError as exc:
+            raise pytest.UsageError(f"tensorplug conformance: {exc}") from None
+        self.order = max(1, config.getoption("tensorplug_gradient_order"))
+        self.coverage = Coverage()
+        self._plan: Plan | None = None
+
+    @property
+    def plan(self) -> Plan:
+        if self._plan is None:
+            self._plan = make_plan(self.backend)
+        return self._plan
+
+    def kernels(self) -> list[str]:
+        return self.plan.checked(self.selection)
+
+    def gradients(self) -> list[str]:
+        return [k for k in self.kernels() if k in self.plan.differentiable]
+
+    def rerun(self, kernel: str) -> str:
+        return ("pytest --pyargs tensorplug.testing.conformance --tensorplug-backend "
+                f"{shlex.quote(self.backend)} --tensorplug-include {shlex.quote(kernel)}")
+
+    def check(self, check: str, kernel: str, node: pytest.Item) -> None:
+        """Run opcheck for one test and fail it (message only, no traceback) on a problem."""
+        from .opcheck import opcheck
+
+        checks = ("values", "errors") if check == "kernel" else ("gradient",)
+        try:
+            result = opcheck(kernel, self.backend, checks=checks, gradient_order=self.order,
+                             rerun=self.rerun(kernel))
+        except Exception as exc:
+            node.user_properties.append((PROPERTY, f"{check}|{kernel}|failed||"))
+            pytest.fail(f"opcheck '{kernel}' on backend '{self.backend}' could not run: "
+                        f"{type(exc).__name__}: {exc}\nrerun: {self.rerun(kernel)}", pytrace=False)
+        node.user_properties.append((PROPERTY, f"{check}|{kernel}|{result.status}|{result.reference}|"
+                                               f"{','.join(result.blocked_by)}"))
+        if result.ok:
+            return
+        if result.status == "blocked" and all(self.selection.excluded_by(k) for k in result.blocked_by):
+            pytest.xfail(f"the gradient of '{kernel}' needs {', '.join(result.blocked_by)}, which this "
+                         "backend does not have and the run excludes")
+        pytest.fail(result.report(), pytrace=False)
+
+    # -- hooks (this object is registered as a plugin while the run is active) --------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Record each conformance test's outcome (on the xdist controller too: reports carry
+        the user property the test left)."""
+        parsed = next((p for k, v in report.user_properties if k == PROPERTY
+                       for p in [parse_property(str(v))] if p is not None), None)
+        if parsed is None:
+            key = _kernel_of(report.nodeid)
+            if key is not None and report.failed and report.when != "call":  # a setup error
+                self.coverage.record(key[0], key[1], Record("failed", "failed", ""))
+            return
+        check, kernel, partial = parsed
+        if report.when == "call" or report.failed:
+            outcome = ("passed" if report.passed and report.when == "call" else
+                       "xfailed" if hasattr(report, "wasxfail") else "failed")
+            self.coverage.record(check, kernel, Record(outcome, partial.status, partial.reference,
+                                                       partial.blocked_by))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if hasattr(self.config, "workerinput"):  # an xdist worker: the controller summarizes
+            return
+        terminalreporter.write_sep("=", "tensorplug conformance")
+        if not self.coverage.records:
+            terminalreporter.write_line(
+                "no conformance test ran; the suite runs with: pytest --pyargs "
+                f"tensorplug.testing.conformance --tensorplug-backend {shlex.quote(self.backend)}")
+            return
+        writer = getattr(terminalreporter, "_tw", None)
+        width = writer.fullwidth if writer is not None else 100
+        for line in self.coverage.summary(self.plan, self.selection, self.rerun("NAME"), width):
+            terminalreporter.write_line(line)
+
+    def header(self) -> list[str]:
+        from ..backend import backend_info
+
+        source = next((b["source"] for b in backend_info() if b["name"] == self.backend), None)
+        lines = [f"tensorplug conformance: backend '{self.backend}'"
+                 + (f" (registered by '{source}')" if source else "")]
+        if self.selection.include or self.selection.exclude:
+            lines.append(f"  include: {list(self.selection.include) or 'all'}; exclude: "
+                         f"{list(self.selection.exclude) or 'none'}")
+        return lines
+
+
+def _conformance(config: pytest.Config) -> Conformance | None:
+    return config.stash.get(_KEY, None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    backend = config.getoption("tensorplug_backend", None)
+    if not backend:
+        return
+    from ..backend import list_backends
+
+    known = list_backends()
+    if backend not in known:
+        raise pytest.UsageError(
+            f"--tensorplug-backend {backend}: no backend of that name is installed; installed backends: "
+            f"{known or 'none'}. Install the backend's distribution (e.g. pip install -e .) first.")
+    conf = config.stash[_KEY] = Conformance(config, backend)
+    config.pluginmanager.register(conf, "tensorplug-conformance-run")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    conf = _conformance(config)
+    return conf.header() if conf is not None else []
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    wanted = [n for n in ("tensorplug_kernel", "tensorplug_gradient") if n in metafunc.fixturenames]
+    if not wanted:
+        return
+    conf = _conformance(metafunc.config)
+    if conf is None:
+        from ..backend import list_backends
+
+        pytest.fail("the tensorplug conformance suite checks one backend: pass --tensorplug-backend NAME "
+                    f"(installed backends: {list_backends() or 'none'})", pytrace=False)
+    for arg in wanted:
+        names = conf.kernels() if arg == "tensorplug_kernel" else conf.gradients()
+        metafunc.parametrize(arg, names, ids=names)
+
+
+@pytest.fixture
+def tensorplug_conformance(request: pytest.FixtureRequest) -> Conformance:
+    """The running conformance check (only with --tensorplug-backend)."""
+    conf = _conformance(request.config)
+    if conf is None:
+        pytest.fail("this test needs --tensorplug-backend NAME", pytrace=False)
+    return conf
+
+
+def _kernel_of(nodeid: str) -> tuple[str, str] | None:
+    """('kernel' or 'gradient', kernel name) from a conformance test's node id."""
+    for check in ("kernel", "gradient"):
+        marker = f"::test_{check}["
+        if marker in nodeid and nodeid.endswith("]"):
+            return check, nodeid.split(marker, 1)[1][:-1]
+    return None
+
+
+def _settings_dir(config: pytest.Config) -> Path:
+    """Where [tool.tensorplug.conformance] is looked for: the rootdir, or, when the rootdir has no
+    pyproject.toml, the directory pytest was invoked from."""
+    for d in (config.rootpath, config.invocation_params.dir):
+        if (d / "pyproject.toml").is_file():
+            return d
+    return config.rootpath

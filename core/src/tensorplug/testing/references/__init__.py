@@ -1,0 +1,15 @@
+"""The conformance kit's reference table: for each core kernel, the inputs to call it with
+(every accepted dtype, broadcasting, 0-d, empty and size-1 shapes, attribute variants, values
+from a domain where the function is defined) and numpy code giving its values, or a property
+check where values cannot be predicted (random kernels). Also the inputs each kernel must
+refuse, and with which typed error.
+
+The references are numpy computations of the kit's own, never the numpy backend's kernels, so
+the kit checks the numpy backend too. A plugin that declares kernel specs can teach the kit
+its kernels with ``register_reference``.
+"""
+
+from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
+from ._base import REFERENCES, Reference, get_reference, reference, register_reference
+
+__all__ = ["REFERENCES", "Reference", "get_reference", "reference", "register_reference"]
