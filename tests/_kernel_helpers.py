@@ -1,5 +1,7 @@
 """Shared helpers of the kernel tests (tests/test_kernels_*.py): run a kernel through the public
-``tensorplug.run_kernel`` and hold its result to the kernel spec's contract."""
+``tensorplug.run_kernel`` on the active backend and hold its result to the kernel spec's
+contract. The kernel and gradient tests run once per first-party backend (conftest.py
+parametrizes them with the `tp_backend` fixture, which makes that backend active)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import tensorplug as tp
 from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype
 from tensorplug.extend import TensorInfo, get_kernel_spec
 
-BACKEND = "numpy"
+BACKENDS = ("numpy", "jax")  # the first-party backends every kernel test runs on
 NP = {d: d.numpy for d in ALL_DTYPES}
 FLOATS = (tp.float32, tp.float64)
 INTS = (tp.int32, tp.int64)
@@ -64,8 +66,8 @@ def run(name: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = 
     out = tp.run_kernel(name, call_inputs, attrs)
 
     (expected,) = spec.check([info(a) for a in arrays], spec.normalize_attrs(attrs))
-    assert out.backend == BACKEND
-    assert isinstance(out.native, (np.ndarray, np.generic)), type(out.native)
+    assert out.backend == tp.get_backend()
+    assert isinstance(out.native, native_types()), type(out.native)
     assert out.native.dtype == expected.dtype.numpy, (
         f"{name}: the kernel returned {out.native.dtype}, the spec says {expected.dtype.name}")
     assert out.dtype is expected.dtype
@@ -74,6 +76,15 @@ def run(name: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = 
     for t, a in zip(tensors, arrays):
         np.testing.assert_array_equal(t.numpy(), a, err_msg=f"{name} mutated an input")
     return np.asarray(out.numpy())
+
+
+def native_types() -> tuple[type, ...]:
+    """The types of the active backend's native arrays."""
+    if tp.get_backend() == "jax":
+        import jax
+
+        return (jax.Array,)
+    return (np.ndarray, np.generic)
 
 
 def assert_values(got: np.ndarray, want: Any, dtype: DType | None = None) -> None:
@@ -103,6 +114,7 @@ def raises_for(name: str, error: type[BaseException], inputs: Mapping[str, Any],
     call_inputs = {
         k: ([np.asarray(a) for a in v] if spec.variadic else np.asarray(v)) for k, v in inputs.items()
     }
-    with pytest.raises(error, match=message(f"Kernel '{name}'", f"backend '{BACKEND}'", *fragments)) as exc:
+    backend = tp.get_backend()
+    with pytest.raises(error, match=message(f"Kernel '{name}'", f"backend '{backend}'", *fragments)) as exc:
         tp.run_kernel(name, call_inputs, attrs)
     return exc

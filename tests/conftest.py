@@ -1,16 +1,48 @@
-"""Shared fixtures: every test runs with isolated registries (STYLE.md, rule 11)."""
+"""Shared fixtures: every test runs with isolated registries (STYLE.md, rule 11); the kernel
+and gradient tests run once per first-party backend (`tp_backend`)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 
+import tensorplug as tp
 from tensorplug.testing.isolation import isolated_registries
+
+# jax compiles every kernel for every new shape, dtype and attribute (~50 ms each on a small
+# machine): its persistent compilation cache lets the test processes (xdist workers, the
+# conformance kit's subprocess) and later runs share what one of them compiled. Set before jax
+# is imported; subprocesses inherit it. Results do not depend on it.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(tempfile.gettempdir(), "tensorplug-tests-jax-cache"))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+
+#: test modules whose every test runs on each first-party backend (made active by `tp_backend`)
+PER_BACKEND_MODULES = ("test_kernels_", "test_gradients")
+BACKENDS = ("numpy", "jax")
 
 
 @pytest.fixture(autouse=True)
 def _isolated_registries():
     with isolated_registries():
         yield
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.module.__name__.startswith(PER_BACKEND_MODULES):
+        metafunc.parametrize("tp_backend", BACKENDS, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def tp_backend(request, _isolated_registries):
+    """The backend a test runs on, made active for it: in PER_BACKEND_MODULES (parametrized
+    over BACKENDS); elsewhere None, and nothing changes."""
+    name = getattr(request, "param", None)
+    if name is not None:
+        tp.set_backend(name)
+    return name
 
 
 @pytest.fixture

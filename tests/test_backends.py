@@ -42,7 +42,8 @@ def test_list_backends_in_priority_order():
     register_backend(BackendConfig("toy-low", ToyBackend, priority=-3))
     register_backend(BackendConfig("toy-high", ToyBackend, priority=7))
     register_backend(BackendConfig("toy-mid", ToyBackend, priority=1))  # ties sort by name
-    assert tp.list_backends() == ["toy-high", "numpy", "toy-mid", "toy-low"]
+    # the jax backend (priority 0, below numpy's 1) is installed with the dev tools
+    assert tp.list_backends() == ["toy-high", "numpy", "toy-mid", "jax", "toy-low"]
     info = {row["name"]: row for row in backend_info()}
     assert info["toy-high"] == {"name": "toy-high", "priority": 7, "started": False, "active": False,
                                 "source": "user code"}
@@ -90,7 +91,7 @@ def test_set_and_get_backend(toy):
     tp.set_backend("numpy")
     assert tp.get_backend() == "numpy" and tp.asarray(1.0).backend == "numpy"
     with pytest.raises(tp.BackendNotFoundError, match=r"No backend named 'nope'; registered backends: "
-                       r"\['numpy', 'toy'\]\. Install a backend distribution"):
+                       r"\['numpy', 'jax', 'toy'\]\. Install a backend distribution"):
         tp.set_backend("nope")
     assert tp.get_backend() == "numpy"
 
@@ -184,8 +185,8 @@ def test_env_var_chooses_the_default_backend(tmp_path):
     assert chosen.stdout.split()[:2] == ["toyenv", "toyenv"]
     wrong = run(TENSORPLUG_BACKEND="nope")
     assert wrong.returncode != 0
-    assert ("BackendNotFoundError: No backend named 'nope'; registered backends: ['numpy', 'toyenv']"
-            in wrong.stderr)
+    assert ("BackendNotFoundError: No backend named 'nope'; registered backends: ['numpy', 'jax', "
+            "'toyenv']" in wrong.stderr)
     assert toy.module not in sys.modules
 
 

@@ -64,9 +64,11 @@ def test_broadcast_to(dtype, shape, target):
 def test_broadcast_to_returns_a_real_array_not_a_strided_view():
     x = tp.asarray(np.arange(3.0))
     out = tp.run_kernel("BroadcastTo", {"x": x}, {"shape": (4, 3)})
-    native = out.native
-    assert native.flags.c_contiguous and native.flags.writeable and 0 not in native.strides
-    assert not np.shares_memory(native, x.native)
+    host = np.asarray(out.native)
+    assert host.flags.c_contiguous and 0 not in host.strides
+    assert not np.shares_memory(host, np.asarray(x.native))
+    if isinstance(out.native, np.ndarray):  # numpy: a writeable array of its own (jax's are immutable)
+        assert out.native.flags.writeable
 
 
 @pytest.mark.parametrize(("shape", "target"), [((3,), (4,)), ((2, 3), (3,)), ((2,), (2, 3))], ids=str)

@@ -22,11 +22,13 @@ with registering_as(CORE_SOURCE):
 from . import dtypes, extend, nn, ops, optimizers, random
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
+from .devices import device_put, devices, set_default_device
 from .dtypes import DType, bool_, float32, float64, int32, int64
 from .engine import run_kernel
 from .errors import (
     AutodiffError,
     BackendNotFoundError,
+    DeviceError,
     DTypeError,
     GradientNotFoundError,
     IndexOutOfRangeError,
@@ -36,6 +38,7 @@ from .errors import (
     RegistrationError,
     ShapeError,
     TensorplugError,
+    TracedValueError,
     VariableNotFoundError,
 )
 from .jit import jit
@@ -58,8 +61,9 @@ __all__ = [
     "dtypes", "extend", "nn", "optimizers", "random", "run_kernel", "jit",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope",
+    "device_put", "devices", "set_default_device",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
-    "IndexOutOfRangeError", "VariableNotFoundError",
+    "IndexOutOfRangeError", "VariableNotFoundError", "DeviceError", "TracedValueError",
 ]
 __all__ += ops.__all__

@@ -7,12 +7,15 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-__all__ = ["backend_var", "recorders_var", "push_recorder", "remove_recorder", "state"]
+__all__ = ["backend_var", "recorders_var", "jit_trace_var", "push_recorder", "remove_recorder", "state"]
 
 backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
 recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
     "tensorplug_recorders", default=()
 )
+# The tp.jit trace in progress in this context (tensorplug.jit._Trace), or None: Variables and
+# optimizers report to it what state they read and write.
+jit_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_jit_trace", default=None)
 
 
 def push_recorder(recorder: Any) -> None:

@@ -20,6 +20,7 @@ from .backend import (
 )
 from .engine import run_kernel, wrap
 from .gradients._util import unbroadcast
+from .jit import tracing
 from .plugins.hookspecs import hookimpl
 from .plugins.manager import (
     PluginInfo,
@@ -60,6 +61,6 @@ __all__ = [
     "list_kernel_specs", "list_ops", "list_plugins", "load_plugins", "override_gradient",
     "plugin_problems", "register_backend", "register_gradient", "register_kernel",
     "register_kernel_spec", "register_op", "register_plugin", "run_kernel", "start_backend",
-    "unbroadcast", "unregister_backend", "unregister_gradient", "unregister_kernel",
+    "tracing", "unbroadcast", "unregister_backend", "unregister_gradient", "unregister_kernel",
     "unregister_kernel_spec", "unregister_op", "unregister_plugin", "wrap",
 ]

@@ -1,40 +1,375 @@
 """``tp.jit``: compile a function with the active backend when it can; otherwise run eagerly.
 
-A backend that compiles (e.g. one built on XLA) implements ``Backend.compile``; the numpy
-backend does not, so ``tp.jit(f)`` is exactly ``f`` there: same results, no compilation.
+A backend that compiles (jax, with ``jax.jit``) implements ``Backend.compile``; the numpy
+backend does not, so ``tp.jit(f)`` runs ``f`` eagerly there: same results, no compilation.
+On a compiling backend:
+
+- **Arguments.** Tensors and numpy arrays anywhere in the arguments (nested lists, tuples and
+  dicts) are traced: the compiled function is specialized to their shapes and dtypes and
+  compiled again for new ones. Every other leaf (Python numbers, strings, None) and every
+  argument named in ``static_argnums`` is a compile-time constant: it must be hashable, and a
+  new value compiles again. A Variable passed as an argument is the Variable itself (state,
+  below), as if ``f`` had closed over it.
+- **State.** ``f`` may read and assign Variables and step optimizers. While ``f`` is traced,
+  they report what they touch (``_Trace.touch``); tp.jit then passes their current values into
+  the compiled function at every call and stores the new values after it, so that no traced
+  value escapes and the state moves exactly as eager calls would move it (optimizer step
+  counts and learning-rate schedules run on the host, per call). Finding the state costs one
+  extra trace on the first call (per argument shapes).
+- **Results** are tensors (nested in lists, tuples and dicts as ``f`` returned them);
+  non-tensor leaves ``f`` returns are constants of the trace.
+- Called while a gradient is recorded (``tp.grad(tp.jit(f))``) or inside another jitted
+  function, ``f`` runs as it is (eagerly, or inlined into the outer trace), so gradients flow
+  through it and never silently stop.
+
+State holders (Variable, Optimizer) implement four methods. Per call, ``_jit_state(memo,
+backend) -> (token, natives)`` gives the state to pass in (native arrays of `backend`, or numpy
+arrays) and ``_jit_commit(token, natives, memo, backend)`` takes the new values. While `f` is
+traced, ``_jit_bind(token, tensors) -> snapshot`` makes the holder use traced tensors (with
+None, it only remembers its state: a holder found during the trace) and ``_jit_unbind(snapshot)
+-> (written, memo)`` restores it and returns ``(token, new tensors)`` or None. `memo` is what
+the holder learned in the trace (an optimizer: how many steps one call takes); it comes back
+at each call.
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .backend import active_backend
+import numpy as np
 
-__all__ = ["jit"]
+from ._state import backend_var, jit_trace_var, recorders_var
+from .autodiff.tape import Tape
+from .backend import Backend, active_backend
+from .dtypes import ALL_DTYPES, from_numpy_dtype
+from .engine import wrap
+from .errors import TensorplugError
+from .tensor import Tensor
+from .variable import Variable
 
-_EAGER = object()
+__all__ = ["jit", "tracing"]
+
+_MAX_TRACES = 8  # per call; the state a function touches is normally found in two
+_NEW: Any = object()
+_HOST_DTYPES = frozenset(d.numpy for d in ALL_DTYPES)
+# The arguments of the call being traced (the backend calls the pure function with traced
+# arrays only; the static leaves and Variables come from here).
+_call_args: contextvars.ContextVar[tuple[tuple[Any, ...], dict[str, Any]]] = contextvars.ContextVar(
+    "tensorplug_jit_call_args")
+
+
+def tracing() -> bool:
+    """Whether a tp.jit trace is in progress in this context (backends use it to keep
+    constants made from host data concrete)."""
+    return jit_trace_var.get() is not None
+
+
+class _Trace:
+    """One run of ``f`` while a backend traces it: the holders bound to traced state, and the
+    ones found touching state they were not given (snapshots to restore)."""
+
+    __slots__ = ("backend", "bound", "found")
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.bound: set[int] = set()
+        self.found: dict[int, tuple[Any, Any]] = {}
+
+    def touch(self, holder: Any) -> None:
+        key = id(holder)
+        if key not in self.bound and key not in self.found:
+            self.found[key] = (holder, holder._jit_bind(None, None))
+
+
+class _Retrace(Exception):
+    """Out of a trace that met state it was not given: trace again with it."""
+
+    def __init__(self, found: list[tuple[Any, Any]], memos: dict[int, Any]) -> None:
+        super().__init__("tp.jit: retrace")
+        self.found = found
+        self.memos = memos
+
+
+class _Compiled:
+    """One compiled function: per argument structure and state structure. Its side data
+    (result structure, which holders to commit) is filled when the backend traces it."""
+
+    __slots__ = ("fn", "tokens", "sizes", "out_tree", "writes")
+
+    def __init__(self, tokens: tuple[Any, ...], sizes: tuple[int, ...]) -> None:
+        self.fn: Callable[..., Any] | None = None
+        self.tokens = tokens
+        self.sizes = sizes
+        self.out_tree: Any = None
+        self.writes: list[tuple[int, Any, int, Any]] = []  # (holder index, token, n leaves, memo)
+
+
+class _Entry:
+    """What tp.jit knows for one argument key: the state holders `f` touches (weakly) with
+    their memos, and the compiled functions per state structure."""
+
+    __slots__ = ("holders", "memos", "compiled")
+
+    def __init__(self) -> None:
+        self.holders: list[weakref.ref[Any]] = []
+        self.memos: list[Any] = []
+        self.compiled: dict[tuple[Any, ...], _Compiled] = {}
+
+
+# -- arguments and results ---------------------------------------------------------------------
+def _key_of(node: Any, dyn: list[Any]) -> Any:
+    """A hashable description of an argument: structure, static leaves, shapes and dtypes of
+    the traced leaves (collected into `dyn`)."""
+    if isinstance(node, Tensor):
+        if isinstance(node, Variable):
+            return ("v", id(node))
+        dyn.append(node)
+        return (node._backend.shape_of(node._data), node._dtype)
+    if isinstance(node, (np.ndarray, np.generic)):
+        dyn.append(node)
+        return ("n", node.shape, node.dtype)
+    if isinstance(node, (list, tuple)):
+        kind = type(node) if type(node) not in (list, tuple) else (node.__class__ is list)
+        return (kind, tuple(_key_of(n, dyn) for n in node))
+    if isinstance(node, dict):
+        return ("d", tuple(node), tuple(_key_of(v, dyn) for v in node.values()))
+    try:
+        hash(node)
+    except TypeError:
+        raise TypeError(
+            f"tp.jit: an argument leaf of type {type(node).__name__} is neither a tensor nor a "
+            "hashable constant. Pass tensors (or numpy arrays) for traced values and hashable "
+            "values (numbers, strings, tuples) for compile-time constants."
+        ) from None
+    return ("c", type(node), node)
+
+
+def _rebuild(node: Any, traced: Any) -> Any:
+    """`node` with its traced leaves replaced, in `_key_of`'s order, by next(traced)."""
+    if isinstance(node, Tensor):
+        return node if isinstance(node, Variable) else next(traced)
+    if isinstance(node, (np.ndarray, np.generic)):
+        return next(traced)
+    if isinstance(node, (list, tuple)):
+        items = [_rebuild(n, traced) for n in node]
+        if type(node) in (list, tuple):
+            return type(node)(items)
+        return type(node)(*items)  # a namedtuple
+    if isinstance(node, dict):
+        return {k: _rebuild(v, traced) for k, v in node.items()}
+    return node
+
+
+def _arrays_as_tensors(node: Any) -> Any:
+    if isinstance(node, (np.ndarray, np.generic)):
+        from .ops._convert import asarray
+        return asarray(node)
+    if isinstance(node, (list, tuple, dict)):
+        leaves: list[Any] = []
+        _key_of(node, leaves)
+        if any(isinstance(x, (np.ndarray, np.generic)) for x in leaves):
+            from .ops._convert import asarray
+            return _rebuild(node, iter([x if isinstance(x, Tensor) else asarray(x) for x in leaves]))
+    return node
+
+
+def _native(x: Any, backend: Backend) -> Any:
+    """The value of a tensor (or host array) as the compiled function takes it: a native
+    array of `backend`, or a numpy array of a tensorplug dtype."""
+    if isinstance(x, Tensor):
+        if x._backend is backend:
+            return x._data
+        return np.asarray(x._backend.to_numpy(x._data))
+    arr = np.asarray(x)
+    if arr.dtype not in _HOST_DTYPES:
+        from .ops._convert import _host_array
+        arr = _host_array(arr, None)  # float16 and small integers widened, as tp.asarray does
+        from_numpy_dtype(arr.dtype)  # refuses unsupported dtypes with tensorplug's message
+    return arr
+
+
+def _flatten_out(node: Any, backend: Backend, natives: list[Any]) -> Any:
+    if isinstance(node, Tensor):
+        natives.append(node._data if node._backend is backend else backend.from_numpy(
+            np.asarray(node._backend.to_numpy(node._data))))
+        return ("t", node._dtype)
+    if isinstance(node, (list, tuple)):
+        kind = type(node) if type(node) not in (list, tuple) else (node.__class__ is list)
+        return (kind, [_flatten_out(n, backend, natives) for n in node])
+    if isinstance(node, dict):
+        return ("d", list(node), [_flatten_out(v, backend, natives) for v in node.values()])
+    if isinstance(node, (np.ndarray, np.generic)):
+        from .ops._convert import asarray
+        return _flatten_out(asarray(node, backend=backend.name), backend, natives)
+    return ("c", node)
+
+
+def _unflatten_out(tree: Any, natives: Any, backend: Backend) -> Any:
+    kind = tree[0]
+    if kind == "t":
+        return wrap(next(natives), backend, tree[1])
+    if kind == "c":
+        return tree[1]
+    if kind == "d":
+        return {k: _unflatten_out(t, natives, backend) for k, t in zip(tree[1], tree[2])}
+    items = [_unflatten_out(t, natives, backend) for t in tree[1]]
+    if kind is True:
+        return items
+    if kind is False:
+        return tuple(items)
+    return kind(*items)
+
+
+def _taping() -> bool:
+    return any(isinstance(r, Tape) for r in recorders_var.get())
+
+
+# -- the jitted function -----------------------------------------------------------------------
+class _Jitted:
+    """``tp.jit(f)``: per backend, per argument key, the state `f` touches and its compiled
+    versions. The call path is kept lean: it runs at every training step."""
+
+    def __init__(self, fn: Callable[..., Any], statics: tuple[int, ...]) -> None:
+        self.fn = fn
+        self.statics = statics
+        # backend -> {argument key: _Entry}, or None when the backend cannot compile
+        self.per_backend: dict[Backend, dict[Any, _Entry] | None] = {}
+        functools.update_wrapper(self, fn)
+
+    def eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """`f` called as it is, its numpy-array arguments made tensors (as when compiled)."""
+        statics = self.statics
+        args = tuple(a if i in statics else _arrays_as_tensors(a) for i, a in enumerate(args))
+        return self.fn(*args, **{k: _arrays_as_tensors(v) for k, v in kwargs.items()})
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if jit_trace_var.get() is not None or (recorders_var.get() and _taping()):
+            return self.eager(args, kwargs)  # inlined into the outer trace, or differentiated
+        backend = backend_var.get() or active_backend()
+        entries = self.per_backend.get(backend, _NEW)
+        if entries is None:  # this backend cannot compile
+            return self.eager(args, kwargs)
+        if entries is _NEW:
+            entries = self.per_backend[backend] = {}
+        dyn: list[Any] = []
+        statics = self.statics
+        if statics:
+            key: Any = tuple(("s", a) if i in statics else _key_of(a, dyn) for i, a in enumerate(args))
+        else:
+            key = tuple([_key_of(a, dyn) for a in args])
+        if kwargs:
+            key = (key, tuple((k, _key_of(v, dyn)) for k, v in kwargs.items()))
+        try:
+            entry = entries.get(key)
+        except TypeError:
+            raise TypeError("tp.jit: a static argument (static_argnums) must be hashable") from None
+        if entry is None:
+            entry = entries[key] = _Entry()
+        dyn_natives = [_native(x, backend) for x in dyn]
+        for _ in range(_MAX_TRACES):
+            holders = [r() for r in entry.holders]
+            if any(h is None for h in holders):  # some state died: find it again
+                entry = entries[key] = _Entry()
+                holders = []
+            tokens, leaves, sizes = [], [], []
+            for h, memo in zip(holders, entry.memos):
+                token, state = h._jit_state(memo, backend)
+                tokens.append(token)
+                sizes.append(len(state))
+                leaves += state
+            tokens_t = tuple(tokens)
+            compiled = entry.compiled.get(tokens_t)
+            if compiled is None:
+                compiled = _Compiled(tokens_t, tuple(sizes))
+                compiled.fn = backend.compile(self._pure(entry, holders, compiled, backend))
+                if compiled.fn is None:
+                    self.per_backend[backend] = None
+                    return self.eager(args, kwargs)
+                entry.compiled[tokens_t] = compiled
+            reset_args = _call_args.set((args, kwargs))
+            try:
+                out_natives, new_state = compiled.fn(dyn_natives, leaves)
+            except _Retrace as retrace:
+                entry.compiled.clear()
+                for i, memo in retrace.memos.items():
+                    entry.memos[i] = memo
+                for holder, memo in retrace.found:
+                    entry.holders.append(weakref.ref(holder))
+                    entry.memos.append(memo)
+                continue
+            finally:
+                _call_args.reset(reset_args)
+            break
+        else:
+            raise TensorplugError(
+                f"tp.jit: tracing {getattr(self.fn, '__name__', 'the function')} did not settle on "
+                f"the state it reads and writes after {_MAX_TRACES} traces; does it touch "
+                "different Variables or optimizers every time it is traced?"
+            )
+        start = 0
+        for index, token, count, memo in compiled.writes:
+            holders[index]._jit_commit(token, new_state[start:start + count], memo, backend)
+            start += count
+        tree = compiled.out_tree
+        if tree[0] == "t":  # a single tensor
+            return wrap(out_natives[0], backend, tree[1])
+        return _unflatten_out(tree, iter(out_natives), backend)
+
+    def _pure(self, entry: _Entry, holders: list[Any], compiled: _Compiled,
+              backend: Backend) -> Callable[..., Any]:
+        """The function the backend compiles: lists of natives in, lists of natives out; runs
+        `f` on tensors wrapping the traced values, with the state holders bound."""
+        fn = self.fn
+        statics = self.statics
+
+        def pure(dyn_natives: list[Any], state_natives: list[Any]) -> tuple[list[Any], list[Any]]:
+            args, kwargs = _call_args.get()
+            traced = iter([wrap(x, backend) for x in dyn_natives])
+            args = tuple(a if i in statics else _rebuild(a, traced) for i, a in enumerate(args))
+            kwargs = {k: _rebuild(v, traced) for k, v in kwargs.items()}
+            trace = _Trace(backend)
+            snapshots = []
+            state = iter(state_natives)
+            for h, token, size in zip(holders, compiled.tokens, compiled.sizes):
+                snapshots.append(h._jit_bind(token, [wrap(next(state), backend) for _ in range(size)]))
+                trace.bound.add(id(h))
+            reset = jit_trace_var.set(trace)
+            try:
+                out = fn(*args, **kwargs)
+                out_natives: list[Any] = []
+                compiled.out_tree = _flatten_out(out, backend, out_natives)
+            finally:
+                jit_trace_var.reset(reset)
+                results = [h._jit_unbind(s) for h, s in zip(holders, snapshots)]
+                found = [(h, h._jit_unbind(s)[1]) for h, s in trace.found.values()]
+            changed = {i: memo for i, (_, memo) in enumerate(results) if memo != entry.memos[i]}
+            if found or changed:
+                raise _Retrace(found, changed)
+            new_state: list[Any] = []
+            compiled.writes = []
+            for i, (written, memo) in enumerate(results):
+                if written is not None:
+                    token, leaves = written
+                    compiled.writes.append((i, token, len(leaves), memo))
+                    new_state.extend(t._data if t._backend is backend else backend.from_numpy(
+                        np.asarray(t.numpy())) for t in leaves)
+            return out_natives, new_state
+
+        return pure
 
 
 def jit(f: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = ()) -> Any:
-    """Compile `f` on the active backend (per backend, on first call); usable as a decorator
-    with or without arguments. Backends that cannot compile run `f` eagerly."""
+    """Compile `f` with the active backend (per backend, per argument shapes and dtypes, on
+    first call); usable as a decorator with or without arguments. Backends that cannot compile
+    run `f` eagerly. See the module docstring for arguments, state and results."""
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        compiled: dict[str, Any] = {}
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            backend = active_backend()
-            runner = compiled.get(backend.name)
-            if runner is None:
-                runner = compiled[backend.name] = backend.compile(fn, statics) or _EAGER
-            if runner is _EAGER:
-                return fn(*args, **kwargs)
-            return runner(*args, **kwargs)
-
-        return wrapper
+        return _Jitted(fn, statics)
 
     return decorate if f is None else decorate(f)
+

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .dtypes import DType
-from .errors import ShapeError
+from .errors import ShapeError, TracedValueError
 
 if TYPE_CHECKING:
     from .backend import Backend
@@ -131,11 +131,17 @@ class Tensor:
         return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self) -> str:
-        body = np.array2string(np.asarray(self.numpy()), separator=", ", prefix="Tensor(")
+        try:
+            body = np.array2string(np.asarray(self.numpy()), separator=", ", prefix="Tensor(")
+        except TracedValueError:  # inside tp.jit: no values, only shape and dtype
+            return f"Tensor(<traced>, shape={self.shape}, dtype={self._dtype.name}, backend={self.backend!r})"
         return f"Tensor({body}, dtype={self._dtype.name}, backend={self.backend!r})"
 
     def __str__(self) -> str:
-        return str(self.numpy())
+        try:
+            return str(self.numpy())
+        except TracedValueError:
+            return f"<traced tensor, shape={self.shape}, dtype={self._dtype.name}>"
 
     __hash__ = None  # type: ignore[assignment]
 

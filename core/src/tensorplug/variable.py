@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import RegistrationError, ShapeError
+from ._state import jit_trace_var
+from .errors import RegistrationError, ShapeError, TracedValueError
 from .tensor import Tensor
 
 __all__ = ["Variable", "trainable_variables"]
@@ -22,16 +23,26 @@ class Variable(Tensor):
 
     ``name`` is unique among live variables (generated when omitted); trainable variables are
     what ``tp.variable_grads`` and optimizers differentiate by default.
+
+    Inside a function being traced by ``tp.jit``, reading or assigning a Variable reports it
+    to the trace, which passes its value in and its new value out of the compiled function
+    (see ``tensorplug.jit``); outside a trace that costs one context-variable read.
     """
 
-    __slots__ = ("_name", "trainable")
+    __slots__ = ("_name", "trainable", "_value")
 
     def __init__(self, initial_value: Any, name: str | None = None, trainable: bool = True,
                  dtype: Any = None) -> None:
         from .ops._convert import asarray
 
+        if jit_trace_var.get() is not None:
+            raise TracedValueError(
+                "cannot create a Variable inside a function compiled by tp.jit: it would be "
+                "created once, when the function is traced, not at every call. Create it outside "
+                "the function (and read or assign it inside)."
+            )
         t = asarray(initial_value, dtype=dtype)
-        self._data, self._dtype, self._backend = t._data, t._dtype, t._backend
+        self._value, self._dtype, self._backend = t._data, t._dtype, t._backend
         if name is None:
             name = f"Variable_{next(_counter)}"
             while name in _registry:
@@ -42,6 +53,22 @@ class Variable(Tensor):
         self.trainable = trainable
         _registry[name] = self
 
+    # The native value, behind a property (shadowing Tensor's slot) so that a tp.jit trace
+    # sees which Variables a function reads and writes.
+    @property  # type: ignore[override]
+    def _data(self) -> Any:
+        trace = jit_trace_var.get()
+        if trace is not None:
+            trace.touch(self)
+        return self._value
+
+    @_data.setter
+    def _data(self, value: Any) -> None:
+        trace = jit_trace_var.get()
+        if trace is not None:
+            trace.touch(self)
+        self._value = value
+
     @property
     def name(self) -> str:
         return self._name
@@ -50,7 +77,14 @@ class Variable(Tensor):
         """Replace the value (same shape; converted to this variable's dtype and backend)."""
         from .ops._convert import asarray
 
-        t = asarray(value, dtype=self._dtype, backend=self._backend.name)
+        trace = jit_trace_var.get()
+        if trace is not None:  # tp.jit: the new value stays on the tracing backend until the
+            trace.touch(self)  # call ends (then it is committed to this variable's backend)
+            self._backend = trace.backend
+        if isinstance(value, Tensor) and value._backend is self._backend and value._dtype is self._dtype:
+            t = value  # already this variable's dtype and backend: no conversion
+        else:
+            t = asarray(value, dtype=self._dtype, backend=self._backend.name)
         if t.shape != self.shape:
             raise ShapeError(f"cannot assign a value of shape {t.shape} to Variable '{self._name}' of "
                              f"shape {self.shape}")
@@ -64,8 +98,39 @@ class Variable(Tensor):
         return self.assign(self - delta)
 
     def __repr__(self) -> str:
-        body = np.array2string(np.asarray(self.numpy()), separator=", ", prefix="Variable(")
+        try:
+            body = np.array2string(np.asarray(self.numpy()), separator=", ", prefix="Variable(")
+        except TracedValueError:
+            body = f"<traced, shape={self.shape}>"
         return f"Variable({body}, name={self._name!r}, dtype={self._dtype.name}, backend={self.backend!r})"
+
+    # -- tp.jit state protocol (see tensorplug.jit): the value goes in, the new value comes out
+    def _jit_state(self, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
+        if self._backend is backend:
+            return None, [self._value]
+        return None, [np.asarray(self._backend.to_numpy(self._value))]
+
+    def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:
+        snapshot = (self._value, self._backend)
+        if leaves is not None:
+            self._value, self._backend = leaves[0]._data, leaves[0]._backend
+        return snapshot + (self._value,)
+
+    def _jit_unbind(self, snapshot: Any) -> tuple[tuple[Any, list[Tensor]] | None, Any]:
+        value, backend, bound = snapshot
+        written = None
+        if self._value is not bound:
+            from .engine import wrap
+            written = (None, [wrap(self._value, self._backend, self._dtype)])
+        self._value, self._backend = value, backend
+        return written, None
+
+    def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
+        if self._backend is backend:
+            self._value = natives[0]
+        else:
+            from .engine import wrap
+            self.assign(wrap(natives[0], backend, self._dtype))
 
 
 def trainable_variables() -> list[Variable]:

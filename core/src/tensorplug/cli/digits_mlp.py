@@ -114,13 +114,17 @@ class Training:
     the training set, ``test_accuracy()`` evaluates on the test set."""
 
     def __init__(self, data: Digits, seed: int = 0, batch_size: int = 32,
-                 learning_rate: float = 1e-3) -> None:
+                 learning_rate: float = 1e-3, jit: bool = False) -> None:
         self.data = data
         self.batch_size = batch_size
         self.model = MLP(seed)
         self.optimizer = Adam(learning_rate)
         self.rng = np.random.default_rng(seed)
         self.steps_per_epoch = math.ceil(len(data.y_train) / batch_size)
+        # tp.jit compiles the whole step (forward, backward, Adam) on a backend that compiles
+        # (jax), and runs it eagerly on one that does not (numpy)
+        self.jit = jit
+        self.compiled_step = tp.jit(self.step)
 
     def step(self, x: tp.Tensor, y: tp.Tensor) -> tp.Tensor:
         """One Adam step on a batch; returns the batch's loss."""
@@ -129,8 +133,11 @@ class Training:
     def epoch(self) -> float:
         """One pass over the shuffled training set; returns the mean batch loss."""
         d = self.data
-        losses = [self.step(tp.asarray(d.x_train[idx]), tp.asarray(d.y_train[idx]))
-                  for idx in epoch_batches(len(d.y_train), self.batch_size, self.rng)]
+        batches = epoch_batches(len(d.y_train), self.batch_size, self.rng)
+        if self.jit:  # numpy batches go straight into the compiled step
+            losses = [self.compiled_step(d.x_train[idx], d.y_train[idx]) for idx in batches]
+        else:
+            losses = [self.step(tp.asarray(d.x_train[idx]), tp.asarray(d.y_train[idx])) for idx in batches]
         return float(np.mean([float(loss) for loss in losses]))
 
     def test_accuracy(self) -> float:
@@ -140,13 +147,14 @@ class Training:
 
 def train(epochs: int = 30, batch_size: int = 32, seed: int = 0, learning_rate: float = 1e-3,
           backend: str | None = None, data: Digits | None = None, profile: bool = True,
-          on_epoch: Callable[[int, float], None] | None = None) -> TrainResult:
+          on_epoch: Callable[[int, float], None] | None = None, jit: bool = False) -> TrainResult:
     """Train the MLP and measure it: test accuracy, mean loss and seconds per epoch, and (when
-    `profile`) the kernels that ran, per backend and registering plugin. `on_epoch(epoch,
-    loss)` is called after every epoch (the progress bar)."""
+    `profile`) the kernels that ran, per backend and registering plugin (with `jit` on a
+    backend that compiles: the kernels traced into the compiled step). `on_epoch(epoch, loss)`
+    is called after every epoch (the progress bar)."""
     if backend is not None:
         tp.set_backend(backend)
-    run = Training(load_digits_split() if data is None else data, seed, batch_size, learning_rate)
+    run = Training(load_digits_split() if data is None else data, seed, batch_size, learning_rate, jit=jit)
     losses: list[float] = []
     seconds: list[float] = []
     calls: KernelCalls | None

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import int64
-from ..errors import DTypeError, IndexOutOfRangeError, ShapeError
+from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from ..tensor import Tensor
 from ._axes import axis_for, broadcast_for, prod
 from ._convert import asarray, astype, caller
-from .elementwise import add, floor_divide, less, multiply, subtract, where
+from .elementwise import add, floor_divide, greater_equal, less, logical_and, multiply, subtract, where
 from .manipulation import broadcast_to, moveaxis, permute_dims, reshape
 
 __all__ = ["nonzero", "take", "take_along_axis"]  # and getitem, behind x[key]
@@ -30,6 +30,7 @@ _GATHER = caller("Gather")
 _NONZERO = caller("NonZero")
 
 Index = Any  # a Tensor or a host (numpy) int64 array
+_FAR_OUT = -(2**62)  # an index out of range of any axis (and of any offset added to it)
 
 
 def _out_of_range(op: str, index: int, axis: int, size: int) -> IndexOutOfRangeError:
@@ -39,8 +40,20 @@ def _out_of_range(op: str, index: int, axis: int, size: int) -> IndexOutOfRangeE
 
 
 def _checked(op: str, idx: Index, size: int, axis: int) -> Index:
-    """Integer indices for an axis of `size`, bounds-checked, negatives counted from the end."""
-    host = np.asarray(idx.numpy()) if isinstance(idx, Tensor) else idx
+    """Integer indices for an axis of `size`, bounds-checked, negatives counted from the end.
+
+    Inside tp.jit (traced indices, no values to check) an index out of range becomes one far
+    below any axis, which the backend's Gather turns into its fill value (NaN on jax): never
+    a silent read of another element."""
+    if isinstance(idx, Tensor):
+        try:
+            host = np.asarray(idx.numpy())
+        except TracedValueError:
+            idx = astype(idx, int64)
+            inside = logical_and(greater_equal(idx, -size), less(idx, size))
+            return where(inside, where(less(idx, 0), add(idx, size), idx), _FAR_OUT)
+    else:
+        host = idx
     negative = False
     if host.size:
         lo, hi = int(host.min()), int(host.max())

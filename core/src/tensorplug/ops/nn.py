@@ -9,12 +9,25 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import as_dtype, bool_, float32
-from ..errors import DTypeError, IndexOutOfRangeError, ShapeError
+from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from ..tensor import Tensor
 from ._axes import axes_for, axis_for, detached
 from ._convert import asarray, astype, caller, to_float
 from .elementwise import abs as _abs
-from .elementwise import add, equal, exp, log, multiply, negative, sigmoid, subtract, where
+from .elementwise import (
+    add,
+    equal,
+    exp,
+    greater_equal,
+    less,
+    log,
+    logical_and,
+    multiply,
+    negative,
+    sigmoid,
+    subtract,
+    where,
+)
 from .manipulation import expand_dims, squeeze
 from .reductions import max as _max
 from .reductions import mean as _mean
@@ -154,11 +167,16 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
                          f"{logits.shape}; labels must have the logits' shape without the last "
                          "(class) axis.")
     classes = logits.shape[-1]
-    host = np.asarray(labels.numpy())
-    if host.size and (host.min() < 0 or host.max() >= classes):
-        bad = host.min() if host.min() < 0 else host.max()
-        raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range for "
-                                   f"{classes} classes (valid: 0..{classes - 1}).")
-    return _cross_entropy(one_hot(labels, classes, dtype=logits._dtype), logits, -1, reduction,
-                          normalized=True)
+    targets = one_hot(labels, classes, dtype=logits._dtype)
+    try:
+        host = np.asarray(labels.numpy())
+    except TracedValueError:  # inside tp.jit: no values to check; a label out of range gives NaN
+        valid = logical_and(greater_equal(labels, 0), less(labels, classes))
+        targets = where(expand_dims(valid, -1), targets, float("nan"))
+    else:
+        if host.size and (host.min() < 0 or host.max() >= classes):
+            bad = host.min() if host.min() < 0 else host.max()
+            raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range "
+                                       f"for {classes} classes (valid: 0..{classes - 1}).")
+    return _cross_entropy(targets, logits, -1, reduction, normalized=True)
 

@@ -19,6 +19,7 @@ from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import Tape
 from ..backend import backend_scope
+from ..engine import wrap
 from ..errors import ShapeError, VariableNotFoundError
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
@@ -191,11 +192,12 @@ class Optimizer:
             return {name: zeros_like(stop_gradient(like)) for name in self.slot_names}
 
     def _next_step(self) -> None:
+        trace = jit_trace_var.get()
+        if trace is not None:
+            trace.touch(self)  # (before the state changes: a first touch takes a snapshot)
         self.iterations += 1
         self._step_cache = {}
-        trace = jit_trace_var.get()
         if trace is not None:  # tp.jit: this step's hyperparameters come in as traced values
-            trace.touch(self)
             jit = self._jit
             assert jit is not None
             jit.steps += 1
@@ -238,11 +240,16 @@ class Optimizer:
     # The slots go in and come out of the compiled function; so do this call's per-step
     # hyperparameters, computed on the host from the step count (schedules are host Python, as
     # in eager steps). `memo` is the number of steps one call takes.
-    def _jit_state(self, memo: Any) -> tuple[Any, list[Any]]:
+    def _jit_state(self, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
         steps = memo or 0
-        keys = tuple(self._slots)
+        slots = self._slots
+        keys = tuple(slots)
         names = self.slot_names
-        leaves: list[Any] = [self._slots[k][1][n] for k in keys for n in names]
+        leaves: list[Any] = []
+        for k in keys:
+            for n in names:
+                t = slots[k][1][n]
+                leaves.append(t._data if t._backend is backend else np.asarray(t.numpy()))
         hyper_names: tuple[str, ...] = ()
         for j in range(1, steps + 1):
             hyper = self._hyper(self.iterations + j)
@@ -270,17 +277,17 @@ class Optimizer:
             keys = tuple(self._slots)
             refs = [self._slots[k][0] for k in keys]
             leaves = [self._slots[k][1][n] for k in keys for n in self.slot_names]
-            written = ((keys, refs), leaves)
+            written = ((keys, refs, [t._dtype for t in leaves]), leaves)
         (self.iterations, self._slots, self._step_hyper, self._step_cache, self._tree_structure,
          self._jit) = snapshot
         return written, steps
 
-    def _jit_commit(self, token: Any, leaves: list[Tensor], memo: Any) -> None:
-        keys, refs = token
-        it = iter(leaves)
+    def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
+        keys, refs, dtypes = token
+        it = iter(zip(natives, dtypes))
         names = self.slot_names
         for k, ref in zip(keys, refs):
-            self._slots[k] = (ref, {n: next(it) for n in names})
+            self._slots[k] = (ref, {n: wrap(native, backend, dtype) for n, (native, dtype) in zip(names, it)})
         self.iterations += memo
         self._step_cache = {}
 

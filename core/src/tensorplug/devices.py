@@ -1,0 +1,51 @@
+"""Devices: where a backend keeps its arrays. ``tp.device_put`` places tensors (on a device, or
+sharded over several, as the backend allows), ``tp.devices`` lists a backend's devices and
+``tp.set_default_device`` chooses where a backend creates arrays. Each asks the backend object;
+the core knows no device type itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._state import state
+from .autodiff import _tree
+from .autodiff.tape import record_custom
+from .backend import active_backend, start_backend
+from .engine import wrap
+from .ops._convert import asarray
+from .tensor import Tensor
+
+__all__ = ["device_put", "devices", "set_default_device"]
+
+
+def _is_leaf(x: Any) -> bool:
+    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
+
+
+def device_put(x: Any, where: Any) -> Any:
+    """`x` (a tensor, or nested lists, tuples and dicts of them) placed on `where`: a device
+    name from ``tp.devices()`` such as ``'cpu:0'``, or an object of the tensor's backend (on
+    jax, a ``jax.Device`` or a ``jax.sharding.Sharding``). Returns new tensors (a Variable is
+    placed with ``v.assign(tp.device_put(v, where))``); differentiable (the identity)."""
+    leaves, structure = _tree.flatten(x, _is_leaf)
+    return _tree.unflatten(structure, [_put(leaf if isinstance(leaf, Tensor) else asarray(leaf), where)
+                                       for leaf in leaves])
+
+
+def _put(t: Tensor, where: Any) -> Tensor:
+    out = wrap(t._backend.device_put(t._data, where), t._backend, t._dtype)
+    if state.tapes:  # the identity for autodiff
+        record_custom("DevicePut", (t,), (out,), lambda dy: (dy,))
+    return out
+
+
+def devices(backend: str | None = None) -> list[str]:
+    """The devices of `backend` (default: the active one), by name."""
+    return (start_backend(backend) if backend is not None else active_backend()).devices()
+
+
+def set_default_device(where: Any, backend: str | None = None) -> None:
+    """Make `backend` (default: the active one) create its arrays on `where` from now on;
+    tensors that exist stay where they are."""
+    (start_backend(backend) if backend is not None else active_backend()).set_default_device(where)

@@ -1,0 +1,149 @@
+"""The JAX backend object: native arrays are ``jax.Array`` (immutable, on a device), or JAX
+tracers while ``tp.jit`` traces a function.
+
+Devices: arrays go to jax's default device unless the backend was told otherwise
+(``TENSORPLUG_JAX_DEVICE=gpu:1`` when it starts, or ``tp.set_default_device("cpu:1",
+backend="jax")``); ``tp.device_put`` places tensors on a device or a ``jax.sharding.Sharding``.
+Every call into jax runs in the scope of ``_scope`` (64-bit types on, the chosen device).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from tensorplug.dtypes import DType, from_numpy_dtype
+from tensorplug.errors import DeviceError
+from tensorplug.extend import Backend, tracing
+
+from ._scope import TRACER_ERRORS, calling, scoped_call, traced_error
+
+__all__ = ["JaxBackend", "ENV_DEVICE", "device_name"]
+
+ENV_DEVICE = "TENSORPLUG_JAX_DEVICE"
+_DTYPES: dict[Any, DType] = {}
+_PUT_AFTER = 2  # from_numpy: shapes and dtypes seen this often go through the compiled identity
+_SEEN_LIMIT = 100_000
+_Tracer = jax.core.Tracer
+
+
+def device_name(device: Any) -> str:
+    """'cpu:0', 'gpu:1', ...: a jax device by platform and id."""
+    return f"{device.platform}:{device.id}"
+
+
+def _copy(a: Any) -> Any:
+    return a
+
+
+# numpy -> device: jax.device_put costs ~120 us a call on small arrays, a compiled identity
+# ~12 us (jax's C++ dispatch moves the argument) but compiles once per shape and dtype (~30 ms):
+# the identity serves the shapes and dtypes that come again (shared by all backend instances)
+_put = jax.jit(_copy)
+_seen: dict[tuple[Any, Any], int] = {}
+
+
+def _device_put_copy(array: np.ndarray) -> Any:
+    # jax.device_put may share the numpy array's memory on the CPU: give it a copy of its own
+    return jax.device_put(np.array(array, copy=True))
+
+
+class JaxBackend(Backend):
+    """Holds ``jax.Array`` values on a device (jax's default one unless told otherwise)."""
+
+    def __init__(self, device: Any = None) -> None:
+        self._default = jax.devices()[0]
+        self.device: Any = self._default
+        self.pinned_device: Any = None  # set when `device` is not jax's default device
+        wanted = device if device is not None else os.environ.get(ENV_DEVICE)
+        if wanted:
+            self.set_default_device(wanted)
+
+    # -- host data --------------------------------------------------------------------------
+    def from_numpy(self, array: np.ndarray) -> Any:
+        key = (array.shape, array.dtype)
+        seen = _seen.get(key, 0)
+        if seen < _PUT_AFTER:
+            if len(_seen) < _SEEN_LIMIT:
+                _seen[key] = seen + 1
+            put: Callable[[Any], Any] = _device_put_copy
+        else:
+            put = _put
+        with calling(self.pinned_device):
+            if tracing():  # a constant: keep it concrete, not a value of the trace
+                with jax.ensure_compile_time_eval():
+                    return put(array)
+            return put(array)
+
+    def to_numpy(self, native: Any) -> np.ndarray:
+        try:
+            return np.asarray(native)
+        except TRACER_ERRORS as exc:
+            raise traced_error(
+                "Reading the values of a traced tensor (tensor.numpy(), float(), int(), bool(), "
+                "printing, or moving it to another backend)", exc) from exc
+
+    def dtype_of(self, native: Any) -> DType:
+        try:
+            return _DTYPES[native.dtype]
+        except KeyError:
+            dt = _DTYPES[native.dtype] = from_numpy_dtype(native.dtype)
+            return dt
+
+    def shape_of(self, native: Any) -> tuple[int, ...]:
+        return native.shape  # type: ignore[no-any-return]
+
+    # -- devices ----------------------------------------------------------------------------
+    def device_of(self, native: Any) -> str:
+        if isinstance(native, _Tracer):
+            return "traced"
+        devices = sorted(native.devices(), key=lambda d: d.id)
+        return ",".join(device_name(d) for d in devices)
+
+    def devices(self) -> list[str]:
+        return [device_name(d) for d in jax.devices()]
+
+    def _resolve(self, where: Any, sharding_ok: bool) -> Any:
+        if isinstance(where, jax.Device):
+            return where
+        if sharding_ok and isinstance(where, jax.sharding.Sharding):
+            return where
+        if isinstance(where, str):
+            for d in jax.devices():
+                if where in (device_name(d), d.platform):
+                    return d
+            try:  # another platform's devices (e.g. 'cpu:0' while the default is a GPU)
+                platform, _, index = where.partition(":")
+                return jax.devices(platform)[int(index or 0)]
+            except (RuntimeError, ValueError, IndexError):
+                pass
+        what = "a device name, a jax.Device or a jax.sharding.Sharding" if sharding_ok else (
+            "a device name or a jax.Device")
+        raise DeviceError(f"Backend 'jax' has no device {where!r}: give {what}; its devices are "
+                          f"{self.devices()}.")
+
+    def device_put(self, native: Any, where: Any) -> Any:
+        target = self._resolve(where, sharding_ok=True)
+        with calling(self.pinned_device):
+            return jax.device_put(native, target)
+
+    def set_default_device(self, where: Any) -> None:
+        device = self._resolve(where, sharding_ok=False)
+        self.device = device
+        self.pinned_device = None if device == self._default else device
+
+    # -- compilation --------------------------------------------------------------------------
+    def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
+        """``jax.jit(fn)``, called in the backend's scope; jax's complaints about traced values
+        become TracedValueError."""
+        jitted = jax.jit(fn, static_argnums=static_argnums)
+        return scoped_call(jitted, lambda: self.pinned_device,
+                           "A function compiled by tp.jit on backend 'jax'")
+
+    def __repr__(self) -> str:
+        return f"<JaxBackend {self.name!r} on {device_name(self.device)}>"
+

@@ -1,0 +1,42 @@
+"""Neural-network kernels: Softmax and LogSoftmax along one axis, with the maximum subtracted
+first (as the numpy backend) so that large inputs neither overflow nor lose precision.
+
+Along an empty axis the result is empty; a 0-d input is a single-element distribution:
+softmax 1, log-softmax 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax.numpy as jnp
+
+from ._jit import with_attrs
+
+
+def _shifted(x: Any, axis: int) -> Any:
+    # `initial` makes an empty axis give -inf instead of an error
+    return x - jnp.max(x, axis=axis, keepdims=True, initial=-jnp.inf)
+
+
+def _softmax(x: Any, axis: int) -> Any:
+    if x.ndim == 0:
+        return jnp.ones_like(x)
+    e = jnp.exp(_shifted(x, axis))
+    return e / jnp.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(x: Any, axis: int) -> Any:
+    if x.ndim == 0:
+        return jnp.zeros_like(x)
+    if x.size == 0:
+        return x
+    s = _shifted(x, axis)
+    return s - jnp.log(jnp.sum(jnp.exp(s), axis=axis, keepdims=True))
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "Softmax": with_attrs(_softmax, static=("axis",)),
+    "LogSoftmax": with_attrs(_log_softmax, static=("axis",)),
+}

@@ -1,0 +1,28 @@
+"""Optimizer-update kernels: AdamUpdate, fused into one compiled function. The step size and
+epsilon change at every step, so they are traced arguments (static ones would compile again at
+every step)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax.numpy as jnp
+
+from ._jit import with_attrs
+
+
+def _adam_update(param: Any, grad: Any, m: Any, v: Any, beta1: Any, beta2: Any, step_size: Any,
+                 epsilon_hat: Any) -> tuple[Any, Any, Any]:
+    """The numpy backend's arithmetic, in the parameter's dtype and in the same order."""
+    dt = param.dtype
+    b1, b2 = jnp.asarray(beta1, dt), jnp.asarray(beta2, dt)
+    m_new = m * b1 + grad * (1 - b1)
+    v_new = grad * grad * (1 - b2) + v * b2
+    step = m_new * jnp.asarray(step_size, dt) / (jnp.sqrt(v_new) + jnp.asarray(epsilon_hat, dt))
+    return param - step, m_new, v_new
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "AdamUpdate": with_attrs(_adam_update, traced=("beta1", "beta2", "step_size", "epsilon_hat")),
+}
