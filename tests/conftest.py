@@ -15,7 +15,8 @@ from tensorplug.testing.isolation import isolated_registries
 # machine): its persistent compilation cache lets the test processes (xdist workers, the
 # conformance kit's subprocess) and later runs share what one of them compiled. Set before jax
 # is imported; subprocesses inherit it. Results do not depend on it.
-os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(tempfile.gettempdir(), "tensorplug-tests-jax-cache"))
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR",
+                      os.path.join(tempfile.gettempdir(), "tensorplug-tests-jax-cache"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 

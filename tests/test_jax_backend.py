@@ -239,15 +239,15 @@ def test_a_jax_failure_on_valid_inputs_is_a_kernel_error_naming_kernel_backend_a
         raise RuntimeError("XLA said no")
 
     tp.extend.register_kernel(tp.extend.KernelConfig("Exp", "jax", broken), override=True)
-    with pytest.raises(tp.KernelError, match=r"Kernel 'Exp' on backend 'jax'.*XLA said no.*'user code'") as exc:
+    with pytest.raises(tp.KernelError, match=r"Kernel 'Exp' on backend 'jax'.*XLA said no.*'user code'") as e:
         tp.exp(tp.ones((2,)))
-    assert isinstance(exc.value.__cause__, RuntimeError)
+    assert isinstance(e.value.__cause__, RuntimeError)
 
 
 def test_gather_out_of_range_is_an_error_not_a_clamp(on_jax):
     """jnp.take would fill (and x[i] would clamp): eagerly the kernel checks the indices."""
     x = tp.asarray([1.0, 2.0, 3.0])
-    with pytest.raises(tp.IndexOutOfRangeError, match=r"Kernel 'Gather' on backend 'jax': index 5 is out of range"):
+    with pytest.raises(tp.IndexOutOfRangeError, match=r"Kernel 'Gather' on backend 'jax': index 5 is out"):
         tp.run_kernel("Gather", [x, tp.asarray([0, 5])], {"axis": 0})
     with pytest.raises(IndexError, match="out of range"):
         tp.take(x, tp.asarray([-4]))

@@ -103,7 +103,8 @@ def test_grad_and_value_and_grad_inside_jit_match_eager():
     g_jit = tp.jit(tp.grad(loss))(w, x)
     np.testing.assert_allclose(g_jit.numpy(), g_eager.numpy(), rtol=1e-5, atol=1e-7)
     (v, aux), g = tp.jit(tp.value_and_grad(lambda w, x: (loss(w, x), tp.sum(w)), has_aux=True))(w, x)
-    assert v.item() == pytest.approx(loss(w, x).item(), rel=1e-6) and aux.item() == pytest.approx(0.0, abs=1e-6)
+    assert v.item() == pytest.approx(loss(w, x).item(), rel=1e-6)
+    assert aux.item() == pytest.approx(0.0, abs=1e-6)
     np.testing.assert_allclose(g.numpy(), g_eager.numpy(), rtol=1e-5, atol=1e-7)
 
 
@@ -225,7 +226,7 @@ def test_a_numpy_variable_updated_by_a_jax_step_stays_on_numpy():
 
 
 def test_creating_a_variable_inside_jit_is_an_error():
-    with pytest.raises(tp.TracedValueError, match="cannot create a Variable inside a function compiled by tp.jit"):
+    with pytest.raises(tp.TracedValueError, match="cannot create a Variable inside a function compiled"):
         tp.jit(lambda x: tp.Variable(x) * 2)(tp.asarray([1.0]))
 
 
@@ -235,7 +236,7 @@ def test_host_values_of_traced_tensors_are_clear_errors():
         tp.jit(lambda x: x * float(tp.sum(x)))(tp.asarray([1.0]))
     with pytest.raises(tp.TracedValueError, match="traced tensor"):
         tp.jit(lambda x: x if x > 0 else -x)(tp.asarray(1.0))
-    with pytest.raises(tp.TracedValueError, match=r"Kernel 'NonZero' on backend 'jax'.*depends on the values"):
+    with pytest.raises(tp.TracedValueError, match=r"Kernel 'NonZero' on backend 'jax'.*on the values"):
         tp.jit(lambda x: tp.nonzero(x)[0])(tp.asarray([0.0, 1.0]))
 
 

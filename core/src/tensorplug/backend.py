@@ -87,7 +87,8 @@ class Backend:
             raise DeviceError(f"Backend '{self.name}' has no device {where!r}; its devices are "
                               f"{self.devices()}.")
 
-    def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any] | None:
+    def compile(self, fn: Callable[..., Any],
+                static_argnums: tuple[int, ...] = ()) -> Callable[..., Any] | None:
         """A compiled version of `fn`, or None when this backend cannot compile (``tp.jit`` then
         runs eagerly).
 

@@ -112,12 +112,24 @@ class _Entry:
     """What tp.jit knows for one argument key: the state holders `f` touches (weakly) with
     their memos, and the compiled functions per state structure."""
 
-    __slots__ = ("holders", "memos", "compiled")
+    __slots__ = ("holders", "memos", "compiled", "dead", "__weakref__")
 
     def __init__(self) -> None:
         self.holders: list[weakref.ref[Any]] = []
         self.memos: list[Any] = []
         self.compiled: dict[tuple[Any, ...], _Compiled] = {}
+        self.dead = False  # a holder was garbage-collected: find the state again
+
+    def add(self, holder: Any, memo: Any) -> None:
+        entry = weakref.ref(self)
+
+        def died(_: Any) -> None:
+            alive = entry()
+            if alive is not None:
+                alive.dead = True
+
+        self.holders.append(weakref.ref(holder, died))
+        self.memos.append(memo)
 
 
 # -- arguments and results ---------------------------------------------------------------------
@@ -271,12 +283,16 @@ class _Jitted:
             entry = entries[key] = _Entry()
         dyn_natives = [_native(x, backend) for x in dyn]
         for _ in range(_MAX_TRACES):
-            holders = [r() for r in entry.holders]
-            if any(h is None for h in holders):  # some state died: find it again
+            if entry.dead:  # some state was garbage-collected: find it again
                 entry = entries[key] = _Entry()
-                holders = []
+            holders = [r() for r in entry.holders]
             tokens, leaves, sizes = [], [], []
             for h, memo in zip(holders, entry.memos):
+                if h.__class__ is Variable and h._backend is backend:  # the common case, inline
+                    tokens.append(None)
+                    sizes.append(1)
+                    leaves.append(h._value)
+                    continue
                 token, state = h._jit_state(memo, backend)
                 tokens.append(token)
                 sizes.append(len(state))
@@ -298,8 +314,7 @@ class _Jitted:
                 for i, memo in retrace.memos.items():
                     entry.memos[i] = memo
                 for holder, memo in retrace.found:
-                    entry.holders.append(weakref.ref(holder))
-                    entry.memos.append(memo)
+                    entry.add(holder, memo)
                 continue
             finally:
                 _call_args.reset(reset_args)
@@ -312,7 +327,11 @@ class _Jitted:
             )
         start = 0
         for index, token, count, memo in compiled.writes:
-            holders[index]._jit_commit(token, new_state[start:start + count], memo, backend)
+            h = holders[index]
+            if h.__class__ is Variable and h._backend is backend:  # the common case, inline
+                h._value = new_state[start]
+            else:
+                h._jit_commit(token, new_state[start:start + count], memo, backend)
             start += count
         tree = compiled.out_tree
         if tree[0] == "t":  # a single tensor

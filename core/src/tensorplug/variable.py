@@ -55,7 +55,7 @@ class Variable(Tensor):
 
     # The native value, behind a property (shadowing Tensor's slot) so that a tp.jit trace
     # sees which Variables a function reads and writes.
-    @property  # type: ignore[override]
+    @property
     def _data(self) -> Any:
         trace = jit_trace_var.get()
         if trace is not None:

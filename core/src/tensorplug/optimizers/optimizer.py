@@ -49,13 +49,34 @@ class Optimizer:
         self.learning_rate = learning_rate
         self.iterations = 0  # steps taken (apply_gradients or update calls)
         # key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})
-        self._slots: dict[Hashable, tuple[Any, dict[str, Tensor]]] = {}
+        self._slot_table: dict[Hashable, tuple[Any, dict[str, Tensor]]] = {}
+        # after a tp.jit call: (keys, refs, dtypes, natives, backend) of the new slots, made
+        # tensors only when something reads them (the next compiled call takes the natives)
+        self._jit_natives: tuple[Any, ...] | None = None
         self._tree_structure: Any = None
         # scalar tensors: constants per (dtype, backend, values); this step's per (dtype, backend)
         self._constant_cache: dict[Hashable, dict[str, Tensor]] = {}
         self._step_cache: dict[Hashable, dict[str, Tensor]] = {}
         self._step_hyper: dict[str, Any] = {}
         self._jit: _JitSteps | None = None  # while a tp.jit trace runs the optimizer
+
+    @property
+    def _slots(self) -> dict[Hashable, tuple[Any, dict[str, Tensor]]]:
+        """key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})."""
+        if self._jit_natives is not None:
+            keys, refs, dtypes, natives, backend = self._jit_natives
+            self._jit_natives = None
+            names = self.slot_names
+            it = iter(zip(natives, dtypes))
+            for k, ref in zip(keys, refs):
+                self._slot_table[k] = (ref, {n: wrap(native, backend, dtype)
+                                             for n, (native, dtype) in zip(names, it)})
+        return self._slot_table
+
+    @_slots.setter
+    def _slots(self, table: dict[Hashable, tuple[Any, dict[str, Tensor]]]) -> None:
+        self._jit_natives = None
+        self._slot_table = table
 
     # -- the rule subclasses write -------------------------------------------------------------
     def _constants(self) -> dict[str, float]:
@@ -242,14 +263,19 @@ class Optimizer:
     # in eager steps). `memo` is the number of steps one call takes.
     def _jit_state(self, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
         steps = memo or 0
-        slots = self._slots
-        keys = tuple(slots)
         names = self.slot_names
-        leaves: list[Any] = []
-        for k in keys:
-            for n in names:
-                t = slots[k][1][n]
-                leaves.append(t._data if t._backend is backend else np.asarray(t.numpy()))
+        pending = self._jit_natives
+        if pending is not None and pending[4] is backend:  # the last compiled call's slots
+            keys = pending[0]
+            leaves: list[Any] = list(pending[3])
+        else:
+            slots = self._slots
+            keys = tuple(slots)
+            leaves = []
+            for k in keys:
+                for n in names:
+                    t = slots[k][1][n]
+                    leaves.append(t._data if t._backend is backend else np.asarray(t.numpy()))
         hyper_names: tuple[str, ...] = ()
         for j in range(1, steps + 1):
             hyper = self._hyper(self.iterations + j)
@@ -283,13 +309,9 @@ class Optimizer:
         return written, steps
 
     def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
-        keys, refs, dtypes = token
-        it = iter(zip(natives, dtypes))
-        names = self.slot_names
-        for k, ref in zip(keys, refs):
-            self._slots[k] = (ref, {n: wrap(native, backend, dtype) for n, (native, dtype) in zip(names, it)})
+        keys, refs, dtypes = token  # every slot the optimizer has: earlier pending ones are stale
+        self._jit_natives = (keys, refs, dtypes, natives, backend)
         self.iterations += memo
-        self._step_cache = {}
 
 
 class _LazyScalars(Mapping[str, Tensor]):

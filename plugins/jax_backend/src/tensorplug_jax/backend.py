@@ -95,7 +95,7 @@ class JaxBackend(Backend):
             return dt
 
     def shape_of(self, native: Any) -> tuple[int, ...]:
-        return native.shape  # type: ignore[no-any-return]
+        return tuple(native.shape)
 
     # -- devices ----------------------------------------------------------------------------
     def device_of(self, native: Any) -> str:

@@ -40,7 +40,8 @@ def binary(fn: Callable[[Any, Any], Any]) -> Callable[..., Any]:
     return kernel
 
 
-def with_attrs(fn: Callable[..., Any], static: tuple[str, ...] = (), traced: tuple[str, ...] = ()) -> Callable[..., Any]:
+def with_attrs(fn: Callable[..., Any], static: tuple[str, ...] = (),
+               traced: tuple[str, ...] = ()) -> Callable[..., Any]:
     """A kernel ``jax.jit(fn)(*inputs, **attrs)``: the `static` attributes (hashable; a new
     value compiles again) and the `traced` ones (numbers passed as arguments)."""
     jitted = jax.jit(fn, static_argnames=static)

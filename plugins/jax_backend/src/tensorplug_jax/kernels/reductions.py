@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
-from jax import lax
 import numpy as np
+from jax import lax
 
 from ._jit import with_attrs
 
