@@ -303,3 +303,74 @@ def test_on_numpy_jit_runs_eagerly_with_the_same_semantics():
     assert out.backend == "numpy" and out.tolist() == [4.0]
     f(np.array([2.0], np.float32))
     assert traces == [1, 1] and v.tolist() == [3.0]
+
+
+def test_jit_as_a_method_decorator_and_negative_static_argnums():
+    class Scaler:
+        def __init__(self, factor):
+            self.factor = factor
+
+        @tp.jit
+        def __call__(self, x):
+            return x * self.factor
+
+    assert Scaler(3.0)(tp.asarray([1.0, 2.0])).tolist() == [3.0, 6.0]
+    assert Scaler(0.5)(tp.asarray([1.0, 2.0])).tolist() == [0.5, 1.0]
+    rep = tp.jit(lambda x, n: tp.concat([x] * n), static_argnums=-1)
+    assert rep(tp.asarray([1.0]), 3).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_an_optimizer_stepped_eagerly_and_compiled_in_turns_matches_eager_steps():
+    x, y = _problem()
+
+    def run(jit_every_other: bool):
+        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+        opt = Adam(0.05)
+        step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
+        compiled = tp.jit(step)
+        losses = [(compiled() if jit_every_other and i % 2 else step()).item() for i in range(6)]
+        return losses, w, opt
+
+    eager, w_eager, _ = run(False)
+    mixed, w_mixed, opt = run(True)
+    np.testing.assert_allclose(mixed, eager, rtol=2e-5)
+    np.testing.assert_allclose(w_mixed.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-7)
+    assert opt.iterations == 6 and all(_concrete(s) for s in opt.get_slots(w_mixed).values())
+
+
+def test_traced_tensors_know_their_shape_dtype_and_backend():
+    seen = {}
+
+    @tp.jit
+    def f(x, i):
+        seen.update(shape=x.shape, dtype=x.dtype, backend=x.backend, device=x.device, ndim=x.ndim,
+                    idtype=i.dtype, size=x.size)
+        return x.T @ x + i.astype(tp.float32)
+
+    out = f(tp.ones((3, 2)), tp.asarray(2))
+    assert seen == {"shape": (3, 2), "dtype": tp.float32, "backend": "jax", "device": "traced",
+                    "ndim": 2, "idtype": tp.int64, "size": 6}
+    assert out.tolist() == [[5.0, 5.0], [5.0, 5.0]] and out.device == "cpu:0"
+
+
+def test_eager_work_in_another_thread_does_not_leak_into_a_trace():
+    import threading
+
+    mine, theirs = tp.Variable([1.0]), tp.Variable([0.0])
+    stop = threading.Event()
+
+    def eager_elsewhere():
+        tp.set_backend("jax")
+        while not stop.is_set():
+            theirs.assign(theirs + 1.0)
+
+    thread = threading.Thread(target=eager_elsewhere)
+    thread.start()
+    try:
+        for n in range(3):  # new shapes: traced while the other thread runs
+            f = tp.jit(lambda x: x * mine)
+            assert f(tp.ones((n + 1,))).tolist() == [1.0] * (n + 1)
+    finally:
+        stop.set()
+        thread.join()
+    assert _concrete(theirs) and theirs.item() > 0

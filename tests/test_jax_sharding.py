@@ -47,6 +47,14 @@ SCRIPT = """
     np.testing.assert_allclose(many, one, rtol=2e-5)
     np.testing.assert_allclose(w_many.numpy(), w_one.numpy(), rtol=1e-4, atol=1e-6)
     print("losses", [round(v, 4) for v in many[:3]], "...", round(many[-1], 4))
+
+    # JAX's explicit-sharding mode wants output shardings tensorplug's kernels cannot know
+    explicit = jax.make_mesh((8,), ("data",), axis_types=(AxisType.Explicit,))
+    a = tp.device_put(tp.ones((16, 4)), NamedSharding(explicit, P("data")))
+    try:
+        tp.matmul(a.T, a)
+    except tp.DeviceError as exc:
+        print("explicit:", "automatic axes" in str(exc) and "Kernel 'MatMul' on backend 'jax'" in str(exc))
 """
 
 
@@ -59,3 +67,4 @@ def test_a_data_parallel_step_over_8_devices_gives_the_losses_of_one():
     assert lines[0] == "cpu:0 | " + ",".join(f"cpu:{i}" for i in range(8))
     assert lines[1] == "8 8"  # parameters and optimizer slots stay on all 8 devices
     assert lines[2].startswith("losses")
+    assert lines[3] == "explicit: True"

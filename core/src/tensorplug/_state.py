@@ -7,7 +7,8 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-__all__ = ["backend_var", "recorders_var", "jit_trace_var", "push_recorder", "remove_recorder", "state"]
+__all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "push_recorder", "remove_recorder",
+           "state"]
 
 backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
 recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
@@ -16,6 +17,9 @@ recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
 # The tp.jit trace in progress in this context (tensorplug.jit._Trace), or None: Variables and
 # optimizers report to it what state they read and write.
 jit_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_jit_trace", default=None)
+# How many tp.jit traces are in progress in the process (any thread): when 0, hot paths skip
+# reading jit_trace_var.
+jit_tracing = [0]
 
 
 def push_recorder(recorder: Any) -> None:

@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ._state import backend_var, jit_trace_var, recorders_var
+from ._state import backend_var, jit_trace_var, jit_tracing, recorders_var
 from .autodiff.tape import Tape
 from .backend import Backend, active_backend
 from .dtypes import ALL_DTYPES, from_numpy_dtype
@@ -55,6 +56,7 @@ __all__ = ["jit", "tracing"]
 
 _MAX_TRACES = 8  # per call; the state a function touches is normally found in two
 _NEW: Any = object()
+_tracing_lock = threading.Lock()
 _HOST_DTYPES = frozenset(d.numpy for d in ALL_DTYPES)
 # The arguments of the call being traced (the backend calls the pure function with traced
 # arrays only; the static leaves and Variables come from here).
@@ -94,6 +96,10 @@ class _Retrace(Exception):
         self.memos = memos
 
 
+def _uncompiled(*args: Any) -> Any:
+    raise AssertionError("tp.jit: called before the backend compiled it")
+
+
 class _Compiled:
     """One compiled function: per argument structure and state structure. Its side data
     (result structure, which holders to commit) is filled when the backend traces it."""
@@ -101,7 +107,7 @@ class _Compiled:
     __slots__ = ("fn", "tokens", "sizes", "out_tree", "writes")
 
     def __init__(self, tokens: tuple[Any, ...], sizes: tuple[int, ...]) -> None:
-        self.fn: Callable[..., Any] | None = None
+        self.fn: Callable[..., Any] = _uncompiled
         self.tokens = tokens
         self.sizes = sizes
         self.out_tree: Any = None
@@ -112,12 +118,13 @@ class _Entry:
     """What tp.jit knows for one argument key: the state holders `f` touches (weakly) with
     their memos, and the compiled functions per state structure."""
 
-    __slots__ = ("holders", "memos", "compiled", "dead", "__weakref__")
+    __slots__ = ("holders", "memos", "compiled", "last", "dead", "__weakref__")
 
     def __init__(self) -> None:
         self.holders: list[weakref.ref[Any]] = []
         self.memos: list[Any] = []
         self.compiled: dict[tuple[Any, ...], _Compiled] = {}
+        self.last: tuple[tuple[Any, ...], _Compiled] | None = None  # the last used, checked first
         self.dead = False  # a holder was garbage-collected: find the state again
 
     def add(self, holder: Any, memo: Any) -> None:
@@ -136,6 +143,13 @@ class _Entry:
 def _key_of(node: Any, dyn: list[Any]) -> Any:
     """A hashable description of an argument: structure, static leaves, shapes and dtypes of
     the traced leaves (collected into `dyn`)."""
+    cls = node.__class__
+    if cls is np.ndarray:  # the common cases first: a batch, a tensor
+        dyn.append(node)
+        return ("n", node.shape, node.dtype)
+    if cls is Tensor:
+        dyn.append(node)
+        return (node._backend.shape_of(node._data), node._dtype)
     if isinstance(node, Tensor):
         if isinstance(node, Variable):
             return ("v", id(node))
@@ -236,6 +250,11 @@ def _unflatten_out(tree: Any, natives: Any, backend: Backend) -> Any:
     return kind(*items)
 
 
+def _nonnegative(statics: tuple[int, ...], nargs: int) -> tuple[int, ...]:
+    """static_argnums with the negative ones counted from the end of this call's arguments."""
+    return tuple(i % nargs if -nargs <= i < 0 else i for i in statics)
+
+
 def _taping() -> bool:
     return any(isinstance(r, Tape) for r in recorders_var.get())
 
@@ -252,9 +271,13 @@ class _Jitted:
         self.per_backend: dict[Backend, dict[Any, _Entry] | None] = {}
         functools.update_wrapper(self, fn)
 
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """As a method decorator: bound to the instance (a compile-time constant argument)."""
+        return self if obj is None else functools.partial(self, obj)
+
     def eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """`f` called as it is, its numpy-array arguments made tensors (as when compiled)."""
-        statics = self.statics
+        statics = _nonnegative(self.statics, len(args))
         args = tuple(a if i in statics else _arrays_as_tensors(a) for i, a in enumerate(args))
         return self.fn(*args, **{k: _arrays_as_tensors(v) for k, v in kwargs.items()})
 
@@ -269,6 +292,8 @@ class _Jitted:
             entries = self.per_backend[backend] = {}
         dyn: list[Any] = []
         statics = self.statics
+        if statics and min(statics) < 0:
+            statics = _nonnegative(statics, len(args))
         if statics:
             key: Any = tuple(("s", a) if i in statics else _key_of(a, dyn) for i, a in enumerate(args))
         else:
@@ -286,7 +311,9 @@ class _Jitted:
             if entry.dead:  # some state was garbage-collected: find it again
                 entry = entries[key] = _Entry()
             holders = [r() for r in entry.holders]
-            tokens, leaves, sizes = [], [], []
+            tokens: list[Any] = []
+            leaves: list[Any] = []
+            sizes: list[int] = []
             for h, memo in zip(holders, entry.memos):
                 if h.__class__ is Variable and h._backend is backend:  # the common case, inline
                     tokens.append(None)
@@ -298,19 +325,26 @@ class _Jitted:
                 sizes.append(len(state))
                 leaves += state
             tokens_t = tuple(tokens)
-            compiled = entry.compiled.get(tokens_t)
+            last = entry.last
+            if last is not None and last[0] == tokens_t:  # the state's structure did not change
+                compiled: _Compiled | None = last[1]
+            else:
+                compiled = entry.compiled.get(tokens_t)
             if compiled is None:
                 compiled = _Compiled(tokens_t, tuple(sizes))
-                compiled.fn = backend.compile(self._pure(entry, holders, compiled, backend))
-                if compiled.fn is None:
+                fn = backend.compile(self._pure(entry, holders, compiled, backend))
+                if fn is None:
                     self.per_backend[backend] = None
                     return self.eager(args, kwargs)
+                compiled.fn = fn
                 entry.compiled[tokens_t] = compiled
+            entry.last = (tokens_t, compiled)
             reset_args = _call_args.set((args, kwargs))
             try:
                 out_natives, new_state = compiled.fn(dyn_natives, leaves)
             except _Retrace as retrace:
                 entry.compiled.clear()
+                entry.last = None
                 for i, memo in retrace.memos.items():
                     entry.memos[i] = memo
                 for holder, memo in retrace.found:
@@ -343,10 +377,10 @@ class _Jitted:
         """The function the backend compiles: lists of natives in, lists of natives out; runs
         `f` on tensors wrapping the traced values, with the state holders bound."""
         fn = self.fn
-        statics = self.statics
 
         def pure(dyn_natives: list[Any], state_natives: list[Any]) -> tuple[list[Any], list[Any]]:
             args, kwargs = _call_args.get()
+            statics = _nonnegative(self.statics, len(args))
             traced = iter([wrap(x, backend) for x in dyn_natives])
             args = tuple(a if i in statics else _rebuild(a, traced) for i, a in enumerate(args))
             kwargs = {k: _rebuild(v, traced) for k, v in kwargs.items()}
@@ -357,11 +391,15 @@ class _Jitted:
                 snapshots.append(h._jit_bind(token, [wrap(next(state), backend) for _ in range(size)]))
                 trace.bound.add(id(h))
             reset = jit_trace_var.set(trace)
+            with _tracing_lock:  # read without the lock by Variables: only its zero-ness matters
+                jit_tracing[0] += 1
             try:
                 out = fn(*args, **kwargs)
                 out_natives: list[Any] = []
                 compiled.out_tree = _flatten_out(out, backend, out_natives)
             finally:
+                with _tracing_lock:
+                    jit_tracing[0] -= 1
                 jit_trace_var.reset(reset)
                 results = [h._jit_unbind(s) for h, s in zip(holders, snapshots)]
                 found = [(h, h._jit_unbind(s)[1]) for h, s in trace.found.values()]

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ._state import jit_trace_var
+from ._state import jit_tracing as _tracing
 from .errors import RegistrationError, ShapeError, TracedValueError
 from .tensor import Tensor
 
@@ -57,16 +58,18 @@ class Variable(Tensor):
     # sees which Variables a function reads and writes.
     @property
     def _data(self) -> Any:
-        trace = jit_trace_var.get()
-        if trace is not None:
-            trace.touch(self)
+        if _tracing[0]:
+            trace = jit_trace_var.get()
+            if trace is not None:
+                trace.touch(self)
         return self._value
 
     @_data.setter
     def _data(self, value: Any) -> None:
-        trace = jit_trace_var.get()
-        if trace is not None:
-            trace.touch(self)
+        if _tracing[0]:
+            trace = jit_trace_var.get()
+            if trace is not None:
+                trace.touch(self)
         self._value = value
 
     @property

@@ -280,7 +280,7 @@ class Optimizer:
         for j in range(1, steps + 1):
             hyper = self._hyper(self.iterations + j)
             hyper_names = tuple(hyper)
-            leaves.extend(np.float64(v) for v in hyper.values())
+            leaves.extend([np.float64(v) for v in hyper.values()])
         return (keys, names, hyper_names, steps), leaves
 
     def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:

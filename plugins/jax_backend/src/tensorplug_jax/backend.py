@@ -20,7 +20,7 @@ from tensorplug.dtypes import DType, from_numpy_dtype
 from tensorplug.errors import DeviceError
 from tensorplug.extend import Backend, tracing
 
-from ._scope import TRACER_ERRORS, calling, scoped_call, traced_error
+from ._scope import TRACER_ERRORS, calling, enter, leave, scoped_call, traced_error
 
 __all__ = ["JaxBackend", "ENV_DEVICE", "device_name"]
 
@@ -45,6 +45,8 @@ def _copy(a: Any) -> Any:
 # the identity serves the shapes and dtypes that come again (shared by all backend instances)
 _put = jax.jit(_copy)
 _seen: dict[tuple[Any, Any], int] = {}
+_scalars: dict[tuple[Any, ...], Any] = {}  # 0-d arrays by dtype, bits and device
+_SCALARS_LIMIT = 4096
 
 
 def _device_put_copy(array: np.ndarray) -> Any:
@@ -65,6 +67,12 @@ class JaxBackend(Backend):
 
     # -- host data --------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray) -> Any:
+        scalar = None
+        if not array.ndim:  # Python scalars in ops (x * 2.0): immutable, so shared
+            scalar = (array.dtype, array.tobytes(), self.pinned_device)  # the bits: -0.0 is not 0.0
+            hit = _scalars.get(scalar)
+            if hit is not None:
+                return hit
         key = (array.shape, array.dtype)
         seen = _seen.get(key, 0)
         if seen < _PUT_AFTER:
@@ -73,11 +81,20 @@ class JaxBackend(Backend):
             put: Callable[[Any], Any] = _device_put_copy
         else:
             put = _put
-        with calling(self.pinned_device):
+        token = enter(self.pinned_device)
+        try:
             if tracing():  # a constant: keep it concrete, not a value of the trace
                 with jax.ensure_compile_time_eval():
-                    return put(array)
-            return put(array)
+                    out = put(array)
+            else:
+                out = put(array)
+        finally:
+            leave(token)
+        if scalar is not None:
+            if len(_scalars) >= _SCALARS_LIMIT:
+                _scalars.clear()
+            _scalars[scalar] = out
+        return out
 
     def to_numpy(self, native: Any) -> np.ndarray:
         try:
@@ -95,7 +112,7 @@ class JaxBackend(Backend):
             return dt
 
     def shape_of(self, native: Any) -> tuple[int, ...]:
-        return tuple(native.shape)
+        return native.shape
 
     # -- devices ----------------------------------------------------------------------------
     def device_of(self, native: Any) -> str:

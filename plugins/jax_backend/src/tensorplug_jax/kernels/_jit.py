@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,12 @@ def is_traced(*arrays: Any) -> bool:
     return any(isinstance(a, _Tracer) for a in arrays)
 
 
+def _direct(kernel: Any, jitted: Any, arity: int) -> None:
+    """Mark `kernel` as calling `jitted` on its first `arity` inputs: _scope.scoped calls it
+    directly."""
+    kernel.jitted, kernel.arity = jitted, arity
+
+
 def unary(fn: Callable[[Any], Any]) -> Callable[..., Any]:
     """A kernel of one input and no attributes: ``jax.jit(fn)(x)``."""
     jitted = jax.jit(fn)
@@ -25,6 +32,7 @@ def unary(fn: Callable[[Any], Any]) -> Callable[..., Any]:
         return jitted(inputs[0])
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
+    _direct(kernel, jitted, 1)
     return kernel
 
 
@@ -37,18 +45,36 @@ def binary(fn: Callable[[Any, Any], Any]) -> Callable[..., Any]:
         return jitted(x, y)
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
+    _direct(kernel, jitted, 2)
     return kernel
 
 
 def with_attrs(fn: Callable[..., Any], static: tuple[str, ...] = (),
                traced: tuple[str, ...] = ()) -> Callable[..., Any]:
-    """A kernel ``jax.jit(fn)(*inputs, **attrs)``: the `static` attributes (hashable; a new
-    value compiles again) and the `traced` ones (numbers passed as arguments)."""
-    jitted = jax.jit(fn, static_argnames=static)
-    names = static + traced
+    """A kernel ``fn(*inputs, **attrs)`` compiled with ``jax.jit``: one compiled function per
+    value of the `static` attributes (hashable; they shape the computation), called with the
+    `traced` ones (numbers that do not: a new value does not compile again). Specializing on
+    the static values, rather than passing them as jax static arguments, keeps every call on
+    jax's fastest dispatch path (~2 us less per call)."""
+    if not static:
+        jitted = jax.jit(fn)
+
+        def plain(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+            return jitted(*inputs, **{n: attrs[n] for n in traced})
+
+        plain.__name__ = getattr(fn, "__name__", "kernel")
+        return plain
+
+    compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
 
     def kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-        return jitted(*inputs, **{n: attrs[n] for n in names})
+        key = tuple([attrs[n] for n in static])
+        run = compiled.get(key)
+        if run is None:
+            run = compiled[key] = jax.jit(functools.partial(fn, **dict(zip(static, key))))
+        if traced:
+            return run(*inputs, **{n: attrs[n] for n in traced})
+        return run(*inputs)
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     return kernel
