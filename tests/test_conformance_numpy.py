@@ -1,4 +1,4 @@
-"""The first-party backends pass the conformance kit with full coverage: every kernel spec is
+"""The first-party backends (numpy and jax) pass the conformance kit with full coverage: every kernel spec is
 implemented and passes, every gradient passes, nothing is excluded. To run it for another
 installed backend, add its name to BACKENDS."""
 
@@ -10,13 +10,13 @@ import pytest
 
 from _conformance_run import run_kit
 
-BACKENDS = ["numpy"]
+BACKENDS = ["numpy", "jax"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_full_conformance(backend, tmp_path):
-    run = run_kit(backend, cwd=tmp_path)
+    run = run_kit(backend, "-n", "2", cwd=tmp_path, timeout=1200)
     assert run.returncode == 0, f"{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
     summary = run.summary
     counts = re.search(r"backend '(\w+)': (\d+) kernel specs, (\d+) implemented; (\d+) passing, 0 failing, "
