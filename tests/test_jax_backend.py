@@ -228,7 +228,7 @@ def test_a_kernel_refusing_its_inputs_is_explained_from_the_spec_and_chained(on_
     from tensorplug.ops._convert import caller  # the ops' fast path: no spec check before the kernel
 
     with pytest.raises(tp.ShapeError, match=r"Kernel 'MatMul' on backend 'jax'.*do not fit") as exc:
-        caller("MatMul")((tp.ones((2, 3)), tp.ones((2, 3))), {})
+        caller("MatMul")((tp.ones((2, 3)), tp.ones((2, 3))), {"transpose_x": False, "transpose_y": False})
     assert isinstance(exc.value.__cause__, TypeError)  # jax's own complaint, chained
     with pytest.raises(tp.ShapeError, match=r"Kernel 'MatMul' on backend 'jax'.*do not fit"):
         tp.run_kernel("MatMul", [tp.ones((2, 3)), tp.ones((2, 3))])

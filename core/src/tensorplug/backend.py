@@ -49,6 +49,9 @@ class Backend:
     ``from_numpy`` and ``to_numpy``; ``name`` is set from the BackendConfig."""
 
     name: str = ""
+    #: True when native arrays are never written and live on one device, so that the tensor
+    #: made from a Python scalar (``x * 2.0``) can be made once and reused (numpy backend).
+    reuses_scalars: bool = False
 
     def from_numpy(self, array: np.ndarray) -> Any:
         """A native array holding a copy of `array` (whose dtype is a supported one)."""

@@ -47,12 +47,6 @@ def tensor_info(t: Tensor) -> TensorInfo:
     return TensorInfo(tuple(t.shape), t._dtype)
 
 
-def _record(tapes: list[Any], name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
-            outputs: tuple[Tensor, ...]) -> None:
-    for tape in tapes:
-        tape.record(name, inputs, attrs, outputs)
-
-
 def explain_failure(name: str, backend: Backend, inputs: Sequence[Tensor], attrs: Mapping[str, Any],
                     exc: BaseException) -> TensorplugError:
     """A tensorplug error for a kernel that raised: the spec's reason if the inputs break the
@@ -131,7 +125,15 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
                 t._dtype = backend.dtype_of(out)
                 t._backend = backend
             else:
-                outputs = tuple(wrap(o, backend) for o in out)
+                dtype_of = backend.dtype_of
+                made = []
+                for o in out:
+                    t = _new(Tensor)
+                    t._data = o
+                    t._dtype = dtype_of(o)
+                    t._backend = backend
+                    made.append(t)
+                outputs = tuple(made)
         except (TensorplugError, Warning):  # a warning here is one the user made an error (-W error)
             raise
         except Exception as exc:
@@ -139,10 +141,12 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
         recorders = get_recorders()
         if single:
             if recorders:
-                _record(recorders, name, inputs, attrs, (t,))
+                outputs = (t,)
+                for recorder in recorders:
+                    recorder.record(name, inputs, attrs, outputs)
             return t
-        if recorders:
-            _record(recorders, name, inputs, attrs, outputs)
+        for recorder in recorders:
+            recorder.record(name, inputs, attrs, outputs)
         return outputs
 
     call.__name__ = f"call_{name}"

@@ -78,20 +78,21 @@ class Variable(Tensor):
 
     def assign(self, value: Any) -> Variable:
         """Replace the value (same shape; converted to this variable's dtype and backend)."""
-        from .ops._convert import asarray
-
         trace = jit_trace_var.get()
         if trace is not None:  # tp.jit: the new value stays on the tracing backend until the
             trace.touch(self)  # call ends (then it is committed to this variable's backend)
             self._backend = trace.backend
-        if isinstance(value, Tensor) and value._backend is self._backend and value._dtype is self._dtype:
-            t = value  # already this variable's dtype and backend: no conversion
+        backend = self._backend
+        if isinstance(value, Tensor) and value._backend is backend and value._dtype is self._dtype:
+            new = value._data  # already this variable's dtype and backend: no conversion
         else:
-            t = asarray(value, dtype=self._dtype, backend=self._backend.name)
-        if t.shape != self.shape:
-            raise ShapeError(f"cannot assign a value of shape {t.shape} to Variable '{self._name}' of "
-                             f"shape {self.shape}")
-        self._data = t._data
+            from .ops._convert import asarray
+            new = asarray(value, dtype=self._dtype, backend=backend.name)._data
+        new_shape, shape = backend.shape_of(new), backend.shape_of(self._value)
+        if new_shape != shape:
+            raise ShapeError(f"cannot assign a value of shape {tuple(new_shape)} to Variable "
+                             f"'{self._name}' of shape {tuple(shape)}")
+        self._value = new  # (a trace was told above)
         return self
 
     def assign_add(self, delta: Any) -> Variable:

@@ -37,13 +37,15 @@ class Entry:
 
 
 class Tape:
-    """Records the ops that depend on the watched tensors."""
+    """Records the ops that depend on the watched tensors. Only floating tensors are watched
+    (a path through integers or bools carries no gradient), so an op recorded here lies
+    downstream of a source through floating tensors."""
 
     __slots__ = ("watched", "entries", "sources")
 
     def __init__(self, sources: Iterable[Tensor]) -> None:
         self.sources = list(sources)  # keeps the watched tensors (and their ids) alive
-        self.watched = {id(t) for t in self.sources}
+        self.watched = {id(t) for t in self.sources if t._dtype.kind == "float"}
         self.entries: list[Entry] = []
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
@@ -51,9 +53,13 @@ class Tape:
         watched = self.watched
         for t in inputs:
             if id(t) in watched:
-                self.entries.append(Entry(name, inputs, attrs, outputs, custom))
+                entry = None
                 for o in outputs:
-                    watched.add(id(o))
+                    if o._dtype.kind == "float":
+                        if entry is None:
+                            entry = Entry(name, inputs, attrs, outputs, custom)
+                            self.entries.append(entry)
+                        watched.add(id(o))
                 return
 
 
@@ -86,26 +92,28 @@ def _add(a: Tensor, b: Tensor) -> Tensor:
     return add(a, b)
 
 
-_plans: dict[Any, tuple[Any, tuple[int, ...], tuple[int, ...]]] = {}
+# kernel name -> (gradient config, spec, positions of the saved inputs, of the saved outputs)
+_plans: dict[str, tuple[Any, Any, tuple[int, ...], tuple[int, ...]]] = {}
 
 
-def _plan(config: Any) -> tuple[Any, tuple[int, ...], tuple[int, ...]]:
-    """(spec, positions of the saved inputs, positions of the saved outputs) of a gradient."""
-    plan = _plans.get(config)
-    if plan is None:
+def _plan(name: str, config: Any) -> tuple[Any, Any, tuple[int, ...], tuple[int, ...]]:
+    """(config, spec, positions of the saved inputs, positions of the saved outputs) of the
+    gradient `config` of kernel `name`."""
+    plan = _plans.get(name)
+    if plan is None or plan[0] is not config:
         spec = get_kernel_spec(config.kernel_name)
         if spec.variadic:  # saving the variadic input saves every tensor passed under it
             ins: tuple[int, ...] = (-1,) if config.inputs_to_save else ()
         else:
             ins = tuple(spec.inputs.index(n) for n in config.inputs_to_save)
         outs = tuple(spec.outputs.index(n) for n in config.outputs_to_save)
-        plan = _plans[config] = (spec, ins, outs)
+        plan = _plans[name] = (config, spec, ins, outs)
     return plan
 
 
-def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] | None]:
-    """One thunk (or None) per input of `entry`."""
-    dy: Any = dys[0] if len(dys) == 1 else tuple(dys)
+def _grads_of_entry(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
+    """One thunk (or None) per input of `entry`; `dy` is the upstream gradient (a tuple for
+    several outputs)."""
     if entry.custom is not None:
         results = entry.custom(dy)
         if isinstance(results, Tensor) or not isinstance(results, (tuple, list)):
@@ -127,14 +135,16 @@ def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] |
             "tensorplug.extend.register_gradient(GradConfig(...)), give the computation a gradient "
             "with tp.custom_grad, or cut the path with tp.stop_gradient."
         )
-    spec, ins, outs = _plan(config)
+    _, spec, ins, outs = _plan(entry.name, config)
     inputs, outputs = entry.inputs, entry.outputs
     if ins == (-1,):
         saved = inputs + tuple(outputs[i] for i in outs)
-    else:
+    elif outs:
         saved = tuple(inputs[i] for i in ins) + tuple(outputs[i] for i in outs)
+    else:
+        saved = tuple([inputs[i] for i in ins])
     result = config.grad_func(dy, saved, entry.attrs)
-    if not isinstance(result, Mapping):
+    if result.__class__ is not dict and not isinstance(result, Mapping):
         raise AutodiffError(
             f"the gradient of kernel '{entry.name}' returned a {type(result).__name__}; a gradient "
             "returns a dict {input name: zero-argument function giving that input's gradient}."
@@ -150,21 +160,25 @@ def _grads_of_entry(entry: Entry, dys: list[Tensor]) -> list[Callable[[], Any] |
                 cache.append(list(thunk()))
             return cache[0][i]
         return [(lambda i=i: part(i)) for i in range(len(entry.inputs))]
-    return [result.get(n) for n in spec.inputs]
+    get = result.get
+    return [get(n) for n in spec.inputs]
 
 
 def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[Entry], set[int]]:
     """The entries between the sources and the output, latest first, and the ids of the
     tensors that need a gradient: reached from a source through floating tensors (a path
     through integers carries no gradient) and leading to the output."""
-    reached = {id(s) for s in sources if s._dtype.kind == "float"}
-    for entry in tape.entries:
-        for t in entry.inputs:
-            if id(t) in reached:
-                for o in entry.outputs:
-                    if o._dtype.kind == "float":
-                        reached.add(id(o))
-                break
+    if len(sources) == len(tape.sources) and all(a is b for a, b in zip(sources, tape.sources)):
+        reached = tape.watched  # the tape watches exactly what descends from its sources
+    else:
+        reached = {id(s) for s in sources if s._dtype.kind == "float"}
+        for entry in tape.entries:
+            for t in entry.inputs:
+                if id(t) in reached:
+                    for o in entry.outputs:
+                        if o._dtype.kind == "float":
+                            reached.add(id(o))
+                    break
     needed = {id(output)}
     path = []
     for entry in reversed(tape.entries):
@@ -187,20 +201,22 @@ def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]
     """Gradients of `output` (weighted by `seed`) with respect to each of `sources`."""
     path, needed = _path(tape, output, sources)
     grads: dict[int, Tensor] = {id(output): seed}
+    get = grads.get
     for entry in path:
-        if len(entry.outputs) == 1:
-            d = grads.get(id(entry.outputs[0]))
-            if d is None:
+        outputs = entry.outputs
+        if len(outputs) == 1:
+            dy: Any = get(id(outputs[0]))
+            if dy is None:
                 continue
-            dys = [d]
         else:
-            found = [grads.get(id(o)) for o in entry.outputs]
+            found = [get(id(o)) for o in outputs]
             if all(d is None for d in found):
                 continue
-            dys = [d if d is not None else _zeros_like(o) for d, o in zip(found, entry.outputs)]
-        thunks = _grads_of_entry(entry, dys)
+            dy = tuple(d if d is not None else _zeros_like(o) for d, o in zip(found, outputs))
+        thunks = _grads_of_entry(entry, dy)
         for t, thunk in zip(entry.inputs, thunks):
-            if id(t) not in needed:
+            key = id(t)
+            if key not in needed:
                 continue
             if thunk is None:
                 raise AutodiffError(
@@ -220,6 +236,6 @@ def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]
                 )
             if g._dtype is not t._dtype:
                 g = g.astype(t._dtype)
-            prev = grads.get(id(t))
-            grads[id(t)] = g if prev is None else _add(prev, g)
+            prev = get(key)
+            grads[key] = g if prev is None else _add(prev, g)
     return [grads[id(s)] if id(s) in grads else _zeros_like(s) for s in sources]

@@ -13,16 +13,29 @@ Grads = Mapping[str, Callable[[], Tensor]]
 
 
 _MATMUL = caller("MatMul")
-_TRANSPOSE = caller("Transpose")
+# (transpose_x, transpose_y) of the product -> how each input's gradient is one MatMul of
+# (dy, x, y): (first operand, second operand, transpose first, transpose second)
+_RULES = {
+    (False, False): (("dy", "y", False, True), ("x", "dy", True, False)),
+    (False, True): (("dy", "y", False, False), ("dy", "x", True, False)),
+    (True, False): (("y", "dy", False, True), ("x", "dy", False, False)),
+    (True, True): (("y", "dy", True, True), ("dy", "x", True, True)),
+}
 
-
-def _mT(t: Tensor) -> Tensor:
-    n = t.ndim
-    return _TRANSPOSE((t,), {"perm": tuple(range(n - 2)) + (n - 1, n - 2)})
+_ATTRS = {(ta, tb): {"transpose_x": ta, "transpose_y": tb} for ta in (False, True) for tb in (False, True)}
 
 
 @gradient("MatMul", inputs=("x", "y"))
 def _matmul(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    x, y = saved  # x: (..., m, k), y: (..., k, n), dy: (..., m, n); both at least 2-d
-    return {"x": lambda: unbroadcast(_MATMUL((dy, _mT(y)), {}), x.shape),
-            "y": lambda: unbroadcast(_MATMUL((_mT(x), dy), {}), y.shape)}
+    """Each input's gradient is one MatMul with transposes (no Transpose kernel); batch axes
+    that broadcast are summed back."""
+    x, y = saved  # both at least 2-d
+    rule_x, rule_y = _RULES[attrs["transpose_x"], attrs["transpose_y"]]
+    values = {"dy": dy, "x": x, "y": y}
+
+    def product(rule: tuple[str, str, bool, bool], like: Tensor) -> Tensor:
+        a, b, ta, tb = rule
+        out = _MATMUL((values[a], values[b]), _ATTRS[ta, tb])
+        return unbroadcast(out, like.shape)
+
+    return {"x": lambda: product(rule_x, x), "y": lambda: product(rule_y, y)}

@@ -3,6 +3,7 @@ promotion (weak Python scalars), axis normalization."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -84,8 +85,19 @@ def astype(x: Any, dtype: Any) -> Tensor:
     return _CAST((x,), {"dtype": dt})
 
 
+_scalars: dict[tuple[Any, ...], Tensor] = {}  # on backends that reuse scalars
+_SCALARS_LIMIT = 4096
+
+
 def scalar_tensor(value: Any, dtype: DType) -> Tensor:
+    """A 0-d tensor of `dtype` holding the Python scalar `value`, on the active backend."""
     backend = state.backend or active_backend()
+    reuse = backend.reuses_scalars
+    if reuse:
+        key = (value.__class__, value, dtype, backend)
+        hit = _scalars.get(key)
+        if hit is not None:
+            return hit
     try:
         host = np.asarray(value, dtype=dtype.numpy)
     except OverflowError:
@@ -93,7 +105,13 @@ def scalar_tensor(value: Any, dtype: DType) -> Tensor:
             f"the Python scalar {value!r} does not fit in {dtype.name}; cast the tensor to a wider "
             "dtype first, e.g. x.astype(tp.int64)."
         ) from None
-    return wrap(backend.from_numpy(host), backend, dtype)
+    t = wrap(backend.from_numpy(host), backend, dtype)
+    # NaN never equals itself and -0.0 equals 0.0: neither is a usable key
+    if reuse and value == value and not (value == 0 and math.copysign(1.0, value) < 0):
+        if len(_scalars) >= _SCALARS_LIMIT:
+            _scalars.clear()
+        _scalars[key] = t
+    return t
 
 
 def convert_pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:

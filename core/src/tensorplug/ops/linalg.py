@@ -22,6 +22,7 @@ from .reductions import sum as _sum
 __all__ = ["matmul", "outer", "tensordot", "vecdot"]
 
 _MATMUL = caller("MatMul")
+_PLAIN = {"transpose_x": False, "transpose_y": False}  # the kernel's attrs, complete
 
 
 def _numeric_pair(op: str, x1: Any, x2: Any) -> tuple[Tensor, Tensor]:
@@ -36,7 +37,7 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
     a row (column) vector whose axis is removed from the result."""
     if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._dtype is x2._dtype \
             and x1._dtype is not bool_ and x1.ndim >= 2 and x2.ndim >= 2:
-        return _MATMUL((x1, x2), {})  # the common case; the kernel's spec explains a misfit
+        return _MATMUL((x1, x2), _PLAIN)  # the common case; the kernel's spec explains a misfit
     a, b = _numeric_pair("matmul", x1, x2)
     sa, sb = a.shape, b.shape
     if not sa or not sb:
@@ -51,7 +52,7 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
         raise ShapeError(f"matmul: shapes {sa} and {sb} do not fit: {ma[-1]} (last axis of x1) != "
                          f"{mb[-2]} ({'only' if len(sb) == 1 else 'second-to-last'} axis of x2).")
     batch = broadcast_for("matmul", ma[:-2], mb[:-2])
-    out = _MATMUL((a, b), {})
+    out = _MATMUL((a, b), _PLAIN)
     if len(sa) == 1 or len(sb) == 1:
         keep: tuple[int, ...] = (ma[-2],) if len(sa) > 1 else ()
         keep += (mb[-1],) if len(sb) > 1 else ()
@@ -110,7 +111,7 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
     k = prod(sa[i] for i in ax1)
     left = reshape(permute_dims(a, free1 + ax1), (prod(sa[i] for i in free1), k))
     right = reshape(permute_dims(b, ax2 + free2), (k, prod(sb[j] for j in free2)))
-    out = _MATMUL((left, right), {})
+    out = _MATMUL((left, right), _PLAIN)
     return reshape(out, tuple(sa[i] for i in free1) + tuple(sb[j] for j in free2))
 
 

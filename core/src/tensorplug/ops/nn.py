@@ -3,6 +3,7 @@ log_softmax, logsumexp, one_hot, softmax_cross_entropy, sparse_softmax_cross_ent
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -42,6 +43,7 @@ _LOG_SOFTMAX = caller("LogSoftmax")
 _ONE_HOT = caller("OneHot")
 
 _REDUCTIONS = ("mean", "sum", "none")
+_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
 
 
 def relu(x: Any, /) -> Tensor:
@@ -103,38 +105,48 @@ def _check_reduction(op: str, reduction: str) -> None:
                          f"{', '.join(repr(r) for r in _REDUCTIONS)}.")
 
 
-def _cross_entropy(labels: Tensor, logits: Tensor, axis: int, reduction: str,
-                   normalized: bool) -> Tensor:
-    """-sum(labels * log_softmax(logits), axis), reduced, with a fused gradient: d/dlogits is
-    softmax * sum(labels) - labels (sum(labels) == 1 when `normalized`), written with ops so
-    that it can be differentiated again."""
+@functools.lru_cache(maxsize=None)
+def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
+    """The cross-entropy of (labels, logits) with a fused gradient, built once per variant: the
+    loss is -sum(labels * log_softmax(logits)) reduced; d/dlogits is (softmax * sum(labels) -
+    labels) times the upstream gradient (sum(labels) == 1 when `normalized`: one-hot labels made
+    from integer classes, which never need a gradient). Written with ops, so that it can be
+    differentiated again."""
     from ..autodiff.api import custom_grad  # autodiff sits above the ops
 
-    count = float(math.prod(d for i, d in enumerate(logits.shape) if i != axis % logits.ndim))
-
     @custom_grad
-    def loss_of(lab: Tensor, lg: Tensor) -> tuple[Tensor, Any]:
-        ls = log_softmax(lg, axis=axis)
-        per_example = negative(_sum(multiply(lab, ls), axis=axis))
-        if reduction == "mean":
-            loss = multiply(_sum(per_example), 1.0 / count) if count else _mean(per_example)
+    def cross_entropy(lab: Tensor, lg: Tensor) -> tuple[Tensor, Any]:
+        ax = axis % lg.ndim
+        count = float(math.prod(d for i, d in enumerate(lg.shape) if i != ax))
+        ls = log_softmax(lg, axis=ax)
+        picked = multiply(lab, ls)
+        if reduction == "mean" and count:  # -sum / count in one scaling
+            loss = multiply(_sum(picked), -1.0 / count)
         elif reduction == "sum":
-            loss = _sum(per_example)
+            loss = negative(_sum(picked))
         else:
-            loss = per_example
+            per_example = negative(_sum(picked, axis=ax))
+            loss = per_example if reduction == "none" else _mean(per_example)
 
-        def grad_fn(dy: Tensor) -> tuple[Tensor, Tensor]:
-            scale = multiply(dy, 1.0 / count) if reduction == "mean" else dy
+        def grad_fn(dy: Tensor) -> tuple[Tensor | None, Tensor]:
             if reduction == "none":
-                scale = expand_dims(scale, axis=axis % lg.ndim)
+                scale = expand_dims(dy, axis=ax)
+            else:
+                scale = multiply(dy, 1.0 / count) if reduction == "mean" and count else dy
             probs = exp(ls)
-            if not normalized:
-                probs = multiply(probs, _sum(lab, axis=axis, keepdims=True))
+            if normalized:  # labels from integer classes: no gradient for them
+                return None, multiply(subtract(probs, lab), scale)
+            probs = multiply(probs, _sum(lab, axis=ax, keepdims=True))
             return multiply(negative(ls), scale), multiply(subtract(probs, lab), scale)
 
         return loss, grad_fn
 
-    return loss_of(labels, logits)  # type: ignore[no-any-return]
+    return cross_entropy
+
+
+def _cross_entropy(labels: Tensor, logits: Tensor, axis: int, reduction: str,
+                   normalized: bool) -> Tensor:
+    return _cross_entropy_fn(axis, reduction, normalized)(labels, logits)  # type: ignore[no-any-return]
 
 
 def softmax_cross_entropy(labels: Any, logits: Any, *, axis: int = -1,
@@ -174,7 +186,8 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
         valid = logical_and(greater_equal(labels, 0), less(labels, classes))
         targets = where(expand_dims(valid, -1), targets, float("nan"))
     else:
-        if host.size and (host.min() < 0 or host.max() >= classes):
+        # one reduction finds both kinds of bad label: as unsigned, a negative one is huge
+        if host.size and np.maximum.reduce(host.view(_UNSIGNED[host.dtype]), axis=None) >= classes:
             bad = host.min() if host.min() < 0 else host.max()
             raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range "
                                        f"for {classes} classes (valid: 0..{classes - 1}).")

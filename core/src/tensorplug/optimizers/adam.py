@@ -50,9 +50,12 @@ class Adam(Optimizer):
         # the backend fuses the update; not under tp.jit, where the step's hyperparameters are
         # traced tensors (not attributes) and the compiler fuses the ops below anyway
         if ("AdamUpdate", param._backend.name) in KERNELS.active and isinstance(hyper["step_size"], float):
-            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]), {
-                "beta1": self.beta1, "beta2": self.beta2, "step_size": hyper["step_size"],
-                "epsilon_hat": hyper["epsilon_hat"]})
+            attrs = self._step_cache.get("AdamUpdate")  # one dict per step, shared by the variables
+            if attrs is None:
+                attrs = self._step_cache["AdamUpdate"] = {
+                    "beta1": self.beta1, "beta2": self.beta2, "step_size": hyper["step_size"],
+                    "epsilon_hat": hyper["epsilon_hat"]}
+            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]), attrs)
             return p, {"m": m, "v": v}
         c = scalars
         m = slots["m"] * c["beta1"] + grad * c["one_minus_beta1"]

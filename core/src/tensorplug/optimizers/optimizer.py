@@ -14,7 +14,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from .._state import jit_trace_var, state
+from .._state import backend_var, jit_trace_var, recorders_var, state
 from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import Tape
@@ -56,7 +56,7 @@ class Optimizer:
         self._tree_structure: Any = None
         # scalar tensors: constants per (dtype, backend, values); this step's per (dtype, backend)
         self._constant_cache: dict[Hashable, dict[str, Tensor]] = {}
-        self._step_cache: dict[Hashable, dict[str, Tensor]] = {}
+        self._step_cache: dict[Hashable, dict[str, Any]] = {}  # scalar tensors, fused-kernel attrs
         self._step_hyper: dict[str, Any] = {}
         self._jit: _JitSteps | None = None  # while a tp.jit trace runs the optimizer
 
@@ -128,13 +128,20 @@ class Optimizer:
         ``None`` gradient leaves its variable alone."""
         pairs = self._pairs(grads)
         self._next_step()
+        table = self._slots
         for var, g in pairs:
             if g is None:
                 continue
-            slots = self._slots_for(var.name, var, var)
+            name = var._name
+            entry = table.get(name)
+            # a variable of the same name created later gets fresh slots
+            if entry is not None and entry[0]() is var:
+                ref, slots = entry
+            else:
+                ref, slots = weakref.ref(var), self._slots_for(name, var, var)
             new, new_slots = self._step(var, g, slots)
             var.assign(new)
-            self._slots[var.name] = (weakref.ref(var), new_slots)
+            table[name] = (ref, new_slots)
 
     # -- the functional (JAX-style) API --------------------------------------------------------
     def update(self, params: Any, grads: Any) -> Any:
@@ -245,17 +252,23 @@ class Optimizer:
         return scalars
 
     def _step(self, param: Tensor, grad: Any, slots: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
-        with _on_backend(param):
-            if _taping():  # cut the update off from the tape (slots are never watched)
-                p, g = stop_gradient(param), stop_gradient(grad)
-            else:
-                p, g = param, (grad if isinstance(grad, Tensor) else _asarray(grad))
-            if g.shape != p.shape:
-                raise ShapeError(f"{type(self).__name__}: gradient of shape {g.shape} for a parameter "
-                                 f"of shape {p.shape}")
-            if g._dtype is not p._dtype:
-                g = g.astype(p._dtype)
-            return self._update(p, g, slots, _LazyScalars(self, p))
+        if backend_var.get() is not param._backend:  # run on the parameter's backend
+            with _on_backend(param):
+                return self._step_here(param, grad, slots)
+        return self._step_here(param, grad, slots)
+
+    def _step_here(self, param: Tensor, grad: Any, slots: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+        if recorders_var.get() and _taping():  # cut the update off from the tape (slots are never watched)
+            p, g = stop_gradient(param), stop_gradient(grad)
+        else:
+            p, g = param, (grad if isinstance(grad, Tensor) else _asarray(grad))
+        g_shape, p_shape = g._backend.shape_of(g._data), p._backend.shape_of(p._data)
+        if g_shape != p_shape:
+            raise ShapeError(f"{type(self).__name__}: gradient of shape {tuple(g_shape)} for a "
+                             f"parameter of shape {tuple(p_shape)}")
+        if g._dtype is not p._dtype:
+            g = g.astype(p._dtype)
+        return self._update(p, g, slots, _LazyScalars(self, p))
 
     # -- tp.jit state protocol (see tensorplug.jit) ---------------------------------------------
     # The slots go in and come out of the compiled function; so do this call's per-step

@@ -13,7 +13,9 @@ _DTYPES: dict[Any, DType] = {}
 
 
 class NumpyBackend(Backend):
-    """Holds numpy arrays on the CPU."""
+    """Holds numpy arrays on the CPU (never written after creation, so scalars are shared)."""
+
+    reuses_scalars = True
 
     def from_numpy(self, array: np.ndarray) -> np.ndarray:
         return np.array(array, copy=True)
