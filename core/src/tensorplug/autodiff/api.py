@@ -7,10 +7,13 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._state import push_recorder, remove_recorder, state
+import numpy as np
+
+from .._state import backend_var, push_recorder, remove_recorder, state
+from ..backend import active_backend
 from ..engine import wrap
 from ..errors import AutodiffError, DTypeError
-from ..ops._convert import asarray
+from ..ops._convert import asarray, scalar_tensor
 from ..tensor import Tensor
 from ..variable import Variable, trainable_variables
 from . import _tree
@@ -65,6 +68,13 @@ def _scalar_output(out: Any, fname: str) -> Tensor:
     return out
 
 
+def _seed(out: Tensor) -> Tensor:
+    """The upstream gradient of a scalar output: 1, of its dtype, on its backend."""
+    if (backend_var.get() or active_backend()) is out._backend:
+        return scalar_tensor(1, out._dtype)
+    return wrap(out._backend.from_numpy(np.ones((), out._dtype.numpy)), out._backend, out._dtype)
+
+
 def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
                    has_aux: bool = False) -> Callable[..., Any]:
     """A function returning ``(f(*args), gradient)``; the gradient has the structure of the
@@ -87,8 +97,7 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
         result = _run(f, tape, args_l, kwargs)
         out, aux = result if has_aux else (result, None)
         out = _scalar_output(out, f"grad of {getattr(f, '__name__', 'f')}")
-        from ..ops.creation import ones_like
-        grads = backward(tape, out, ones_like(out), sources)
+        grads = backward(tape, out, _seed(out), sources)
         trees, start = [], 0
         for structure, count in structures:
             trees.append(_tree.unflatten(structure, grads[start:start + count]))
@@ -138,8 +147,7 @@ def variable_grads(f: Callable[[], Any], variables: Sequence[Variable] | None = 
             raise AutodiffError(f"variable_grads takes Variables, got {type(v).__name__}")
     tape = Tape(vs)
     out = _scalar_output(_run(f, tape, (), {}), "variable_grads")
-    from ..ops.creation import ones_like
-    grads = backward(tape, out, ones_like(out), vs)
+    grads = backward(tape, out, _seed(out), vs)
     return out, {v.name: g for v, g in zip(vs, grads)}
 
 
@@ -160,7 +168,7 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(f)
     def wrapper(*args: Any) -> Any:
-        inputs = tuple(asarray(a) for a in args)
+        inputs = tuple([a if a.__class__ is Tensor else asarray(a) for a in args])
         # The forward pass is recorded as usual: its entries are off the path of a first-order
         # gradient (the value is re-wrapped below), but grad_fn may use its values (e.g. exp(x)
         # for exp), and a higher-order gradient must see that they depend on the inputs.

@@ -187,7 +187,7 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
         targets = where(expand_dims(valid, -1), targets, float("nan"))
     else:
         # one reduction finds both kinds of bad label: as unsigned, a negative one is huge
-        if host.size and np.maximum.reduce(host.view(_UNSIGNED[host.dtype]), axis=None) >= classes:
+        if host.size and host.view(_UNSIGNED[host.dtype]).max() >= classes:
             bad = host.min() if host.min() < 0 else host.max()
             raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range "
                                        f"for {classes} classes (valid: 0..{classes - 1}).")
