@@ -290,10 +290,13 @@ class Optimizer:
                     t = slots[k][1][n]
                     leaves.append(t._data if t._backend is backend else np.asarray(t.numpy()))
         hyper_names: tuple[str, ...] = ()
+        values: list[float] = []
         for j in range(1, steps + 1):
             hyper = self._hyper(self.iterations + j)
             hyper_names = tuple(hyper)
-            leaves.extend([np.float64(v) for v in hyper.values()])
+            values.extend(hyper.values())
+        if values:  # one array for all of them: one transfer per call
+            leaves.append(np.array(values, np.float64))
         return (keys, names, hyper_names, steps), leaves
 
     def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:
@@ -305,7 +308,10 @@ class Optimizer:
             it = iter(leaves)
             for k in keys:
                 self._slots[k] = (self._slots[k][0], {n: next(it) for n in names})
-            self._jit.hyper = [{n: next(it) for n in hyper_names} for _ in range(steps)]
+            per_step = len(hyper_names)
+            packed = leaves[-1] if steps and per_step else None  # this call's hyperparameters, in a row
+            self._jit.hyper = [{n: packed[j * per_step + i]  # type: ignore[index]
+                                for i, n in enumerate(hyper_names)} for j in range(steps)]
         return snapshot
 
     def _jit_unbind(self, snapshot: Any) -> tuple[Any, Any]:
