@@ -236,3 +236,17 @@ def test_doctor_without_any_backend_says_how_to_get_one(capsys, monkeypatch):
             "      cause: plugin autoload is disabled (TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD)\n"
             "      fix:   Unset TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD, or register a backend by hand.") in out
     assert "0 plugins active; 0 backends started." in out
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    """`tensorplug kernels | head`: the pipe closes before the output is written; the command
+    ends without a traceback (BrokenPipeError), as Unix tools do."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tensorplug.cli", "kernels"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from collections.abc import Sequence
 
 from .._version import __version__
@@ -40,4 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:  # no subcommand: say what there is
         parser.print_help()
         return 0
-    return int(handler(args) or 0)
+    try:
+        return int(handler(args) or 0)
+    except BrokenPipeError:
+        # the reader stopped early (`tensorplug kernels | head`): end quietly, as Unix tools do;
+        # stdout goes to devnull so that the interpreter's final flush does not fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # a stdout without a file (captured)
+            pass
+        return 1
