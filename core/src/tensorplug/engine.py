@@ -17,9 +17,9 @@ from ._state import backend_var, recorders_var
 from .backend import Backend, active_backend
 from .dtypes import DType
 from .errors import DTypeError, KernelError, ShapeError, TensorplugError
+from .kernel_spec import KernelSpec, TensorInfo, describe
 from .registry.kernels import KERNELS, missing_kernel_error
 from .registry.specs import get_kernel_spec
-from .kernel_spec import KernelSpec, TensorInfo, describe
 from .tensor import Tensor
 
 __all__ = ["make_caller", "run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]

@@ -108,7 +108,8 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
     return wrapper
 
 
-def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., Any]:
+def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
+         has_aux: bool = False) -> Callable[..., Any]:
     """A function returning the gradient of scalar-valued `f` with respect to argument `argnums`."""
     vg = value_and_grad(f, argnums, has_aux)
 
@@ -138,7 +139,8 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     return out, vjp_fn
 
 
-def variable_grads(f: Callable[[], Any], variables: Sequence[Variable] | None = None) -> tuple[Tensor, dict[str, Tensor]]:
+def variable_grads(f: Callable[[], Any],
+                   variables: Sequence[Variable] | None = None) -> tuple[Tensor, dict[str, Tensor]]:
     """``(f(), {variable name: gradient})`` over `variables` (default: every trainable
     Variable); like TF.js's variableGrads."""
     vs = list(trainable_variables() if variables is None else variables)

@@ -8,6 +8,7 @@ Gradients are computed with ops, so an enclosing tape records them: that is high
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -111,6 +112,10 @@ def _plan(name: str, config: Any) -> tuple[Any, Any, tuple[int, ...], tuple[int,
     return plan
 
 
+def _constant(g: Any) -> Callable[[], Any]:
+    return lambda: g
+
+
 def _grads_of_entry(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
     """One thunk (or None) per input of `entry`; `dy` is the upstream gradient (a tuple for
     several outputs)."""
@@ -123,7 +128,7 @@ def _grads_of_entry(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
                 f"the custom gradient of '{entry.name}' returned {len(results)} gradient(s) for "
                 f"{len(entry.inputs)} input(s); return one per positional input (None for none)."
             )
-        return [(lambda g=g: g) if g is not None else None for g in results]
+        return [_constant(g) if g is not None else None for g in results]
     config = find_gradient(entry.name)
     if config is None:
         spec = get_kernel_spec(entry.name)
@@ -159,7 +164,7 @@ def _grads_of_entry(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
             if not cache:
                 cache.append(list(thunk()))
             return cache[0][i]
-        return [(lambda i=i: part(i)) for i in range(len(entry.inputs))]
+        return [functools.partial(part, i) for i in range(len(entry.inputs))]
     get = result.get
     return [get(n) for n in spec.inputs]
 

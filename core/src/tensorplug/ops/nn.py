@@ -105,7 +105,7 @@ def _check_reduction(op: str, reduction: str) -> None:
                          f"{', '.join(repr(r) for r in _REDUCTIONS)}.")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
     """The cross-entropy of (labels, logits) with a fused gradient, built once per variant: the
     loss is -sum(labels * log_softmax(logits)) reduced; d/dlogits is (softmax * sum(labels) -
@@ -146,7 +146,7 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
 
 def _cross_entropy(labels: Tensor, logits: Tensor, axis: int, reduction: str,
                    normalized: bool) -> Tensor:
-    return _cross_entropy_fn(axis, reduction, normalized)(labels, logits)  # type: ignore[no-any-return]
+    return _cross_entropy_fn(axis, reduction, normalized)(labels, logits)
 
 
 def softmax_cross_entropy(labels: Any, logits: Any, *, axis: int = -1,

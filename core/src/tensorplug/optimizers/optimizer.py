@@ -257,7 +257,8 @@ class Optimizer:
                 return self._step_here(param, grad, slots)
         return self._step_here(param, grad, slots)
 
-    def _step_here(self, param: Tensor, grad: Any, slots: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+    def _step_here(self, param: Tensor, grad: Any,
+                   slots: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
         if recorders_var.get() and _taping():  # cut the update off from the tape (slots are never watched)
             p, g = stop_gradient(param), stop_gradient(grad)
         else:

@@ -7,9 +7,9 @@ from typing import Any
 
 from ..dtypes import NUMERIC_DTYPES
 from ..errors import ShapeError
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
 from ._rules import as_bool, broadcast_shapes
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 
 
 def _matmul_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:

@@ -14,7 +14,6 @@ import jax.numpy as jnp
 from jax import lax
 
 
-
 def _matmul(x: Any, y: Any, transpose_x: bool, transpose_y: bool) -> Any:
     if x.ndim < 2 or y.ndim < 2:  # jnp.matmul would treat 1-d inputs as vectors; the spec refuses
         raise ValueError(f"MatMul needs inputs with at least 2 dimensions, got {x.shape} and {y.shape}")
