@@ -127,6 +127,25 @@ def test_the_x64_scope_is_per_thread(on_jax):
     assert seen == {"int32"}
 
 
+def test_32_bit_calls_skip_the_64_bit_scope_and_64_bit_ones_keep_it(on_jax):
+    """Elementwise kernels, reductions and MatMul on float32/int32 run unscoped (jax's 32-bit
+    mode computes the same); 64-bit inputs, and int32 sums (which widen to int64), keep the
+    scope, so no value is narrowed."""
+    f32 = tp.asarray(np.array([[1.5, -2.0], [0.5, 4.0]], np.float32))
+    np.testing.assert_allclose(tp.exp(f32).numpy(), np.exp(f32.numpy()), rtol=1e-6)
+    assert (f32 @ f32).dtype is tp.float32 and tp.sum(f32).dtype is tp.float32
+    assert tp.max(tp.asarray(np.array([3, 7], np.int32))).dtype is tp.int32
+    big = tp.asarray(np.array([2**40, -(2**41)], np.int64))
+    assert (big + big).numpy().tolist() == [2**41, -(2**42)] and (big + big).dtype is tp.int64
+    assert tp.negative(big).numpy().tolist() == [-(2**40), 2**41]
+    assert (big @ tp.reshape(big, (2, 1))).dtype is tp.int64
+    widened = tp.sum(tp.asarray(np.array([2**30, 2**30], np.int32)))  # 2**31 overflows int32
+    assert widened.dtype is tp.int64 and widened.item() == 2**31
+    mixed = tp.exp(tp.asarray(np.array([0.5]))) + 1  # float64 stays float64
+    assert mixed.dtype is tp.float64 and mixed.item() == pytest.approx(np.exp(0.5) + 1, rel=1e-15)
+    assert not jax.config.jax_enable_x64 and not jax.enable_x64.value
+
+
 def test_a_user_enabling_x64_globally_is_respected(on_jax):
     jax.config.update("jax_enable_x64", True)
     try:

@@ -91,21 +91,22 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
     get_backend = backend_var.get
     get_recorders = recorders_var.get
     single = len(spec.outputs) == 1
-    cache: tuple[Any, Any, int] = (None, None, -1)  # (backend, kernel function, registry version)
+    # (backend, kernel function, registry version, the backend's dtype_of)
+    cache: tuple[Any, Any, int, Any] = (None, None, -1, None)
 
-    def lookup(backend: Backend) -> Any:
+    def lookup(backend: Backend) -> tuple[Any, Any, int, Any]:
         nonlocal cache
         config = table.active.get((name, backend.name))
         if config is None:
             raise missing_kernel_error(name, backend.name)
-        cache = (backend, config.kernel_func, table.version)
-        return config.kernel_func
+        cache = (backend, config.kernel_func, table.version, backend.dtype_of)
+        return cache
 
     def call(inputs: tuple[Tensor, ...], attrs: Mapping[str, Any]) -> Any:
         backend = get_backend() or active_backend()
-        cached_backend, fn, version = cache
+        cached_backend, fn, version, dtype_of = cache
         if backend is not cached_backend or version != table.version:
-            fn = lookup(backend)
+            _, fn, _, dtype_of = lookup(backend)
         if len(inputs) == 2:
             x, y = inputs
             arrays: tuple[Any, ...] = (
@@ -122,10 +123,9 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
             if single:
                 t = _new(Tensor)
                 t._data = out
-                t._dtype = backend.dtype_of(out)
+                t._dtype = dtype_of(out)
                 t._backend = backend
             else:
-                dtype_of = backend.dtype_of
                 made = []
                 for o in out:
                     t = _new(Tensor)

@@ -40,7 +40,17 @@ def _accumulated(x: Tensor, dtype: Any) -> Tensor:
     return astype(x, int64) if x._dtype in (bool_, int32) else x
 
 
+_EVERY_AXIS = [tuple(range(n)) for n in range(16)]
+
+
 def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Tensor:
+    if axis is None and dtype is None and isinstance(x, Tensor) and x._dtype.kind == "float":
+        # the common case (a float tensor over every axis), straight to the kernel
+        ndim = len(x._backend.shape_of(x._data))
+        if not ndim:
+            return x
+        axes = _EVERY_AXIS[ndim] if ndim < 16 else tuple(range(ndim))
+        return call((x,), {"axis": axes, "keepdims": bool(keepdims)})  # type: ignore[no-any-return]
     x = _accumulated(asarray(x), dtype)
     axes = axes_for(op, axis, x.ndim)
     if not axes:

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import numpy as np
 
-__all__ = ["unary", "binary", "with_attrs", "is_traced"]
+__all__ = ["unary", "binary", "with_attrs", "narrow", "is_traced"]
 
 _Tracer = jax.core.Tracer
 
@@ -46,6 +47,14 @@ def binary(fn: Callable[[Any, Any], Any]) -> Callable[..., Any]:
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     _direct(kernel, jitted, 2)
+    return kernel
+
+
+def narrow(kernel: Callable[..., Any], *dtypes: Any) -> Callable[..., Any]:
+    """Declare that `kernel`, given inputs of only these (32-bit) dtypes, returns them and
+    creates no array of a default dtype, so that jax's 32-bit mode computes what the 64-bit
+    scope would: ``_scope.scoped`` then calls it without the scope."""
+    kernel.narrow = frozenset(np.dtype(d) for d in dtypes)  # type: ignore[attr-defined]
     return kernel
 
 

@@ -11,7 +11,10 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
+
+from ._jit import narrow
 
 
 def _matmul(x: Any, y: Any, transpose_x: bool, transpose_y: bool) -> Any:
@@ -35,5 +38,5 @@ def matmul(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
-    "MatMul": matmul,
+    "MatMul": narrow(matmul, np.float32, np.int32),
 }

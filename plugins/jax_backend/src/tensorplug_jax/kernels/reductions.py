@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ._jit import with_attrs
+from ._jit import narrow, with_attrs
 
 _INT64 = np.dtype(np.int64)
 #: accumulator dtype where it differs from the input's (the spec's rule)
@@ -60,10 +60,10 @@ def _cumulative(fn: Callable[..., Any], identity: int) -> Callable[..., Any]:
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
-    "Sum": _reducer(jnp.sum, widen=True),
-    "Prod": _reducer(jnp.prod, widen=True),
-    "Max": _reducer(jnp.max, widen=False),  # empty axes raise; the spec explains why
-    "Min": _reducer(jnp.min, widen=False),
+    "Sum": narrow(_reducer(jnp.sum, widen=True), np.float32),  # (int32 sums widen to int64)
+    "Prod": narrow(_reducer(jnp.prod, widen=True), np.float32),
+    "Max": narrow(_reducer(jnp.max, widen=False), np.float32, np.int32),  # empty axes raise
+    "Min": narrow(_reducer(jnp.min, widen=False), np.float32, np.int32),
     "ArgMax": _arg(jnp.argmax),
     "ArgMin": _arg(jnp.argmin),
     "Cumsum": _cumulative(jnp.cumsum, 0),
