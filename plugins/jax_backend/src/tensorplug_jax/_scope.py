@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import jax
 import numpy as np
@@ -79,12 +79,14 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
         jitted = getattr(fn, "jitted", None)
         arity = getattr(fn, "arity", None)
 
-        def failed(exc: Exception, backend: Any) -> BaseException | None:
+        def reraise(exc: Exception, backend: Any) -> NoReturn:
+            """jax's complaint about a traced value or a sharding as a tensorplug error; any
+            other exception as it is."""
             if isinstance(exc, TRACER_ERRORS):
-                return traced_error(where(backend), exc)
+                raise traced_error(where(backend), exc) from exc
             if type(exc).__name__ == "ShardingTypeError":
-                return sharding_error(where(backend), exc)
-            return None
+                raise sharding_error(where(backend), exc) from exc
+            raise exc
 
         if jitted is not None and arity == 1:
             def call(inputs: Any, attrs: Any, backend: Any) -> Any:
@@ -93,10 +95,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                     try:  # 32-bit in and out: jax's default mode computes the same, unscoped
                         return jitted(x)
                     except Exception as exc:
-                        error = failed(exc, backend)
-                        if error is None:
-                            raise
-                        raise error from exc
+                        reraise(exc, backend)
                 prev = _swap_x64(True)
                 device = backend.pinned_device
                 if device is not None:
@@ -104,10 +103,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                 try:
                     return jitted(inputs[0])
                 except Exception as exc:
-                    error = failed(exc, backend)
-                    if error is None:
-                        raise
-                    raise error from exc
+                    reraise(exc, backend)
                 finally:
                     _set_x64(prev)
                     if device is not None:
@@ -119,10 +115,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                     try:  # 32-bit in and out: jax's default mode computes the same, unscoped
                         return jitted(x, y)
                     except Exception as exc:
-                        error = failed(exc, backend)
-                        if error is None:
-                            raise
-                        raise error from exc
+                        reraise(exc, backend)
                 prev = _swap_x64(True)
                 device = backend.pinned_device
                 if device is not None:
@@ -130,10 +123,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                 try:
                     return jitted(inputs[0], inputs[1])
                 except Exception as exc:
-                    error = failed(exc, backend)
-                    if error is None:
-                        raise
-                    raise error from exc
+                    reraise(exc, backend)
                 finally:
                     _set_x64(prev)
                     if device is not None:
@@ -151,10 +141,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                         try:  # unscoped, as for the elementwise kernels above
                             return fn(inputs, attrs, backend)
                         except Exception as exc:
-                            error = failed(exc, backend)
-                            if error is None:
-                                raise
-                            raise error from exc
+                            reraise(exc, backend)
                 prev = _swap_x64(True)
                 device = backend.pinned_device
                 if device is not None:
@@ -162,10 +149,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                 try:
                     return fn(inputs, attrs, backend)
                 except Exception as exc:
-                    error = failed(exc, backend)
-                    if error is None:
-                        raise
-                    raise error from exc
+                    reraise(exc, backend)
                 finally:
                     _set_x64(prev)
                     if device is not None:
