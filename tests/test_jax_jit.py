@@ -374,3 +374,32 @@ def test_eager_work_in_another_thread_does_not_leak_into_a_trace():
         stop.set()
         thread.join()
     assert _concrete(theirs) and theirs.item() > 0
+
+
+@pytest.mark.parametrize("change", [
+    lambda opt: setattr(opt, "learning_rate", 0.01),
+    lambda opt: setattr(opt, "beta1", 0.5),
+    lambda opt: setattr(opt, "beta2", 0.9),
+    lambda opt: setattr(opt, "epsilon", 1e-3),
+], ids=["learning_rate", "beta1", "beta2", "epsilon"])
+def test_changing_a_hyperparameter_between_compiled_steps_is_honoured(change):
+    """A compiled step sees the optimizer's hyperparameters as they are at each call (a changed
+    constant compiles again), never the values it was first traced with."""
+    x, y = _problem()
+
+    def run(jit: bool):
+        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+        opt = Adam(0.05)
+        step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
+        run_step = tp.jit(step) if jit else step
+        losses = []
+        for i in range(6):
+            if i == 3:
+                change(opt)
+            losses.append(run_step().item())
+        return losses, w
+
+    eager, w_eager = run(False)
+    compiled, w_jit = run(True)
+    np.testing.assert_allclose(compiled, eager, rtol=2e-5)
+    np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-6)

@@ -274,7 +274,9 @@ class Optimizer:
     # -- tp.jit state protocol (see tensorplug.jit) ---------------------------------------------
     # The slots go in and come out of the compiled function; so do this call's per-step
     # hyperparameters, computed on the host from the step count (schedules are host Python, as
-    # in eager steps). `memo` is the number of steps one call takes.
+    # in eager steps); the learning rate may change between calls. The rest of the
+    # configuration (get_config) is compiled in: a change compiles again. `memo` is the number
+    # of steps one call takes.
     def _jit_state(self, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
         steps = memo or 0
         names = self.slot_names
@@ -298,14 +300,17 @@ class Optimizer:
             values.extend(hyper.values())
         if values:  # one array for all of them: one transfer per call
             leaves.append(np.array(values, np.float64))
-        return (keys, names, hyper_names, steps), leaves
+        # the rest of the configuration (betas, momentum, ...) is traced in as constants: it is
+        # part of the token, so that changing it compiles again instead of being ignored
+        config = tuple(v for k, v in self.get_config().items() if k != "learning_rate")
+        return (keys, names, hyper_names, steps, config), leaves
 
     def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:
         snapshot = (self.iterations, dict(self._slots), self._step_hyper, self._step_cache,
                     self._tree_structure, self._jit)
         self._jit = _JitSteps()
         if leaves is not None:
-            keys, names, hyper_names, steps = token
+            keys, names, hyper_names, steps, _ = token
             it = iter(leaves)
             for k in keys:
                 self._slots[k] = (self._slots[k][0], {n: next(it) for n in names})
