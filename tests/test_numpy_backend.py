@@ -211,3 +211,23 @@ def test_fast_path_results_match_run_kernel():
     fast = _call("Add", [x, y])
     slow = tp.run_kernel("Add", {"x": x, "y": y})
     np.testing.assert_array_equal(fast.numpy(), slow.numpy())
+
+
+def test_floating_point_edge_cases_give_ieee_values_without_numpy_warnings():
+    """log(0), 1/0, 0/0, exp overflow and sqrt(-1) give -inf, inf, nan, inf and nan silently,
+    as on jax and torch (pytest here turns any warning into an error); plain arithmetic warns
+    as numpy does (inf - inf); numpy's own settings outside the kernels are untouched."""
+    tp.set_backend("numpy")
+    zero, one = tp.asarray([0.0]), tp.asarray([1.0])
+    inf = tp.asarray([np.inf])
+    assert tp.log(zero).item() == -np.inf and tp.log1p(tp.asarray([-1.0])).item() == -np.inf
+    assert tp.divide(one, zero).item() == np.inf and np.isnan(tp.divide(zero, zero).item())
+    assert tp.exp(tp.asarray([100.0])).item() == np.inf
+    assert np.isnan(tp.sqrt(tp.asarray(-1.0)).item())
+    with pytest.warns(RuntimeWarning, match="invalid value"):
+        assert np.isnan((inf - inf).item())
+    assert np.isnan(tp.sum(tp.asarray([np.inf, -np.inf])).item())
+    assert tp.nn.log_softmax(tp.asarray([-np.inf, 0.0])).numpy().tolist() == [-np.inf, 0.0]
+    with pytest.raises(RuntimeWarning):  # the user's numpy still warns (an error here)
+        np.log(np.zeros(1))
+    assert np.geterr()["divide"] == "warn"
