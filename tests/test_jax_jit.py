@@ -403,3 +403,35 @@ def test_changing_a_hyperparameter_between_compiled_steps_is_honoured(change):
     compiled, w_jit = run(True)
     np.testing.assert_allclose(compiled, eager, rtol=2e-5)
     np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-6)
+
+
+def test_a_custom_optimizers_configuration_keys_the_compiled_step_too():
+    """An optimizer written outside the core (its configuration only in get_config) gets the
+    same guarantee: a changed setting compiles again."""
+    from tensorplug.optimizers.optimizer import Optimizer
+
+    class Scaled(Optimizer):
+        def __init__(self, learning_rate: float, scale: float) -> None:
+            super().__init__(learning_rate)
+            self.scale = scale
+
+        def _update(self, param, grad, slots, scalars):
+            return param - grad * scalars["lr"] * self.scale, slots
+
+        def get_config(self):
+            return {"learning_rate": self.learning_rate, "scale": self.scale}
+
+    x, y = _problem()
+
+    def run(jit: bool):
+        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+        opt = Scaled(0.1, scale=1.0)
+        step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
+        run_step = tp.jit(step) if jit else step
+        for i in range(4):
+            if i == 2:
+                opt.scale = 0.0  # from here on, no update at all
+            run_step()
+        return w.numpy()
+
+    np.testing.assert_allclose(run(True), run(False), rtol=1e-6)

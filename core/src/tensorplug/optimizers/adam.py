@@ -62,6 +62,9 @@ class Adam(Optimizer):
         v = slots["v"] * c["beta2"] + grad * grad * c["one_minus_beta2"]
         return param - m * c["step_size"] / (sqrt(v) + c["epsilon_hat"]), {"m": m, "v": v}
 
+    def _compiled_config(self) -> tuple[Any, ...]:
+        return (self.beta1, self.beta2, self.epsilon)  # get_config without the learning rate
+
     def get_config(self) -> dict[str, Any]:
         return {"learning_rate": self.learning_rate, "beta1": self.beta1, "beta2": self.beta2,
                 "epsilon": self.epsilon}

@@ -302,8 +302,12 @@ class Optimizer:
             leaves.append(np.array(values, np.float64))
         # the rest of the configuration (betas, momentum, ...) is traced in as constants: it is
         # part of the token, so that changing it compiles again instead of being ignored
-        config = tuple(v for k, v in self.get_config().items() if k != "learning_rate")
-        return (keys, names, hyper_names, steps, config), leaves
+        return (keys, names, hyper_names, steps, self._compiled_config()), leaves
+
+    def _compiled_config(self) -> tuple[Any, ...]:
+        """The configuration a compiled step bakes in: everything in get_config but the
+        learning rate (read at every call). Subclasses may return the same more cheaply."""
+        return tuple(v for k, v in self.get_config().items() if k != "learning_rate")
 
     def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:
         snapshot = (self.iterations, dict(self._slots), self._step_hyper, self._step_cache,

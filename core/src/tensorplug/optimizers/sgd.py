@@ -38,5 +38,8 @@ class SGD(Optimizer):
         step = (grad + acc * m) if self.nesterov else acc
         return param - step * lr, {"momentum": acc}
 
+    def _compiled_config(self) -> tuple[Any, ...]:
+        return (self.momentum, self.nesterov)  # get_config without the learning rate
+
     def get_config(self) -> dict[str, Any]:
         return {"learning_rate": self.learning_rate, "momentum": self.momentum, "nesterov": self.nesterov}
