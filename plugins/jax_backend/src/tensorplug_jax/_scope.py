@@ -88,48 +88,42 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                 raise sharding_error(where(backend), exc) from exc
             raise exc
 
+        def in_scope(run: Callable[..., Any], backend: Any, *args: Any) -> Any:
+            """`run(*args)` in the scope: 64-bit types on, the backend's device if pinned."""
+            prev = _swap_x64(True)
+            device = backend.pinned_device
+            if device is not None:
+                prev_device = _swap_device(device)
+            try:
+                return run(*args)
+            except Exception as exc:
+                reraise(exc, backend)
+            finally:
+                _set_x64(prev)
+                if device is not None:
+                    _set_device(prev_device)
+
+        # 32-bit in and out (``_NARROW``, or the kernel's own ``narrow``): jax's default mode
+        # computes the same, so the call runs unscoped, inline (the hottest path)
         if jitted is not None and arity == 1:
             def call(inputs: Any, attrs: Any, backend: Any) -> Any:
                 x = inputs[0]
                 if x.dtype in _NARROW and backend.pinned_device is None:
-                    try:  # 32-bit in and out: jax's default mode computes the same, unscoped
+                    try:
                         return jitted(x)
                     except Exception as exc:
                         reraise(exc, backend)
-                prev = _swap_x64(True)
-                device = backend.pinned_device
-                if device is not None:
-                    prev_device = _swap_device(device)
-                try:
-                    return jitted(inputs[0])
-                except Exception as exc:
-                    reraise(exc, backend)
-                finally:
-                    _set_x64(prev)
-                    if device is not None:
-                        _set_device(prev_device)
+                return in_scope(jitted, backend, x)
         elif jitted is not None and arity == 2:
             def call(inputs: Any, attrs: Any, backend: Any) -> Any:
                 x, y = inputs
                 if x.dtype in _NARROW and y.dtype in _NARROW and backend.pinned_device is None:
-                    try:  # 32-bit in and out: jax's default mode computes the same, unscoped
+                    try:
                         return jitted(x, y)
                     except Exception as exc:
                         reraise(exc, backend)
-                prev = _swap_x64(True)
-                device = backend.pinned_device
-                if device is not None:
-                    prev_device = _swap_device(device)
-                try:
-                    return jitted(inputs[0], inputs[1])
-                except Exception as exc:
-                    reraise(exc, backend)
-                finally:
-                    _set_x64(prev)
-                    if device is not None:
-                        _set_device(prev_device)
+                return in_scope(jitted, backend, x, y)
         else:
-            # dtypes for which the kernel says 32-bit mode computes the same (``narrow``)
             narrow: frozenset[Any] = getattr(fn, "narrow", frozenset())
 
             def call(inputs: Any, attrs: Any, backend: Any) -> Any:
@@ -138,22 +132,11 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                         if a.dtype not in narrow:
                             break
                     else:
-                        try:  # unscoped, as for the elementwise kernels above
+                        try:
                             return fn(inputs, attrs, backend)
                         except Exception as exc:
                             reraise(exc, backend)
-                prev = _swap_x64(True)
-                device = backend.pinned_device
-                if device is not None:
-                    prev_device = _swap_device(device)
-                try:
-                    return fn(inputs, attrs, backend)
-                except Exception as exc:
-                    reraise(exc, backend)
-                finally:
-                    _set_x64(prev)
-                    if device is not None:
-                        _set_device(prev_device)
+                return in_scope(fn, backend, inputs, attrs, backend)
 
         return call
 
