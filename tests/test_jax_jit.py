@@ -435,3 +435,77 @@ def test_a_custom_optimizers_configuration_keys_the_compiled_step_too():
         return w.numpy()
 
     np.testing.assert_allclose(run(True), run(False), rtol=1e-6)
+
+
+# -- optimizer hyperparameters inside a compiled step ---------------------------------------------
+class _HostOnly(Adam):
+    """An Adam variant written before ``_traced_hyper`` existed: its own ``_hyper`` only."""
+
+    def _hyper(self, step):
+        hyper = super()._hyper(step)
+        return {**hyper, "step_size": hyper["step_size"] * 0.5}
+
+
+def test_which_optimizers_compute_their_hyperparameters_on_the_device():
+    from tensorplug.optimizers.optimizer import Optimizer
+
+    class Both(Optimizer):
+        def _hyper(self, step):
+            return {"lr": self.current_learning_rate(step) / step}
+
+        def _traced_hyper(self, step, lr):
+            return {"lr": lr / step}
+
+    assert Adam._device_hyper and SGD._device_hyper and Both._device_hyper
+    assert not _HostOnly._device_hyper  # its _hyper is newer than the _traced_hyper it inherits
+
+
+@pytest.mark.parametrize("make_opt", [lambda: _HostOnly(0.05), lambda: Adam(lambda step: 0.05 / step)],
+                         ids=["host-only-hyper", "adam-schedule"])
+def test_optimizers_whose_hyperparameters_come_from_the_host_match_eager_steps(make_opt):
+    losses_eager, w_eager, _, _ = _train(make_opt, jit=False)
+    losses_jit, w_jit, _, opt = _train(make_opt, jit=True)
+    np.testing.assert_allclose(losses_jit, losses_eager, rtol=2e-5)
+    # (eager steps use the fused update kernel: float32 rounding differs near zero)
+    np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-6)
+    assert opt.iterations == 6
+
+
+def test_a_step_count_set_by_hand_between_compiled_steps_is_honoured():
+    """The step count lives on the device between compiled calls; setting ``iterations`` (as
+    when restoring a checkpoint) restarts Adam's bias correction from there, as eagerly."""
+    x, y = _problem()
+
+    def run(jit: bool):
+        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+        opt = Adam(0.05)
+        step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
+        run_step = tp.jit(step) if jit else step
+        losses = []
+        for i in range(6):
+            if i == 3:
+                opt.iterations = 1000
+            losses.append(run_step().item())
+        return losses, w, opt
+
+    eager, w_eager, _ = run(False)
+    compiled, w_jit, opt = run(True)
+    np.testing.assert_allclose(compiled, eager, rtol=2e-5)
+    np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-6)
+    assert opt.iterations == 1003
+
+
+def test_a_compiled_step_with_a_constant_learning_rate_uploads_nothing_per_call():
+    """The slots, the step count and the learning rate stay on the device between calls: the
+    state a call passes in is made of the previous call's outputs (no host array)."""
+    x, y = _problem()
+    w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+    opt = Adam(0.05)
+    step = tp.jit(lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w]))
+    for _ in range(3):
+        step()
+    backend = tp.extend.start_backend("jax")
+    token, leaves = opt._jit_state(1, backend)
+    assert leaves and all(isinstance(leaf, jax.Array) and _concrete(tp.extend.wrap(leaf, backend))
+                          for leaf in leaves)
+    assert leaves[-2] is opt._jit_counter[1] and float(leaves[-2]) == opt.iterations == 3

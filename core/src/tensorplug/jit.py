@@ -106,25 +106,30 @@ class _Compiled:
     """One compiled function: per argument structure and state structure. Its side data
     (result structure, which holders to commit) is filled when the backend traces it."""
 
-    __slots__ = ("fn", "tokens", "sizes", "out_tree", "writes")
+    __slots__ = ("fn", "tokens", "sizes", "out_tree", "writes", "var_writes")
 
     def __init__(self, tokens: tuple[Any, ...], sizes: tuple[int, ...]) -> None:
         self.fn: Callable[..., Any] = _uncompiled
-        self.tokens = tokens
+        self.tokens = tokens  # per holder, the Variables' (None) included
         self.sizes = sizes
         self.out_tree: Any = None
-        self.writes: list[tuple[int, Any, int, Any]] = []  # (holder index, token, n leaves, memo)
+        # the holders to commit: plain Variables as (holder index, state index), the others as
+        # (holder index, token, first state index, n leaves, memo)
+        self.var_writes: list[tuple[int, int]] = []
+        self.writes: list[tuple[int, Any, int, int, Any]] = []
 
 
 class _Entry:
     """What tp.jit knows for one argument key: the state holders `f` touches (weakly) with
-    their memos, and the compiled functions per state structure."""
+    their memos, and the compiled functions per state structure. Plain Variables come first
+    (``n_vars`` of them): their state is one native each and needs no token."""
 
-    __slots__ = ("holders", "memos", "compiled", "last", "dead", "__weakref__")
+    __slots__ = ("holders", "memos", "n_vars", "compiled", "last", "dead", "__weakref__")
 
     def __init__(self) -> None:
         self.holders: list[weakref.ref[Any]] = []
         self.memos: list[Any] = []
+        self.n_vars = 0
         self.compiled: dict[tuple[Any, ...], _Compiled] = {}
         self.last: tuple[tuple[Any, ...], _Compiled] | None = None  # the last used, checked first
         self.dead = False  # a holder was garbage-collected: find the state again
@@ -137,8 +142,14 @@ class _Entry:
             if alive is not None:
                 alive.dead = True
 
-        self.holders.append(weakref.ref(holder, died))
-        self.memos.append(memo)
+        ref = weakref.ref(holder, died)
+        if holder.__class__ is Variable:
+            self.holders.insert(self.n_vars, ref)
+            self.memos.insert(self.n_vars, memo)
+            self.n_vars += 1
+        else:
+            self.holders.append(ref)
+            self.memos.append(memo)
 
 
 # -- arguments and results ---------------------------------------------------------------------
@@ -308,32 +319,34 @@ class _Jitted:
             raise TypeError("tp.jit: a static argument (static_argnums) must be hashable") from None
         if entry is None:
             entry = entries[key] = _Entry()
-        dyn_natives = [_native(x, backend) for x in dyn]
+        dyn_natives = [x if x.__class__ is np.ndarray and x.dtype in _HOST_DTYPES else _native(x, backend)
+                       for x in dyn]
         for _ in range(_MAX_TRACES):
             if entry.dead:  # some state was garbage-collected: find it again
                 entry = entries[key] = _Entry()
             holders = [r() for r in entry.holders]
-            tokens: list[Any] = []
-            leaves: list[Any] = []
-            sizes: list[int] = []
-            for h, memo in zip(holders, entry.memos):
-                if h.__class__ is Variable and h._backend is backend:  # the common case, inline
-                    tokens.append(None)
-                    sizes.append(1)
-                    leaves.append(h._value)
-                    continue
-                token, state = h._jit_state(memo, backend)
-                tokens.append(token)
-                sizes.append(len(state))
-                leaves += state
-            tokens_t = tuple(tokens)
+            nv = entry.n_vars
+            # plain Variables: their native value (the common case, inline); then the others
+            leaves = [h._value if h._backend is backend else h._jit_state(None, backend)[1][0]
+                      for h in holders[:nv]] if nv else []
+            if nv < len(holders):
+                tokens: list[Any] = []
+                sizes: list[int] = []
+                for h, memo in zip(holders[nv:], entry.memos[nv:]):
+                    token, state = h._jit_state(memo, backend)
+                    tokens.append(token)
+                    sizes.append(len(state))
+                    leaves += state
+                tokens_t: tuple[Any, ...] = tuple(tokens)
+            else:
+                tokens_t, sizes = (), []
             last = entry.last
             if last is not None and last[0] == tokens_t:  # the state's structure did not change
                 compiled: _Compiled | None = last[1]
             else:
                 compiled = entry.compiled.get(tokens_t)
             if compiled is None:
-                compiled = _Compiled(tokens_t, tuple(sizes))
+                compiled = _Compiled((None,) * nv + tokens_t, (1,) * nv + tuple(sizes))
                 fn = backend.compile(self._pure(entry, holders, compiled, backend))
                 if fn is None:
                     self.per_backend[backend] = None
@@ -361,14 +374,14 @@ class _Jitted:
                 f"the state it reads and writes after {_MAX_TRACES} traces; does it touch "
                 "different Variables or optimizers every time it is traced?"
             )
-        start = 0
-        for index, token, count, memo in compiled.writes:
+        for index, at in compiled.var_writes:
             h = holders[index]
-            if h.__class__ is Variable and h._backend is backend:  # the common case, inline
-                h._value = new_state[start]
+            if h._backend is backend:
+                h._value = new_state[at]
             else:
-                h._jit_commit(token, new_state[start:start + count], memo, backend)
-            start += count
+                h._jit_commit(None, new_state[at:at + 1], None, backend)
+        for index, token, start, count, memo in compiled.writes:
+            holders[index]._jit_commit(token, new_state[start:start + count], memo, backend)
         tree = compiled.out_tree
         if tree[0] == "t":  # a single tensor
             return wrap(out_natives[0], backend, tree[1])
@@ -388,14 +401,14 @@ class _Jitted:
             kwargs = {k: _rebuild(v, traced) for k, v in kwargs.items()}
             trace = _Trace(backend)
             snapshots = []
-            state = iter(state_natives)
-            for h, token, size in zip(holders, compiled.tokens, compiled.sizes):
-                snapshots.append(h._jit_bind(token, [wrap(next(state), backend) for _ in range(size)]))
-                trace.bound.add(id(h))
-            reset = jit_trace_var.set(trace)
+            reset = jit_trace_var.set(trace)  # (binding may run ops: optimizers' hyperparameters)
             with _tracing_lock:  # read without the lock by Variables: only its zero-ness matters
                 jit_tracing[0] += 1
             try:
+                state = iter(state_natives)
+                for h, token, size in zip(holders, compiled.tokens, compiled.sizes):
+                    snapshots.append(h._jit_bind(token, [wrap(next(state), backend) for _ in range(size)]))
+                    trace.bound.add(id(h))
                 out = fn(*args, **kwargs)
                 out_natives: list[Any] = []
                 compiled.out_tree = _flatten_out(out, backend, out_natives)
@@ -409,11 +422,14 @@ class _Jitted:
             if found or changed:
                 raise _Retrace(found, changed)
             new_state: list[Any] = []
-            compiled.writes = []
+            compiled.writes, compiled.var_writes = [], []
             for i, (written, memo) in enumerate(results):
                 if written is not None:
                     token, leaves = written
-                    compiled.writes.append((i, token, len(leaves), memo))
+                    if i < entry.n_vars:
+                        compiled.var_writes.append((i, len(new_state)))
+                    else:
+                        compiled.writes.append((i, token, len(new_state), len(leaves), memo))
                     new_state.extend(t._data if t._backend is backend else backend.from_numpy(
                         np.asarray(t.numpy())) for t in leaves)
             return out_natives, new_state

@@ -44,6 +44,10 @@ class Adam(Optimizer):
         return {"step_size": self.current_learning_rate(step) * sqrt_c2 / (1.0 - self.beta1 ** step),
                 "epsilon_hat": self.epsilon * sqrt_c2}
 
+    def _traced_hyper(self, step: Tensor, lr: Tensor) -> dict[str, Tensor]:
+        sqrt_c2 = sqrt(1.0 - self.beta2 ** step)  # as _hyper, with ops
+        return {"step_size": lr * sqrt_c2 / (1.0 - self.beta1 ** step), "epsilon_hat": self.epsilon * sqrt_c2}
+
     def _update(self, param: Tensor, grad: Tensor, slots: dict[str, Tensor],
                 scalars: Mapping[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
         hyper = self._step_hyper

@@ -42,6 +42,8 @@ class Optimizer:
     """
 
     slot_names: tuple[str, ...] = ()
+    #: whether ``_traced_hyper`` matches ``_hyper`` (set per subclass)
+    _device_hyper: bool = True
 
     def __init__(self, learning_rate: LearningRate) -> None:
         if not callable(learning_rate) and not float(learning_rate) > 0:
@@ -59,6 +61,10 @@ class Optimizer:
         self._step_cache: dict[Hashable, dict[str, Any]] = {}  # scalar tensors, fused-kernel attrs
         self._step_hyper: dict[str, Any] = {}
         self._jit: _JitSteps | None = None  # while a tp.jit trace runs the optimizer
+        # tp.jit: (iterations, native step count, backend) from the last compiled call, and
+        # (learning rate, native, backend), so that a call uploads neither
+        self._jit_counter: tuple[int, Any, Any] | None = None
+        self._jit_lr: tuple[float, Any, Any] | None = None
 
     @property
     def _slots(self) -> dict[Hashable, tuple[Any, dict[str, Tensor]]]:
@@ -87,6 +93,19 @@ class Optimizer:
     def _hyper(self, step: int) -> dict[str, float]:
         """Per-step scalars for ``_update`` (step counts from 1)."""
         return {"lr": self.current_learning_rate(step)}
+
+    def _traced_hyper(self, step: Tensor, lr: Tensor) -> dict[str, Tensor]:
+        """``_hyper`` written with ops, for a compiled step (tp.jit): `step` and `lr` are
+        float64 scalar tensors. A subclass that overrides ``_hyper`` overrides this too, or its
+        compiled steps get their hyperparameters computed on the host at every call."""
+        return {"lr": lr}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        mro = cls.__mro__
+        owner = {name: next(i for i, c in enumerate(mro) if name in c.__dict__)
+                 for name in ("_hyper", "_traced_hyper")}
+        cls._device_hyper = owner["_traced_hyper"] <= owner["_hyper"]
 
     def _update(self, param: Tensor, grad: Tensor, slots: dict[str, Tensor],
                 scalars: Mapping[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
@@ -272,11 +291,13 @@ class Optimizer:
         return self._update(p, g, slots, _LazyScalars(self, p))
 
     # -- tp.jit state protocol (see tensorplug.jit) ---------------------------------------------
-    # The slots go in and come out of the compiled function; so do this call's per-step
-    # hyperparameters, computed on the host from the step count (schedules are host Python, as
-    # in eager steps); the learning rate may change between calls. The rest of the
-    # configuration (get_config) is compiled in: a change compiles again. `memo` is the number
-    # of steps one call takes.
+    # The slots go in and come out of the compiled function. So do the step count (a float64
+    # scalar that stays on the device from call to call) and the learning rate (uploaded when
+    # it changes; a schedule's values for this call's steps, computed on the host, as in eager
+    # steps): the per-step hyperparameters are computed from them inside the compiled step
+    # (``_traced_hyper``), or, for an optimizer that has only ``_hyper``, on the host and
+    # passed in. The rest of the configuration (get_config) is compiled in: a change compiles
+    # again. `memo` is the number of steps one call takes.
     def _jit_state(self, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
         steps = memo or 0
         names = self.slot_names
@@ -292,17 +313,34 @@ class Optimizer:
                 for n in names:
                     t = slots[k][1][n]
                     leaves.append(t._data if t._backend is backend else np.asarray(t.numpy()))
-        hyper_names: tuple[str, ...] = ()
-        values: list[float] = []
-        for j in range(1, steps + 1):
-            hyper = self._hyper(self.iterations + j)
-            hyper_names = tuple(hyper)
-            values.extend(hyper.values())
-        if values:  # one array for all of them: one transfer per call
-            leaves.append(np.array(values, np.float64))
-        # the rest of the configuration (betas, momentum, ...) is traced in as constants: it is
-        # part of the token, so that changing it compiles again instead of being ignored
-        return (keys, names, hyper_names, steps, self._compiled_config()), leaves
+        if not steps:
+            return (keys, names, None, 0, self._compiled_config()), leaves
+        if not self._device_hyper:  # the host computes every step's hyperparameters
+            hyper_names: tuple[str, ...] = ()
+            values: list[float] = []
+            for j in range(1, steps + 1):
+                hyper = self._hyper(self.iterations + j)
+                hyper_names = tuple(hyper)
+                values.extend(hyper.values())
+            leaves.append(np.array(values, np.float64))  # one array for all: one transfer
+            return (keys, names, hyper_names, steps, self._compiled_config()), leaves
+        counter = self._jit_counter
+        if counter is None or counter[0] != self.iterations or counter[2] is not backend:
+            counter = (self.iterations, backend.from_numpy(np.asarray(self.iterations, np.float64)), backend)
+            self._jit_counter = counter
+        leaves.append(counter[1])
+        lr = self.learning_rate
+        if lr.__class__ is float or lr.__class__ is int:  # a constant: uploaded when it changes
+            cached = self._jit_lr
+            if cached is None or cached[0] != lr or cached[2] is not backend:
+                cached = self._jit_lr = (lr, backend.from_numpy(np.asarray(lr, np.float64)), backend)
+            leaves.append(cached[1])
+            mode = "lr"
+        else:  # a schedule (or a tensor): this call's values
+            leaves.append(np.array([self.current_learning_rate(self.iterations + j)
+                                    for j in range(1, steps + 1)], np.float64))
+            mode = "lr per step"
+        return (keys, names, mode, steps, self._compiled_config()), leaves
 
     def _compiled_config(self) -> tuple[Any, ...]:
         """The configuration a compiled step bakes in: everything in get_config but the
@@ -314,33 +352,48 @@ class Optimizer:
                     self._tree_structure, self._jit)
         self._jit = _JitSteps()
         if leaves is not None:
-            keys, names, hyper_names, steps, _ = token
+            keys, names, mode, steps, _ = token
             it = iter(leaves)
             for k in keys:
                 self._slots[k] = (self._slots[k][0], {n: next(it) for n in names})
-            per_step = len(hyper_names)
-            packed = leaves[-1] if steps and per_step else None  # this call's hyperparameters, in a row
-            self._jit.hyper = [{n: packed[j * per_step + i]  # type: ignore[index]
-                                for i, n in enumerate(hyper_names)} for j in range(steps)]
+            if not steps:
+                pass
+            elif mode == "lr" or mode == "lr per step":  # computed here, from the traced inputs
+                count, lr = leaves[-2], leaves[-1]
+                self._jit.count = count
+                self._jit.hyper = [self._traced_hyper(count + float(j), lr if mode == "lr" else lr[j - 1])
+                                   for j in range(1, steps + 1)]
+            else:  # the host's values, in a row
+                per_step = len(mode)
+                packed = leaves[-1]
+                self._jit.hyper = [{n: packed[j * per_step + i] for i, n in enumerate(mode)}
+                                   for j in range(steps)]
         return snapshot
 
     def _jit_unbind(self, snapshot: Any) -> tuple[Any, Any]:
         assert self._jit is not None
         steps = self._jit.steps
+        count = self._jit.count
         written = None
         if steps:
             keys = tuple(self._slots)
             refs = [self._slots[k][0] for k in keys]
             leaves = [self._slots[k][1][n] for k in keys for n in self.slot_names]
-            written = ((keys, refs, [t._dtype for t in leaves]), leaves)
+            dtypes = [t._dtype for t in leaves]
+            if count is not None:  # the step count moves on, on the device
+                leaves.append(count + float(steps))
+            written = ((keys, refs, dtypes, count is not None), leaves)
         (self.iterations, self._slots, self._step_hyper, self._step_cache, self._tree_structure,
          self._jit) = snapshot
         return written, steps
 
     def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
-        keys, refs, dtypes = token  # every slot the optimizer has: earlier pending ones are stale
-        self._jit_natives = (keys, refs, dtypes, natives, backend)
+        keys, refs, dtypes, counted = token  # every slot the optimizer has: earlier pending ones are stale
         self.iterations += memo
+        if counted:
+            self._jit_counter = (self.iterations, natives[-1], backend)
+            natives = natives[:-1]
+        self._jit_natives = (keys, refs, dtypes, natives, backend)
 
 
 class _LazyScalars(Mapping[str, Tensor]):
@@ -372,11 +425,12 @@ class _JitSteps:
     """An optimizer's steps during one tp.jit trace: how many, and the traced hyperparameters
     of each (None while the trace only finds out what state it needs)."""
 
-    __slots__ = ("steps", "hyper")
+    __slots__ = ("steps", "hyper", "count")
 
     def __init__(self) -> None:
         self.steps = 0
         self.hyper: list[dict[str, Tensor]] | None = None
+        self.count: Tensor | None = None  # the traced step count, when computed on the device
 
 
 class _on_backend:
