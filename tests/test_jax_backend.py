@@ -278,3 +278,21 @@ def test_gather_out_of_range_is_an_error_not_a_clamp(on_jax):
 def test_slices_out_of_range_are_shape_errors(on_jax):
     with pytest.raises(tp.ShapeError, match=r"Kernel 'StridedSlice' on backend 'jax'"):
         tp.run_kernel("StridedSlice", [tp.ones((3,))], {"slices": ((0, 5, 1),)})
+
+
+def test_the_hot_kernels_offer_the_engine_direct_calls_it_can_use(on_jax):
+    """The elementwise kernels, MatMul and the float reductions give the engine their jitted
+    functions (called without the 64-bit scope for 32-bit inputs), keyed by the spec's own
+    attributes, so that the engine does not ignore them; the 64-bit dtypes are never among them."""
+    from tensorplug.extend import get_kernel, get_kernel_spec
+
+    offered = {}
+    for name in ("Exp", "Add", "Multiply", "Less", "MatMul", "Sum", "Max"):
+        fn = get_kernel(name, "jax").kernel_func
+        assert tuple(fn.direct_attrs) == tuple(a.name for a in get_kernel_spec(name).attrs), name
+        offered[name] = set(fn.direct_dtypes)
+    assert offered["Exp"] == {tp.float32, tp.int32, tp.bool_}
+    assert offered["Sum"] == {tp.float32}  # an int32 sum widens to int64: in the scope
+    assert all(not ({tp.float64, tp.int64} & dts) for dts in offered.values())
+    for name in ("AdamUpdate", "Cumsum", "Gather"):  # not declared narrow: always in the scope
+        assert getattr(get_kernel(name, "jax").kernel_func, "direct", None) is None, name

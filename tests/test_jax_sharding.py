@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+
 SCRIPT = """
     import os
     os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
@@ -55,6 +57,14 @@ SCRIPT = """
         tp.matmul(a.T, a)
     except tp.DeviceError as exc:
         print("explicit:", "automatic axes" in str(exc) and "Kernel 'MatMul' on backend 'jax'" in str(exc))
+
+    # a pinned device: every kernel runs in the backend's scope (no direct calls), results stay there
+    backend = tp.extend.start_backend("jax")
+    tp.set_default_device("cpu:3")
+    z = tp.sum(tp.exp(tp.ones((2, 2)) + 1.0) @ tp.ones((2, 2)))
+    print("pinned:", z.device, backend.direct_kernels, round(z.item(), 3))
+    tp.set_default_device("cpu:0")
+    print("unpinned:", (tp.exp(tp.ones((2,))) + 1.0).device, backend.direct_kernels)
 """
 
 
@@ -68,3 +78,5 @@ def test_a_data_parallel_step_over_8_devices_gives_the_losses_of_one():
     assert lines[1] == "8 8"  # parameters and optimizer slots stay on all 8 devices
     assert lines[2].startswith("losses")
     assert lines[3] == "explicit: True"
+    assert lines[4] == f"pinned: cpu:3 False {round(8 * np.exp(2.0), 3)}"
+    assert lines[5] == "unpinned: cpu:0 True"

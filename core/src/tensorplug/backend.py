@@ -52,6 +52,9 @@ class Backend:
     #: True when native arrays are never written and live on one device, so that the tensor
     #: made from a Python scalar (``x * 2.0``) can be made once and reused (numpy backend).
     reuses_scalars: bool = False
+    #: False while the engine must not call kernels' ``direct`` functions (see
+    #: ``tensorplug.engine``): e.g. while the backend needs a setting around every kernel call.
+    direct_kernels: bool = True
 
     def from_numpy(self, array: np.ndarray) -> Any:
         """A native array holding a copy of `array` (whose dtype is a supported one)."""

@@ -4,10 +4,21 @@ records tape entries, and explains kernel failures from the kernel spec.
 Hot path (``make_caller``): a thread-state read, one dict lookup keyed by
 ``(kernel name, backend name)``, the kernel call, and the output Tensor built directly. No
 plugin call, no spec check while the kernel succeeds.
+
+Direct calls: a kernel function may carry ``direct``, a mapping from the values of its
+attributes (a tuple, in the spec's attribute order; ``()`` for a kernel without attributes)
+to a function of the native inputs alone, ``direct_attrs``, the names of those attributes
+(they must be the spec's, in its order, or ``direct`` is ignored), and ``direct_dtypes``, the
+tensorplug dtypes of inputs it is valid for; the dtype of its output must depend on the input
+dtypes only (the engine remembers it). For a single-output kernel of one or two inputs, the
+engine then calls that function with the native inputs, sparing the kernel function's Python
+layer, while the backend's ``direct_kernels`` is true; if it raises, the kernel function runs
+instead (and explains the failure).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -91,22 +102,78 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
     get_backend = backend_var.get
     get_recorders = recorders_var.get
     single = len(spec.outputs) == 1
-    # (backend, kernel function, registry version, the backend's dtype_of)
-    cache: tuple[Any, Any, int, Any] = (None, None, -1, None)
+    attr_names = tuple(a.name for a in spec.attrs)
+    n_attrs = len(attr_names)
+    first_attr = attr_names[0] if attr_names else ""
+    attr_key = operator.itemgetter(*attr_names) if n_attrs > 1 else None  # the spec's order
+    # (backend, kernel function, registry version, the backend's dtype_of, direct: the function
+    # itself for a kernel without attributes, else the mapping; {input dtype, or a pair of
+    # them, or (function, either): output dtype, None until known} with an entry for every
+    # input dtype (pair) the direct functions take)
+    cache: tuple[Any, ...] = (None, None, -1, None, None, {})
 
-    def lookup(backend: Backend) -> tuple[Any, Any, int, Any]:
+    def lookup(backend: Backend) -> tuple[Any, ...]:
         nonlocal cache
         config = table.active.get((name, backend.name))
         if config is None:
             raise missing_kernel_error(name, backend.name)
-        cache = (backend, config.kernel_func, table.version, backend.dtype_of)
+        fn = config.kernel_func
+        direct = getattr(fn, "direct", None)
+        if direct is not None and (not single or tuple(getattr(fn, "direct_attrs", ())) != attr_names):
+            direct = None  # keyed by other attributes than the spec's: not safe to use
+        if direct is not None and not n_attrs:
+            direct = direct.get(())
+        outs: dict[Any, Any] = {}
+        if direct is not None:
+            dtypes = tuple(getattr(fn, "direct_dtypes", ()))
+            outs.update((d, None) for d in dtypes)
+            outs.update(((d, e), None) for d in dtypes for e in dtypes)
+        cache = (backend, fn, table.version, backend.dtype_of, direct, outs)
         return cache
 
     def call(inputs: tuple[Tensor, ...], attrs: Mapping[str, Any]) -> Any:
         backend = get_backend() or active_backend()
-        cached_backend, fn, version, dtype_of = cache
+        cached_backend, fn, version, dtype_of, direct, outs = cache
         if backend is not cached_backend or version != table.version:
-            _, fn, _, dtype_of = lookup(backend)
+            _, fn, _, dtype_of, direct, outs = lookup(backend)
+        if direct is not None and backend.direct_kernels:
+            # the direct path: one function of the native inputs, its output dtype remembered
+            n = len(inputs)
+            if n == 1:
+                x = inputs[0]
+                key: Any = x._dtype
+                ok = key in outs and x._backend is backend
+            elif n == 2:
+                x, y = inputs
+                key = (x._dtype, y._dtype)
+                ok = key in outs and x._backend is backend and y._backend is backend
+            else:
+                ok = False
+            if ok:
+                try:
+                    if not n_attrs:
+                        run = direct
+                    else:
+                        run = direct.get((attrs[first_attr],) if n_attrs == 1 else attr_key(attrs))  # type: ignore[misc]
+                        key = (run, key)
+                    if run is not None:
+                        out = run(x._data) if n == 1 else run(x._data, y._data)
+                        t = _new(Tensor)
+                        t._data = out
+                        dt = outs.get(key)
+                        if dt is None:
+                            dt = outs[key] = dtype_of(out)
+                        t._dtype = dt
+                        t._backend = backend
+                        recorders = get_recorders()
+                        if recorders:
+                            for recorder in recorders:
+                                recorder.record(name, inputs, attrs, (t,))
+                        return t
+                except (TensorplugError, Warning):
+                    raise
+                except Exception:  # the kernel function runs again below, and explains
+                    pass
         if len(inputs) == 2:
             x, y = inputs
             arrays: tuple[Any, ...] = (

@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 import jax
 import numpy as np
 
+from tensorplug.dtypes import from_numpy_dtype
 from tensorplug.errors import DeviceError, TracedValueError
 
 __all__ = ["scoped", "scoped_call", "calling", "enter", "leave", "TRACER_ERRORS", "traced_error",
@@ -65,6 +66,20 @@ def sharding_error(where: str, exc: BaseException) -> DeviceError:
         "sharding to jax's propagation: build the mesh with automatic axes, e.g. "
         "jax.make_mesh((8,), ('data',), axis_types=(jax.sharding.AxisType.Auto,))."
     )
+
+
+def _offer_direct(call: Any, fn: Any, jitted: Any) -> None:
+    """Give the engine the jitted functions to call without the scope (its ``direct`` path,
+    for the dtypes jax's default mode computes exactly as the scope would; the backend turns
+    it off while a device is pinned): a unary or binary kernel's function, or the per-attribute
+    functions a kernel declares ``narrow`` offers (``kernel.direct``)."""
+    if jitted is not None:
+        call.direct, call.direct_attrs, dtypes = {(): jitted}, (), _NARROW
+    elif getattr(fn, "narrow", None) and getattr(fn, "direct", None) is not None:
+        call.direct, call.direct_attrs, dtypes = fn.direct, fn.direct_attrs, fn.narrow
+    else:
+        return
+    call.direct_dtypes = frozenset(from_numpy_dtype(d) for d in dtypes)
 
 
 if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
@@ -138,6 +153,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                             reraise(exc, backend)
                 return in_scope(fn, backend, inputs, attrs, backend)
 
+        _offer_direct(call, fn, jitted)
         return call
 
     def scoped_call(fn: Callable[..., Any], pinned: Callable[[], Any], where: str) -> Callable[..., Any]:

@@ -61,6 +61,7 @@ class JaxBackend(Backend):
         self._default = jax.devices()[0]
         self.device: Any = self._default
         self.pinned_device: Any = None  # set when `device` is not jax's default device
+        self.direct_kernels = True  # the engine may call kernels' jitted functions directly
         wanted = device if device is not None else os.environ.get(ENV_DEVICE)
         if wanted:
             self.set_default_device(wanted)
@@ -104,15 +105,20 @@ class JaxBackend(Backend):
                 "Reading the values of a traced tensor (tensor.numpy(), float(), int(), bool(), "
                 "printing, or moving it to another backend)", exc) from exc
 
+    # (``native.aval``, a jax array's abstract value, is read in C++; ``.dtype`` and ``.shape``
+    # are Python properties over it: these run for every kernel output and op)
     def dtype_of(self, native: Any) -> DType:
         try:
-            return _DTYPES[native.dtype]
-        except KeyError:
+            return _DTYPES[native.aval.dtype]
+        except (KeyError, AttributeError):
             dt = _DTYPES[native.dtype] = from_numpy_dtype(native.dtype)
             return dt
 
     def shape_of(self, native: Any) -> tuple[int, ...]:
-        return native.shape
+        try:
+            return native.aval.shape
+        except AttributeError:
+            return tuple(native.shape)
 
     # -- devices ----------------------------------------------------------------------------
     def device_of(self, native: Any) -> str:
@@ -152,6 +158,7 @@ class JaxBackend(Backend):
         device = self._resolve(where, sharding_ok=False)
         self.device = device
         self.pinned_device = None if device == self._default else device
+        self.direct_kernels = self.pinned_device is None  # a pinned device needs the scope
 
     # -- compilation --------------------------------------------------------------------------
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:

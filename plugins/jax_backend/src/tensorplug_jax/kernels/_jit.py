@@ -86,4 +86,6 @@ def with_attrs(fn: Callable[..., Any], static: tuple[str, ...] = (),
         return run(*inputs)
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
+    if not traced:  # the compiled functions, by attribute values: the engine's direct calls
+        kernel.direct, kernel.direct_attrs = compiled, static  # type: ignore[attr-defined]
     return kernel

@@ -37,6 +37,9 @@ def matmul(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return _VARIANTS[attrs["transpose_x"], attrs["transpose_y"]](x, y)
 
 
+matmul.direct = _VARIANTS  # type: ignore[attr-defined]
+matmul.direct_attrs = ("transpose_x", "transpose_y")  # type: ignore[attr-defined]
+
 KERNELS: dict[str, Callable[..., Any]] = {
     "MatMul": narrow(matmul, np.float32, np.int32),
 }
