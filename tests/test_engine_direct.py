@@ -138,3 +138,29 @@ def test_bad_inputs_on_the_direct_path_are_explained_from_the_spec():
     register_kernel(KernelConfig("MatMul", "numpy", kernel), override=True)
     with pytest.raises(ShapeError, match="MatMul"):
         tp.matmul(tp.ones((2, 3)), tp.ones((2, 3)))
+
+
+def test_a_caller_for_fixed_attributes_never_uses_their_direct_function_for_others():
+    from tensorplug.engine import make_caller
+    from tensorplug.extend import get_kernel_spec
+
+    calls: list[str] = []
+
+    def plain(x, y):
+        calls.append("plain")
+        return x @ y
+
+    def kernel(inputs, attrs, backend):
+        calls.append("kernel")
+        x, y = inputs
+        return (x.T if attrs["transpose_x"] else x) @ (y.T if attrs["transpose_y"] else y)
+
+    kernel.direct, kernel.direct_attrs = {(False, False): plain}, ("transpose_x", "transpose_y")
+    kernel.direct_dtypes = (tp.float32,)
+    register_kernel(KernelConfig("MatMul", "numpy", kernel), override=True)
+    fixed = {"transpose_x": False, "transpose_y": False}
+    call = make_caller(get_kernel_spec("MatMul"), fixed)
+    a = tp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert call((a, a.T), fixed).tolist() == (a.numpy() @ a.numpy().T).tolist() and calls == ["plain"]
+    other = {"transpose_x": False, "transpose_y": True}
+    assert call((a, a), other).tolist() == (a.numpy() @ a.numpy().T).tolist() and calls[-1] == "kernel"

@@ -91,12 +91,17 @@ def _input_names(spec: KernelSpec, n: int) -> list[str]:
     return list(spec.inputs)
 
 
-def make_caller(spec: KernelSpec) -> Callable[..., Any]:
+def make_caller(spec: KernelSpec, attrs: Mapping[str, Any] | None = None) -> Callable[..., Any]:
     """The fast dispatch function ops use for one kernel: ``call(inputs, attrs)`` where
     `inputs` is a tuple of Tensors in spec order and `attrs` a complete, validated dict.
+    Given `attrs` here (complete and validated), the caller is for those attributes only: it
+    must be called with them (an op's constant attributes; the kernel's direct function for
+    them is then found once, not per call).
 
     The kernel function is cached per backend and refreshed when the kernel registry changes.
     """
+    fixed_src = attrs
+    fixed = dict(attrs) if attrs is not None else None
     name = spec.name
     table = KERNELS
     get_backend = backend_var.get
@@ -104,6 +109,7 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
     single = len(spec.outputs) == 1
     attr_names = tuple(a.name for a in spec.attrs)
     n_attrs = len(attr_names)
+    resolved = not n_attrs or fixed is not None  # the direct function is known at lookup
     first_attr = attr_names[0] if attr_names else ""
     attr_key = operator.itemgetter(*attr_names) if n_attrs > 1 else None  # the spec's order
     # (backend, kernel function, registry version, the backend's dtype_of, direct: the function
@@ -121,8 +127,8 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
         direct = getattr(fn, "direct", None)
         if direct is not None and (not single or tuple(getattr(fn, "direct_attrs", ())) != attr_names):
             direct = None  # keyed by other attributes than the spec's: not safe to use
-        if direct is not None and not n_attrs:
-            direct = direct.get(())
+        if direct is not None and resolved:
+            direct = direct.get(tuple(fixed[n] for n in attr_names) if fixed is not None else ())
         outs: dict[Any, Any] = {}
         if direct is not None:
             dtypes = tuple(getattr(fn, "direct_dtypes", ()))
@@ -151,8 +157,8 @@ def make_caller(spec: KernelSpec) -> Callable[..., Any]:
                 ok = False
             if ok:
                 try:
-                    if not n_attrs:
-                        run = direct
+                    if resolved:  # (a caller for fixed attributes given others: no direct call)
+                        run = direct if fixed_src is None or attrs is fixed_src else None
                     else:
                         run = direct.get((attrs[first_attr],) if n_attrs == 1 else attr_key(attrs))  # type: ignore[misc]
                         key = (run, key)

@@ -56,6 +56,7 @@ from .variable import Variable
 
 __all__ = ["jit", "tracing"]
 
+_new_tensor = object.__new__
 _MAX_TRACES = 8  # per call; the state a function touches is normally found in two
 _NEW: Any = object()
 _tracing_lock = threading.Lock()
@@ -307,28 +308,41 @@ class _Jitted:
         statics = self.statics
         if statics and min(statics) < 0:
             statics = _nonnegative(statics, len(args))
+        host = True  # every traced leaf a numpy array of a tensorplug dtype: passed as it is
         if statics:
             key: Any = tuple(("s", a) if i in statics else _key_of(a, dyn) for i, a in enumerate(args))
+            host = False
         else:
-            key = tuple([_key_of(a, dyn) for a in args])
+            parts = []
+            for a in args:  # (_key_of, inline for the common case: a batch)
+                if a.__class__ is np.ndarray:
+                    dyn.append(a)
+                    parts.append(("n", a.shape, a.dtype))
+                    host = host and a.dtype in _HOST_DTYPES
+                else:
+                    parts.append(_key_of(a, dyn))
+                    host = False
+            key = tuple(parts)
         if kwargs:
             key = (key, tuple((k, _key_of(v, dyn)) for k, v in kwargs.items()))
+            host = False
         try:
             entry = entries.get(key)
         except TypeError:
             raise TypeError("tp.jit: a static argument (static_argnums) must be hashable") from None
         if entry is None:
             entry = entries[key] = _Entry()
-        dyn_natives = [x if x.__class__ is np.ndarray and x.dtype in _HOST_DTYPES else _native(x, backend)
-                       for x in dyn]
+        dyn_natives = dyn if host else [_native(x, backend) for x in dyn]
         for _ in range(_MAX_TRACES):
             if entry.dead:  # some state was garbage-collected: find it again
                 entry = entries[key] = _Entry()
             holders = [r() for r in entry.holders]
             nv = entry.n_vars
             # plain Variables: their native value (the common case, inline); then the others
-            leaves = [h._value if h._backend is backend else h._jit_state(None, backend)[1][0]
-                      for h in holders[:nv]] if nv else []
+            leaves = [h._value for h in holders[:nv] if h._backend is backend]
+            moved = len(leaves) != nv  # a Variable lives on another backend: its value converted
+            if moved:
+                leaves = [h._jit_state(None, backend)[1][0] for h in holders[:nv]]
             if nv < len(holders):
                 tokens: list[Any] = []
                 sizes: list[int] = []
@@ -374,17 +388,19 @@ class _Jitted:
                 f"the state it reads and writes after {_MAX_TRACES} traces; does it touch "
                 "different Variables or optimizers every time it is traced?"
             )
-        for index, at in compiled.var_writes:
-            h = holders[index]
-            if h._backend is backend:
-                h._value = new_state[at]
-            else:
-                h._jit_commit(None, new_state[at:at + 1], None, backend)
+        if moved:
+            for index, at in compiled.var_writes:
+                holders[index]._jit_commit(None, new_state[at:at + 1], None, backend)
+        else:
+            for index, at in compiled.var_writes:
+                holders[index]._value = new_state[at]
         for index, token, start, count, memo in compiled.writes:
             holders[index]._jit_commit(token, new_state[start:start + count], memo, backend)
         tree = compiled.out_tree
         if tree[0] == "t":  # a single tensor
-            return wrap(out_natives[0], backend, tree[1])
+            t = _new_tensor(Tensor)
+            t._data, t._dtype, t._backend = out_natives[0], tree[1], backend
+            return t
         return _unflatten_out(tree, iter(out_natives), backend)
 
     def _pure(self, entry: _Entry, holders: list[Any], compiled: _Compiled,

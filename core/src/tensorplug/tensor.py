@@ -86,9 +86,10 @@ class Tensor:
         return arr
 
     def item(self) -> bool | int | float:
-        if self.size != 1:
+        arr = self._backend.to_numpy(self._data)
+        if arr.size != 1:
             raise ShapeError(f"item() needs a tensor with one element, got shape {self.shape}.")
-        return self.numpy().item()
+        return arr.item()
 
     def tolist(self) -> Any:
         return self.numpy().tolist()

@@ -26,9 +26,10 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
-def caller(spec_name: str) -> Callable[..., Any]:
-    """The engine's fast dispatch function for a kernel name (spec must be declared)."""
-    return make_caller(get_kernel_spec(spec_name))
+def caller(spec_name: str, attrs: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """The engine's fast dispatch function for a kernel name (spec must be declared); with
+    `attrs`, for those (complete) attributes only."""
+    return make_caller(get_kernel_spec(spec_name), attrs)
 
 
 _cast = None  # set below once Cast's caller exists

@@ -21,8 +21,8 @@ from .reductions import sum as _sum
 
 __all__ = ["matmul", "outer", "tensordot", "vecdot"]
 
-_MATMUL = caller("MatMul")
 _PLAIN = {"transpose_x": False, "transpose_y": False}  # the kernel's attrs, complete
+_MATMUL = caller("MatMul", _PLAIN)  # (only ever called with them)
 
 
 def _numeric_pair(op: str, x1: Any, x2: Any) -> tuple[Tensor, Tensor]:

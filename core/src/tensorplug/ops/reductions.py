@@ -50,7 +50,7 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
         if not ndim:
             return x
         axes = _EVERY_AXIS[ndim] if ndim < 16 else tuple(range(ndim))
-        return call((x,), {"axis": axes, "keepdims": bool(keepdims)})  # type: ignore[no-any-return]
+        return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
     x = _accumulated(asarray(x), dtype)
     axes = axes_for(op, axis, x.ndim)
     if not axes:

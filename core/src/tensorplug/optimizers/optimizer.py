@@ -302,6 +302,13 @@ class Optimizer:
         steps = memo or 0
         names = self.slot_names
         pending = self._jit_natives
+        if steps and pending is not None and pending[4] is backend and self._device_hyper:
+            # the common case, a call after a call: everything is still on the device
+            counter, uploaded, lr = self._jit_counter, self._jit_lr, self.learning_rate
+            if counter is not None and counter[0] == self.iterations and counter[2] is backend \
+                    and uploaded is not None and uploaded[0] is lr and uploaded[2] is backend:
+                return ((pending[0], names, "lr", steps, self._compiled_config()),
+                        [*pending[3], counter[1], uploaded[1]])
         if pending is not None and pending[4] is backend:  # the last compiled call's slots
             keys = pending[0]
             leaves: list[Any] = list(pending[3])
