@@ -113,9 +113,9 @@ def make_caller(spec: KernelSpec, attrs: Mapping[str, Any] | None = None) -> Cal
     first_attr = attr_names[0] if attr_names else ""
     attr_key = operator.itemgetter(*attr_names) if n_attrs > 1 else None  # the spec's order
     # (backend, kernel function, registry version, the backend's dtype_of, direct: the function
-    # itself for a kernel without attributes, else the mapping; {input dtype, or a pair of
-    # them, or (function, either): output dtype, None until known} with an entry for every
-    # input dtype (pair) the direct functions take)
+    # itself when known for all calls, else the mapping; {input dtype (of both inputs), or
+    # (function, input dtype): output dtype, None until known} with an entry for every input
+    # dtype the direct functions take)
     cache: tuple[Any, ...] = (None, None, -1, None, None, {})
 
     def lookup(backend: Backend) -> tuple[Any, ...]:
@@ -131,9 +131,7 @@ def make_caller(spec: KernelSpec, attrs: Mapping[str, Any] | None = None) -> Cal
             direct = direct.get(tuple(fixed[n] for n in attr_names) if fixed is not None else ())
         outs: dict[Any, Any] = {}
         if direct is not None:
-            dtypes = tuple(getattr(fn, "direct_dtypes", ()))
-            outs.update((d, None) for d in dtypes)
-            outs.update(((d, e), None) for d in dtypes for e in dtypes)
+            outs.update((d, None) for d in getattr(fn, "direct_dtypes", ()))
         cache = (backend, fn, table.version, backend.dtype_of, direct, outs)
         return cache
 
@@ -149,10 +147,10 @@ def make_caller(spec: KernelSpec, attrs: Mapping[str, Any] | None = None) -> Cal
                 x = inputs[0]
                 key: Any = x._dtype
                 ok = key in outs and x._backend is backend
-            elif n == 2:
+            elif n == 2:  # (inputs of one dtype, as ops give binary kernels)
                 x, y = inputs
-                key = (x._dtype, y._dtype)
-                ok = key in outs and x._backend is backend and y._backend is backend
+                key = x._dtype
+                ok = key is y._dtype and key in outs and x._backend is backend and y._backend is backend
             else:
                 ok = False
             if ok:
