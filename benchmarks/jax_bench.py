@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:45s} {ms[name]:7.2f} ms/epoch   final loss {result['loss'][name]:.4f}"
               f"   test accuracy {result['accuracy'][name]:.4f}")
     met = "met" if max(of_medians, paired) <= EPOCH_TARGET else "NOT met"
-    print(f"  ratio {of_medians:.2f}x of the medians, {paired:.2f}x paired  (target <= {EPOCH_TARGET}x: {met})")
+    print(f"  ratio {of_medians:.2f}x of the medians, {paired:.2f}x paired  "
+          f"(target <= {EPOCH_TARGET}x: {met})")
 
     ops = bench_ops(rounds, number)
     print(f"\nEager per-op cost on tiny float32 arrays (median of {rounds} rounds of {number} calls):")

@@ -123,7 +123,7 @@ class BackendConfig:
     priority: int = 0
 
 
-BACKENDS: SlotTable[BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
+BACKENDS: SlotTable[str, BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
 _instances: dict[str, Backend] = {}
 # Backends being started (by the thread holding _start_lock): kernel setup sees them, but other
 # threads find them in _instances only once their kernels are registered.

@@ -21,6 +21,7 @@ from .backend import (
 from .engine import run_kernel, wrap
 from .gradients._util import unbroadcast
 from .jit import tracing
+from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from .plugins.hookspecs import hookimpl
 from .plugins.manager import (
     PluginInfo,
@@ -50,7 +51,6 @@ from .registry.kernels import (
 )
 from .registry.ops import OpConfig, get_op, list_ops, register_op, unregister_op
 from .registry.specs import get_kernel_spec, list_kernel_specs, register_kernel_spec, unregister_kernel_spec
-from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 
 __all__ = [
     "API_VERSION",

@@ -65,7 +65,8 @@ class Tensor:
     @property
     def T(self) -> Tensor:
         if self.ndim != 2:
-            raise ShapeError(f"Tensor.T needs a 2-d tensor, got shape {self.shape}; use .mT or tp.permute_dims.")
+            raise ShapeError(f"Tensor.T needs a 2-d tensor, got shape {self.shape}; use .mT or "
+                             "tp.permute_dims.")
         return _ops.permute_dims(self, (1, 0))
 
     @property
@@ -117,7 +118,8 @@ class Tensor:
 
     def __index__(self) -> int:
         if self._dtype.kind != "int" or self.size != 1:
-            raise TypeError(f"only integer tensors with one element can be used as an index, got {self._dtype.name}{list(self.shape)}")
+            raise TypeError("only integer tensors with one element can be used as an index, got "
+                            f"{self._dtype.name}{list(self.shape)}")
         return int(self.item())
 
     def __len__(self) -> int:

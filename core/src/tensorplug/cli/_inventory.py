@@ -24,7 +24,7 @@ __all__ = ["USER_SOURCE", "Override", "load_quietly", "start_backends", "overrid
            "default_backend", "environment"]
 
 #: The tables whose replaced registrations count as overrides, with what `tensorplug doctor` calls them.
-_TABLES: tuple[tuple[str, SlotTable[Any]], ...] = (
+_TABLES: tuple[tuple[str, SlotTable[Any, Any]], ...] = (
     ("kernel", _kernels.KERNELS), ("gradient", _gradients.GRADIENTS), ("kernel spec", _specs.SPECS),
     ("op", _ops.OPS), ("backend", _backend.BACKENDS),
 )

@@ -25,7 +25,8 @@ def tensorplug_kernel_specs(register: Any) -> None:
 
 @hookspec
 def tensorplug_kernels(backend_name: str, register: Any) -> None:
-    """Register kernels for `backend_name`, called when that backend starts: ``register(KernelConfig(...))``."""
+    """Register kernels for `backend_name`, called when that backend starts:
+    ``register(KernelConfig(...))``."""
 
 
 @hookspec

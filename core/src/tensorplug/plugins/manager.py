@@ -205,11 +205,11 @@ def _call_hook(info: PluginInfo, hook: str, **kwargs: Any) -> None:
 
 def _roll_back(name: str, backend_name: str | None = None) -> None:
     if backend_name is not None:
-        for (k, b), stack in _kernels.KERNELS.registrations():  # type: ignore[misc]
+        for (k, b), stack in _kernels.KERNELS.registrations():
             if b == backend_name and any(r.source == name for r in stack):
                 _kernels.unregister_kernel(k, b, source=name)
         return
-    for (k, b), stack in _kernels.KERNELS.registrations():  # type: ignore[misc]
+    for (k, b), stack in _kernels.KERNELS.registrations():
         if any(r.source == name for r in stack):
             _kernels.unregister_kernel(k, b, source=name)
     for table in (_gradients.GRADIENTS, _ops.OPS, _specs.SPECS):
@@ -230,7 +230,8 @@ def _activate(infos: list[PluginInfo]) -> None:
             except Exception as exc:
                 _deactivate(info)
                 _report(info, f"hook {hook}", exc,
-                        "Fix the plugin or uninstall its distribution; everything it registered was rolled back.")
+                        "Fix the plugin or uninstall its distribution; everything it registered was "
+                        "rolled back.")
     for info in infos:
         if info.active:
             for backend_name in list(_backend._instances):
@@ -250,7 +251,8 @@ def _kernels_for(info: PluginInfo, backend_name: str) -> None:
     except Exception as exc:
         _roll_back(info.name, backend_name)
         _report(info, f"hook tensorplug_kernels (backend '{backend_name}')", exc,
-                "Fix the plugin or uninstall its distribution; its kernels for this backend were rolled back.")
+                "Fix the plugin or uninstall its distribution; its kernels for this backend were "
+                "rolled back.")
 
 
 def _on_backend_start(backend_name: str) -> None:
@@ -266,7 +268,8 @@ def _admit(info: PluginInfo, module: Any) -> bool:
     if declared != API_VERSION:
         what = "does not declare tensorplug_api_version" if declared is None else (
             f"was built for tensorplug API version {declared}")
-        _report(info, "API version check", f"it {what}, and this tensorplug-core has API version {API_VERSION}",
+        _report(info, "API version check",
+                f"it {what}, and this tensorplug-core has API version {API_VERSION}",
                 f"Install a release of the plugin built for API version {API_VERSION} (or set "
                 f"`tensorplug_api_version = {API_VERSION}` in its plugin module if it is yours).")
         return False

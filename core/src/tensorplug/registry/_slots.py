@@ -29,6 +29,7 @@ _current_source: contextvars.ContextVar[str] = contextvars.ContextVar(
 _seq = itertools.count()
 
 C = TypeVar("C")
+K = TypeVar("K", bound=Hashable)
 
 
 def current_source() -> str:
@@ -57,18 +58,18 @@ class Registration(Generic[C]):
     seq: int = 0
 
 
-class SlotTable(Generic[C]):
+class SlotTable(Generic[K, C]):
     """Slots keyed by a hashable key; `active` is the plain dict the hot path reads."""
 
-    def __init__(self, what: str, describe: Callable[[Hashable], str]) -> None:
+    def __init__(self, what: str, describe: Callable[[K], str]) -> None:
         self.what = what
         self.describe = describe
-        self.stacks: dict[Hashable, list[Registration[C]]] = {}
-        self.active: dict[Hashable, C] = {}
+        self.stacks: dict[K, list[Registration[C]]] = {}
+        self.active: dict[K, C] = {}
         self.version = 0  # bumped on every change, so hot-path caches know when to refresh
 
     def add(
-        self, key: Hashable, config: C, *, source: str | None = None, priority: int = 0,
+        self, key: K, config: C, *, source: str | None = None, priority: int = 0,
         override: bool = False,
     ) -> Registration[C]:
         source = source or current_source()
@@ -93,7 +94,7 @@ class SlotTable(Generic[C]):
         self.version += 1
         return reg
 
-    def _clash_message(self, key: Hashable, other: Registration[C], source: str, override: bool) -> str:
+    def _clash_message(self, key: K, other: Registration[C], source: str, override: bool) -> str:
         if override:
             return (
                 f"{self.describe(key)} is already overridden by '{other.source}'; '{source}' "
@@ -108,7 +109,7 @@ class SlotTable(Generic[C]):
             f"'{other.source}' first."
         )
 
-    def remove(self, key: Hashable, source: str | None = None) -> Registration[C]:
+    def remove(self, key: K, source: str | None = None) -> Registration[C]:
         """Remove the active registration of `key` (or the one made by `source`)."""
         stack = self.stacks.get(key)
         if not stack:
@@ -128,7 +129,7 @@ class SlotTable(Generic[C]):
         self._refresh(key)
         return reg
 
-    def remove_source(self, source: str) -> list[Hashable]:
+    def remove_source(self, source: str) -> list[K]:
         """Remove everything `source` registered; return the keys touched."""
         touched = []
         for key, stack in list(self.stacks.items()):
@@ -139,7 +140,7 @@ class SlotTable(Generic[C]):
                 touched.append(key)
         return touched
 
-    def _refresh(self, key: Hashable) -> None:
+    def _refresh(self, key: K) -> None:
         self.version += 1
         stack = self.stacks.get(key)
         if stack:
@@ -148,17 +149,17 @@ class SlotTable(Generic[C]):
             self.stacks.pop(key, None)
             self.active.pop(key, None)
 
-    def registration(self, key: Hashable) -> Registration[C] | None:
+    def registration(self, key: K) -> Registration[C] | None:
         stack = self.stacks.get(key)
         return stack[-1] if stack else None
 
-    def registrations(self) -> Iterator[tuple[Hashable, list[Registration[C]]]]:
+    def registrations(self) -> Iterator[tuple[K, list[Registration[C]]]]:
         return iter(list(self.stacks.items()))
 
-    def snapshot(self) -> tuple[dict[Hashable, list[Registration[C]]], dict[Hashable, Any]]:
+    def snapshot(self) -> tuple[dict[K, list[Registration[C]]], dict[K, Any]]:
         return ({k: list(v) for k, v in self.stacks.items()}, dict(self.active))
 
-    def restore(self, snap: tuple[dict[Hashable, list[Registration[C]]], dict[Hashable, Any]]) -> None:
+    def restore(self, snap: tuple[dict[K, list[Registration[C]]], dict[K, Any]]) -> None:
         self.stacks.clear()
         self.stacks.update({k: list(v) for k, v in snap[0].items()})
         self.active.clear()

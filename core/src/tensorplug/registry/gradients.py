@@ -39,7 +39,7 @@ class GradConfig:
     outputs_to_save: tuple[str, ...] = ()
 
 
-GRADIENTS: SlotTable[GradConfig] = SlotTable("gradient", lambda k: f"Gradient of kernel '{k}'")
+GRADIENTS: SlotTable[str, GradConfig] = SlotTable("gradient", lambda k: f"Gradient of kernel '{k}'")
 
 
 class _Scoped(threading.local):
@@ -74,7 +74,8 @@ def _validate(config: GradConfig) -> None:
         raise RegistrationError(f"GradConfig for '{spec.name}': grad_func must be callable.")
 
 
-def register_gradient(config: GradConfig, *, override: bool = False, priority: int = 0) -> Registration[GradConfig]:
+def register_gradient(config: GradConfig, *, override: bool = False,
+                      priority: int = 0) -> Registration[GradConfig]:
     """Register a gradient; a different one for a kernel that has one needs ``override=True``
     (or another priority). Overriding the core's default is how plugins change a gradient."""
     _validate(config)

@@ -43,15 +43,16 @@ class KernelConfig:
     dispose_func: Callable[[Any], None] | None = None
 
 
-KERNELS: SlotTable[KernelConfig] = SlotTable(
-    "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'"  # type: ignore[index]
+KERNELS: SlotTable[tuple[str, str], KernelConfig] = SlotTable(
+    "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'"
 )
 
 # Called with (config, "setup"|"dispose") so that a started backend runs setup/dispose functions.
 _lifecycle_listeners: list[Callable[[KernelConfig, str], None]] = []
 
 
-def register_kernel(config: KernelConfig, *, override: bool = False, priority: int = 0) -> Registration[KernelConfig]:
+def register_kernel(config: KernelConfig, *, override: bool = False,
+                    priority: int = 0) -> Registration[KernelConfig]:
     """Register a kernel; identical re-registration is a no-op, a different one for a taken
     slot raises RegistrationError naming both registrants unless ``override=True``."""
     if not isinstance(config, KernelConfig):
@@ -104,13 +105,13 @@ def get_kernel(kernel_name: str, backend_name: str) -> KernelConfig:
 def kernels_for_backend(backend_name: str) -> list[KernelConfig]:
     """Every active kernel config of a backend, sorted by kernel name."""
     return sorted(
-        (c for (k, b), c in KERNELS.active.items() if b == backend_name),  # type: ignore[misc]
+        (c for (k, b), c in KERNELS.active.items() if b == backend_name),
         key=lambda c: c.kernel_name,
     )
 
 
 def backends_with_kernel(kernel_name: str) -> list[str]:
-    return sorted(b for (k, b) in KERNELS.active if k == kernel_name)  # type: ignore[misc]
+    return sorted(b for (k, b) in KERNELS.active if k == kernel_name)
 
 
 def missing_kernel_error(kernel_name: str, backend_name: str) -> KernelNotFoundError:

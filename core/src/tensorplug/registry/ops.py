@@ -20,7 +20,7 @@ class OpConfig:
     func: Callable[..., Any]
 
 
-OPS: SlotTable[OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
+OPS: SlotTable[str, OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
 _reserved: set[str] = set()  # the core's own op names, filled by tensorplug.ops
 
 

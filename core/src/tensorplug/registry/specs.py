@@ -16,7 +16,7 @@ __all__ = [
     "SPECS",
 ]
 
-SPECS: SlotTable[KernelSpec] = SlotTable("kernel spec", lambda k: f"Kernel spec '{k}'")
+SPECS: SlotTable[str, KernelSpec] = SlotTable("kernel spec", lambda k: f"Kernel spec '{k}'")
 
 
 def register_kernel_spec(spec: KernelSpec, *, override: bool = False, priority: int = 0) -> KernelSpec:

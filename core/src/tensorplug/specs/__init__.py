@@ -3,8 +3,8 @@
 Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the kernel name.
 """
 
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",

@@ -10,9 +10,9 @@ from typing import Any
 
 from ..dtypes import FLOAT_DTYPES, float32
 from ..errors import DTypeError, ShapeError
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
 from ._rules import as_dtype_attr, as_int, as_shape
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 
 
 def _shape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:

@@ -9,9 +9,9 @@ from typing import Any
 
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, bool_
 from ..errors import ShapeError
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
 from ._rules import as_dtype_attr, as_float_or_none, broadcast_rule, broadcast_shapes, same_as_first
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 
 BOOL = (bool_,)
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from ..dtypes import ALL_DTYPES, INT_DTYPES, float32, int64
 from ..errors import ShapeError
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
 from ._rules import as_dtype_attr, as_int, as_shape, normalize_axis
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 
 
 def _slices(value: Any) -> tuple[tuple[int, int, int], ...]:

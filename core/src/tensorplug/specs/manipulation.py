@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import ShapeError
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
 from ._rules import as_int, as_shape, broadcast_shapes, normalize_axis
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 
 
 def _reshape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
@@ -100,7 +100,8 @@ def _stack_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[T
     first = infos[0]
     for i, info in enumerate(infos):
         if info.shape != first.shape:
-            raise ShapeError(f"stack needs equal shapes; input {i} has {info.shape}, input 0 has {first.shape}")
+            raise ShapeError(f"stack needs equal shapes; input {i} has {info.shape}, "
+                             f"input 0 has {first.shape}")
     axis = normalize_axis(attrs["axis"], len(first.shape) + 1)
     shape = list(first.shape)
     shape.insert(axis, len(infos))
@@ -125,7 +126,8 @@ def _pad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
     x = infos[0]
     pw = attrs["pad_width"]
     if len(pw) != len(x.shape):
-        raise ShapeError(f"pad_width has {len(pw)} pairs for a {len(x.shape)}-d input; give one (before, after) pair per axis")
+        raise ShapeError(f"pad_width has {len(pw)} pairs for a {len(x.shape)}-d input; give one "
+                         "(before, after) pair per axis")
     return [TensorInfo(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, pw)), x.dtype)]
 
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dtypes import FLOAT_DTYPES
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
 from ._rules import as_int, normalize_axis
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 
 
 def _softmax_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:

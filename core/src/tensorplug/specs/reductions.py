@@ -12,9 +12,9 @@ from typing import Any
 
 from ..dtypes import NUMERIC_DTYPES, bool_, int32, int64
 from ..errors import ShapeError
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
 from ._rules import as_axes_or_none, as_bool, as_int, normalize_axes, normalize_axis
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 
 _AXIS = AttrSpec("axis", None, as_axes_or_none, "tuple of axes to reduce, None for all")
 _KEEPDIMS = AttrSpec("keepdims", False, as_bool, "keep reduced axes with size 1")

@@ -17,7 +17,7 @@ from ..registry._slots import CORE_SOURCE, SlotTable
 
 __all__ = ["isolated_registries", "fresh_plugin_discovery"]
 
-_TABLES: tuple[SlotTable[Any], ...] = (
+_TABLES: tuple[SlotTable[Any, Any], ...] = (
     _specs.SPECS, _kernels.KERNELS, _gradients.GRADIENTS, _ops.OPS, _backend.BACKENDS)
 
 
