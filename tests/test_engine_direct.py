@@ -55,21 +55,25 @@ def test_the_output_dtype_is_the_direct_functions_own():
     assert tp.exp(tp.asarray([1.0], dtype=tp.float32)).dtype == tp.float64
 
 
-def test_direct_functions_are_chosen_by_attribute_values_in_the_specs_order():
-    calls: list[str] = []
+def _matmul_with_direct(calls: list[str], attrs: tuple[str, ...] = ("transpose_x", "transpose_y")):
+    """A MatMul kernel whose direct function covers the untransposed case; both log their calls."""
 
     def plain(x, y):
         calls.append("plain")
         return x @ y
 
-    def kernel(inputs, attrs, backend):
+    def kernel(inputs, attrs_, backend):
         calls.append("kernel")
         x, y = inputs
-        return (x.T if attrs["transpose_x"] else x) @ (y.T if attrs["transpose_y"] else y)
+        return (x.T if attrs_["transpose_x"] else x) @ (y.T if attrs_["transpose_y"] else y)
 
-    kernel.direct = {(False, False): plain}
-    kernel.direct_attrs = ("transpose_x", "transpose_y")
-    kernel.direct_dtypes = (tp.float32,)
+    kernel.direct, kernel.direct_attrs, kernel.direct_dtypes = {(False, False): plain}, attrs, (tp.float32,)
+    return kernel
+
+
+def test_direct_functions_are_chosen_by_attribute_values_in_the_specs_order():
+    calls: list[str] = []
+    kernel = _matmul_with_direct(calls)
     register_kernel(KernelConfig("MatMul", "numpy", kernel), override=True)
     a = tp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     assert tp.matmul(a, a.T).tolist() == (a.numpy() @ a.numpy().T).tolist()
@@ -80,12 +84,7 @@ def test_direct_functions_are_chosen_by_attribute_values_in_the_specs_order():
 
     # the same mapping under attribute names in another order is not used at all
     calls.clear()
-
-    def swapped(inputs, attrs, backend):
-        return kernel(inputs, attrs, backend)
-
-    swapped.direct, swapped.direct_attrs = kernel.direct, ("transpose_y", "transpose_x")
-    swapped.direct_dtypes = kernel.direct_dtypes
+    swapped = _matmul_with_direct(calls, ("transpose_y", "transpose_x"))
     register_kernel(KernelConfig("MatMul", "numpy", swapped), override=True)
     tp.matmul(a, a.T)
     assert calls == ["kernel"]
@@ -145,19 +144,7 @@ def test_a_caller_for_fixed_attributes_never_uses_their_direct_function_for_othe
     from tensorplug.extend import get_kernel_spec
 
     calls: list[str] = []
-
-    def plain(x, y):
-        calls.append("plain")
-        return x @ y
-
-    def kernel(inputs, attrs, backend):
-        calls.append("kernel")
-        x, y = inputs
-        return (x.T if attrs["transpose_x"] else x) @ (y.T if attrs["transpose_y"] else y)
-
-    kernel.direct, kernel.direct_attrs = {(False, False): plain}, ("transpose_x", "transpose_y")
-    kernel.direct_dtypes = (tp.float32,)
-    register_kernel(KernelConfig("MatMul", "numpy", kernel), override=True)
+    register_kernel(KernelConfig("MatMul", "numpy", _matmul_with_direct(calls)), override=True)
     fixed = {"transpose_x": False, "transpose_y": False}
     call = make_caller(get_kernel_spec("MatMul"), fixed)
     a = tp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
