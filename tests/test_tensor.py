@@ -61,6 +61,36 @@ def test_numpy_operand_gives_a_tensor_for_every_operator():
     assert (arr @ t).item() == 11.0
 
 
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_numpy_ufuncs_on_tensors_run_tensorplugs_ops(backend):
+    """np.exp(t) is tp.exp(t): a tensor (on the active backend, as every op), differentiable;
+    ufuncs tensorplug has no op for, and ufunc methods, run in numpy on the values."""
+    with tp.backend_scope(backend):
+        t = tp.asarray([0.5, 2.0])
+        pairs = ((np.exp, tp.exp), (np.sqrt, tp.sqrt), (np.negative, tp.negative), (np.tanh, tp.tanh))
+        for ufunc, op in pairs:
+            out = ufunc(t)
+            assert isinstance(out, tp.Tensor) and out.backend == backend and out.dtype == tp.float32
+            np.testing.assert_allclose(out.numpy(), op(t).numpy(), rtol=1e-6)
+        assert isinstance(np.maximum(t, 1.0), tp.Tensor) and np.maximum(t, 1.0).tolist() == [1.0, 2.0]
+        grad = tp.grad(lambda x: tp.sum(np.exp(x) * np.array([1.0, 2.0], np.float32)))(t)
+        np.testing.assert_allclose(grad.numpy(), np.exp([0.5, 2.0]) * [1.0, 2.0], rtol=1e-6)
+        other = np.arctan2(t, t)  # no tensorplug op: numpy's result
+        assert isinstance(other, np.ndarray) and np.allclose(other, np.pi / 4)
+        assert np.add.reduce(t) == 2.5 and isinstance(np.exp(t, dtype=np.float64), np.ndarray)
+
+
+def test_numpy_ufuncs_never_write_into_a_tensor():
+    t = tp.asarray([1.0, 2.0])
+    arr = np.zeros(2, np.float32)
+    arr += t  # into the numpy array: fine
+    assert arr.tolist() == [1.0, 2.0]
+    for write in (lambda: np.add(t, t, out=t), lambda: np.add.at(t, [0], 1.0)):
+        with pytest.raises(TypeError, match="cannot write into a tensorplug Tensor: tensors are immutable"):
+            write()
+    assert t.tolist() == [1.0, 2.0]
+
+
 def test_unary_operators_and_matmul():
     x = tp.asarray([[1.0, -2.0], [3.0, 4.0]])
     assert (-x).tolist() == [[-1.0, 2.0], [-3.0, -4.0]]

@@ -22,7 +22,6 @@ class Tensor:
     backend's native array. Create tensors with ops (``tp.asarray``, ``tp.zeros``, ...)."""
 
     __slots__ = ("_data", "_dtype", "_backend", "__weakref__")
-    __array_ufunc__ = None  # numpy defers to our reflected operators: np_array + tensor -> Tensor
 
     _data: Any
     _dtype: DType
@@ -77,6 +76,11 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The values as a numpy array (read-only when it shares memory with the tensor)."""
         return self._backend.to_numpy(self._data)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """numpy ufuncs on tensors: ``np.exp(t)`` and ``np_array + t`` run tensorplug's ops (a
+        Tensor comes back); other ufuncs run in numpy on the values (see ``ops._ufuncs``)."""
+        return _ufuncs.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         arr = self.numpy()
@@ -238,3 +242,4 @@ class Tensor:
 
 
 from . import ops as _ops  # noqa: E402  (ops import Tensor; operators resolve at call time)
+from .ops import _ufuncs  # noqa: E402
