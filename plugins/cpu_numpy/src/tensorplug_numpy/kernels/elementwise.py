@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.dtypes import ALL_DTYPES
+
 from .._quiet import _STATE, QUIET_STATE, loud
 from .._quiet import quiet as _quiet
 
@@ -24,12 +26,21 @@ from .._quiet import quiet as _quiet
 # the ~0.2 us the switch costs would be a tenth of the tiniest op.
 
 
+def _direct(kernel: Callable[..., Any], fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`kernel` offering the engine `fn` itself (its direct call, one Python layer less): for
+    the plain arithmetic, whose numpy function is the whole kernel, and whose result dtype
+    follows from the input dtypes."""
+    kernel.direct, kernel.direct_attrs = {(): fn}, ()  # type: ignore[attr-defined]
+    kernel.direct_dtypes = ALL_DTYPES  # type: ignore[attr-defined]
+    return kernel
+
+
 def _unary(fn: Callable[[Any], Any], quiet: bool = True) -> Callable[..., Any]:
     if not quiet or _STATE is None:
         def plain(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
             return fn(inputs[0])
         plain.__name__ = getattr(fn, "__name__", "kernel")
-        return plain if not quiet else _quiet(plain)
+        return _direct(plain, fn) if not quiet else _quiet(plain)
     set_state, reset_state = _STATE.set, _STATE.reset
 
     def kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -49,7 +60,7 @@ def _binary(fn: Callable[[Any, Any], Any], quiet: bool = True) -> Callable[..., 
             x, y = inputs
             return fn(x, y)
         plain.__name__ = getattr(fn, "__name__", "kernel")
-        return plain if not quiet else _quiet(plain)
+        return _direct(plain, fn) if not quiet else _quiet(plain)
     set_state, reset_state = _STATE.set, _STATE.reset
 
     def kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
