@@ -231,3 +231,22 @@ def test_floating_point_edge_cases_give_ieee_values_without_numpy_warnings():
     with pytest.raises(RuntimeWarning):  # the user's numpy still warns (an error here)
         np.log(np.zeros(1))
     assert np.geterr()["divide"] == "warn"
+
+
+def test_plain_arithmetic_kernels_offer_their_numpy_function_for_direct_calls():
+    """The engine calls np.add itself for Add (one Python layer less); kernels that switch
+    numpy's warnings off (Exp, Divide) must run as kernel functions, so they offer nothing."""
+    from tensorplug.extend import get_kernel
+
+    tp.set_backend("numpy")
+    assert get_kernel("Add", "numpy").kernel_func.direct == {(): np.add}
+    assert get_kernel("Less", "numpy").kernel_func.direct == {(): np.less}
+    for name in ("Exp", "Divide", "Sum"):
+        assert getattr(get_kernel(name, "numpy").kernel_func, "direct", None) is None, name
+    # every dtype, results and dtypes as before (0-d inputs give numpy scalars, wrapped alike)
+    for dtype in (tp.bool_, tp.int32, tp.int64, tp.float32, tp.float64):
+        x = tp.asarray([1, 0], dtype=dtype)
+        assert tp.equal(x, x).dtype is tp.bool_ and tp.logical_or(x, x).dtype is tp.bool_
+        if dtype is not tp.bool_:
+            assert tp.maximum(x, x).dtype is dtype and (x - x).dtype is dtype
+    assert (tp.asarray(2, dtype=tp.int32) + tp.asarray(3, dtype=tp.int32)).dtype is tp.int32
