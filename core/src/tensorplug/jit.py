@@ -13,11 +13,12 @@ On a compiling backend:
 - **State.** ``f`` may read and assign Variables and step optimizers. While ``f`` is traced,
   they report what they touch (``_Trace.touch``); tp.jit then passes their current values into
   the compiled function at every call and stores the new values after it, so that no traced
-  value escapes and the state moves exactly as eager calls would move it (optimizer step
-  counts and learning-rate schedules run on the host, per call: a new learning rate applies at
-  the next call; the rest of an optimizer's configuration, e.g. Adam's betas, is compiled in,
-  and changing it compiles again). Finding the state costs one extra trace on the first call
-  (per argument shapes).
+  value escapes and the state moves exactly as eager calls would move it (an optimizer's step
+  count goes in and out as state, and its per-step hyperparameters are computed inside the
+  compiled step; learning-rate schedules run on the host, per call; a new learning rate or a
+  step count set by hand applies at the next call; the rest of an optimizer's configuration,
+  e.g. Adam's betas, is compiled in, and changing it compiles again). Finding the state costs
+  one extra trace on the first call (per argument shapes).
 - **Results** are tensors (nested in lists, tuples and dicts as ``f`` returned them);
   non-tensor leaves ``f`` returns are constants of the trace.
 - Called while a gradient is recorded (``tp.grad(tp.jit(f))``) or inside another jitted
