@@ -38,7 +38,8 @@ class Optimizer:
     ``_update(param, grad, slots, scalars)`` with ops, returning ``(new_param, new_slots)``;
     ``_constants()`` and ``_hyper(step)`` name the Python scalars the rule needs (fixed ones,
     and per-step ones such as the learning rate), which arrive in `scalars` as tensors of the
-    parameter's dtype and backend.
+    parameter's dtype and backend. An optimizer that overrides ``_hyper`` also writes
+    ``_traced_hyper(step, lr)`` with ops, so that tp.jit computes them inside the compiled step.
     """
 
     slot_names: tuple[str, ...] = ()
