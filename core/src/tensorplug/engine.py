@@ -10,7 +10,9 @@ attributes (a tuple, in the spec's attribute order; ``()`` for a kernel without 
 to a function of the native inputs alone, ``direct_attrs``, the names of those attributes
 (they must be the spec's, in its order, or ``direct`` is ignored), and ``direct_dtypes``, the
 tensorplug dtypes of inputs it is valid for; the dtype of its output must depend on the input
-dtypes only (the engine remembers it). For a single-output kernel of one or two inputs, the
+dtypes only (the engine remembers it). ``direct_checked = True`` declares that the direct
+functions raise for any input of those dtypes the spec refuses (shapes, ranks): ops may then
+call them without checking shapes first (``_fastpath``). For a single-output kernel of one or two inputs, the
 engine then calls that function with the native inputs, sparing the kernel function's Python
 layer, while the backend's ``direct_kernels`` is true; if it raises, the kernel function runs
 instead (and explains the failure).
@@ -220,8 +222,17 @@ def make_caller(spec: KernelSpec, attrs: Mapping[str, Any] | None = None) -> Cal
             recorder.record(name, inputs, attrs, outputs)
         return outputs
 
+    def direct_state() -> tuple[Any, int, Any, dict[Any, Any], bool]:
+        """(backend, registry version, the direct function if one serves every call of this
+        caller else None, {input dtype: output dtype or None until known}, whether the kernel
+        declares ``direct_checked``) as last looked up."""
+        backend, fn, version, _, direct, outs = cache
+        checked = bool(getattr(fn, "direct_checked", False))
+        return backend, version, direct if resolved else None, outs, checked
+
     call.__name__ = f"call_{name}"
     call.__qualname__ = call.__name__
+    call.direct_state = direct_state  # type: ignore[attr-defined]  # for ops' fast paths (_fastpath)
     return call
 
 

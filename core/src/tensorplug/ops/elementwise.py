@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..dtypes import bool_
+from .._fastpath import fast_binary, fast_unary
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, bool_
 from ..errors import DTypeError
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, convert_pair, to_float
@@ -35,7 +36,7 @@ def _numeric(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
         return call((x, y), _NO_ATTRS)
 
     op.__name__ = op.__qualname__ = name
-    return op
+    return fast_binary(call, NUMERIC_DTYPES, op)
 
 
 def _compare(name: str, kernel: str, allow_bool: bool) -> Callable[[Any, Any], Tensor]:
@@ -70,7 +71,7 @@ def _float_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
         return call((x,), _NO_ATTRS)
 
     op.__name__ = op.__qualname__ = name
-    return op
+    return fast_unary(call, FLOAT_DTYPES, op)
 
 
 def _numeric_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:

@@ -10,7 +10,8 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from ..dtypes import bool_
+from .._fastpath import fast_binary
+from ..dtypes import NUMERIC_DTYPES, bool_
 from ..errors import DTypeError, ShapeError
 from ..tensor import Tensor
 from ._axes import axis_for, broadcast_for, prod
@@ -59,6 +60,9 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
         keep += (mb[-1],) if len(sb) > 1 else ()
         out = reshape(out, batch + keep)
     return out
+
+
+matmul = fast_binary(_MATMUL, NUMERIC_DTYPES, matmul, min_rank=2)  # 2-d and up: the kernel's own case
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:

@@ -77,6 +77,7 @@ def _offer_direct(call: Any, fn: Any, jitted: Any) -> None:
         call.direct, call.direct_attrs, dtypes = {(): jitted}, (), _NARROW
     elif getattr(fn, "narrow", None) and getattr(fn, "direct", None) is not None:
         call.direct, call.direct_attrs, dtypes = fn.direct, fn.direct_attrs, fn.narrow
+        call.direct_checked = getattr(fn, "direct_checked", False)
     else:
         return
     call.direct_dtypes = frozenset(from_numpy_dtype(d) for d in dtypes)

@@ -39,6 +39,7 @@ def matmul(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 matmul.direct = _VARIANTS  # type: ignore[attr-defined]
 matmul.direct_attrs = ("transpose_x", "transpose_y")  # type: ignore[attr-defined]
+matmul.direct_checked = True  # type: ignore[attr-defined]  # (_matmul refuses what the spec does)
 
 KERNELS: dict[str, Callable[..., Any]] = {
     "MatMul": narrow(matmul, np.float32, np.int32),
