@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ._state import backend_var, recorders_var
 from .dtypes import DType
@@ -25,6 +25,7 @@ from .tensor import Tensor
 __all__ = ["fast_unary", "fast_binary"]
 
 _new = object.__new__
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _learn(call: Any, accept: frozenset[DType]) -> tuple[Any, int, Any, dict[DType, DType], bool, bool]:
@@ -38,7 +39,7 @@ def _learn(call: Any, accept: frozenset[DType]) -> tuple[Any, int, Any, dict[DTy
     return backend, version, run, known, complete, checked
 
 
-def fast_unary(call: Any, dtypes: Iterable[DType], op: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def fast_unary(call: Any, dtypes: Iterable[DType], op: F) -> F:
     """`op` (one argument) with its fast path through the engine caller `call`."""
     accept = frozenset(dtypes)
     get_backend, get_recorders, table = backend_var.get, recorders_var.get, KERNELS
@@ -72,11 +73,10 @@ def fast_unary(call: Any, dtypes: Iterable[DType], op: Callable[[Any], Any]) -> 
             return out
         return op(x)
 
-    return functools.update_wrapper(fast, op)
+    return cast(F, functools.update_wrapper(fast, op))
 
 
-def fast_binary(call: Any, dtypes: Iterable[DType], op: Callable[[Any, Any], Any],
-                min_rank: int = 0) -> Callable[[Any, Any], Any]:
+def fast_binary(call: Any, dtypes: Iterable[DType], op: F, min_rank: int = 0) -> F:
     """`op` (two arguments, one dtype for both) with its fast path through the engine caller
     `call`; with `min_rank`, only for inputs of at least that many axes (the others: `op`),
     checked here unless the kernel declares its direct functions ``direct_checked``."""
@@ -117,4 +117,4 @@ def fast_binary(call: Any, dtypes: Iterable[DType], op: Callable[[Any, Any], Any
             return out
         return op(x, y)
 
-    return functools.update_wrapper(fast, op)
+    return cast(F, functools.update_wrapper(fast, op))

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._fastpath import fast_binary, fast_unary
-from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, bool_
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, bool_
 from ..errors import DTypeError
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, convert_pair, to_float
@@ -49,7 +49,7 @@ def _compare(name: str, kernel: str, allow_bool: bool) -> Callable[[Any, Any], T
         return call((x, y), _NO_ATTRS)
 
     op.__name__ = op.__qualname__ = name
-    return op
+    return fast_binary(call, ALL_DTYPES if allow_bool else NUMERIC_DTYPES, op)
 
 
 def _logical(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
@@ -84,7 +84,7 @@ def _numeric_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
         return call((x,), _NO_ATTRS)
 
     op.__name__ = op.__qualname__ = name
-    return op
+    return fast_unary(call, NUMERIC_DTYPES, op)
 
 
 def _rounding(name: str, kernel: str) -> Callable[[Any], Tensor]:
@@ -99,7 +99,7 @@ def _rounding(name: str, kernel: str) -> Callable[[Any], Tensor]:
         return call((x,), _NO_ATTRS)
 
     op.__name__ = op.__qualname__ = name
-    return op
+    return fast_unary(call, FLOAT_DTYPES, op)
 
 
 add = _numeric("add", "Add")
@@ -148,12 +148,18 @@ def divide(x: Any, y: Any) -> Tensor:
     return _DIVIDE((x, y), _NO_ATTRS)
 
 
+divide = fast_binary(_DIVIDE, FLOAT_DTYPES, divide)
+
+
 def pow(x: Any, y: Any) -> Tensor:  # noqa: A001
     """x ** y, elementwise with broadcasting."""
     x, y = convert_pair(x, y)
     if x._dtype is bool_:
         raise DTypeError("pow does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
     return _POW((x, y), _NO_ATTRS)
+
+
+pow = fast_binary(_POW, NUMERIC_DTYPES, pow)  # noqa: A001
 
 
 def logical_not(x: Any) -> Tensor:
