@@ -37,7 +37,6 @@ at each call.
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import threading
 import weakref
@@ -62,10 +61,16 @@ _MAX_TRACES = 8  # per call; the state a function touches is normally found in t
 _NEW: Any = object()
 _tracing_lock = threading.Lock()
 _HOST_DTYPES = frozenset(d.numpy for d in ALL_DTYPES)
-# The arguments of the call being traced (the backend calls the pure function with traced
-# arrays only; the static leaves and Variables come from here).
-_call_args: contextvars.ContextVar[tuple[tuple[Any, ...], dict[str, Any]]] = contextvars.ContextVar(
-    "tensorplug_jit_call_args")
+
+
+class _CallArgs(threading.local):
+    """The arguments of this thread's compiled call in progress (the backend calls the pure
+    function with traced arrays only; the static leaves and Variables come from here)."""
+
+    value: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+
+
+_call_args = _CallArgs()
 
 
 def tracing() -> bool:
@@ -126,9 +131,10 @@ class _Entry:
     their memos, and the compiled functions per state structure. Plain Variables come first
     (``n_vars`` of them): their state is one native each and needs no token."""
 
-    __slots__ = ("holders", "memos", "n_vars", "compiled", "last", "dead", "__weakref__")
+    __slots__ = ("holders", "memos", "n_vars", "compiled", "last", "dead", "host", "__weakref__")
 
-    def __init__(self) -> None:
+    def __init__(self, host: bool) -> None:
+        self.host = host  # the arguments' traced leaves are all numpy arrays, passed as they are
         self.holders: list[weakref.ref[Any]] = []
         self.memos: list[Any] = []
         self.n_vars = 0
@@ -309,34 +315,30 @@ class _Jitted:
         statics = self.statics
         if statics and min(statics) < 0:
             statics = _nonnegative(statics, len(args))
-        host = True  # every traced leaf a numpy array of a tensorplug dtype: passed as it is
         if statics:
             key: Any = tuple(("s", a) if i in statics else _key_of(a, dyn) for i, a in enumerate(args))
-            host = False
         else:
             parts = []
             for a in args:  # (_key_of, inline for the common case: a batch)
                 if a.__class__ is np.ndarray:
                     dyn.append(a)
                     parts.append(("n", a.shape, a.dtype))
-                    host = host and a.dtype in _HOST_DTYPES
                 else:
                     parts.append(_key_of(a, dyn))
-                    host = False
             key = tuple(parts)
         if kwargs:
             key = (key, tuple((k, _key_of(v, dyn)) for k, v in kwargs.items()))
-            host = False
         try:
             entry = entries.get(key)
         except TypeError:
             raise TypeError("tp.jit: a static argument (static_argnums) must be hashable") from None
         if entry is None:
-            entry = entries[key] = _Entry()
-        dyn_natives = dyn if host else [_native(x, backend) for x in dyn]
+            entry = entries[key] = _Entry(not statics and not kwargs and all(
+                a.__class__ is np.ndarray and a.dtype in _HOST_DTYPES for a in args))
+        dyn_natives = dyn if entry.host else [_native(x, backend) for x in dyn]
         for _ in range(_MAX_TRACES):
             if entry.dead:  # some state was garbage-collected: find it again
-                entry = entries[key] = _Entry()
+                entry = entries[key] = _Entry(entry.host)
             holders = [r() for r in entry.holders]
             nv = entry.n_vars
             # plain Variables: their native value (the common case, inline); then the others
@@ -344,32 +346,40 @@ class _Jitted:
             moved = len(leaves) != nv  # a Variable lives on another backend: its value converted
             if moved:
                 leaves = [h._jit_state(None, backend)[1][0] for h in holders[:nv]]
-            if nv < len(holders):
+            if len(holders) == nv + 1:  # (the common case: one optimizer)
+                token, state = holders[nv]._jit_state(entry.memos[nv], backend)
+                tokens_t: tuple[Any, ...] = (token,)
+                sizes: list[int] = [len(state)]
+                leaves += state
+            elif nv < len(holders):
                 tokens: list[Any] = []
-                sizes: list[int] = []
+                sizes = []
                 for h, memo in zip(holders[nv:], entry.memos[nv:]):
                     token, state = h._jit_state(memo, backend)
                     tokens.append(token)
                     sizes.append(len(state))
                     leaves += state
-                tokens_t: tuple[Any, ...] = tuple(tokens)
+                tokens_t = tuple(tokens)
             else:
                 tokens_t, sizes = (), []
             last = entry.last
             if last is not None and last[0] == tokens_t:  # the state's structure did not change
-                compiled: _Compiled | None = last[1]
+                compiled = last[1]
             else:
-                compiled = entry.compiled.get(tokens_t)
-            if compiled is None:
-                compiled = _Compiled((None,) * nv + tokens_t, (1,) * nv + tuple(sizes))
-                fn = backend.compile(self._pure(entry, holders, compiled, backend))
-                if fn is None:
-                    self.per_backend[backend] = None
-                    return self.eager(args, kwargs)
-                compiled.fn = fn
-                entry.compiled[tokens_t] = compiled
-            entry.last = (tokens_t, compiled)
-            reset_args = _call_args.set((args, kwargs))
+                found = entry.compiled.get(tokens_t)
+                if found is not None:
+                    compiled = found
+                else:
+                    compiled = _Compiled((None,) * nv + tokens_t, (1,) * nv + tuple(sizes))
+                    fn = backend.compile(self._pure(entry, holders, compiled, backend))
+                    if fn is None:
+                        self.per_backend[backend] = None
+                        return self.eager(args, kwargs)
+                    compiled.fn = fn
+                    entry.compiled[tokens_t] = compiled
+                entry.last = (tokens_t, compiled)
+            outer_args = _call_args.value
+            _call_args.value = (args, kwargs)
             try:
                 out_natives, new_state = compiled.fn(dyn_natives, leaves)
             except _Retrace as retrace:
@@ -381,7 +391,7 @@ class _Jitted:
                     entry.add(holder, memo)
                 continue
             finally:
-                _call_args.reset(reset_args)
+                _call_args.value = outer_args
             break
         else:
             raise TensorplugError(
@@ -411,7 +421,7 @@ class _Jitted:
         fn = self.fn
 
         def pure(dyn_natives: list[Any], state_natives: list[Any]) -> tuple[list[Any], list[Any]]:
-            args, kwargs = _call_args.get()
+            args, kwargs = _call_args.value  # type: ignore[misc]  # (set by the call)
             statics = _nonnegative(self.statics, len(args))
             traced = iter([wrap(x, backend) for x in dyn_natives])
             args = tuple(a if i in statics else _rebuild(a, traced) for i, a in enumerate(args))

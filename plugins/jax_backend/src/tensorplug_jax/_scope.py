@@ -157,13 +157,13 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
         _offer_direct(call, fn, jitted)
         return call
 
-    def scoped_call(fn: Callable[..., Any], pinned: Callable[[], Any], where: str) -> Callable[..., Any]:
-        """`fn(*args)` run in the scope (the device from `pinned()`), jax's traced-value errors
+    def scoped_call(fn: Callable[..., Any], backend: Any, where: str) -> Callable[..., Any]:
+        """`fn(*args)` run in the scope (on `backend.pinned_device`), jax's traced-value errors
         turned into TracedValueError naming `where`."""
 
         def call(*args: Any) -> Any:
             prev = _swap_x64(True)
-            device = pinned()
+            device = backend.pinned_device
             if device is not None:
                 prev_device = _swap_device(device)
             try:
@@ -213,9 +213,9 @@ else:  # pragma: no cover - older jax: the documented context managers
         with _X64(True), (_DEVICE(device) if device is not None else contextlib.nullcontext()):
             yield
 
-    def scoped_call(fn: Callable[..., Any], pinned: Callable[[], Any], where: str) -> Callable[..., Any]:
+    def scoped_call(fn: Callable[..., Any], backend: Any, where: str) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
-            with calling(pinned()):
+            with calling(backend.pinned_device):
                 try:
                     return fn(*args)
                 except TRACER_ERRORS as exc:

@@ -165,7 +165,7 @@ class JaxBackend(Backend):
         """``jax.jit(fn)``, called in the backend's scope; jax's complaints about traced values
         become TracedValueError."""
         jitted = jax.jit(fn, static_argnums=static_argnums)
-        return scoped_call(jitted, lambda: self.pinned_device,
+        return scoped_call(jitted, self,
                            "A function compiled by tp.jit on backend 'jax'")
 
     def __repr__(self) -> str:
