@@ -50,11 +50,11 @@ def fast_unary(call: Any, dtypes: Iterable[DType], op: F) -> F:
 
     def fast(x: Any) -> Any:
         nonlocal backend, version, run, outs, complete
-        if x.__class__ is Tensor:
+        if x.__class__ is Tensor and not get_recorders():  # (a tape records through the op)
             b = x._backend
             if b is backend and version == table.version and get_backend() is b:
                 dt = outs.get(x._dtype)
-                if dt is not None and b.direct_kernels and not get_recorders():
+                if dt is not None and b.direct_kernels:
                     try:
                         out = run(x._data)
                     except (TensorplugError, Warning):
@@ -89,7 +89,7 @@ def fast_binary(call: Any, dtypes: Iterable[DType], op: F, min_rank: int = 0) ->
 
     def fast(x: Any, y: Any) -> Any:
         nonlocal backend, version, run, outs, complete, ranked
-        if x.__class__ is Tensor and y.__class__ is Tensor:
+        if x.__class__ is Tensor and y.__class__ is Tensor and not get_recorders():
             b = x._backend
             if b is backend and y._backend is b and version == table.version and get_backend() is b:
                 d = x._dtype
@@ -97,7 +97,7 @@ def fast_binary(call: Any, dtypes: Iterable[DType], op: F, min_rank: int = 0) ->
                 if ranked and dt is not None and (len(b.shape_of(x._data)) < min_rank
                                                     or len(b.shape_of(y._data)) < min_rank):
                     return op(x, y)
-                if dt is not None and b.direct_kernels and not get_recorders():
+                if dt is not None and b.direct_kernels:
                     try:
                         out = run(x._data, y._data)
                     except (TensorplugError, Warning):
