@@ -5,6 +5,8 @@ execution where compiling is impossible or would be wrong."""
 
 from __future__ import annotations
 
+import sys
+
 import jax
 import numpy as np
 import pytest
@@ -374,6 +376,40 @@ def test_eager_work_in_another_thread_does_not_leak_into_a_trace():
         stop.set()
         thread.join()
     assert _concrete(theirs) and theirs.item() > 0
+
+
+def test_threads_tracing_one_function_each_see_their_own_arguments():
+    import threading
+
+    @tp.jit(static_argnums=1)
+    def f(x, scale):
+        return x * scale
+
+    results: dict[int, list[float]] = {}
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def call(n):
+        try:
+            tp.set_backend("jax")
+            start.wait()
+            for size in range(1, 9):  # a new shape and static value each time: traced
+                out = f(np.ones(size + 10 * n, np.float32), float(n + 1))
+                results.setdefault(n, []).append(out.tolist() == [float(n + 1)] * (size + 10 * n))
+        except BaseException as exc:  # (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(2)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: races show
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors and results == {0: [True] * 8, 1: [True] * 8}
 
 
 @pytest.mark.parametrize("change", [
