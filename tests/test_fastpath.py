@@ -184,11 +184,12 @@ def test_matmul_hands_its_kernel_only_matrices(checked):
     tp.matmul(mt, m)
     _, n = _dispatches(lambda: tp.matmul(mt, m))
     assert n == 0
-    out = tp.matmul(v, m)  # a vector: the op makes it a row, then drops that axis
-    assert out.shape == (2,) and out.tolist() == (v.numpy() @ m.numpy()).tolist()
-    # unchecked direct functions never see the vector; checked ones refuse it (the op then runs)
-    assert (1 in ranks) is checked
-    assert ranks.count(1) <= 1
+    for _ in range(3):
+        out = tp.matmul(v, m)  # a vector: the op makes it a row, then drops that axis
+        assert out.shape == (2,) and out.tolist() == (v.numpy() @ m.numpy()).tolist()
+    # unchecked direct functions never see the vector; checked ones refuse it once (the op
+    # then runs), and the fast path checks ranks itself from then on
+    assert ranks.count(1) == (1 if checked else 0)
 
 
 def test_op_names_and_docs_are_the_ops_own():
@@ -208,7 +209,8 @@ def test_the_jax_backend_takes_the_fast_path_with_the_same_results():
             assert n == 0 and out.backend == "jax" and out.dtype == tp.float32
         np.testing.assert_allclose(tp.exp(m).numpy(), np.exp(m_np), rtol=1e-6)
         np.testing.assert_allclose(tp.matmul(m, m.T).numpy(), m_np @ m_np.T, rtol=1e-6)
-        np.testing.assert_allclose(tp.matmul(m, v).numpy(), m_np @ np.arange(3), rtol=1e-6)
+        for _ in range(3):  # (jax's direct MatMul refuses vectors once, when traced)
+            np.testing.assert_allclose(tp.matmul(m, v).numpy(), m_np @ np.arange(3), rtol=1e-6)
         assert tp.matmul(m, v).shape == (2,)
 
 

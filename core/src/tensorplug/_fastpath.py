@@ -28,15 +28,19 @@ _new = object.__new__
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _learn(call: Any, accept: frozenset[DType]) -> tuple[Any, int, Any, dict[DType, DType], bool, bool]:
+def _learn(call: Any, accept: frozenset[DType]
+           ) -> tuple[Any, int, Any, dict[DType, DType], frozenset[DType], bool]:
     """What a fast path knows from its engine caller: (backend, registry version, direct
-    function, {accepted input dtype: output dtype}, complete: nothing more to learn for this
-    backend and version, so that a miss goes straight to the op; checked: the direct function
-    raises for inputs the kernel's spec refuses)."""
+    function, {accepted input dtype: output dtype}, the accepted input dtypes with a direct
+    function whose output dtype the engine has yet to learn (a miss for any other input goes
+    straight to the op), checked: the direct function raises for inputs the kernel's spec
+    refuses)."""
     backend, version, run, outs, checked = call.direct_state()
-    known = {d: o for d, o in outs.items() if o is not None and d in accept} if run else {}
-    complete = run is None or all(outs[d] is not None for d in accept if d in outs)
-    return backend, version, run, known, complete, checked
+    if run is None:
+        return backend, version, run, {}, frozenset(), checked
+    known = {d: o for d, o in outs.items() if o is not None and d in accept}
+    unknown = frozenset(d for d, o in outs.items() if o is None and d in accept)
+    return backend, version, run, known, unknown, checked
 
 
 def fast_unary(call: Any, dtypes: Iterable[DType], op: F) -> F:
@@ -46,10 +50,11 @@ def fast_unary(call: Any, dtypes: Iterable[DType], op: F) -> F:
     backend: Any = None
     run: Any = None
     outs: dict[DType, DType] = {}
-    version, complete = -1, False
+    unknown: frozenset[DType] = frozenset()
+    version = -1
 
     def fast(x: Any) -> Any:
-        nonlocal backend, version, run, outs, complete
+        nonlocal backend, version, run, outs, unknown
         if x.__class__ is Tensor and not get_recorders():  # (a tape records through the op)
             b = x._backend
             if b is backend and version == table.version and get_backend() is b:
@@ -66,10 +71,10 @@ def fast_unary(call: Any, dtypes: Iterable[DType], op: F) -> F:
                     t._dtype = dt
                     t._backend = b
                     return t
-                if complete:
+                if x._dtype not in unknown:  # nothing to learn from this call
                     return op(x)
             out = op(x)
-            backend, version, run, outs, complete, _ = _learn(call, accept)
+            backend, version, run, outs, unknown, _ = _learn(call, accept)
             return out
         return op(x)
 
@@ -79,16 +84,18 @@ def fast_unary(call: Any, dtypes: Iterable[DType], op: F) -> F:
 def fast_binary(call: Any, dtypes: Iterable[DType], op: F, min_rank: int = 0) -> F:
     """`op` (two arguments, one dtype for both) with its fast path through the engine caller
     `call`; with `min_rank`, only for inputs of at least that many axes (the others: `op`),
-    checked here unless the kernel declares its direct functions ``direct_checked``."""
+    checked here unless the kernel declares its direct functions ``direct_checked`` (and
+    until one of them refuses an input)."""
     accept = frozenset(dtypes)
     get_backend, get_recorders, table = backend_var.get, recorders_var.get, KERNELS
     backend: Any = None
     run: Any = None
     outs: dict[DType, DType] = {}
-    version, complete, ranked = -1, False, min_rank
+    unknown: frozenset[DType] = frozenset()
+    version, ranked = -1, min_rank
 
     def fast(x: Any, y: Any) -> Any:
-        nonlocal backend, version, run, outs, complete, ranked
+        nonlocal backend, version, run, outs, unknown, ranked
         if x.__class__ is Tensor and y.__class__ is Tensor and not get_recorders():
             b = x._backend
             if b is backend and y._backend is b and version == table.version and get_backend() is b:
@@ -102,17 +109,18 @@ def fast_binary(call: Any, dtypes: Iterable[DType], op: F, min_rank: int = 0) ->
                         out = run(x._data, y._data)
                     except (TensorplugError, Warning):
                         raise
-                    except Exception:
+                    except Exception:  # a refusal: from now on, check ranks here (refusing
+                        ranked = min_rank  # may cost much, e.g. a jax trace every time)
                         return op(x, y)
                     t = _new(Tensor)
                     t._data = out
                     t._dtype = dt
                     t._backend = b
                     return t
-                if complete:
+                if d not in unknown:
                     return op(x, y)
             out = op(x, y)
-            backend, version, run, outs, complete, checked = _learn(call, accept)
+            backend, version, run, outs, unknown, checked = _learn(call, accept)
             ranked = 0 if checked else min_rank
             return out
         return op(x, y)
