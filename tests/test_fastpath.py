@@ -233,3 +233,28 @@ def test_only_the_accepted_dtypes_take_the_fast_path():
         x = tp.asarray([1], dtype=dtype)
         fast(x), fast(x)
     assert seen == [tp.float32, tp.int64, tp.int64]  # a known float32 call skips the op
+
+
+def test_a_call_with_nothing_to_learn_does_not_ask_the_engine_again():
+    from tensorplug._fastpath import fast_unary
+    from tensorplug.ops._convert import caller
+
+    # direct functions for float32 and int32; int32 never called, so its output stays unknown
+    register_kernel(KernelConfig("Exp", "numpy", _exp_kernel([], np.exp, (tp.float32, tp.int32))),
+                    override=True)
+    call = caller("Exp")
+    asked = [0]
+    state = call.direct_state
+
+    def counting():
+        asked[0] += 1
+        return state()
+
+    call.direct_state = counting
+    fast = fast_unary(call, (tp.float32, tp.float64, tp.int32), lambda x: call((x,), {}))
+    x32, x64 = tp.asarray([0.0], dtype=tp.float32), tp.asarray([0.0], dtype=tp.float64)
+    fast(x32), fast(x32)
+    before = asked[0]
+    for _ in range(3):
+        assert fast(x64).dtype == tp.float64  # no direct function for it: nothing to learn
+    assert asked[0] == before
