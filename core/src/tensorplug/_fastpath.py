@@ -28,8 +28,11 @@ _new = object.__new__
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _learn(call: Any, accept: frozenset[DType]
-           ) -> tuple[Any, int, Any, dict[DType, DType], frozenset[DType], bool]:
+_Known = tuple[Any, int, Any, dict[DType, DType], frozenset[DType], bool]
+_NOTHING_KNOWN: _Known = (None, -1, None, {}, frozenset(), False)  # (never matches a backend)
+
+
+def _learn(call: Any, accept: frozenset[DType]) -> _Known:
     """What a fast path knows from its engine caller: (backend, registry version, direct
     function, {accepted input dtype: output dtype}, the accepted input dtypes with a direct
     function whose output dtype the engine has yet to learn (a miss for any other input goes
@@ -47,11 +50,7 @@ def fast_unary(call: Any, dtypes: Iterable[DType], op: F) -> F:
     """`op` (one argument) with its fast path through the engine caller `call`."""
     accept = frozenset(dtypes)
     get_backend, get_recorders, table = backend_var.get, recorders_var.get, KERNELS
-    backend: Any = None
-    run: Any = None
-    outs: dict[DType, DType] = {}
-    unknown: frozenset[DType] = frozenset()
-    version = -1
+    backend, version, run, outs, unknown, _ = _NOTHING_KNOWN
 
     def fast(x: Any) -> Any:
         nonlocal backend, version, run, outs, unknown
@@ -88,11 +87,8 @@ def fast_binary(call: Any, dtypes: Iterable[DType], op: F, min_rank: int = 0) ->
     until one of them refuses an input)."""
     accept = frozenset(dtypes)
     get_backend, get_recorders, table = backend_var.get, recorders_var.get, KERNELS
-    backend: Any = None
-    run: Any = None
-    outs: dict[DType, DType] = {}
-    unknown: frozenset[DType] = frozenset()
-    version, ranked = -1, min_rank
+    backend, version, run, outs, unknown, _ = _NOTHING_KNOWN
+    ranked = min_rank
 
     def fast(x: Any, y: Any) -> Any:
         nonlocal backend, version, run, outs, unknown, ranked
