@@ -151,10 +151,10 @@ def bench_ops(rounds: int, number: int) -> dict[str, dict[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds and epochs (a smoke run)")
-    parser.add_argument("--epochs", type=int, default=None, help="epochs per runner (default 30)")
+    parser.add_argument("--epochs", type=int, default=None, help="epochs per runner (default 60)")
     args = parser.parse_args(argv)
-    epochs = args.epochs or (3 if args.quick else 30)
-    rounds, number = (5, 200) if args.quick else (100, 300)
+    epochs = args.epochs or (3 if args.quick else 60)
+    rounds, number = (5, 200) if args.quick else (300, 300)
 
     print(f"jax {jax.__version__} ({jax.devices()[0].platform}), tensorplug {tp.__version__}")
     result = bench_epoch(epochs)
