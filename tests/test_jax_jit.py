@@ -7,21 +7,17 @@ from __future__ import annotations
 
 import sys
 
-import jax
 import numpy as np
 import pytest
 
 import tensorplug as tp
+from _jit_helpers import concrete, problem, train
 from tensorplug.optimizers import SGD, Adam
 
 
 @pytest.fixture(autouse=True)
 def on_jax():
     return tp.set_backend("jax")
-
-
-def _concrete(t):
-    return not isinstance(t.native, jax.core.Tracer)
 
 
 # -- compiling and caching --------------------------------------------------------------------
@@ -35,7 +31,7 @@ def test_jit_compiles_once_per_shape_and_dtype():
 
     a, b = tp.ones((2, 3)), tp.full((2, 3), 2.0)
     s, m = f(a, b)
-    assert s.backend == "jax" and _concrete(s) and s.item() == pytest.approx(12 * np.e, rel=1e-6)
+    assert s.backend == "jax" and concrete(s) and s.item() == pytest.approx(12 * np.e, rel=1e-6)
     assert m.shape == (2, 2) and m.dtype is tp.float32
     f(a * 3, b)
     assert traces == [(2, 3)]  # cached: same shapes and dtypes
@@ -90,7 +86,7 @@ def test_results_keep_their_structure_and_constants():
 
     out = f(tp.asarray([1.0, 2.0]))
     assert out["sum"].item() == 3.0 and out["parts"][1:] == (None, "label", 3)
-    assert _concrete(out["parts"][0])
+    assert concrete(out["parts"][0])
 
 
 # -- autodiff inside ------------------------------------------------------------------------------
@@ -131,46 +127,26 @@ def test_nested_jit_is_inlined():
 
 
 # -- state: Variables and optimizers --------------------------------------------------------------
-def _problem():
-    x = tp.asarray(np.arange(12, dtype=np.float32).reshape(4, 3) / 4)
-    y = tp.asarray(np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=np.float32))
-    return x, y
-
-
-def _train(make_opt, jit: bool, steps: int = 6):
-    x, y = _problem()
-    w = tp.Variable(np.full((3, 2), 0.1, np.float32))
-    b = tp.Variable(np.zeros(2, np.float32))
-    opt = make_opt()
-
-    def step(x, y):
-        return opt.minimize(lambda: tp.mean((x @ w + b - y) ** 2), [w, b])
-
-    run = tp.jit(step) if jit else step
-    losses = [run(x, y).item() for _ in range(steps)]
-    return losses, w, b, opt
-
-
 @pytest.mark.parametrize("make_opt", [
     lambda: Adam(0.05),
     lambda: SGD(0.1, momentum=0.9, nesterov=True),
     lambda: SGD(lambda step: 0.2 / step),  # a schedule: host Python, called at every step
 ], ids=["adam", "sgd-nesterov", "sgd-schedule"])
 def test_optimizer_steps_inside_jit_match_eager_steps(make_opt):
-    losses_eager, w_eager, _, opt_eager = _train(make_opt, jit=False)
-    losses_jit, w_jit, b_jit, opt_jit = _train(make_opt, jit=True)
+    losses_eager, w_eager, _, opt_eager = train(make_opt, jit=False)
+    losses_jit, w_jit, b_jit, opt_jit = train(make_opt, jit=True)
     np.testing.assert_allclose(losses_jit, losses_eager, rtol=2e-5)
     np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-7)
     assert opt_jit.iterations == opt_eager.iterations == 6
     assert losses_jit[-1] < losses_jit[0]
     # nothing traced escaped into the state
-    assert _concrete(w_jit) and _concrete(b_jit)
+    assert concrete(w_jit) and concrete(b_jit)
     for slots in (opt_jit.get_slots(w_jit), opt_jit.get_slots(b_jit)):
-        assert all(_concrete(s) for s in slots.values())
+        assert all(concrete(s) for s in slots.values())
 
 
 def test_the_functional_update_inside_jit():
-    x, y = _problem()
+    x, y = problem()
     params = {"w": tp.full((3, 2), 0.1), "b": tp.zeros((2,))}
     opt = Adam(0.05)
 
@@ -206,7 +182,7 @@ def test_variables_passed_as_arguments_are_the_variables():
     v = tp.Variable([1.0, 2.0])
     assert bump(v, tp.asarray(1.0)).tolist() == [2.0, 3.0]
     assert bump(v, tp.asarray(1.0)).tolist() == [3.0, 4.0]
-    assert v.tolist() == [3.0, 4.0] and _concrete(v)
+    assert v.tolist() == [3.0, 4.0] and concrete(v)
 
 
 def test_a_numpy_variable_updated_by_a_jax_step_stays_on_numpy():
@@ -323,7 +299,7 @@ def test_jit_as_a_method_decorator_and_negative_static_argnums():
 
 
 def test_an_optimizer_stepped_eagerly_and_compiled_in_turns_matches_eager_steps():
-    x, y = _problem()
+    x, y = problem()
 
     def run(jit_every_other: bool):
         w = tp.Variable(np.full((3, 2), 0.1, np.float32))
@@ -337,7 +313,7 @@ def test_an_optimizer_stepped_eagerly_and_compiled_in_turns_matches_eager_steps(
     mixed, w_mixed, opt = run(True)
     np.testing.assert_allclose(mixed, eager, rtol=2e-5)
     np.testing.assert_allclose(w_mixed.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-7)
-    assert opt.iterations == 6 and all(_concrete(s) for s in opt.get_slots(w_mixed).values())
+    assert opt.iterations == 6 and all(concrete(s) for s in opt.get_slots(w_mixed).values())
 
 
 def test_traced_tensors_know_their_shape_dtype_and_backend():
@@ -375,7 +351,7 @@ def test_eager_work_in_another_thread_does_not_leak_into_a_trace():
     finally:
         stop.set()
         thread.join()
-    assert _concrete(theirs) and theirs.item() > 0
+    assert concrete(theirs) and theirs.item() > 0
 
 
 def test_threads_tracing_one_function_each_see_their_own_arguments():
@@ -410,117 +386,3 @@ def test_threads_tracing_one_function_each_see_their_own_arguments():
     finally:
         sys.setswitchinterval(interval)
     assert not errors and results == {0: [True] * 8, 1: [True] * 8}
-
-
-@pytest.mark.parametrize("change", [
-    lambda opt: setattr(opt, "learning_rate", 0.01),
-    lambda opt: setattr(opt, "beta1", 0.5),
-    lambda opt: setattr(opt, "beta2", 0.9),
-    lambda opt: setattr(opt, "epsilon", 1e-3),
-    # the step count lives on the device between compiled calls; set by hand (a checkpoint
-    # restored), Adam's bias correction restarts from there, as eagerly
-    lambda opt: setattr(opt, "iterations", 1000),
-], ids=["learning_rate", "beta1", "beta2", "epsilon", "iterations"])
-def test_changing_a_hyperparameter_between_compiled_steps_is_honoured(change):
-    """A compiled step sees the optimizer's hyperparameters as they are at each call (a changed
-    constant compiles again), never the values it was first traced with."""
-    x, y = _problem()
-
-    def run(jit: bool):
-        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
-        opt = Adam(0.05)
-        step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
-        run_step = tp.jit(step) if jit else step
-        losses = []
-        for i in range(6):
-            if i == 3:
-                change(opt)
-            losses.append(run_step().item())
-        return losses, w
-
-    eager, w_eager = run(False)
-    compiled, w_jit = run(True)
-    np.testing.assert_allclose(compiled, eager, rtol=2e-5)
-    np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-6)
-
-
-def test_a_custom_optimizers_configuration_keys_the_compiled_step_too():
-    """An optimizer written outside the core (its configuration only in get_config) gets the
-    same guarantee: a changed setting compiles again."""
-    from tensorplug.optimizers.optimizer import Optimizer
-
-    class Scaled(Optimizer):
-        def __init__(self, learning_rate: float, scale: float) -> None:
-            super().__init__(learning_rate)
-            self.scale = scale
-
-        def _update(self, param, grad, slots, scalars):
-            return param - grad * scalars["lr"] * self.scale, slots
-
-        def get_config(self):
-            return {"learning_rate": self.learning_rate, "scale": self.scale}
-
-    x, y = _problem()
-
-    def run(jit: bool):
-        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
-        opt = Scaled(0.1, scale=1.0)
-        step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
-        run_step = tp.jit(step) if jit else step
-        for i in range(4):
-            if i == 2:
-                opt.scale = 0.0  # from here on, no update at all
-            run_step()
-        return w.numpy()
-
-    np.testing.assert_allclose(run(True), run(False), rtol=1e-6)
-
-
-# -- optimizer hyperparameters inside a compiled step ---------------------------------------------
-class _HostOnly(Adam):
-    """An Adam variant written before ``_traced_hyper`` existed: its own ``_hyper`` only."""
-
-    def _hyper(self, step):
-        hyper = super()._hyper(step)
-        return {**hyper, "step_size": hyper["step_size"] * 0.5}
-
-
-def test_which_optimizers_compute_their_hyperparameters_on_the_device():
-    from tensorplug.optimizers.optimizer import Optimizer
-
-    class Both(Optimizer):
-        def _hyper(self, step):
-            return {"lr": self.current_learning_rate(step) / step}
-
-        def _traced_hyper(self, step, lr):
-            return {"lr": lr / step}
-
-    assert Adam._device_hyper and SGD._device_hyper and Both._device_hyper
-    assert not _HostOnly._device_hyper  # its _hyper is newer than the _traced_hyper it inherits
-
-
-@pytest.mark.parametrize("make_opt", [lambda: _HostOnly(0.05), lambda: Adam(lambda step: 0.05 / step)],
-                         ids=["host-only-hyper", "adam-schedule"])
-def test_optimizers_whose_hyperparameters_come_from_the_host_match_eager_steps(make_opt):
-    losses_eager, w_eager, _, _ = _train(make_opt, jit=False)
-    losses_jit, w_jit, _, opt = _train(make_opt, jit=True)
-    np.testing.assert_allclose(losses_jit, losses_eager, rtol=2e-5)
-    # (eager steps use the fused update kernel: float32 rounding differs near zero)
-    np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-6)
-    assert opt.iterations == 6
-
-
-def test_a_compiled_step_with_a_constant_learning_rate_uploads_nothing_per_call():
-    """The slots, the step count and the learning rate stay on the device between calls: the
-    state a call passes in is made of the previous call's outputs (no host array)."""
-    x, y = _problem()
-    w = tp.Variable(np.full((3, 2), 0.1, np.float32))
-    opt = Adam(0.05)
-    step = tp.jit(lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w]))
-    for _ in range(3):
-        step()
-    backend = tp.extend.start_backend("jax")
-    token, leaves = opt._jit_state(1, backend)
-    assert leaves and all(isinstance(leaf, jax.Array) and _concrete(tp.extend.wrap(leaf, backend))
-                          for leaf in leaves)
-    assert leaves[-2] is opt._jit_counter[1] and float(leaves[-2]) == opt.iterations == 3
