@@ -10,12 +10,13 @@ attributes (a tuple, in the spec's attribute order; ``()`` for a kernel without 
 to a function of the native inputs alone, ``direct_attrs``, the names of those attributes
 (they must be the spec's, in its order, or ``direct`` is ignored), and ``direct_dtypes``, the
 tensorplug dtypes of inputs it is valid for; the dtype of its output must depend on the input
-dtypes only (the engine remembers it). ``direct_checked = True`` declares that the direct
-functions raise for any input of those dtypes the spec refuses (shapes, ranks): ops may then
-call them without checking shapes first (``_fastpath``). For a single-output kernel of one or two inputs, the
+dtypes only (the engine remembers it). For a single-output kernel of one or two inputs, the
 engine then calls that function with the native inputs, sparing the kernel function's Python
 layer, while the backend's ``direct_kernels`` is true; if it raises, the kernel function runs
-instead (and explains the failure).
+instead (and explains the failure). ``direct_checked = True`` declares that the direct
+functions raise for any input of those dtypes the spec refuses (shapes, ranks): ops may then
+call them without checking shapes first (``_fastpath``, which learns them from the engine's
+callers through ``call.direct_state()``).
 """
 
 from __future__ import annotations
