@@ -364,14 +364,12 @@ class Optimizer:
             it = iter(leaves)
             for k in keys:
                 self._slots[k] = (self._slots[k][0], {n: next(it) for n in names})
-            if not steps:
-                pass
-            elif mode == "lr" or mode == "lr per step":  # computed here, from the traced inputs
+            if steps and (mode == "lr" or mode == "lr per step"):  # computed here, from the traced inputs
                 count, lr = leaves[-2], leaves[-1]
                 self._jit.count = count
                 self._jit.hyper = [self._traced_hyper(count + float(j), lr if mode == "lr" else lr[j - 1])
                                    for j in range(1, steps + 1)]
-            else:  # the host's values, in a row
+            elif steps:  # the host's values, in a row
                 per_step = len(mode)
                 packed = leaves[-1]
                 self._jit.hyper = [{n: packed[j * per_step + i] for i, n in enumerate(mode)}
