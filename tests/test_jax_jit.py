@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 
+import jax
 import numpy as np
 import pytest
 
@@ -183,6 +184,22 @@ def test_variables_passed_as_arguments_are_the_variables():
     assert bump(v, tp.asarray(1.0)).tolist() == [2.0, 3.0]
     assert bump(v, tp.asarray(1.0)).tolist() == [3.0, 4.0]
     assert v.tolist() == [3.0, 4.0] and concrete(v)
+
+
+def test_a_jitted_function_still_works_after_jax_clears_its_caches():
+    """jax may trace the function again on its own (jax.clear_caches()): the trace then runs
+    with this key's arguments, static values and Variables as tp.jit first saw them."""
+    v = tp.Variable([1.0, 2.0])
+
+    @tp.jit(static_argnums=1)
+    def f(x, scale, v):
+        v.assign(v + x)
+        return v * scale
+
+    assert f(np.ones(2, np.float32), 2.0, v).tolist() == [4.0, 6.0]
+    jax.clear_caches()
+    assert f(np.ones(2, np.float32), 2.0, v).tolist() == [6.0, 8.0]
+    assert v.tolist() == [3.0, 4.0]
 
 
 def test_a_numpy_variable_updated_by_a_jax_step_stays_on_numpy():

@@ -38,6 +38,8 @@ at each call.
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -45,10 +47,20 @@ from typing import Any
 
 import numpy as np
 
+from ._jit_trees import (
+    HOST_DTYPES,
+    TRACED,
+    arrays_as_tensors,
+    flatten_out,
+    key_of,
+    native,
+    nonnegative,
+    rebuild,
+    unflatten_out,
+)
 from ._state import backend_var, jit_trace_var, jit_tracing, recorders_var
 from .autodiff.tape import Tape
 from .backend import Backend, active_backend
-from .dtypes import ALL_DTYPES, from_numpy_dtype
 from .engine import wrap
 from .errors import TensorplugError
 from .tensor import Tensor
@@ -58,19 +70,12 @@ __all__ = ["jit", "tracing"]
 
 _new_tensor = object.__new__
 _MAX_TRACES = 8  # per call; the state a function touches is normally found in two
-_NEW: Any = object()
+_ATTEMPTS = range(_MAX_TRACES)
 _tracing_lock = threading.Lock()
-_HOST_DTYPES = frozenset(d.numpy for d in ALL_DTYPES)
-
-
-class _CallArgs(threading.local):
-    """The arguments of this thread's compiled call in progress (the backend calls the pure
-    function with traced arrays only; the static leaves and Variables come from here)."""
-
-    value: tuple[tuple[Any, ...], dict[str, Any]] | None = None
-
-
-_call_args = _CallArgs()
+_Args = tuple[tuple[Any, ...], dict[str, Any]]  # positional and keyword arguments
+# (the call path's loops over holders, as C loops)
+_deref: Callable[[Any], Any] = weakref.ref.__call__
+_value_of = operator.attrgetter("_value")
 
 
 def tracing() -> bool:
@@ -131,16 +136,31 @@ class _Entry:
     their memos, and the compiled functions per state structure. Plain Variables come first
     (``n_vars`` of them): their state is one native each and needs no token."""
 
-    __slots__ = ("holders", "memos", "n_vars", "compiled", "last", "dead", "host", "__weakref__")
+    __slots__ = ("template", "holders", "memos", "n_vars", "moved", "compiled", "last", "dead",
+                 "host", "__weakref__")
 
-    def __init__(self, host: bool) -> None:
+    def __init__(self, template: _Args, host: bool) -> None:
+        # the arguments with their traced leaves as TRACED (what the traced function is called
+        # with: every call of this key has the same static leaves and Variables)
+        self.template = template
         self.host = host  # the arguments' traced leaves are all numpy arrays, passed as they are
         self.holders: list[weakref.ref[Any]] = []
         self.memos: list[Any] = []
         self.n_vars = 0
+        self.moved: bool | None = None  # a plain Variable lives on another backend (None: not known)
         self.compiled: dict[tuple[Any, ...], _Compiled] = {}
         self.last: tuple[tuple[Any, ...], _Compiled] | None = None  # the last used, checked first
         self.dead = False  # a holder was garbage-collected: find the state again
+
+    def retraced(self, retrace: _Retrace) -> None:
+        """A trace met state it was not given (or a holder's memo changed): take it in, and
+        compile again."""
+        self.compiled.clear()
+        self.last = None
+        for i, memo in retrace.memos.items():
+            self.memos[i] = memo
+        for holder, memo in retrace.found:
+            self.add(holder, memo)
 
     def add(self, holder: Any, memo: Any) -> None:
         entry = weakref.ref(self)
@@ -151,6 +171,7 @@ class _Entry:
                 alive.dead = True
 
         ref = weakref.ref(holder, died)
+        self.moved = None
         if holder.__class__ is Variable:
             self.holders.insert(self.n_vars, ref)
             self.memos.insert(self.n_vars, memo)
@@ -160,259 +181,161 @@ class _Entry:
             self.memos.append(memo)
 
 
-# -- arguments and results ---------------------------------------------------------------------
-def _key_of(node: Any, dyn: list[Any]) -> Any:
-    """A hashable description of an argument: structure, static leaves, shapes and dtypes of
-    the traced leaves (collected into `dyn`)."""
-    cls = node.__class__
-    if cls is np.ndarray:  # the common cases first: a batch, a tensor
-        dyn.append(node)
-        return ("n", node.shape, node.dtype)
-    if cls is Tensor:
-        dyn.append(node)
-        return (node._backend.shape_of(node._data), node._dtype)
-    if isinstance(node, Tensor):
-        if isinstance(node, Variable):
-            return ("v", id(node))
-        dyn.append(node)
-        return (node._backend.shape_of(node._data), node._dtype)
-    if isinstance(node, (np.ndarray, np.generic)):
-        dyn.append(node)
-        return ("n", node.shape, node.dtype)
-    if isinstance(node, (list, tuple)):
-        kind = type(node) if type(node) not in (list, tuple) else (node.__class__ is list)
-        return (kind, tuple(_key_of(n, dyn) for n in node))
-    if isinstance(node, dict):
-        return ("d", tuple(node), tuple(_key_of(v, dyn) for v in node.values()))
-    try:
-        hash(node)
-    except TypeError:
-        raise TypeError(
-            f"tp.jit: an argument leaf of type {type(node).__name__} is neither a tensor nor a "
-            "hashable constant. Pass tensors (or numpy arrays) for traced values and hashable "
-            "values (numbers, strings, tuples) for compile-time constants."
-        ) from None
-    return ("c", type(node), node)
-
-
-def _rebuild(node: Any, traced: Any) -> Any:
-    """`node` with its traced leaves replaced, in `_key_of`'s order, by next(traced)."""
-    if isinstance(node, Tensor):
-        return node if isinstance(node, Variable) else next(traced)
-    if isinstance(node, (np.ndarray, np.generic)):
-        return next(traced)
-    if isinstance(node, (list, tuple)):
-        items = [_rebuild(n, traced) for n in node]
-        if type(node) in (list, tuple):
-            return type(node)(items)
-        return type(node)(*items)  # a namedtuple
-    if isinstance(node, dict):
-        return {k: _rebuild(v, traced) for k, v in node.items()}
-    return node
-
-
-def _arrays_as_tensors(node: Any) -> Any:
-    if isinstance(node, (np.ndarray, np.generic)):
-        from .ops._convert import asarray
-        return asarray(node)
-    if isinstance(node, (list, tuple, dict)):
-        leaves: list[Any] = []
-        _key_of(node, leaves)
-        if any(isinstance(x, (np.ndarray, np.generic)) for x in leaves):
-            from .ops._convert import asarray
-            return _rebuild(node, iter([x if isinstance(x, Tensor) else asarray(x) for x in leaves]))
-    return node
-
-
-def _native(x: Any, backend: Backend) -> Any:
-    """The value of a tensor (or host array) as the compiled function takes it: a native
-    array of `backend`, or a numpy array of a tensorplug dtype."""
-    if isinstance(x, Tensor):
-        if x._backend is backend:
-            return x._data
-        return np.asarray(x._backend.to_numpy(x._data))
-    arr = np.asarray(x)
-    if arr.dtype not in _HOST_DTYPES:
-        from .ops._convert import _host_array
-        arr = _host_array(arr, None)  # float16 and small integers widened, as tp.asarray does
-        from_numpy_dtype(arr.dtype)  # refuses unsupported dtypes with tensorplug's message
-    return arr
-
-
-def _flatten_out(node: Any, backend: Backend, natives: list[Any]) -> Any:
-    if isinstance(node, Tensor):
-        natives.append(node._data if node._backend is backend else backend.from_numpy(
-            np.asarray(node._backend.to_numpy(node._data))))
-        return ("t", node._dtype)
-    if isinstance(node, (list, tuple)):
-        kind = type(node) if type(node) not in (list, tuple) else (node.__class__ is list)
-        return (kind, [_flatten_out(n, backend, natives) for n in node])
-    if isinstance(node, dict):
-        return ("d", list(node), [_flatten_out(v, backend, natives) for v in node.values()])
-    if isinstance(node, (np.ndarray, np.generic)):
-        from .ops._convert import asarray
-        return _flatten_out(asarray(node, backend=backend.name), backend, natives)
-    return ("c", node)
-
-
-def _unflatten_out(tree: Any, natives: Any, backend: Backend) -> Any:
-    kind = tree[0]
-    if kind == "t":
-        return wrap(next(natives), backend, tree[1])
-    if kind == "c":
-        return tree[1]
-    if kind == "d":
-        return {k: _unflatten_out(t, natives, backend) for k, t in zip(tree[1], tree[2])}
-    items = [_unflatten_out(t, natives, backend) for t in tree[1]]
-    if kind is True:
-        return items
-    if kind is False:
-        return tuple(items)
-    return kind(*items)
-
-
-def _nonnegative(statics: tuple[int, ...], nargs: int) -> tuple[int, ...]:
-    """static_argnums with the negative ones counted from the end of this call's arguments."""
-    return tuple(i % nargs if -nargs <= i < 0 else i for i in statics)
-
-
 def _taping() -> bool:
     return any(isinstance(r, Tape) for r in recorders_var.get())
 
 
 # -- the jitted function -----------------------------------------------------------------------
 class _Jitted:
-    """``tp.jit(f)``: per backend, per argument key, the state `f` touches and its compiled
-    versions. The call path is kept lean: it runs at every training step."""
+    """``tp.jit(f)``'s state: per backend, per argument key, the state `f` touches and its
+    compiled versions. ``call`` is what tp.jit returns."""
 
     def __init__(self, fn: Callable[..., Any], statics: tuple[int, ...]) -> None:
         self.fn = fn
         self.statics = statics
         # backend -> {argument key: _Entry}, or None when the backend cannot compile
         self.per_backend: dict[Backend, dict[Any, _Entry] | None] = {}
-        functools.update_wrapper(self, fn)
-
-    def __get__(self, obj: Any, objtype: Any = None) -> Any:
-        """As a method decorator: bound to the instance (a compile-time constant argument)."""
-        return self if obj is None else functools.partial(self, obj)
+        self.call = functools.update_wrapper(self._call_path(), fn)
 
     def eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """`f` called as it is, its numpy-array arguments made tensors (as when compiled)."""
-        statics = _nonnegative(self.statics, len(args))
-        args = tuple(a if i in statics else _arrays_as_tensors(a) for i, a in enumerate(args))
-        return self.fn(*args, **{k: _arrays_as_tensors(v) for k, v in kwargs.items()})
+        statics = nonnegative(self.statics, len(args))
+        args = tuple(a if i in statics else arrays_as_tensors(a) for i, a in enumerate(args))
+        return self.fn(*args, **{k: arrays_as_tensors(v) for k, v in kwargs.items()})
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if jit_trace_var.get() is not None or (recorders_var.get() and _taping()):
-            return self.eager(args, kwargs)  # inlined into the outer trace, or differentiated
-        backend = backend_var.get() or active_backend()
-        entries = self.per_backend.get(backend, _NEW)
-        if entries is None:  # this backend cannot compile
-            return self.eager(args, kwargs)
-        if entries is _NEW:
-            entries = self.per_backend[backend] = {}
-        dyn: list[Any] = []
-        statics = self.statics
-        if statics and min(statics) < 0:
-            statics = _nonnegative(statics, len(args))
-        if statics:
-            key: Any = tuple(("s", a) if i in statics else _key_of(a, dyn) for i, a in enumerate(args))
-        else:
-            parts = []
-            for a in args:  # (_key_of, inline for the common case: a batch)
-                if a.__class__ is np.ndarray:
-                    dyn.append(a)
-                    parts.append(("n", a.shape, a.dtype))
-                else:
-                    parts.append(_key_of(a, dyn))
-            key = tuple(parts)
-        if kwargs:
-            key = (key, tuple((k, _key_of(v, dyn)) for k, v in kwargs.items()))
-        try:
-            entry = entries.get(key)
-        except TypeError:
-            raise TypeError("tp.jit: a static argument (static_argnums) must be hashable") from None
-        if entry is None:
-            entry = entries[key] = _Entry(not statics and not kwargs and all(
-                a.__class__ is np.ndarray and a.dtype in _HOST_DTYPES for a in args))
-        dyn_natives = dyn if entry.host else [_native(x, backend) for x in dyn]
-        for _ in range(_MAX_TRACES):
-            if entry.dead:  # some state was garbage-collected: find it again
-                entry = entries[key] = _Entry(entry.host)
-            holders = [r() for r in entry.holders]
-            nv = entry.n_vars
-            # plain Variables: their native value (the common case, inline); then the others
-            leaves = [h._value for h in holders[:nv] if h._backend is backend]
-            moved = len(leaves) != nv  # a Variable lives on another backend: its value converted
-            if moved:
-                leaves = [h._jit_state(None, backend)[1][0] for h in holders[:nv]]
-            if len(holders) == nv + 1:  # (the common case: one optimizer)
-                token, state = holders[nv]._jit_state(entry.memos[nv], backend)
-                tokens_t: tuple[Any, ...] = (token,)
-                sizes: list[int] = [len(state)]
-                leaves += state
-            elif nv < len(holders):
-                tokens: list[Any] = []
-                sizes = []
-                for h, memo in zip(holders[nv:], entry.memos[nv:]):
-                    token, state = h._jit_state(memo, backend)
-                    tokens.append(token)
-                    sizes.append(len(state))
-                    leaves += state
-                tokens_t = tuple(tokens)
+    def _call_path(self) -> Callable[..., Any]:
+        """The jitted function. It runs at every training step, where each line of Python
+        counts (more so right after the compiled computation, with cold caches): a plain
+        function (cheaper to call than an object), its steady path first and inline."""
+        per_backend = self.per_backend
+        given_statics = self.statics
+        negative_statics = any(i < 0 for i in given_statics)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if jit_trace_var.get() is not None or (recorders_var.get() and _taping()):
+                return self.eager(args, kwargs)  # inlined into the outer trace, or differentiated
+            backend = backend_var.get() or active_backend()
+            entries = per_backend.get(backend)
+            if entries is None:
+                if backend in per_backend:  # this backend cannot compile
+                    return self.eager(args, kwargs)
+                entries = per_backend[backend] = {}
+            dyn: list[Any] = []
+            if given_statics:
+                statics = nonnegative(given_statics, len(args)) if negative_statics else given_statics
+                key: Any = tuple(("s", a) if i in statics else key_of(a, dyn) for i, a in enumerate(args))
             else:
-                tokens_t, sizes = (), []
-            last = entry.last
-            if last is not None and last[0] == tokens_t:  # the state's structure did not change
-                compiled = last[1]
-            else:
-                found = entry.compiled.get(tokens_t)
-                if found is not None:
-                    compiled = found
-                else:
-                    compiled = _Compiled((None,) * nv + tokens_t, (1,) * nv + tuple(sizes))
-                    fn = backend.compile(self._pure(entry, holders, compiled, backend))
-                    if fn is None:
-                        self.per_backend[backend] = None
-                        return self.eager(args, kwargs)
-                    compiled.fn = fn
-                    entry.compiled[tokens_t] = compiled
-                entry.last = (tokens_t, compiled)
-            outer_args = _call_args.value
-            _call_args.value = (args, kwargs)
+                parts = []
+                for a in args:  # (key_of, inline for the common case: a batch)
+                    if a.__class__ is np.ndarray:
+                        dyn.append(a)
+                        parts.append(("n", a.shape, a.dtype))
+                    else:
+                        parts.append(key_of(a, dyn))
+                key = tuple(parts)
+            if kwargs:
+                key = (key, tuple((k, key_of(v, dyn)) for k, v in kwargs.items()))
             try:
-                out_natives, new_state = compiled.fn(dyn_natives, leaves)
-            except _Retrace as retrace:
-                entry.compiled.clear()
-                entry.last = None
-                for i, memo in retrace.memos.items():
-                    entry.memos[i] = memo
-                for holder, memo in retrace.found:
-                    entry.add(holder, memo)
-                continue
-            finally:
-                _call_args.value = outer_args
-            break
-        else:
-            raise TensorplugError(
-                f"tp.jit: tracing {getattr(self.fn, '__name__', 'the function')} did not settle on "
-                f"the state it reads and writes after {_MAX_TRACES} traces; does it touch "
-                "different Variables or optimizers every time it is traced?"
-            )
-        if moved:
-            for index, at in compiled.var_writes:
-                holders[index]._jit_commit(None, new_state[at:at + 1], None, backend)
-        else:
-            for index, at in compiled.var_writes:
-                holders[index]._value = new_state[at]
-        for index, token, start, count, memo in compiled.writes:
-            holders[index]._jit_commit(token, new_state[start:start + count], memo, backend)
-        tree = compiled.out_tree
-        if tree[0] == "t":  # a single tensor
-            t = _new_tensor(Tensor)
-            t._data, t._dtype, t._backend = out_natives[0], tree[1], backend
-            return t
-        return _unflatten_out(tree, iter(out_natives), backend)
+                entry = entries.get(key)
+            except TypeError:
+                raise TypeError("tp.jit: a static argument (static_argnums) must be hashable") from None
+            if entry is None:
+                entry = entries[key] = self._new_entry(args, kwargs)
+            dyn_natives = dyn if entry.host else [native(x, backend) for x in dyn]
+            for _ in _ATTEMPTS:
+                if entry.dead:  # some state was garbage-collected: find it again
+                    entry = entries[key] = _Entry(entry.template, entry.host)
+                holders = list(map(_deref, entry.holders))
+                nv = entry.n_vars
+                # plain Variables: their native value (one each); then the other holders' state
+                moved = entry.moved
+                if moved is None:  # (fixed while the holders are: a Variable never changes backend)
+                    moved = entry.moved = any(h._backend is not backend for h in holders[:nv])
+                if moved:  # a Variable lives on another backend: its value converted
+                    leaves = [h._jit_state(None, backend)[1][0] for h in holders[:nv]]
+                else:
+                    leaves = list(map(_value_of, holders[:nv]))
+                if len(holders) == nv + 1:  # (the common case: one optimizer)
+                    token, state = holders[nv]._jit_state(entry.memos[nv], backend)
+                    tokens_t: tuple[Any, ...] = (token,)
+                    sizes: list[int] = [len(state)]
+                    leaves += state
+                elif nv < len(holders):
+                    tokens: list[Any] = []
+                    sizes = []
+                    for h, memo in zip(holders[nv:], entry.memos[nv:]):
+                        token, state = h._jit_state(memo, backend)
+                        tokens.append(token)
+                        sizes.append(len(state))
+                        leaves += state
+                    tokens_t = tuple(tokens)
+                else:
+                    tokens_t, sizes = (), []
+                last = entry.last
+                if last is not None and last[0] == tokens_t:  # the state's structure did not change
+                    compiled = last[1]
+                else:
+                    made = self._compiled(entry, holders, tokens_t, sizes, backend)
+                    if made is None:  # the backend cannot compile
+                        return self.eager(args, kwargs)
+                    compiled = made
+                try:
+                    out_natives, new_state = compiled.fn(dyn_natives, leaves)
+                except _Retrace as retrace:
+                    entry.retraced(retrace)
+                    continue
+                break
+            else:
+                raise TensorplugError(
+                    f"tp.jit: tracing {getattr(self.fn, '__name__', 'the function')} did not settle "
+                    f"on the state it reads and writes after {_MAX_TRACES} traces; does it touch "
+                    "different Variables or optimizers every time it is traced?"
+                )
+            if moved:
+                for index, at in compiled.var_writes:
+                    holders[index]._jit_commit(None, new_state[at:at + 1], None, backend)
+            else:
+                for index, at in compiled.var_writes:
+                    holders[index]._value = new_state[at]
+            for index, token, start, count, memo in compiled.writes:
+                holders[index]._jit_commit(token, new_state[start:start + count], memo, backend)
+            tree = compiled.out_tree
+            if tree[0] == "t":  # a single tensor
+                t = _new_tensor(Tensor)
+                t._data, t._dtype, t._backend = out_natives[0], tree[1], backend
+                return t
+            return unflatten_out(tree, iter(out_natives), backend)
+
+        return call
+
+    def _new_entry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Entry:
+        host = not self.statics and not kwargs and all(
+            a.__class__ is np.ndarray and a.dtype in HOST_DTYPES for a in args)
+        return _Entry(self._template(args, kwargs), host)
+
+    def _compiled(self, entry: _Entry, holders: list[Any], tokens: tuple[Any, ...],
+                  sizes: list[int], backend: Backend) -> _Compiled | None:
+        """The entry's compiled function for this state structure (compiled on first use,
+        remembered as the last used); None when the backend cannot compile."""
+        compiled = entry.compiled.get(tokens)
+        if compiled is None:
+            nv = entry.n_vars
+            compiled = _Compiled((None,) * nv + tokens, (1,) * nv + tuple(sizes))
+            fn = backend.compile(self._pure(entry, holders, compiled, backend))
+            if fn is None:
+                self.per_backend[backend] = None
+                return None
+            compiled.fn = fn
+            entry.compiled[tokens] = compiled
+        entry.last = (tokens, compiled)
+        return compiled
+
+    def _template(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Args:
+        """The arguments with their traced leaves replaced by TRACED (see _Entry)."""
+        statics = nonnegative(self.statics, len(args))
+        traced = itertools.repeat(TRACED)
+        return (tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args)),
+                {k: rebuild(v, traced) for k, v in kwargs.items()})
 
     def _pure(self, entry: _Entry, holders: list[Any], compiled: _Compiled,
               backend: Backend) -> Callable[..., Any]:
@@ -421,11 +344,11 @@ class _Jitted:
         fn = self.fn
 
         def pure(dyn_natives: list[Any], state_natives: list[Any]) -> tuple[list[Any], list[Any]]:
-            args, kwargs = _call_args.value  # type: ignore[misc]  # (set by the call)
-            statics = _nonnegative(self.statics, len(args))
+            args, kwargs = entry.template
+            statics = nonnegative(self.statics, len(args))
             traced = iter([wrap(x, backend) for x in dyn_natives])
-            args = tuple(a if i in statics else _rebuild(a, traced) for i, a in enumerate(args))
-            kwargs = {k: _rebuild(v, traced) for k, v in kwargs.items()}
+            args = tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args))
+            kwargs = {k: rebuild(v, traced) for k, v in kwargs.items()}
             trace = _Trace(backend)
             snapshots = []
             reset = jit_trace_var.set(trace)  # (binding may run ops: optimizers' hyperparameters)
@@ -438,7 +361,7 @@ class _Jitted:
                     trace.bound.add(id(h))
                 out = fn(*args, **kwargs)
                 out_natives: list[Any] = []
-                compiled.out_tree = _flatten_out(out, backend, out_natives)
+                compiled.out_tree = flatten_out(out, backend, out_natives)
             finally:
                 with _tracing_lock:
                     jit_tracing[0] -= 1
@@ -471,7 +394,7 @@ def jit(f: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[i
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        return _Jitted(fn, statics)
+        return _Jitted(fn, statics).call
 
     return decorate if f is None else decorate(f)
 

@@ -53,8 +53,10 @@ class Optimizer:
         self.iterations = 0  # steps taken (apply_gradients or update calls)
         # key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})
         self._slot_table: dict[Hashable, tuple[Any, dict[str, Tensor]]] = {}
-        # after a tp.jit call: (keys, refs, dtypes, natives, backend) of the new slots, made
-        # tensors only when something reads them (the next compiled call takes the natives)
+        # after a tp.jit call: (keys, refs, dtypes, natives, backend, iterations) of the new slots
+        # (and the step count after them, when `iterations` is not None: the number of steps
+        # taken, as of that call), made tensors only when something reads them (the next
+        # compiled call takes the natives)
         self._jit_natives: tuple[Any, ...] | None = None
         self._tree_structure: Any = None
         # scalar tensors: constants per (dtype, backend, values); this step's per (dtype, backend)
@@ -62,16 +64,24 @@ class Optimizer:
         self._step_cache: dict[Hashable, dict[str, Any]] = {}  # scalar tensors, fused-kernel attrs
         self._step_hyper: dict[str, Any] = {}
         self._jit: _JitSteps | None = None  # while a tp.jit trace runs the optimizer
-        # tp.jit: (iterations, native step count, backend) from the last compiled call, and
-        # (learning rate, native, backend), so that a call uploads neither
-        self._jit_counter: tuple[int, Any, Any] | None = None
+        # tp.jit: (learning rate, native, backend), uploaded when it changes
         self._jit_lr: tuple[float, Any, Any] | None = None
+        # tp.jit, a call after a call: (backend, token, state, steps, [lr native]) for the next
+        # call, valid until an attribute outside _STEP_ATTRS is set (see __setattr__)
+        self._jit_ready: tuple[Any, Any, list[Any], int, list[Any]] | None = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The learning rate, the step count, the configuration (a subclass's attributes): a
+        # change makes the next compiled call check them again (_jit_state).
+        object.__setattr__(self, name, value)
+        if name not in _STEP_ATTRS:
+            object.__setattr__(self, "_jit_ready", None)
 
     @property
     def _slots(self) -> dict[Hashable, tuple[Any, dict[str, Tensor]]]:
         """key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})."""
         if self._jit_natives is not None:
-            keys, refs, dtypes, natives, backend = self._jit_natives
+            keys, refs, dtypes, natives, backend, _ = self._jit_natives
             self._jit_natives = None
             names = self.slot_names
             it = iter(zip(natives, dtypes))
@@ -300,19 +310,15 @@ class Optimizer:
     # passed in. The rest of the configuration (get_config) is compiled in: a change compiles
     # again. `memo` is the number of steps one call takes.
     def _jit_state(self, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
+        ready = self._jit_ready
+        if ready is not None and ready[0] is backend and ready[3] == memo:
+            return ready[1], ready[2]  # the common case, a call after a call
         steps = memo or 0
         names = self.slot_names
         pending = self._jit_natives
-        if steps and pending is not None and pending[4] is backend and self._device_hyper:
-            # the common case, a call after a call: everything is still on the device
-            counter, uploaded, lr = self._jit_counter, self._jit_lr, self.learning_rate
-            if counter is not None and counter[0] == self.iterations and counter[2] is backend \
-                    and uploaded is not None and uploaded[0] is lr and uploaded[2] is backend:
-                return ((pending[0], names, "lr", steps, self._compiled_config()),
-                        [*pending[3], counter[1], uploaded[1]])
         if pending is not None and pending[4] is backend:  # the last compiled call's slots
             keys = pending[0]
-            leaves: list[Any] = list(pending[3])
+            leaves: list[Any] = pending[3][:len(pending[2])]
         else:
             slots = self._slots
             keys = tuple(slots)
@@ -332,18 +338,20 @@ class Optimizer:
                 values.extend(hyper.values())
             leaves.append(np.array(values, np.float64))  # one array for all: one transfer
             return (keys, names, hyper_names, steps, self._compiled_config()), leaves
-        counter = self._jit_counter
-        if counter is None or counter[0] != self.iterations or counter[2] is not backend:
-            counter = (self.iterations, backend.from_numpy(np.asarray(self.iterations, np.float64)), backend)
-            self._jit_counter = counter
-        leaves.append(counter[1])
+        if pending is not None and pending[4] is backend and pending[5] == self.iterations:
+            leaves.append(pending[3][-1])  # the step count the last call left on the device
+        else:
+            leaves.append(backend.from_numpy(np.asarray(self.iterations, np.float64)))
         lr = self.learning_rate
         if lr.__class__ is float or lr.__class__ is int:  # a constant: uploaded when it changes
             cached = self._jit_lr
             if cached is None or cached[0] != lr or cached[2] is not backend:
                 cached = self._jit_lr = (lr, backend.from_numpy(np.asarray(lr, np.float64)), backend)
             leaves.append(cached[1])
-            mode = "lr"
+            token = (keys, names, "lr", steps, self._compiled_config())
+            # the next call's state: this call's results, and the same learning rate (_jit_commit)
+            self._jit_ready = (backend, token, leaves, steps, [cached[1]])
+            return token, leaves
         else:  # a schedule (or a tensor): this call's values
             leaves.append(np.array([self.current_learning_rate(self.iterations + j)
                                     for j in range(1, steps + 1)], np.float64))
@@ -395,11 +403,15 @@ class Optimizer:
 
     def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
         keys, refs, dtypes, counted = token  # every slot the optimizer has: earlier pending ones are stale
-        self.iterations += memo
-        if counted:
-            self._jit_counter = (self.iterations, natives[-1], backend)
-            natives = natives[:-1]
-        self._jit_natives = (keys, refs, dtypes, natives, backend)
+        attrs = self.__dict__  # (not through __setattr__: a commit is no change to check again)
+        iterations = attrs["iterations"] = self.iterations + memo
+        attrs["_jit_natives"] = (keys, refs, dtypes, natives, backend, iterations if counted else None)
+        ready = self._jit_ready
+        if counted and ready is not None and ready[1][0] is keys and ready[0] is backend:
+            # the same slots and step count, the same learning rate: the next call's state
+            attrs["_jit_ready"] = (backend, ready[1], natives + ready[4], ready[3], ready[4])
+        else:
+            attrs["_jit_ready"] = None
 
 
 class _LazyScalars(Mapping[str, Tensor]):
@@ -425,6 +437,11 @@ class _LazyScalars(Mapping[str, Tensor]):
 
     def __len__(self) -> int:
         return len(self._get())
+
+
+#: what an optimizer's steps (eager or compiled) write; setting any other attribute is a change
+#: of configuration, learning rate or step count that a compiled call checks (``_jit_ready``)
+_STEP_ATTRS = frozenset({"_step_cache", "_step_hyper", "_jit", "_jit_natives", "_jit_lr", "_jit_ready"})
 
 
 class _JitSteps:
