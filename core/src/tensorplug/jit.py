@@ -9,7 +9,9 @@ On a compiling backend:
   compiled again for new ones. Every other leaf (Python numbers, strings, None) and every
   argument named in ``static_argnums`` is a compile-time constant: it must be hashable, and a
   new value compiles again. A Variable passed as an argument is the Variable itself (state,
-  below), as if ``f`` had closed over it.
+  below), as if ``f`` had closed over it. Every trace for one key (the backend may trace
+  again on its own, e.g. after ``jax.clear_caches()``) runs ``f`` on the arguments of the key's
+  first call, its traced leaves replaced by the call's traced values.
 - **State.** ``f`` may read and assign Variables and step optimizers. While ``f`` is traced,
   they report what they touch (``_Trace.touch``); tp.jit then passes their current values into
   the compiled function at every call and stores the new values after it, so that no traced

@@ -27,7 +27,8 @@ class Variable(Tensor):
 
     Inside a function being traced by ``tp.jit``, reading or assigning a Variable reports it
     to the trace, which passes its value in and its new value out of the compiled function
-    (see ``tensorplug.jit``); outside a trace that costs one context-variable read.
+    (see ``tensorplug.jit``); outside a trace that costs one context-variable read. Its backend
+    is the one it was created on, for its whole life (tp.jit relies on it).
     """
 
     __slots__ = ("_name", "trainable", "_value")

@@ -40,6 +40,11 @@ class Optimizer:
     and per-step ones such as the learning rate), which arrive in `scalars` as tensors of the
     parameter's dtype and backend. An optimizer that overrides ``_hyper`` also writes
     ``_traced_hyper(step, lr)`` with ops, so that tp.jit computes them inside the compiled step.
+
+    Under tp.jit, a compiled call takes the optimizer's state as the previous call left it,
+    without checking its configuration again, until an attribute of the optimizer is set
+    (``__setattr__``): keep settings in attributes (public or private), not in mutable objects
+    changed in place.
     """
 
     slot_names: tuple[str, ...] = ()
