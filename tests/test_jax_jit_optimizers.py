@@ -138,22 +138,25 @@ def test_reading_the_slots_between_compiled_steps_changes_nothing():
 def test_a_call_after_a_call_takes_the_optimizer_state_as_the_last_call_left_it(monkeypatch):
     """The steady state of a training loop: nothing about the optimizer is recomputed (its
     configuration included) while nothing about it changed; a change is seen at once."""
-    x, y = problem()
+    x, y = (t.numpy() for t in problem())
     w = tp.Variable(np.full((3, 2), 0.1, np.float32))
     opt = Adam(0.05)
-    step = tp.jit(lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w]))
+    step = tp.jit(lambda x, y: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w]))
+    batches = [(x, y), (x[:3], y[:3])]  # two argument keys in turn (an epoch's short last batch)
     for _ in range(3):
-        step()
+        for batch in batches:
+            step(*batch)
     configs = []
     original = Adam._compiled_config
     monkeypatch.setattr(Adam, "_compiled_config", lambda self: configs.append(1) or original(self))
     for _ in range(3):
-        step()
-    assert configs == [] and opt.iterations == 6
+        for batch in batches:
+            step(*batch)
+    assert configs == [] and opt.iterations == 12
     opt.learning_rate = 0.01
-    step()
-    step()
-    assert configs == [1] and opt.iterations == 8
+    for batch in batches:
+        step(*batch)
+    assert configs == [1] and opt.iterations == 14
 
 
 # -- optimizer hyperparameters inside a compiled step ---------------------------------------------

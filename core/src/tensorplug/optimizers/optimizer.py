@@ -412,7 +412,7 @@ class Optimizer:
         iterations = attrs["iterations"] = self.iterations + memo
         attrs["_jit_natives"] = (keys, refs, dtypes, natives, backend, iterations if counted else None)
         ready = self._jit_ready
-        if counted and ready is not None and ready[1][0] is keys and ready[0] is backend:
+        if counted and ready is not None and ready[1][0] == keys and ready[0] is backend:
             # the same slots and step count, the same learning rate: the next call's state
             attrs["_jit_ready"] = (backend, ready[1], natives + ready[4], ready[3], ready[4])
         else:
