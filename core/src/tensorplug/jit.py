@@ -120,13 +120,14 @@ class _Compiled:
     """One compiled function: per argument structure and state structure. Its side data
     (result structure, which holders to commit) is filled when the backend traces it."""
 
-    __slots__ = ("fn", "tokens", "sizes", "out_tree", "writes", "var_writes")
+    __slots__ = ("fn", "tokens", "sizes", "out_tree", "single", "writes", "var_writes")
 
     def __init__(self, tokens: tuple[Any, ...], sizes: tuple[int, ...]) -> None:
         self.fn: Callable[..., Any] = _uncompiled
         self.tokens = tokens  # per holder, the Variables' (None) included
         self.sizes = sizes
         self.out_tree: Any = None
+        self.single: Any = None  # the dtype of the result when it is one tensor
         # the holders to commit: plain Variables as (holder index, state index), the others as
         # (holder index, token, first state index, n leaves, memo)
         self.var_writes: list[tuple[int, int]] = []
@@ -301,12 +302,12 @@ class _Jitted:
                     holders[index]._value = new_state[at]
             for index, token, start, count, memo in compiled.writes:
                 holders[index]._jit_commit(token, new_state[start:start + count], memo, backend)
-            tree = compiled.out_tree
-            if tree[0] == "t":  # a single tensor
+            single = compiled.single
+            if single is not None:  # one tensor
                 t = _new_tensor(Tensor)
-                t._data, t._dtype, t._backend = out_natives[0], tree[1], backend
+                t._data, t._dtype, t._backend = out_natives[0], single, backend
                 return t
-            return unflatten_out(tree, iter(out_natives), backend)
+            return unflatten_out(compiled.out_tree, iter(out_natives), backend)
 
         return call
 
@@ -363,7 +364,8 @@ class _Jitted:
                     trace.bound.add(id(h))
                 out = fn(*args, **kwargs)
                 out_natives: list[Any] = []
-                compiled.out_tree = flatten_out(out, backend, out_natives)
+                tree = compiled.out_tree = flatten_out(out, backend, out_natives)
+                compiled.single = tree[1] if tree[0] == "t" else None
             finally:
                 with _tracing_lock:
                     jit_tracing[0] -= 1
