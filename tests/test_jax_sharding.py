@@ -63,6 +63,8 @@ SCRIPT = """
     tp.set_default_device("cpu:3")
     z = tp.sum(tp.exp(tp.ones((2, 2)) + 1.0) @ tp.ones((2, 2)))
     print("pinned:", z.device, backend.direct_kernels, round(z.item(), 3))
+    doubled = tp.jit(lambda a: a * 2.0)  # a compiled call runs on the pinned device too
+    print("pinned jit:", doubled(np.ones(2, np.float32)).device)
     tp.set_default_device("cpu:0")
     print("unpinned:", (tp.exp(tp.ones((2,))) + 1.0).device, backend.direct_kernels)
 """
@@ -79,4 +81,5 @@ def test_a_data_parallel_step_over_8_devices_gives_the_losses_of_one():
     assert lines[2].startswith("losses")
     assert lines[3] == "explicit: True"
     assert lines[4] == f"pinned: cpu:3 False {round(8 * np.exp(2.0), 3)}"
-    assert lines[5] == "unpinned: cpu:0 True"
+    assert lines[5] == "pinned jit: cpu:3"
+    assert lines[6] == "unpinned: cpu:0 True"

@@ -162,18 +162,22 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
         turned into TracedValueError naming `where`."""
 
         def call(*args: Any) -> Any:
-            prev = _swap_x64(True)
-            device = backend.pinned_device
-            if device is not None:
-                prev_device = _swap_device(device)
+            if backend.pinned_device is not None:
+                return pinned(*args)
+            prev = _swap_x64(True)  # (the common case inline: a compiled training step)
             try:
                 return fn(*args)
             except TRACER_ERRORS as exc:
                 raise traced_error(where, exc) from exc
             finally:
                 _set_x64(prev)
-                if device is not None:
-                    _set_device(prev_device)
+
+        def pinned(*args: Any) -> Any:
+            with calling(backend.pinned_device):
+                try:
+                    return fn(*args)
+                except TRACER_ERRORS as exc:
+                    raise traced_error(where, exc) from exc
 
         return call
 
