@@ -83,6 +83,20 @@ def _offer_direct(call: Any, fn: Any, jitted: Any) -> None:
     call.direct_dtypes = frozenset(from_numpy_dtype(d) for d in dtypes)
 
 
+def _scoped_call(fn: Callable[..., Any], backend: Any, where: str) -> Callable[..., Any]:
+    """``scoped_call`` with the scope's context manager (``calling``, below): a pinned device,
+    or an older jax."""
+
+    def call(*args: Any) -> Any:
+        with calling(backend.pinned_device):
+            try:
+                return fn(*args)
+            except TRACER_ERRORS as exc:
+                raise traced_error(where, exc) from exc
+
+    return call
+
+
 if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
     _swap_x64, _set_x64 = _X64.swap_local, _X64.set_local
     _swap_device, _set_device = _DEVICE.swap_local, _DEVICE.set_local
@@ -172,13 +186,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
             finally:
                 _set_x64(prev)
 
-        def pinned(*args: Any) -> Any:
-            with calling(backend.pinned_device):
-                try:
-                    return fn(*args)
-                except TRACER_ERRORS as exc:
-                    raise traced_error(where, exc) from exc
-
+        pinned = _scoped_call(fn, backend, where)
         return call
 
     def enter(device: Any) -> Any:
@@ -217,15 +225,7 @@ else:  # pragma: no cover - older jax: the documented context managers
         with _X64(True), (_DEVICE(device) if device is not None else contextlib.nullcontext()):
             yield
 
-    def scoped_call(fn: Callable[..., Any], backend: Any, where: str) -> Callable[..., Any]:
-        def call(*args: Any) -> Any:
-            with calling(backend.pinned_device):
-                try:
-                    return fn(*args)
-                except TRACER_ERRORS as exc:
-                    raise traced_error(where, exc) from exc
-
-        return call
+    scoped_call = _scoped_call
 
     def scoped(fn: Callable[..., Any], where: Callable[[Any], str]) -> Callable[..., Any]:
         def call(inputs: Any, attrs: Any, backend: Any) -> Any:
