@@ -31,3 +31,18 @@ def train(make_opt, jit: bool, steps: int = 6):
     run = tp.jit(step) if jit else step
     losses = [run(x, y).item() for _ in range(steps)]
     return losses, w, b, opt
+
+
+def train_changing(opt, change, at: int, jit: bool, steps: int = 6):
+    """Steps of `opt` on problem() with one weight Variable, `change(opt)` before step `at`:
+    the losses and the weight."""
+    x, y = problem()
+    w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+    step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
+    run_step = tp.jit(step) if jit else step
+    losses = []
+    for i in range(steps):
+        if i == at:
+            change(opt)
+        losses.append(run_step().item())
+    return losses, w

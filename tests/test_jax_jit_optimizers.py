@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from _jit_helpers import concrete, problem, train
+from _jit_helpers import concrete, problem, train, train_changing
 from tensorplug.optimizers import SGD, Adam
 
 
@@ -30,22 +30,8 @@ def on_jax():
 def test_changing_a_hyperparameter_between_compiled_steps_is_honoured(change):
     """A compiled step sees the optimizer's hyperparameters as they are at each call (a changed
     constant compiles again), never the values it was first traced with."""
-    x, y = problem()
-
-    def run(jit: bool):
-        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
-        opt = Adam(0.05)
-        step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
-        run_step = tp.jit(step) if jit else step
-        losses = []
-        for i in range(6):
-            if i == 3:
-                change(opt)
-            losses.append(run_step().item())
-        return losses, w
-
-    eager, w_eager = run(False)
-    compiled, w_jit = run(True)
+    eager, w_eager = train_changing(Adam(0.05), change, at=3, jit=False)
+    compiled, w_jit = train_changing(Adam(0.05), change, at=3, jit=True)
     np.testing.assert_allclose(compiled, eager, rtol=2e-5)
     np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=2e-5, atol=1e-6)
 
@@ -69,20 +55,13 @@ def test_a_custom_optimizers_configuration_keys_the_compiled_step_too(attribute)
         def get_config(self):
             return {"learning_rate": self.learning_rate, "scale": getattr(self, attribute)}
 
-    x, y = problem()
+    def change(opt):
+        setattr(opt, attribute, 0.0)  # from here on, no update at all
 
-    def run(jit: bool):
-        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
-        opt = Scaled(0.1)
-        step = lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])  # noqa: E731
-        run_step = tp.jit(step) if jit else step
-        for i in range(6):
-            if i == 4:  # (once the compiled calls are steady)
-                setattr(opt, attribute, 0.0)  # from here on, no update at all
-            run_step()
-        return w.numpy()
-
-    np.testing.assert_allclose(run(True), run(False), rtol=1e-6)
+    # (changed once the compiled calls are steady)
+    _, w_eager = train_changing(Scaled(0.1), change, at=4, jit=False)
+    _, w_jit = train_changing(Scaled(0.1), change, at=4, jit=True)
+    np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=1e-6)
 
 
 def test_reading_the_slots_between_compiled_steps_changes_nothing():
