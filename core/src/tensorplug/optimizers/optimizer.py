@@ -71,9 +71,10 @@ class Optimizer:
         self._jit: _JitSteps | None = None  # while a tp.jit trace runs the optimizer
         # tp.jit: (learning rate, native, backend), uploaded when it changes
         self._jit_lr: tuple[float, Any, Any] | None = None
-        # tp.jit, a call after a call: (backend, token, state, steps, [lr native]) for the next
-        # call, valid until an attribute outside _STEP_ATTRS is set (see __setattr__)
-        self._jit_ready: tuple[Any, Any, list[Any], int, list[Any]] | None = None
+        # tp.jit, a call after a call: (backend, token, state, steps) for the next call (the
+        # state ends with the learning rate's native), valid until an attribute outside
+        # _STEP_ATTRS is set (see __setattr__)
+        self._jit_ready: tuple[Any, Any, list[Any], int] | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         # The learning rate, the step count, the configuration (a subclass's attributes): a
@@ -355,7 +356,7 @@ class Optimizer:
             leaves.append(cached[1])
             token = (keys, names, "lr", steps, self._compiled_config())
             # the next call's state: this call's results, and the same learning rate (_jit_commit)
-            self._jit_ready = (backend, token, leaves, steps, [cached[1]])
+            self._jit_ready = (backend, token, leaves, steps)
             return token, leaves
         else:  # a schedule (or a tensor): this call's values
             leaves.append(np.array([self.current_learning_rate(self.iterations + j)
@@ -414,7 +415,7 @@ class Optimizer:
         ready = self._jit_ready
         if counted and ready is not None and ready[1][0] == keys and ready[0] is backend:
             # the same slots and step count, the same learning rate: the next call's state
-            attrs["_jit_ready"] = (backend, ready[1], natives + ready[4], ready[3], ready[4])
+            attrs["_jit_ready"] = (backend, ready[1], natives + ready[2][-1:], ready[3])
         else:
             attrs["_jit_ready"] = None
 
