@@ -157,3 +157,40 @@ def test_a_compiled_step_with_a_constant_learning_rate_uploads_nothing_per_call(
     assert leaves and all(isinstance(leaf, jax.Array) and concrete(tp.extend.wrap(leaf, backend))
                           for leaf in leaves)
     assert leaves[-2] is opt._jit_natives[3][-1] and float(leaves[-2]) == opt.iterations == 3
+
+
+def test_a_compiled_step_passes_the_slots_packed_one_buffer_per_dtype():
+    """A compiled call's host cost grows with the number of arrays passed in and out, so the
+    optimizer passes its slots as one flat buffer per dtype, not one array per slot; cut out
+    again when read, they match eager steps' (shapes, dtypes, values), over two argument keys."""
+    x, y = (t.numpy() for t in problem())
+
+    def run(jit: bool):
+        w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+        b = tp.Variable(np.zeros(2, np.float32))
+        s = tp.Variable(np.float64(0.5))  # a float64 scalar: a buffer of its own
+        opt = Adam(0.05)
+
+        def step(x, y):
+            return opt.minimize(lambda: tp.mean((x @ w + b - y) ** 2 * tp.astype(s, "float32")), [w, b, s])
+
+        run_step = tp.jit(step) if jit else step
+        for batch in [(x, y), (x[:3], y[:3])] * 3:  # two keys: the second traced with packed slots
+            run_step(*(tp.asarray(a) for a in batch) if not jit else batch)
+        return opt, (w, b, s)
+
+    opt_jit, vs_jit = run(True)
+    opt_eager, vs_eager = run(False)
+    backend = tp.extend.start_backend("jax")
+    _, leaves = opt_jit._jit_state(1, backend)
+    # 2 slots x 3 variables: two buffers (float32, float64), then the step count and learning rate
+    assert [(leaf.dtype, leaf.shape) for leaf in leaves[:-2]] == [(np.float32, (2 * (6 + 2),)),
+                                                                  (np.float64, (2,))]
+    assert len(leaves) == 4
+    for v_jit, v_eager in zip(vs_jit, vs_eager):
+        np.testing.assert_allclose(v_jit.numpy(), v_eager.numpy(), rtol=2e-5, atol=1e-6)
+        slots_jit, slots_eager = opt_jit.get_slots(v_jit), opt_eager.get_slots(v_eager)
+        assert set(slots_jit) == {"m", "v"}
+        for name, t in slots_jit.items():
+            assert concrete(t) and t.shape == v_jit.shape and t.dtype == v_jit.dtype
+            np.testing.assert_allclose(t.numpy(), slots_eager[name].numpy(), rtol=2e-5, atol=1e-7)

@@ -19,11 +19,11 @@ from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import Tape
 from ..backend import backend_scope
-from ..engine import wrap
 from ..errors import ShapeError, VariableNotFoundError
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
 from ..variable import Variable, _registry
+from ._packed import Layout, layout_of, pack, unpack, unpacked
 
 __all__ = ["Optimizer", "VariableNotFoundError", "LearningRate"]
 
@@ -58,10 +58,10 @@ class Optimizer:
         self.iterations = 0  # steps taken (apply_gradients or update calls)
         # key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})
         self._slot_table: dict[Hashable, tuple[Any, dict[str, Tensor]]] = {}
-        # after a tp.jit call: (keys, refs, dtypes, natives, backend, iterations) of the new slots
-        # (and the step count after them, when `iterations` is not None: the number of steps
-        # taken, as of that call), made tensors only when something reads them (the next
-        # compiled call takes the natives)
+        # after a tp.jit call: (keys, refs, layout, natives, backend, iterations): the new slots
+        # packed in one native buffer per dtype (see _packed), and the step count after them
+        # when `iterations` is not None (the number of steps taken, as of that call); cut into
+        # tensors only when something reads them (the next compiled call takes the buffers)
         self._jit_natives: tuple[Any, ...] | None = None
         self._tree_structure: Any = None
         # scalar tensors: constants per (dtype, backend, values); this step's per (dtype, backend)
@@ -86,14 +86,14 @@ class Optimizer:
     @property
     def _slots(self) -> dict[Hashable, tuple[Any, dict[str, Tensor]]]:
         """key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})."""
-        if self._jit_natives is not None:
-            keys, refs, dtypes, natives, backend, _ = self._jit_natives
+        pending = self._jit_natives
+        if pending is not None:  # the last compiled call's slots, packed: cut them out now
+            keys, refs, layout, natives, backend, _ = pending
             self._jit_natives = None
+            it = iter(unpacked(natives[:len(layout[0])], layout, backend))
             names = self.slot_names
-            it = iter(zip(natives, dtypes))
             for k, ref in zip(keys, refs):
-                self._slot_table[k] = (ref, {n: wrap(native, backend, dtype)
-                                             for n, (native, dtype) in zip(names, it)})
+                self._slot_table[k] = (ref, {n: next(it) for n in names})
         return self._slot_table
 
     @_slots.setter
@@ -322,19 +322,20 @@ class Optimizer:
         steps = memo or 0
         names = self.slot_names
         pending = self._jit_natives
-        if pending is not None and pending[4] is backend:  # the last compiled call's slots
-            keys = pending[0]
-            leaves: list[Any] = pending[3][:len(pending[2])]
-        else:
+        layout: Layout | None
+        if pending is not None and pending[4] is backend:  # the last compiled call's slots, packed
+            keys, layout = pending[0], pending[2]
+            leaves: list[Any] = pending[3][:len(layout[0])]
+        else:  # the slots as tensors: one leaf each (the compiled step packs them)
             slots = self._slots
-            keys = tuple(slots)
+            keys, layout = tuple(slots), None
             leaves = []
             for k in keys:
                 for n in names:
                     t = slots[k][1][n]
                     leaves.append(t._data if t._backend is backend else np.asarray(t.numpy()))
         if not steps:
-            return (keys, names, None, 0, self._compiled_config()), leaves
+            return (keys, names, layout, None, 0, self._compiled_config()), leaves
         if not self._device_hyper:  # the host computes every step's hyperparameters
             hyper_names: tuple[str, ...] = ()
             values: list[float] = []
@@ -343,7 +344,7 @@ class Optimizer:
                 hyper_names = tuple(hyper)
                 values.extend(hyper.values())
             leaves.append(np.array(values, np.float64))  # one array for all: one transfer
-            return (keys, names, hyper_names, steps, self._compiled_config()), leaves
+            return (keys, names, layout, hyper_names, steps, self._compiled_config()), leaves
         if pending is not None and pending[4] is backend and pending[5] == self.iterations:
             leaves.append(pending[3][-1])  # the step count the last call left on the device
         else:
@@ -354,7 +355,7 @@ class Optimizer:
             if cached is None or cached[0] != lr or cached[2] is not backend:
                 cached = self._jit_lr = (lr, backend.from_numpy(np.asarray(lr, np.float64)), backend)
             leaves.append(cached[1])
-            token = (keys, names, "lr", steps, self._compiled_config())
+            token = (keys, names, layout, "lr", steps, self._compiled_config())
             # the next call's state: this call's results, and the same learning rate (_jit_commit)
             self._jit_ready = (backend, token, leaves, steps)
             return token, leaves
@@ -362,7 +363,7 @@ class Optimizer:
             leaves.append(np.array([self.current_learning_rate(self.iterations + j)
                                     for j in range(1, steps + 1)], np.float64))
             mode = "lr per step"
-        return (keys, names, mode, steps, self._compiled_config()), leaves
+        return (keys, names, layout, mode, steps, self._compiled_config()), leaves
 
     def _compiled_config(self) -> tuple[Any, ...]:
         """The configuration a compiled step bakes in: everything in get_config but the
@@ -370,22 +371,32 @@ class Optimizer:
         return tuple(v for k, v in self.get_config().items() if k != "learning_rate")
 
     def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:
-        snapshot = (self.iterations, dict(self._slots), self._step_hyper, self._step_cache,
-                    self._tree_structure, self._jit)
+        attrs = self.__dict__  # (the slots as they are: packed ones are not cut out in a trace)
+        snapshot = (self.iterations, dict(self._slot_table), attrs["_jit_natives"], self._step_hyper,
+                    self._step_cache, self._tree_structure, self._jit)
         self._jit = _JitSteps()
         if leaves is not None:
-            keys, names, mode, steps, _ = token
-            it = iter(leaves)
+            keys, names, layout, mode, steps, _ = token
+            if layout is None:  # one leaf per slot
+                slot_leaves, rest = leaves, leaves[len(keys) * len(names):]
+            else:
+                slot_leaves, rest = unpack(leaves, layout), leaves[len(layout[0]):]
+            pending = attrs["_jit_natives"]
+            refs = dict(zip(pending[0], pending[1])) if pending is not None else {
+                k: ref for k, (ref, _) in self._slot_table.items()}
+            table = dict(self._slot_table)
+            it = iter(slot_leaves)
             for k in keys:
-                self._slots[k] = (self._slots[k][0], {n: next(it) for n in names})
+                table[k] = (refs.get(k), {n: next(it) for n in names})
+            attrs["_slot_table"], attrs["_jit_natives"] = table, None
             if steps and (mode == "lr" or mode == "lr per step"):  # computed here, from the traced inputs
-                count, lr = leaves[-2], leaves[-1]
+                count, lr = rest[-2], rest[-1]
                 self._jit.count = count
                 self._jit.hyper = [self._traced_hyper(count + float(j), lr if mode == "lr" else lr[j - 1])
                                    for j in range(1, steps + 1)]
             elif steps:  # the host's values, in a row
                 per_step = len(mode)
-                packed = leaves[-1]
+                packed = rest[-1]
                 self._jit.hyper = [{n: packed[j * per_step + i] for i, n in enumerate(mode)}
                                    for j in range(steps)]
         return snapshot
@@ -395,26 +406,30 @@ class Optimizer:
         steps = self._jit.steps
         count = self._jit.count
         written = None
-        if steps:
-            keys = tuple(self._slots)
-            refs = [self._slots[k][0] for k in keys]
-            leaves = [self._slots[k][1][n] for k in keys for n in self.slot_names]
-            dtypes = [t._dtype for t in leaves]
+        if steps:  # the new slots, packed (see _packed), and the step count
+            table = self._slots
+            keys = tuple(table)
+            refs = [table[k][0] for k in keys]
+            slots = [table[k][1][n] for k in keys for n in self.slot_names]
+            layout = layout_of(slots)
+            leaves = pack(slots, layout)
             if count is not None:  # the step count moves on, on the device
                 leaves.append(count + float(steps))
-            written = ((keys, refs, dtypes, count is not None), leaves)
-        (self.iterations, self._slots, self._step_hyper, self._step_cache, self._tree_structure,
-         self._jit) = snapshot
+            written = ((keys, refs, layout, count is not None), leaves)
+        attrs = self.__dict__
+        (attrs["iterations"], attrs["_slot_table"], attrs["_jit_natives"], self._step_hyper,
+         self._step_cache, self._tree_structure, self._jit) = snapshot
         return written, steps
 
     def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
-        keys, refs, dtypes, counted = token  # every slot the optimizer has: earlier pending ones are stale
+        keys, refs, layout, counted = token  # every slot the optimizer has: earlier pending ones are stale
         attrs = self.__dict__  # (not through __setattr__: a commit is no change to check again)
         iterations = attrs["iterations"] = self.iterations + memo
-        attrs["_jit_natives"] = (keys, refs, dtypes, natives, backend, iterations if counted else None)
+        attrs["_jit_natives"] = (keys, refs, layout, natives, backend, iterations if counted else None)
         ready = self._jit_ready
-        if counted and ready is not None and ready[1][0] == keys and ready[0] is backend:
-            # the same slots and step count, the same learning rate: the next call's state
+        if (counted and ready is not None and ready[0] is backend and ready[1][0] == keys
+                and ready[1][2] == layout):
+            # the same slots, packed alike, and step count, the same learning rate: the next call's state
             attrs["_jit_ready"] = (backend, ready[1], natives + ready[2][-1:], ready[3])
         else:
             attrs["_jit_ready"] = None
