@@ -44,7 +44,8 @@ class Optimizer:
     Under tp.jit, a compiled call takes the optimizer's state as the previous call left it,
     without checking its configuration again, until an attribute of the optimizer is set
     (``__setattr__``): keep settings in attributes (public or private), not in mutable objects
-    changed in place.
+    changed in place. The slots go in and out of a compiled step packed, one flat buffer per
+    dtype (``_packed``), and are cut into tensors when something reads them.
     """
 
     slot_names: tuple[str, ...] = ()
