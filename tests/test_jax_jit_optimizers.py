@@ -194,3 +194,26 @@ def test_a_compiled_step_passes_the_slots_packed_one_buffer_per_dtype():
         for name, t in slots_jit.items():
             assert concrete(t) and t.shape == v_jit.shape and t.dtype == v_jit.dtype
             np.testing.assert_allclose(t.numpy(), slots_eager[name].numpy(), rtol=2e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("make_opt", [lambda: Adam(0.05), lambda: SGD(0.1), lambda: SGD(0.1, momentum=0.9)],
+                         ids=["adam", "sgd", "sgd-momentum"])
+def test_a_training_step_compiles_once_though_its_first_step_creates_the_slots(make_opt):
+    """The trace that finds the optimizer leaves it the (zero) slots its first step creates,
+    packed as the step leaves them: the first compiled version is the steady one. Traced twice
+    (once to find the state, a trace that is not compiled), so compiled once; the losses as
+    eager steps'."""
+    traces = []
+    x, y = problem()
+    w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+    opt = make_opt()
+
+    def step():
+        traces.append(1)
+        return opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])
+
+    compiled = tp.jit(step)
+    losses = [compiled().item() for _ in range(4)]
+    assert len(traces) == 2
+    eager_losses, _ = train_changing(make_opt(), lambda opt: None, at=0, jit=False, steps=4)
+    np.testing.assert_allclose(losses, eager_losses, rtol=2e-5)

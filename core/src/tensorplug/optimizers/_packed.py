@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from math import prod
 from typing import Any
 
+import numpy as np
+
 from ..backend import Backend, backend_scope
 from ..engine import wrap
 from ..ops.manipulation import concat, reshape
 from ..tensor import Tensor
 
-__all__ = ["Layout", "layout_of", "pack", "unpack", "unpacked"]
+__all__ = ["Layout", "layout_of", "pack", "unpack", "unpacked", "zero_buffers"]
 
 #: (the buffers' dtypes, per slot (buffer, start, stop, shape)); hashable, part of the token
 #: that keys a compiled step
@@ -59,7 +61,19 @@ def unpack(buffers: Sequence[Tensor], layout: Layout) -> list[Tensor]:
 
 
 def unpacked(natives: Sequence[Any], layout: Layout, backend: Backend) -> list[Tensor]:
-    """`unpack` of native buffers of `backend`, run eagerly on it (a read of the slots)."""
-    buffers = [wrap(n, backend, dtype) for n, dtype in zip(natives, layout[0])]
+    """`unpack` of buffers (natives of `backend`, or numpy arrays), run eagerly on `backend` (a
+    read of the slots)."""
+    if not natives:
+        return []
+    buffers = [wrap(backend.from_numpy(n) if isinstance(n, np.ndarray) else n, backend, dtype)
+               for n, dtype in zip(natives, layout[0])]
     with backend_scope(backend.name):
         return unpack(buffers, layout)
+
+
+def zero_buffers(layout: Layout) -> list[np.ndarray]:
+    """Buffers of `layout` holding zeros (numpy arrays: the compiled step takes them as they are)."""
+    sizes = [0] * len(layout[0])
+    for group, _, stop, _ in layout[1]:
+        sizes[group] = max(sizes[group], stop)
+    return [np.zeros(size, dtype.numpy) for size, dtype in zip(sizes, layout[0])]

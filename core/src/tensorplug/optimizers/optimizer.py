@@ -23,7 +23,7 @@ from ..errors import ShapeError, VariableNotFoundError
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
 from ..variable import Variable, _registry
-from ._packed import Layout, layout_of, pack, unpack, unpacked
+from ._packed import Layout, layout_of, pack, unpack, unpacked, zero_buffers
 
 __all__ = ["Optimizer", "VariableNotFoundError", "LearningRate"]
 
@@ -376,6 +376,9 @@ class Optimizer:
         snapshot = (self.iterations, dict(self._slot_table), attrs["_jit_natives"], self._step_hyper,
                     self._step_cache, self._tree_structure, self._jit)
         self._jit = _JitSteps()
+        trace = jit_trace_var.get()
+        self._jit.backend = trace.backend if trace is not None else None
+        self._jit.bound = leaves is not None
         if leaves is not None:
             keys, names, layout, mode, steps, _ = token
             if layout is None:  # one leaf per slot
@@ -404,8 +407,8 @@ class Optimizer:
 
     def _jit_unbind(self, snapshot: Any) -> tuple[Any, Any]:
         assert self._jit is not None
-        steps = self._jit.steps
-        count = self._jit.count
+        jit = self._jit
+        steps, count = jit.steps, jit.count
         written = None
         if steps:  # the new slots, packed (see _packed), and the step count
             table = self._slots
@@ -420,6 +423,12 @@ class Optimizer:
         attrs = self.__dict__
         (attrs["iterations"], attrs["_slot_table"], attrs["_jit_natives"], self._step_hyper,
          self._step_cache, self._tree_structure, self._jit) = snapshot
+        if (written is not None and not jit.bound and jit.backend is not None
+                and attrs["_jit_natives"] is None and not attrs["_slot_table"]):
+            # found by a trace before its first step: the slots it creates exist from now on
+            # (zeros, as a first step creates them), packed as the compiled step leaves them, so
+            # that its first compiled version is also the steady one (one compilation, not two)
+            attrs["_jit_natives"] = (keys, refs, layout, zero_buffers(layout), jit.backend, None)
         return written, steps
 
     def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
@@ -470,9 +479,11 @@ class _JitSteps:
     """An optimizer's steps during one tp.jit trace: how many, and the traced hyperparameters
     of each (None while the trace only finds out what state it needs)."""
 
-    __slots__ = ("steps", "hyper", "count")
+    __slots__ = ("steps", "hyper", "count", "bound", "backend")
 
     def __init__(self) -> None:
+        self.bound = False  # given its state (not found touching it)
+        self.backend: Any = None  # the backend tracing
         self.steps = 0
         self.hyper: list[dict[str, Tensor]] | None = None
         self.count: Tensor | None = None  # the traced step count, when computed on the device
