@@ -12,8 +12,6 @@ import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
 
-import numpy as np
-
 from .._state import backend_var, jit_trace_var, recorders_var, state
 from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
@@ -23,7 +21,9 @@ from ..errors import ShapeError, VariableNotFoundError
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
 from ..variable import Variable, _registry
-from ._packed import Layout, layout_of, pack, unpack, unpacked, zero_buffers
+from . import _jit_protocol as _protocol
+from ._jit_protocol import STEP_ATTRS
+from ._packed import unpacked
 
 __all__ = ["Optimizer", "VariableNotFoundError", "LearningRate"]
 
@@ -69,19 +69,19 @@ class Optimizer:
         self._constant_cache: dict[Hashable, dict[str, Tensor]] = {}
         self._step_cache: dict[Hashable, dict[str, Any]] = {}  # scalar tensors, fused-kernel attrs
         self._step_hyper: dict[str, Any] = {}
-        self._jit: _JitSteps | None = None  # while a tp.jit trace runs the optimizer
+        self._jit: _protocol.JitSteps | None = None  # while a tp.jit trace runs the optimizer
         # tp.jit: (learning rate, native, backend), uploaded when it changes
         self._jit_lr: tuple[float, Any, Any] | None = None
         # tp.jit, a call after a call: (backend, token, state, steps) for the next call (the
         # state ends with the learning rate's native), valid until an attribute outside
-        # _STEP_ATTRS is set (see __setattr__)
+        # STEP_ATTRS is set (see __setattr__)
         self._jit_ready: tuple[Any, Any, list[Any], int] | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         # The learning rate, the step count, the configuration (a subclass's attributes): a
         # change makes the next compiled call check them again (_jit_state).
         object.__setattr__(self, name, value)
-        if name not in _STEP_ATTRS:
+        if name not in STEP_ATTRS:
             object.__setattr__(self, "_jit_ready", None)
 
     @property
@@ -308,141 +308,12 @@ class Optimizer:
             g = g.astype(p._dtype)
         return self._update(p, g, slots, _LazyScalars(self, p))
 
-    # -- tp.jit state protocol (see tensorplug.jit) ---------------------------------------------
-    # The slots go in and come out of the compiled function. So do the step count (a float64
-    # scalar that stays on the device from call to call) and the learning rate (uploaded when
-    # it changes; a schedule's values for this call's steps, computed on the host, as in eager
-    # steps): the per-step hyperparameters are computed from them inside the compiled step
-    # (``_traced_hyper``), or, for an optimizer that has only ``_hyper``, on the host and
-    # passed in. The rest of the configuration (get_config) is compiled in: a change compiles
-    # again. `memo` is the number of steps one call takes.
-    def _jit_state(self, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
-        ready = self._jit_ready
-        if ready is not None and ready[0] is backend and ready[3] == memo:
-            return ready[1], ready[2]  # the common case, a call after a call
-        steps = memo or 0
-        names = self.slot_names
-        pending = self._jit_natives
-        layout: Layout | None
-        if pending is not None and pending[4] is backend:  # the last compiled call's slots, packed
-            keys, layout = pending[0], pending[2]
-            leaves: list[Any] = pending[3][:len(layout[0])]
-        else:  # the slots as tensors: one leaf each (the compiled step packs them)
-            slots = self._slots
-            keys, layout = tuple(slots), None
-            leaves = []
-            for k in keys:
-                for n in names:
-                    t = slots[k][1][n]
-                    leaves.append(t._data if t._backend is backend else np.asarray(t.numpy()))
-        if not steps:
-            return (keys, names, layout, None, 0, self._compiled_config()), leaves
-        if not self._device_hyper:  # the host computes every step's hyperparameters
-            hyper_names: tuple[str, ...] = ()
-            values: list[float] = []
-            for j in range(1, steps + 1):
-                hyper = self._hyper(self.iterations + j)
-                hyper_names = tuple(hyper)
-                values.extend(hyper.values())
-            leaves.append(np.array(values, np.float64))  # one array for all: one transfer
-            return (keys, names, layout, hyper_names, steps, self._compiled_config()), leaves
-        if pending is not None and pending[4] is backend and pending[5] == self.iterations:
-            leaves.append(pending[3][-1])  # the step count the last call left on the device
-        else:
-            leaves.append(backend.from_numpy(np.asarray(self.iterations, np.float64)))
-        lr = self.learning_rate
-        if lr.__class__ is float or lr.__class__ is int:  # a constant: uploaded when it changes
-            cached = self._jit_lr
-            if cached is None or cached[0] != lr or cached[2] is not backend:
-                cached = self._jit_lr = (lr, backend.from_numpy(np.asarray(lr, np.float64)), backend)
-            leaves.append(cached[1])
-            token = (keys, names, layout, "lr", steps, self._compiled_config())
-            # the next call's state: this call's results, and the same learning rate (_jit_commit)
-            self._jit_ready = (backend, token, leaves, steps)
-            return token, leaves
-        else:  # a schedule (or a tensor): this call's values
-            leaves.append(np.array([self.current_learning_rate(self.iterations + j)
-                                    for j in range(1, steps + 1)], np.float64))
-            mode = "lr per step"
-        return (keys, names, layout, mode, steps, self._compiled_config()), leaves
-
-    def _compiled_config(self) -> tuple[Any, ...]:
-        """The configuration a compiled step bakes in: everything in get_config but the
-        learning rate (read at every call). Subclasses may return the same more cheaply."""
-        return tuple(v for k, v in self.get_config().items() if k != "learning_rate")
-
-    def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:
-        attrs = self.__dict__  # (the slots as they are: packed ones are not cut out in a trace)
-        snapshot = (self.iterations, dict(self._slot_table), attrs["_jit_natives"], self._step_hyper,
-                    self._step_cache, self._tree_structure, self._jit)
-        self._jit = _JitSteps()
-        trace = jit_trace_var.get()
-        self._jit.backend = trace.backend if trace is not None else None
-        self._jit.bound = leaves is not None
-        if leaves is not None:
-            keys, names, layout, mode, steps, _ = token
-            if layout is None:  # one leaf per slot
-                slot_leaves, rest = leaves, leaves[len(keys) * len(names):]
-            else:
-                slot_leaves, rest = unpack(leaves, layout), leaves[len(layout[0]):]
-            pending = attrs["_jit_natives"]
-            refs = dict(zip(pending[0], pending[1])) if pending is not None else {
-                k: ref for k, (ref, _) in self._slot_table.items()}
-            table = dict(self._slot_table)
-            it = iter(slot_leaves)
-            for k in keys:
-                table[k] = (refs.get(k), {n: next(it) for n in names})
-            attrs["_slot_table"], attrs["_jit_natives"] = table, None
-            if steps and (mode == "lr" or mode == "lr per step"):  # computed here, from the traced inputs
-                count, lr = rest[-2], rest[-1]
-                self._jit.count = count
-                self._jit.hyper = [self._traced_hyper(count + float(j), lr if mode == "lr" else lr[j - 1])
-                                   for j in range(1, steps + 1)]
-            elif steps:  # the host's values, in a row
-                per_step = len(mode)
-                packed = rest[-1]
-                self._jit.hyper = [{n: packed[j * per_step + i] for i, n in enumerate(mode)}
-                                   for j in range(steps)]
-        return snapshot
-
-    def _jit_unbind(self, snapshot: Any) -> tuple[Any, Any]:
-        assert self._jit is not None
-        jit = self._jit
-        steps, count = jit.steps, jit.count
-        written = None
-        if steps:  # the new slots, packed (see _packed), and the step count
-            table = self._slots
-            keys = tuple(table)
-            refs = [table[k][0] for k in keys]
-            slots = [table[k][1][n] for k in keys for n in self.slot_names]
-            layout = layout_of(slots)
-            leaves = pack(slots, layout)
-            if count is not None:  # the step count moves on, on the device
-                leaves.append(count + float(steps))
-            written = ((keys, refs, layout, count is not None), leaves)
-        attrs = self.__dict__
-        (attrs["iterations"], attrs["_slot_table"], attrs["_jit_natives"], self._step_hyper,
-         self._step_cache, self._tree_structure, self._jit) = snapshot
-        if (written is not None and not jit.bound and jit.backend is not None
-                and attrs["_jit_natives"] is None and not attrs["_slot_table"]):
-            # found by a trace before its first step: the slots it creates exist from now on
-            # (zeros, as a first step creates them), packed as the compiled step leaves them, so
-            # that its first compiled version is also the steady one (one compilation, not two)
-            attrs["_jit_natives"] = (keys, refs, layout, zero_buffers(layout), jit.backend, None)
-        return written, steps
-
-    def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
-        keys, refs, layout, counted = token  # every slot the optimizer has: earlier pending ones are stale
-        attrs = self.__dict__  # (not through __setattr__: a commit is no change to check again)
-        iterations = attrs["iterations"] = self.iterations + memo
-        attrs["_jit_natives"] = (keys, refs, layout, natives, backend, iterations if counted else None)
-        ready = self._jit_ready
-        if (counted and ready is not None and ready[0] is backend and ready[1][0] == keys
-                and ready[1][2] == layout):
-            # the same slots, packed alike, and step count, the same learning rate: the next call's state
-            attrs["_jit_ready"] = (backend, ready[1], natives + ready[2][-1:], ready[3])
-        else:
-            attrs["_jit_ready"] = None
+    # -- tp.jit state protocol (see tensorplug.jit and ._jit_state) -----------------------------
+    _jit_state = _protocol.state
+    _compiled_config = _protocol.compiled_config
+    _jit_bind = _protocol.bind
+    _jit_unbind = _protocol.unbind
+    _jit_commit = _protocol.commit
 
 
 class _LazyScalars(Mapping[str, Tensor]):
@@ -468,25 +339,6 @@ class _LazyScalars(Mapping[str, Tensor]):
 
     def __len__(self) -> int:
         return len(self._get())
-
-
-#: what an optimizer's steps (eager or compiled) write; setting any other attribute is a change
-#: of configuration, learning rate or step count that a compiled call checks (``_jit_ready``)
-_STEP_ATTRS = frozenset({"_step_cache", "_step_hyper", "_jit", "_jit_natives", "_jit_lr", "_jit_ready"})
-
-
-class _JitSteps:
-    """An optimizer's steps during one tp.jit trace: how many, and the traced hyperparameters
-    of each (None while the trace only finds out what state it needs)."""
-
-    __slots__ = ("steps", "hyper", "count", "bound", "backend")
-
-    def __init__(self) -> None:
-        self.bound = False  # given its state (not found touching it)
-        self.backend: Any = None  # the backend tracing
-        self.steps = 0
-        self.hyper: list[dict[str, Tensor]] | None = None
-        self.count: Tensor | None = None  # the traced step count, when computed on the device
 
 
 class _on_backend:
