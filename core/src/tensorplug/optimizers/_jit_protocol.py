@@ -79,10 +79,12 @@ def state(self: Optimizer, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
         mode = "lr per step"
     return (keys, names, layout, mode, steps, self._compiled_config()), leaves
 
+
 def compiled_config(self: Optimizer) -> tuple[Any, ...]:
     """The configuration a compiled step bakes in: everything in get_config but the
     learning rate (read at every call). Subclasses may return the same more cheaply."""
     return tuple(v for k, v in self.get_config().items() if k != "learning_rate")
+
 
 def bind(self: Optimizer, token: Any, leaves: list[Tensor] | None) -> Any:
     """In a trace: take the traced state `leaves` (None: a holder found touching state, which
@@ -120,6 +122,7 @@ def bind(self: Optimizer, token: Any, leaves: list[Tensor] | None) -> Any:
                                for j in range(steps)]
     return snapshot
 
+
 def unbind(self: Optimizer, snapshot: Any) -> tuple[Any, Any]:
     """After a trace: restore `snapshot`; returns ((token, new state tensors) or None, memo)."""
     assert self._jit is not None
@@ -146,6 +149,7 @@ def unbind(self: Optimizer, snapshot: Any) -> tuple[Any, Any]:
         # that its first compiled version is also the steady one (one compilation, not two)
         attrs["_jit_natives"] = (keys, refs, layout, zero_buffers(layout), jit.backend, None)
     return written, steps
+
 
 def commit(self: Optimizer, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
     """After a compiled call: keep its new slots and step count (and the next call's state)."""
