@@ -1,6 +1,7 @@
 """Many devices: the demo's MLP trained data-parallel over 8 (forced host) CPU devices with
 ``jax.sharding``, through tensorplug's API (``tp.device_put`` and ``tp.jit``), gives the losses
-of one device. In its own process: XLA_FLAGS must be set before jax is imported."""
+of one device; so does one with parameters split over the devices, whose optimizer slots stay
+split like them. In its own process: XLA_FLAGS must be set before jax is imported."""
 
 from __future__ import annotations
 
@@ -50,6 +51,23 @@ SCRIPT = """
     np.testing.assert_allclose(w_many.numpy(), w_one.numpy(), rtol=1e-4, atol=1e-6)
     print("losses", [round(v, 4) for v in many[:3]], "...", round(many[-1], 4))
 
+    # parameters split over the devices (tensor-parallel): their slots stay split like them (not
+    # joined into one buffer with the others, which would put all of them on every device)
+    def train_split(split):
+        run = Training(data, seed=0, jit=True)
+        p = run.model.params
+        if split:
+            p["w1"].assign(tp.device_put(p["w1"], NamedSharding(mesh, P(None, "data"))))
+            p["b1"].assign(tp.device_put(p["b1"], rows))
+        losses = [run.compiled_step(data.x_train[:64], data.y_train[:64]).item() for _ in range(4)]
+        slots = run.optimizer.get_slots
+        return losses, slots(p["w1"])["m"].native.sharding, slots(p["b1"])["v"].native.sharding
+
+    split, m_split, v_split = train_split(True)
+    whole, _, _ = train_split(False)
+    np.testing.assert_allclose(split, whole, rtol=2e-5)
+    print("split:", m_split.spec == P(None, "data"), v_split.spec == P("data"))
+
     # JAX's explicit-sharding mode wants output shardings tensorplug's kernels cannot know
     explicit = jax.make_mesh((8,), ("data",), axis_types=(AxisType.Explicit,))
     a = tp.device_put(tp.ones((16, 4)), NamedSharding(explicit, P("data")))
@@ -79,7 +97,8 @@ def test_a_data_parallel_step_over_8_devices_gives_the_losses_of_one():
     assert lines[0] == "cpu:0 | " + ",".join(f"cpu:{i}" for i in range(8))
     assert lines[1] == "8 8"  # parameters and optimizer slots stay on all 8 devices
     assert lines[2].startswith("losses")
-    assert lines[3] == "explicit: True"
-    assert lines[4] == f"pinned: cpu:3 False {round(8 * np.exp(2.0), 3)}"
-    assert lines[5] == "pinned jit: cpu:3"
-    assert lines[6] == "unpinned: cpu:0 True"
+    assert lines[3] == "split: True True"  # slots sharded like their parameters
+    assert lines[4] == "explicit: True"
+    assert lines[5] == f"pinned: cpu:3 False {round(8 * np.exp(2.0), 3)}"
+    assert lines[6] == "pinned jit: cpu:3"
+    assert lines[7] == "unpinned: cpu:0 True"

@@ -7,7 +7,7 @@ import contextlib
 import os
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,6 +105,14 @@ class Backend:
         cache it per argument shapes and dtypes.
         """
         return None
+
+    def joinable(self, natives: Sequence[Any]) -> bool:
+        """Whether these native arrays (of this backend, or numpy arrays) can be joined into one
+        buffer without moving data between devices: tp.jit then packs an optimizer's slots
+        (fewer arrays per compiled call). A backend whose arrays may be sharded over several
+        devices says False for arrays laid out differently, so that state sharded like its
+        parameters stays so."""
+        return True
 
     def dispose(self) -> None:
         """Release what the backend holds; called by dispose_backend."""

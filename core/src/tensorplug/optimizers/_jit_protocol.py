@@ -13,13 +13,14 @@ the number of steps one call takes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._state import jit_trace_var
 from ..tensor import Tensor
-from ._packed import Layout, layout_of, pack, unpack, zero_buffers
+from ._packed import layout_of, loose_layout, pack, unpack, zero_buffers
 
 if TYPE_CHECKING:
     from .optimizer import Optimizer
@@ -36,20 +37,23 @@ def state(self: Optimizer, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
     steps = memo or 0
     names = self.slot_names
     pending = self._jit_natives
-    layout: Layout | None
-    if pending is not None and pending[4] is backend:  # the last compiled call's slots, packed
+    # the slots as the last compiled call left them (packed, or one each), unless its parameters
+    # can no longer share a buffer (sharded since); else the slots as tensors, one leaf each,
+    # packed by the compiled step when the backend can join them with their parameters'
+    if pending is not None and pending[4] is backend and (
+            pending[2][1] is None or _joinable(pending[1], (), backend)):
         keys, layout = pending[0], pending[2]
         leaves: list[Any] = pending[3][:len(layout[0])]
-    else:  # the slots as tensors: one leaf each (the compiled step packs them)
+        packs = layout[1] is not None
+    else:
         slots = self._slots
-        keys, layout = tuple(slots), None
-        leaves = []
-        for k in keys:
-            for n in names:
-                t = slots[k][1][n]
-                leaves.append(t._data if t._backend is backend else np.asarray(t.numpy()))
+        keys = tuple(slots)
+        tensors = [slots[k][1][n] for k in keys for n in names]
+        leaves = [t._data if t._backend is backend else np.asarray(t.numpy()) for t in tensors]
+        layout = loose_layout(tensors)
+        packs = _joinable([slots[k][0] for k in keys], leaves, backend)
     if not steps:
-        return (keys, names, layout, None, 0, self._compiled_config()), leaves
+        return (keys, names, layout, packs, None, 0, self._compiled_config()), leaves
     if not self._device_hyper:  # the host computes every step's hyperparameters
         hyper_names: tuple[str, ...] = ()
         values: list[float] = []
@@ -58,7 +62,7 @@ def state(self: Optimizer, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
             hyper_names = tuple(hyper)
             values.extend(hyper.values())
         leaves.append(np.array(values, np.float64))  # one array for all: one transfer
-        return (keys, names, layout, hyper_names, steps, self._compiled_config()), leaves
+        return (keys, names, layout, packs, hyper_names, steps, self._compiled_config()), leaves
     if pending is not None and pending[4] is backend and pending[5] == self.iterations:
         leaves.append(pending[3][-1])  # the step count the last call left on the device
     else:
@@ -69,7 +73,7 @@ def state(self: Optimizer, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
         if cached is None or cached[0] != lr or cached[2] is not backend:
             cached = self._jit_lr = (lr, backend.from_numpy(np.asarray(lr, np.float64)), backend)
         leaves.append(cached[1])
-        token = (keys, names, layout, "lr", steps, self._compiled_config())
+        token = (keys, names, layout, packs, "lr", steps, self._compiled_config())
         # the next call's state: this call's results, and the same learning rate (_jit_commit)
         self._jit_ready = (backend, token, leaves, steps)
         return token, leaves
@@ -77,7 +81,7 @@ def state(self: Optimizer, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
         leaves.append(np.array([self.current_learning_rate(self.iterations + j)
                                 for j in range(1, steps + 1)], np.float64))
         mode = "lr per step"
-    return (keys, names, layout, mode, steps, self._compiled_config()), leaves
+    return (keys, names, layout, packs, mode, steps, self._compiled_config()), leaves
 
 
 def compiled_config(self: Optimizer) -> tuple[Any, ...]:
@@ -97,11 +101,9 @@ def bind(self: Optimizer, token: Any, leaves: list[Tensor] | None) -> Any:
     self._jit.backend = trace.backend if trace is not None else None
     self._jit.bound = leaves is not None
     if leaves is not None:
-        keys, names, layout, mode, steps, _ = token
-        if layout is None:  # one leaf per slot
-            slot_leaves, rest = leaves, leaves[len(keys) * len(names):]
-        else:
-            slot_leaves, rest = unpack(leaves, layout), leaves[len(layout[0]):]
+        keys, names, layout, self._jit.packs, mode, steps, _ = token
+        slot_leaves = leaves if layout[1] is None else unpack(leaves, layout)
+        rest = leaves[len(layout[0]):]
         pending = attrs["_jit_natives"]
         refs = dict(zip(pending[0], pending[1])) if pending is not None else {
             k: ref for k, (ref, _) in self._slot_table.items()}
@@ -129,20 +131,23 @@ def unbind(self: Optimizer, snapshot: Any) -> tuple[Any, Any]:
     jit = self._jit
     steps, count = jit.steps, jit.count
     written = None
-    if steps:  # the new slots, packed (see _packed), and the step count
+    if steps:  # the new slots (packed, see _packed; or one each), and the step count
         table = self._slots
         keys = tuple(table)
         refs = [table[k][0] for k in keys]
         slots = [table[k][1][n] for k in keys for n in self.slot_names]
-        layout = layout_of(slots)
-        leaves = pack(slots, layout)
+        if jit.packs:
+            layout = layout_of(slots)
+            leaves = pack(slots, layout)
+        else:
+            layout, leaves = loose_layout(slots), slots
         if count is not None:  # the step count moves on, on the device
             leaves.append(count + float(steps))
         written = ((keys, refs, layout, count is not None), leaves)
     attrs = self.__dict__
     (attrs["iterations"], attrs["_slot_table"], attrs["_jit_natives"], self._step_hyper,
      self._step_cache, self._tree_structure, self._jit) = snapshot
-    if (written is not None and not jit.bound and jit.backend is not None
+    if (written is not None and not jit.bound and jit.backend is not None and jit.packs
             and attrs["_jit_natives"] is None and not attrs["_slot_table"]):
         # found by a trace before its first step: the slots it creates exist from now on
         # (zeros, as a first step creates them), packed as the compiled step leaves them, so
@@ -175,11 +180,20 @@ class JitSteps:
     """An optimizer's steps during one tp.jit trace: how many, and the traced hyperparameters
     of each (None while the trace only finds out what state it needs)."""
 
-    __slots__ = ("steps", "hyper", "count", "bound", "backend")
+    __slots__ = ("steps", "hyper", "count", "bound", "backend", "packs")
 
     def __init__(self) -> None:
+        self.packs = True  # the new slots go out packed (a trace that finds the state: so far)
         self.bound = False  # given its state (not found touching it)
         self.backend: Any = None  # the backend tracing
         self.steps = 0
         self.hyper: list[dict[str, Tensor]] | None = None
         self.count: Tensor | None = None  # the traced step count, when computed on the device
+
+
+def _joinable(refs: Sequence[Any], natives: Sequence[Any], backend: Any) -> bool:
+    """Whether the slots' buffers may be joined: the backend says so of them and of the
+    parameters (the live Variables of `refs`, on `backend`) they belong to."""
+    params = [v._value for v in (ref() for ref in refs if ref is not None)
+              if v is not None and v._backend is backend]
+    return bool(backend.joinable([*params, *natives]))

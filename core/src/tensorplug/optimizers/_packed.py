@@ -21,11 +21,12 @@ from ..engine import wrap
 from ..ops.manipulation import concat, reshape
 from ..tensor import Tensor
 
-__all__ = ["Layout", "layout_of", "pack", "unpack", "unpacked", "zero_buffers"]
+__all__ = ["Layout", "layout_of", "loose_layout", "pack", "unpack", "unpacked", "zero_buffers"]
 
-#: (the buffers' dtypes, per slot (buffer, start, stop, shape)); hashable, part of the token
-#: that keys a compiled step
-Layout = tuple[tuple[Any, ...], tuple[tuple[int, int, int, tuple[int, ...]], ...]]
+#: (the buffers' dtypes, per slot (buffer, start, stop, shape)); or, for slots passed one
+#: array each (not packed), (the slots' dtypes, None). Hashable: part of the token that keys a
+#: compiled step.
+Layout = tuple[tuple[Any, ...], tuple[tuple[int, int, int, tuple[int, ...]], ...] | None]
 
 
 def layout_of(tensors: Sequence[Tensor]) -> Layout:
@@ -47,8 +48,14 @@ def layout_of(tensors: Sequence[Tensor]) -> Layout:
     return tuple(dtypes), tuple(where)
 
 
+def loose_layout(tensors: Sequence[Tensor]) -> Layout:
+    """The layout of `tensors` passed one array each."""
+    return tuple(t._dtype for t in tensors), None
+
+
 def pack(tensors: Sequence[Tensor], layout: Layout) -> list[Tensor]:
     """`tensors` flattened and joined, one buffer per dtype of `layout` (ops: traced in a step)."""
+    assert layout[1] is not None
     groups: list[list[Tensor]] = [[] for _ in layout[0]]
     for t, (group, *_) in zip(tensors, layout[1]):
         groups[group].append(t)
@@ -57,6 +64,7 @@ def pack(tensors: Sequence[Tensor], layout: Layout) -> list[Tensor]:
 
 def unpack(buffers: Sequence[Tensor], layout: Layout) -> list[Tensor]:
     """The tensors `pack` joined, cut out of `buffers` again (ops)."""
+    assert layout[1] is not None
     return [reshape(buffers[group][start:stop], shape) for group, start, stop, shape in layout[1]]
 
 
@@ -67,12 +75,15 @@ def unpacked(natives: Sequence[Any], layout: Layout, backend: Backend) -> list[T
         return []
     buffers = [wrap(backend.from_numpy(n) if isinstance(n, np.ndarray) else n, backend, dtype)
                for n, dtype in zip(natives, layout[0])]
+    if layout[1] is None:  # one array per tensor
+        return buffers
     with backend_scope(backend.name):
         return unpack(buffers, layout)
 
 
 def zero_buffers(layout: Layout) -> list[np.ndarray]:
     """Buffers of `layout` holding zeros (numpy arrays: the compiled step takes them as they are)."""
+    assert layout[1] is not None
     sizes = [0] * len(layout[0])
     for group, _, stop, _ in layout[1]:
         sizes[group] = max(sizes[group], stop)

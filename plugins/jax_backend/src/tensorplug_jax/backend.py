@@ -10,7 +10,7 @@ Every call into jax runs in the scope of ``_scope`` (64-bit types on, the chosen
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -159,6 +159,22 @@ class JaxBackend(Backend):
         self.device = device
         self.pinned_device = None if device == self._default else device
         self.direct_kernels = self.pinned_device is None  # a pinned device needs the scope
+
+    def joinable(self, natives: Sequence[Any]) -> bool:
+        """Each array whole on the same devices (one device, or replicated alike); numpy arrays
+        go anywhere. A sharded array is not joinable: its optimizer state stays sharded like it."""
+        devices = None
+        for native in natives:
+            sharding = getattr(native, "sharding", None)
+            if sharding is None:  # a host array
+                continue
+            if not sharding.is_fully_replicated:
+                return False
+            if devices is None:
+                devices = sharding.device_set
+            elif sharding.device_set != devices:
+                return False
+        return True
 
     # -- compilation --------------------------------------------------------------------------
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
