@@ -39,7 +39,7 @@ def state(self: Optimizer, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
     pending = self._jit_natives
     # the slots as the last compiled call left them (packed, or one each), unless its parameters
     # can no longer share a buffer (sharded since); else the slots as tensors, one leaf each,
-    # packed by the compiled step when the backend can join them with their parameters'
+    # packed by the compiled step when the backend can join them and their parameters
     if pending is not None and pending[4] is backend and (
             pending[2][1] is None or _joinable(pending[1], (), backend)):
         keys, layout = pending[0], pending[2]
