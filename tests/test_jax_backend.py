@@ -280,19 +280,21 @@ def test_slices_out_of_range_are_shape_errors(on_jax):
         tp.run_kernel("StridedSlice", [tp.ones((3,))], {"slices": ((0, 5, 1),)})
 
 
-def test_the_hot_kernels_offer_the_engine_direct_calls_it_can_use(on_jax):
-    """The elementwise kernels, MatMul and the float reductions give the engine their jitted
-    functions (called without the 64-bit scope for 32-bit inputs), keyed by the spec's own
-    attributes, so that the engine does not ignore them; the 64-bit dtypes are never among them."""
-    from tensorplug.extend import get_kernel, get_kernel_spec
+def test_the_hot_kernels_offer_the_dispatcher_direct_calls(on_jax):
+    """The elementwise kernels, MatMul and the float reductions offer their jitted functions
+    (called without the 64-bit scope for 32-bit inputs); the 64-bit dtypes are never among them,
+    and a specialized function is the one compiled for those attributes."""
+    from tensorplug.extend import get_kernel
 
     offered = {}
     for name in ("Exp", "Add", "Multiply", "Less", "MatMul", "Sum", "Max"):
-        fn = get_kernel(name, "jax").kernel_func
-        assert tuple(fn.direct_attrs) == tuple(a.name for a in get_kernel_spec(name).attrs), name
-        offered[name] = set(fn.direct_dtypes)
+        offered[name] = set(get_kernel(name, "jax").direct.dtypes)
     assert offered["Exp"] == {tp.float32, tp.int32, tp.bool_}
     assert offered["Sum"] == {tp.float32}  # an int32 sum widens to int64: in the scope
     assert all(not ({tp.float64, tp.int64} & dts) for dts in offered.values())
+    matmul = get_kernel("MatMul", "jax").direct
+    plain = matmul.for_attrs({"transpose_x": False, "transpose_y": False})
+    assert plain is matmul.for_attrs({"transpose_x": False, "transpose_y": False})  # compiled once
+    assert plain is not matmul.for_attrs({"transpose_x": True, "transpose_y": False})
     for name in ("AdamUpdate", "Cumsum", "Gather"):  # not declared narrow: always in the scope
-        assert getattr(get_kernel(name, "jax").kernel_func, "direct", None) is None, name
+        assert get_kernel(name, "jax").direct is None, name

@@ -15,9 +15,9 @@ import pytest
 
 import tensorplug as tp
 from _kernel_helpers import message
-from tensorplug.engine import make_caller
 from tensorplug.errors import IndexOutOfRangeError, KernelError
 from tensorplug.extend import (
+    Dispatcher,
     TensorInfo,
     contributions,
     get_kernel,
@@ -160,11 +160,11 @@ def test_scalar_cases_cover_the_one_input_families():
     assert wanted <= set(_scalar_cases())
 
 
-# -- the ops' fast path: no spec check before the kernel, so kernels must fail on bad input -----
+# -- the dispatcher ops call: no spec check before the kernel, so kernels must fail on bad input -
 def _call(name, arrays, attrs=None):
     spec = get_kernel_spec(name)
     tensors = tuple(tp.asarray(a) for a in arrays)
-    return make_caller(spec)(tensors, spec.normalize_attrs(attrs))
+    return Dispatcher(name)(tensors, spec.normalize_attrs(attrs))
 
 
 FAST_PATH_FAILURES = [
@@ -233,16 +233,24 @@ def test_floating_point_edge_cases_give_ieee_values_without_numpy_warnings():
     assert np.geterr()["divide"] == "warn"
 
 
-def test_plain_arithmetic_kernels_offer_their_numpy_function_for_direct_calls():
-    """The engine calls np.add itself for Add (one Python layer less); kernels that switch
-    numpy's warnings off (Exp, Divide) must run as kernel functions, so they offer nothing."""
+def test_the_hot_kernels_offer_direct_calls_and_plain_arithmetic_offers_numpy_itself():
+    """The dispatcher calls np.add itself for Add (no Python layer); kernels that switch numpy's
+    warnings off (Exp, Divide, Sum, MatMul) offer functions that switch them off too."""
     from tensorplug.extend import get_kernel
 
     tp.set_backend("numpy")
-    assert get_kernel("Add", "numpy").kernel_func.direct == {(): np.add}
-    assert get_kernel("Less", "numpy").kernel_func.direct == {(): np.less}
-    for name in ("Exp", "Divide", "Sum"):
-        assert getattr(get_kernel(name, "numpy").kernel_func, "direct", None) is None, name
+    assert get_kernel("Add", "numpy").direct.function is np.add
+    assert get_kernel("Less", "numpy").direct.function is np.less
+    for name in ("Exp", "Divide"):
+        direct = get_kernel(name, "numpy").direct
+        assert direct.function is not None and direct.function is not getattr(np, name.lower())
+    assert get_kernel("Sum", "numpy").direct.dtypes == {tp.float32, tp.float64, tp.int64}  # no widening
+    for name in ("Cumsum", "Gather", "Cast"):  # kernels without direct calls
+        assert get_kernel(name, "numpy").direct is None, name
+    with np.errstate(all="raise"):  # the user's numpy settings do not reach the kernels
+        assert tp.exp(tp.asarray([1000.0])).tolist() == [np.inf]
+        assert tp.sum(tp.asarray([3e38, 3e38])).tolist() == np.inf
+        assert tp.matmul(tp.asarray([[3e38]]), tp.asarray([[3e38]])).tolist() == [[np.inf]]
     # every dtype, results and dtypes as before (0-d inputs give numpy scalars, wrapped alike)
     for dtype in (tp.bool_, tp.int32, tp.int64, tp.float32, tp.float64):
         x = tp.asarray([1, 0], dtype=dtype)

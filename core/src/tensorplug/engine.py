@@ -1,60 +1,24 @@
-"""The engine: dispatches a kernel on the active backend, wraps its outputs as Tensors,
-records tape entries, and explains kernel failures from the kernel spec.
+"""The engine: ``run_kernel`` (the public, dict-shaped way to run a kernel, as TF.js's
+``engine.runKernel``), and the explanation of kernel failures from the kernel spec.
 
-Hot path (``make_caller``): a thread-state read, one dict lookup keyed by
-``(kernel name, backend name)``, the kernel call, and the output Tensor built directly. No
-plugin call, no spec check while the kernel succeeds.
-
-Direct calls: a kernel function may carry ``direct``, a mapping from the values of its
-attributes (a tuple, in the spec's attribute order; ``()`` for a kernel without attributes)
-to a function of the native inputs alone, ``direct_attrs``, the names of those attributes
-(they must be the spec's, in its order, or ``direct`` is ignored), and ``direct_dtypes``, the
-tensorplug dtypes of inputs it is valid for; the dtype of its output must depend on the input
-dtypes only (the engine remembers it). For a single-output kernel of one or two inputs, the
-engine then calls that function with the native inputs, sparing the kernel function's Python
-layer, while the backend's ``direct_kernels`` is true; if it raises, the kernel function runs
-instead (and explains the failure). ``direct_checked = True`` declares that the direct
-functions raise for any input of those dtypes the spec refuses (shapes, ranks): ops may then
-call them without checking shapes first (``_fastpath``, which learns them from the engine's
-callers through ``call.direct_state()``).
+Ops call a ``Dispatcher`` (``tensorplug.dispatch``) instead: the same registry, without the
+argument conversion and the spec check that ``run_kernel`` does per call.
 """
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from ._state import backend_var, recorders_var
 from .backend import Backend, active_backend
-from .dtypes import DType
+from .dispatch import Dispatcher, to_backend, wrap
 from .errors import DTypeError, KernelError, ShapeError, TensorplugError
 from .kernel_spec import KernelSpec, TensorInfo, describe
-from .registry.kernels import KERNELS, missing_kernel_error
+from .registry.kernels import KERNELS
 from .registry.specs import get_kernel_spec
 from .tensor import Tensor
 
-__all__ = ["make_caller", "run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]
-
-_new = object.__new__
-
-
-def wrap(native: Any, backend: Backend, dtype: DType | None = None) -> Tensor:
-    """A Tensor around a native array of `backend`."""
-    t = _new(Tensor)
-    t._data = native
-    t._dtype = backend.dtype_of(native) if dtype is None else dtype
-    t._backend = backend
-    return t
-
-
-def to_backend(t: Tensor, backend: Backend) -> Any:
-    """The native array of `t` on `backend` (moved through numpy if it lives elsewhere)."""
-    if t._backend is backend:
-        return t._data
-    return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
+__all__ = ["run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]
 
 
 def tensor_info(t: Tensor) -> TensorInfo:
@@ -94,150 +58,7 @@ def _input_names(spec: KernelSpec, n: int) -> list[str]:
     return list(spec.inputs)
 
 
-def make_caller(spec: KernelSpec, attrs: Mapping[str, Any] | None = None) -> Callable[..., Any]:
-    """The fast dispatch function ops use for one kernel: ``call(inputs, attrs)`` where
-    `inputs` is a tuple of Tensors in spec order and `attrs` a complete, validated dict.
-    Given `attrs` here (complete and validated), the caller is for those attributes only: it
-    must be called with them (an op's constant attributes; the kernel's direct function for
-    them is then found once, not per call).
-
-    The kernel function is cached per backend and refreshed when the kernel registry changes.
-    """
-    fixed_src = attrs
-    fixed = dict(attrs) if attrs is not None else None
-    name = spec.name
-    table = KERNELS
-    get_backend = backend_var.get
-    get_recorders = recorders_var.get
-    single = len(spec.outputs) == 1
-    attr_names = tuple(a.name for a in spec.attrs)
-    n_attrs = len(attr_names)
-    resolved = not n_attrs or fixed is not None  # the direct function is known at lookup
-    first_attr = attr_names[0] if attr_names else ""
-    attr_key = operator.itemgetter(*attr_names) if n_attrs > 1 else None  # the spec's order
-    # (backend, kernel function, registry version, the backend's dtype_of, direct: the function
-    # itself when known for all calls, else the mapping; {input dtype (of both inputs), or
-    # (function, input dtype): output dtype, None until known} with an entry for every input
-    # dtype the direct functions take)
-    cache: tuple[Any, ...] = (None, None, -1, None, None, {})
-
-    def lookup(backend: Backend) -> tuple[Any, ...]:
-        nonlocal cache
-        config = table.active.get((name, backend.name))
-        if config is None:
-            raise missing_kernel_error(name, backend.name)
-        fn = config.kernel_func
-        direct = getattr(fn, "direct", None)
-        if direct is not None and (not single or tuple(getattr(fn, "direct_attrs", ())) != attr_names):
-            direct = None  # keyed by other attributes than the spec's: not safe to use
-        if direct is not None and resolved:
-            direct = direct.get(tuple(fixed[n] for n in attr_names) if fixed is not None else ())
-        outs: dict[Any, Any] = {}
-        if direct is not None:
-            outs.update((d, None) for d in getattr(fn, "direct_dtypes", ()))
-        cache = (backend, fn, table.version, backend.dtype_of, direct, outs)
-        return cache
-
-    def call(inputs: tuple[Tensor, ...], attrs: Mapping[str, Any]) -> Any:
-        backend = get_backend() or active_backend()
-        cached_backend, fn, version, dtype_of, direct, outs = cache
-        if backend is not cached_backend or version != table.version:
-            _, fn, _, dtype_of, direct, outs = lookup(backend)
-        if direct is not None and backend.direct_kernels:
-            # the direct path: one function of the native inputs, its output dtype remembered
-            n = len(inputs)
-            if n == 1:
-                x = inputs[0]
-                key: Any = x._dtype
-                ok = key in outs and x._backend is backend
-            elif n == 2:  # (inputs of one dtype, as ops give binary kernels)
-                x, y = inputs
-                key = x._dtype
-                ok = key is y._dtype and key in outs and x._backend is backend and y._backend is backend
-            else:
-                ok = False
-            if ok:
-                try:
-                    if resolved:  # (a caller for fixed attributes given others: no direct call)
-                        run = direct if fixed_src is None or attrs is fixed_src else None
-                    else:
-                        run = direct.get((attrs[first_attr],) if n_attrs == 1 else attr_key(attrs))  # type: ignore[misc]
-                        key = (run, key)
-                    if run is not None:
-                        out = run(x._data) if n == 1 else run(x._data, y._data)
-                        t = _new(Tensor)
-                        t._data = out
-                        dt = outs.get(key)
-                        if dt is None:
-                            dt = outs[key] = dtype_of(out)
-                        t._dtype = dt
-                        t._backend = backend
-                        recorders = get_recorders()
-                        if recorders:
-                            for recorder in recorders:
-                                recorder.record(name, inputs, attrs, (t,))
-                        return t
-                except (TensorplugError, Warning):
-                    raise
-                except Exception:  # the kernel function runs again below, and explains
-                    pass
-        if len(inputs) == 2:
-            x, y = inputs
-            arrays: tuple[Any, ...] = (
-                x._data if x._backend is backend else to_backend(x, backend),
-                y._data if y._backend is backend else to_backend(y, backend),
-            )
-        elif len(inputs) == 1:
-            x = inputs[0]
-            arrays = (x._data if x._backend is backend else to_backend(x, backend),)
-        else:
-            arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
-        try:
-            out = fn(arrays, attrs, backend)
-            if single:
-                t = _new(Tensor)
-                t._data = out
-                t._dtype = dtype_of(out)
-                t._backend = backend
-            else:
-                made = []
-                for o in out:
-                    t = _new(Tensor)
-                    t._data = o
-                    t._dtype = dtype_of(o)
-                    t._backend = backend
-                    made.append(t)
-                outputs = tuple(made)
-        except (TensorplugError, Warning):  # a warning here is one the user made an error (-W error)
-            raise
-        except Exception as exc:
-            raise explain_failure(name, backend, inputs, attrs, exc) from exc
-        recorders = get_recorders()
-        if single:
-            if recorders:
-                outputs = (t,)
-                for recorder in recorders:
-                    recorder.record(name, inputs, attrs, outputs)
-            return t
-        for recorder in recorders:
-            recorder.record(name, inputs, attrs, outputs)
-        return outputs
-
-    def direct_state() -> tuple[Any, int, Any, dict[Any, Any], bool]:
-        """(backend, registry version, the direct function if one serves every call of this
-        caller else None, {input dtype: output dtype or None until known}, whether the kernel
-        declares ``direct_checked``) as last looked up."""
-        backend, fn, version, _, direct, outs = cache
-        checked = bool(getattr(fn, "direct_checked", False))
-        return backend, version, direct if resolved else None, outs, checked
-
-    call.__name__ = f"call_{name}"
-    call.__qualname__ = call.__name__
-    call.direct_state = direct_state  # type: ignore[attr-defined]  # for ops' fast paths (_fastpath)
-    return call
-
-
-_callers: dict[str, tuple[KernelSpec, Callable[..., Any]]] = {}
+_dispatchers: dict[str, Dispatcher] = {}
 
 
 def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
@@ -276,7 +97,7 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
         spec.check([tensor_info(t) for t in tensors], full_attrs)
     except (ShapeError, DTypeError) as exc:
         raise explain_failure(kernel_name, active_backend(), tensors, full_attrs, exc) from None
-    cached = _callers.get(kernel_name)
-    if cached is None or cached[0] is not spec:
-        cached = _callers[kernel_name] = (spec, make_caller(spec))
-    return cached[1](tensors, full_attrs)
+    dispatcher = _dispatchers.get(kernel_name)
+    if dispatcher is None:
+        dispatcher = _dispatchers[kernel_name] = Dispatcher(kernel_name)
+    return dispatcher(tensors, full_attrs)

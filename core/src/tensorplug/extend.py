@@ -1,9 +1,10 @@
 """The extension surface: everything a plugin, backend or gradient author needs, in one place.
 
-Configs (``KernelSpec``, ``KernelConfig``, ``GradConfig``, ``BackendConfig``, ``OpConfig``),
-their ``register_*``/``unregister_*``/``get_*`` verbs, the ``Backend`` base class, pluggy's
-``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, and the helpers kernels
-and gradients are written with.
+Configs (``KernelSpec``, ``KernelConfig`` with its ``DirectCall``, ``GradConfig``,
+``BackendConfig``, ``OpConfig``), their ``register_*``/``unregister_*``/``get_*`` verbs, the
+``Backend`` base class, the ``Dispatcher`` an op runs its kernel with (core ops use the same
+one), pluggy's ``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, and the
+helpers kernels and gradients are written with.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .backend import (
     start_backend,
     unregister_backend,
 )
+from .dispatch import Dispatcher
 from .engine import run_kernel, wrap
 from .gradients._util import unbroadcast
 from .jit import tracing
@@ -42,7 +44,9 @@ from .registry.gradients import (
     unregister_gradient,
 )
 from .registry.kernels import (
+    DirectCall,
     KernelConfig,
+    KernelFunc,
     backends_with_kernel,
     get_kernel,
     kernels_for_backend,
@@ -54,7 +58,8 @@ from .registry.specs import get_kernel_spec, list_kernel_specs, register_kernel_
 
 __all__ = [
     "API_VERSION",
-    "AttrSpec", "Backend", "BackendConfig", "GradConfig", "KernelConfig", "KernelSpec",
+    "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
+    "KernelConfig", "KernelFunc", "KernelSpec",
     "OpConfig", "PluginInfo", "PluginProblem", "REQUIRED", "TensorInfo",
     "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_gradient",
     "get_gradient", "get_kernel", "get_kernel_spec", "get_op", "hookimpl", "kernels_for_backend",

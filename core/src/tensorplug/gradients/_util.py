@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..engine import make_caller
+from ..dispatch import Dispatcher
 from ..registry.gradients import GradConfig, GradFunc, register_gradient
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
@@ -14,8 +14,8 @@ from ..tensor import Tensor
 __all__ = ["unbroadcast", "gradient", "kernel", "slice_axis", "permute", "inverse_permutation"]
 
 
-_SUM = make_caller(get_kernel_spec("Sum"))
-_RESHAPE = make_caller(get_kernel_spec("Reshape"))
+_SUM = Dispatcher("Sum")
+_RESHAPE = Dispatcher("Reshape")
 
 
 def unbroadcast(g: Tensor, shape: Sequence[int]) -> Tensor:
@@ -42,7 +42,7 @@ def gradient(kernel_name: str, inputs: Sequence[str] = (),
     return register
 
 
-_callers: dict[str, Callable[..., Any]] = {}
+_dispatchers: dict[str, Dispatcher] = {}
 
 
 def kernel(name: str, *inputs: Tensor, **attrs: Any) -> Tensor:
@@ -52,10 +52,10 @@ def kernel(name: str, *inputs: Tensor, **attrs: Any) -> Tensor:
     ScatterAdd). It dispatches like an op and is recorded on recording tapes, so a gradient
     written with it still runs on any backend and is itself differentiable."""
     spec = get_kernel_spec(name)
-    call = _callers.get(name)
-    if call is None:
-        call = _callers[name] = make_caller(spec)
-    result: Tensor = call(tuple(inputs), spec.normalize_attrs(attrs))
+    dispatcher = _dispatchers.get(name)
+    if dispatcher is None:
+        dispatcher = _dispatchers[name] = Dispatcher(name)
+    result: Tensor = dispatcher(inputs, spec.normalize_attrs(attrs))
     return result
 
 

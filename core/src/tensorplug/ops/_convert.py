@@ -4,17 +4,15 @@ promotion (weak Python scalars), axis normalization."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .._state import state
 from ..backend import active_backend, start_backend
+from ..dispatch import Dispatcher, wrap
 from ..dtypes import DType, as_dtype, default_float, default_int, from_numpy_dtype, result_type, scalar_dtype
-from ..engine import make_caller, wrap
 from ..errors import DTypeError
-from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 
 __all__ = ["asarray", "convert_pair", "to_float", "caller", "is_tensor", "to_backend"]
@@ -26,10 +24,9 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
-def caller(spec_name: str, attrs: dict[str, Any] | None = None) -> Callable[..., Any]:
-    """The engine's fast dispatch function for a kernel name (spec must be declared); with
-    `attrs`, for those (complete) attributes only."""
-    return make_caller(get_kernel_spec(spec_name), attrs)
+def caller(kernel_name: str, attrs: dict[str, Any] | None = None) -> Dispatcher:
+    """The dispatcher of a kernel for ops (`attrs`: constant, complete attributes)."""
+    return Dispatcher(kernel_name, attrs)
 
 
 _cast = None  # set below once Cast's caller exists

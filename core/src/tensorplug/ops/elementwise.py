@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._fastpath import fast_binary, fast_unary
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, bool_
+from ..dtypes import bool_
 from ..errors import DTypeError
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, convert_pair, to_float
@@ -22,84 +21,88 @@ __all__ = [
     "where", "clip", "astype", "reciprocal", "tan", "log2", "log10", "logaddexp",
 ]
 
-_NO_ATTRS: dict[str, Any] = {}
+def _no_bool(name: str) -> DTypeError:
+    return DTypeError(f"{name} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
 
 
 def _numeric(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
-    call = caller(kernel)
+    binary = caller(kernel).binary
 
     def op(x: Any, y: Any) -> Tensor:
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
             x, y = convert_pair(x, y)
         if x._dtype is bool_:
-            raise DTypeError(f"{name} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
-        return call((x, y), _NO_ATTRS)
+            raise _no_bool(name)
+        return binary(x, y)
 
     op.__name__ = op.__qualname__ = name
-    return fast_binary(call, NUMERIC_DTYPES, op)
+    return op
 
 
 def _compare(name: str, kernel: str, allow_bool: bool) -> Callable[[Any, Any], Tensor]:
-    call = caller(kernel)
+    binary = caller(kernel).binary
 
     def op(x: Any, y: Any) -> Tensor:
-        x, y = convert_pair(x, y)
+        if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
+            x, y = convert_pair(x, y)
         if x._dtype is bool_ and not allow_bool:
-            raise DTypeError(f"{name} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
-        return call((x, y), _NO_ATTRS)
+            raise _no_bool(name)
+        return binary(x, y)
 
     op.__name__ = op.__qualname__ = name
-    return fast_binary(call, ALL_DTYPES if allow_bool else NUMERIC_DTYPES, op)
+    return op
 
 
 def _logical(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
-    call = caller(kernel)
+    binary = caller(kernel).binary
 
     def op(x: Any, y: Any) -> Tensor:
-        return call((astype(x, bool_), astype(y, bool_)), _NO_ATTRS)
+        return binary(astype(x, bool_), astype(y, bool_))
 
     op.__name__ = op.__qualname__ = name
     return op
 
 
 def _float_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
-    call = caller(kernel)
+    unary = caller(kernel).unary
 
     def op(x: Any) -> Tensor:
         if not (isinstance(x, Tensor) and x._dtype.kind == "float"):
             x = to_float(x)
-        return call((x,), _NO_ATTRS)
+        return unary(x)
 
     op.__name__ = op.__qualname__ = name
-    return fast_unary(call, FLOAT_DTYPES, op)
+    return op
 
 
 def _numeric_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
-    call = caller(kernel)
+    unary = caller(kernel).unary
 
     def op(x: Any) -> Tensor:
-        x = asarray(x)
+        if not isinstance(x, Tensor):
+            x = asarray(x)
         if x._dtype is bool_:
-            raise DTypeError(f"{name} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
-        return call((x,), _NO_ATTRS)
+            raise _no_bool(name)
+        return unary(x)
 
     op.__name__ = op.__qualname__ = name
-    return fast_unary(call, NUMERIC_DTYPES, op)
+    return op
 
 
 def _rounding(name: str, kernel: str) -> Callable[[Any], Tensor]:
-    call = caller(kernel)
+    unary = caller(kernel).unary
 
     def op(x: Any) -> Tensor:
-        x = asarray(x)
+        if not isinstance(x, Tensor):
+            x = asarray(x)
         if x._dtype.kind != "float":
             if x._dtype is bool_:
                 raise DTypeError(f"{name} does not accept bool tensors.")
             return x  # integers are already whole
-        return call((x,), _NO_ATTRS)
+        return unary(x)
 
     op.__name__ = op.__qualname__ = name
-    return fast_unary(call, FLOAT_DTYPES, op)
+    return op
 
 
 add = _numeric("add", "Add")
@@ -142,28 +145,24 @@ _CLIP = caller("Clip")
 
 def divide(x: Any, y: Any) -> Tensor:
     """x / y; integer and bool inputs give the default float dtype."""
-    x, y = convert_pair(x, y)
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
+        x, y = convert_pair(x, y)
     if x._dtype.kind != "float":
         x, y = to_float(x), to_float(y)
-    return _DIVIDE((x, y), _NO_ATTRS)
-
-
-divide = fast_binary(_DIVIDE, FLOAT_DTYPES, divide)
+    return _DIVIDE.binary(x, y)
 
 
 def pow(x: Any, y: Any) -> Tensor:  # noqa: A001
     """x ** y, elementwise with broadcasting."""
-    x, y = convert_pair(x, y)
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
+        x, y = convert_pair(x, y)
     if x._dtype is bool_:
-        raise DTypeError("pow does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
-    return _POW((x, y), _NO_ATTRS)
-
-
-pow = fast_binary(_POW, NUMERIC_DTYPES, pow)  # noqa: A001
+        raise _no_bool("pow")
+    return _POW.binary(x, y)
 
 
 def logical_not(x: Any) -> Tensor:
-    return _LOGICAL_NOT((astype(x, bool_),), _NO_ATTRS)
+    return _LOGICAL_NOT.unary(astype(x, bool_))
 
 
 def positive(x: Any) -> Tensor:
@@ -173,7 +172,7 @@ def positive(x: Any) -> Tensor:
 def where(condition: Any, x: Any, y: Any) -> Tensor:
     """Elements of x where condition holds, else of y (all three broadcast)."""
     x, y = convert_pair(x, y)
-    return _WHERE((astype(condition, bool_), x, y), _NO_ATTRS)
+    return _WHERE((astype(condition, bool_), x, y))
 
 
 def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002

@@ -10,8 +10,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from .._fastpath import fast_binary
-from ..dtypes import NUMERIC_DTYPES, bool_
+from ..dtypes import bool_
 from ..errors import DTypeError, ShapeError
 from ..tensor import Tensor
 from ._axes import axis_for, broadcast_for, prod
@@ -22,8 +21,7 @@ from .reductions import sum as _sum
 
 __all__ = ["matmul", "outer", "tensordot", "vecdot"]
 
-_PLAIN = {"transpose_x": False, "transpose_y": False}  # the kernel's attrs, complete
-_MATMUL = caller("MatMul", _PLAIN)  # (only ever called with them)
+_MATMUL = caller("MatMul", {"transpose_x": False, "transpose_y": False})
 
 
 def _numeric_pair(op: str, x1: Any, x2: Any) -> tuple[Tensor, Tensor]:
@@ -39,7 +37,7 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
     if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._dtype is x2._dtype \
             and x1._dtype is not bool_ and len(x1._backend.shape_of(x1._data)) >= 2 \
             and len(x2._backend.shape_of(x2._data)) >= 2:
-        return _MATMUL((x1, x2), _PLAIN)  # the common case; the kernel's spec explains a misfit
+        return _MATMUL.binary(x1, x2)  # the common case; the kernel's spec explains a misfit
     a, b = _numeric_pair("matmul", x1, x2)
     sa, sb = a.shape, b.shape
     if not sa or not sb:
@@ -54,15 +52,13 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
         raise ShapeError(f"matmul: shapes {sa} and {sb} do not fit: {ma[-1]} (last axis of x1) != "
                          f"{mb[-2]} ({'only' if len(sb) == 1 else 'second-to-last'} axis of x2).")
     batch = broadcast_for("matmul", ma[:-2], mb[:-2])
-    out = _MATMUL((a, b), _PLAIN)
+    out = _MATMUL.binary(a, b)
     if len(sa) == 1 or len(sb) == 1:
         keep: tuple[int, ...] = (ma[-2],) if len(sa) > 1 else ()
         keep += (mb[-1],) if len(sb) > 1 else ()
         out = reshape(out, batch + keep)
     return out
 
-
-matmul = fast_binary(_MATMUL, NUMERIC_DTYPES, matmul, min_rank=2)  # 2-d and up: the kernel's own case
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
@@ -116,7 +112,7 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
     k = prod(sa[i] for i in ax1)
     left = reshape(permute_dims(a, free1 + ax1), (prod(sa[i] for i in free1), k))
     right = reshape(permute_dims(b, ax2 + free2), (k, prod(sb[j] for j in free2)))
-    out = _MATMUL((left, right), _PLAIN)
+    out = _MATMUL.binary(left, right)
     return reshape(out, tuple(sa[i] for i in free1) + tuple(sb[j] for j in free2))
 
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
-from ..errors import KernelNotFoundError, RegistrationError
-from ._slots import Registration, SlotTable
+from ..errors import KernelNotFoundError, RegistrationError, TensorplugPluginWarning
+from ._slots import Registration, SlotTable, current_source
+from .kernel_config import DirectCall, KernelConfig, KernelFunc, check_kernel_config
 from .specs import SPECS, spec_not_found
 
 __all__ = [
     "KernelConfig",
     "KernelFunc",
+    "DirectCall",
     "register_kernel",
     "unregister_kernel",
     "get_kernel",
@@ -21,27 +22,6 @@ __all__ = [
     "missing_kernel_error",
     "KERNELS",
 ]
-
-#: A kernel: ``kernel_func(inputs, attrs, backend)`` where ``inputs`` is a tuple of
-#: backend-native arrays in spec order; returns one native array, or a tuple for several outputs.
-KernelFunc = Callable[[tuple[Any, ...], dict[str, Any], Any], Any]
-
-
-@dataclass(frozen=True)
-class KernelConfig:
-    """The implementation of one kernel name for one backend.
-
-    ``setup_func(backend)`` runs when the backend starts (or when the kernel becomes the active
-    one of its slot on a started backend); ``dispose_func(backend)`` when it stops being active
-    (unregistered, or shadowed by an override) or the backend is disposed.
-    """
-
-    kernel_name: str
-    backend_name: str
-    kernel_func: KernelFunc
-    setup_func: Callable[[Any], None] | None = None
-    dispose_func: Callable[[Any], None] | None = None
-
 
 KERNELS: SlotTable[tuple[str, str], KernelConfig] = SlotTable(
     "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'"
@@ -60,18 +40,36 @@ def register_kernel(config: KernelConfig, *, override: bool = False,
             f"register_kernel takes a KernelConfig, got {type(config).__name__}: build one with "
             "KernelConfig(kernel_name, backend_name, kernel_func)."
         )
-    if config.kernel_name not in SPECS.active:
+    spec = SPECS.active.get(config.kernel_name)
+    if spec is None:
         raise spec_not_found(config.kernel_name)
-    if not callable(config.kernel_func):
-        raise RegistrationError(
-            f"KernelConfig for '{config.kernel_name}' on '{config.backend_name}': kernel_func "
-            f"must be callable, got {type(config.kernel_func).__name__}."
-        )
+    check_kernel_config(config, spec)
+    _warn_legacy_attributes(config)
     key = (config.kernel_name, config.backend_name)
     before = KERNELS.active.get(key)
     reg = KERNELS.add(key, config, override=override, priority=priority)
     _active_changed(before, KERNELS.active.get(key))
     return reg
+
+
+# Function attributes through which API-1 backends offered direct calls before KernelConfig.direct.
+_LEGACY_ATTRIBUTES = ("direct", "direct_attrs", "direct_dtypes", "direct_checked")
+_warned_sources: set[str] = set()  # one warning per registrant, not one per kernel
+
+
+def _warn_legacy_attributes(config: KernelConfig) -> None:
+    legacy = [a for a in _LEGACY_ATTRIBUTES if hasattr(config.kernel_func, a)]
+    if legacy and config.direct is None and current_source() not in _warned_sources:
+        _warned_sources.add(current_source())
+        warnings.warn(
+            f"Kernel '{config.kernel_name}' for backend '{config.backend_name}' (registered by "
+            f"'{current_source()}') sets {', '.join(legacy)} on its kernel function; tensorplug "
+            "ignores such attributes and runs the kernel function (other kernels of this registrant "
+            "may do the same; this is said once). Declare direct calls in "
+            "KernelConfig(..., direct=DirectCall(dtypes, function)) instead (see the backend "
+            "guide, 'Direct calls').",
+            TensorplugPluginWarning, stacklevel=3,
+        )
 
 
 def unregister_kernel(kernel_name: str, backend_name: str, source: str | None = None) -> None:

@@ -6,7 +6,7 @@ code in the process keeps its own settings.
 
 Costs ~1-2 us per call (two thread-local swaps, ~0.3 us, and jax's dispatch reading the
 thread-local state), measured against ~10 us for the cheapest eager jax op, so elementwise
-kernels on 32-bit inputs skip it (see ``_NARROW``); the public context
+kernels on 32-bit inputs skip it (see ``kernels._jit.NARROW``); the public context
 managers (``with jax.enable_x64(True):``) cost ~1 us more and are the fallback for a jax whose
 configuration states lack ``swap_local``.
 """
@@ -15,23 +15,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import jax
-import numpy as np
 
-from tensorplug.dtypes import from_numpy_dtype
 from tensorplug.errors import DeviceError, TracedValueError
+
+if TYPE_CHECKING:
+    from .kernels._jit import JaxKernel
 
 __all__ = ["scoped", "scoped_call", "calling", "enter", "leave", "TRACER_ERRORS", "traced_error",
            "sharding_error"]
 
 _X64 = jax.enable_x64
-# An elementwise kernel (``kernels._jit.unary``/``binary``) given only these dtypes gives them
-# back, and jax's default 32-bit mode traces it exactly as the 64-bit scope would: such calls
-# skip the scope (~2 us, a fifth of the cheapest eager call). Any 64-bit input needs the scope,
-# or jax would narrow it.
-_NARROW = frozenset(np.dtype(t) for t in (np.float32, np.int32, np.bool_))
 _DEVICE = jax.default_device
 _NOTHING: Any = object()
 
@@ -68,21 +64,6 @@ def sharding_error(where: str, exc: BaseException) -> DeviceError:
     )
 
 
-def _offer_direct(call: Any, fn: Any, jitted: Any) -> None:
-    """Give the engine the jitted functions to call without the scope (its ``direct`` path,
-    for the dtypes jax's default mode computes exactly as the scope would; the backend turns
-    it off while a device is pinned): a unary or binary kernel's function, or the per-attribute
-    functions a kernel declares ``narrow`` offers (``kernel.direct``)."""
-    if jitted is not None:
-        call.direct, call.direct_attrs, dtypes = {(): jitted}, (), _NARROW
-    elif getattr(fn, "narrow", None) and getattr(fn, "direct", None) is not None:
-        call.direct, call.direct_attrs, dtypes = fn.direct, fn.direct_attrs, fn.narrow
-        call.direct_checked = getattr(fn, "direct_checked", False)
-    else:
-        return
-    call.direct_dtypes = frozenset(from_numpy_dtype(d) for d in dtypes)
-
-
 def _scoped_call(fn: Callable[..., Any], backend: Any, where: str) -> Callable[..., Any]:
     """``scoped_call`` with the scope's context manager (``calling``, below): a pinned device,
     or an older jax."""
@@ -101,13 +82,12 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
     _swap_x64, _set_x64 = _X64.swap_local, _X64.set_local
     _swap_device, _set_device = _DEVICE.swap_local, _DEVICE.set_local
 
-    def scoped(fn: Callable[..., Any], where: Callable[[Any], str]) -> Callable[..., Any]:
-        """`fn(inputs, attrs, backend)` wrapped: run in the scope, jax's traced-value errors
-        turned into TracedValueError naming `where(backend)`. A kernel of one or two inputs
-        built by ``kernels._jit.unary``/``binary`` has its jitted function called right here
-        (one Python call less on the hottest path)."""
-        jitted = getattr(fn, "jitted", None)
-        arity = getattr(fn, "arity", None)
+    def scoped(kernel: JaxKernel, where: Callable[[Any], str]) -> Callable[..., Any]:
+        """The kernel function of `kernel` wrapped: run in the scope, jax's traced-value errors
+        turned into TracedValueError naming `where(backend)`. For inputs of its direct dtypes
+        only (and no pinned device) it runs unscoped: jax's default mode computes the same."""
+        fn = kernel.func
+        narrow = frozenset(d.numpy for d in kernel.direct.dtypes) if kernel.direct else frozenset()
 
         def reraise(exc: Exception, backend: Any) -> NoReturn:
             """jax's complaint about a traced value or a sharding as a tensorplug error; any
@@ -118,14 +98,18 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                 raise sharding_error(where(backend), exc) from exc
             raise exc
 
-        def in_scope(run: Callable[..., Any], backend: Any, *args: Any) -> Any:
-            """`run(*args)` in the scope: 64-bit types on, the backend's device if pinned."""
-            prev = _swap_x64(True)
+        def call(inputs: Any, attrs: Any, backend: Any) -> Any:
             device = backend.pinned_device
+            if narrow and device is None and all(a.dtype in narrow for a in inputs):
+                try:
+                    return fn(inputs, attrs, backend)
+                except Exception as exc:
+                    reraise(exc, backend)
+            prev = _swap_x64(True)  # the scope: 64-bit types on, the backend's device if pinned
             if device is not None:
                 prev_device = _swap_device(device)
             try:
-                return run(*args)
+                return fn(inputs, attrs, backend)
             except Exception as exc:
                 reraise(exc, backend)
             finally:
@@ -133,42 +117,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                 if device is not None:
                     _set_device(prev_device)
 
-        # 32-bit in and out (``_NARROW``, or the kernel's own ``narrow``): jax's default mode
-        # computes the same, so the call runs unscoped, inline (the hottest path)
-        if jitted is not None and arity == 1:
-            def call(inputs: Any, attrs: Any, backend: Any) -> Any:
-                x = inputs[0]
-                if x.dtype in _NARROW and backend.pinned_device is None:
-                    try:
-                        return jitted(x)
-                    except Exception as exc:
-                        reraise(exc, backend)
-                return in_scope(jitted, backend, x)
-        elif jitted is not None and arity == 2:
-            def call(inputs: Any, attrs: Any, backend: Any) -> Any:
-                x, y = inputs
-                if x.dtype in _NARROW and y.dtype in _NARROW and backend.pinned_device is None:
-                    try:
-                        return jitted(x, y)
-                    except Exception as exc:
-                        reraise(exc, backend)
-                return in_scope(jitted, backend, x, y)
-        else:
-            narrow: frozenset[Any] = getattr(fn, "narrow", frozenset())
-
-            def call(inputs: Any, attrs: Any, backend: Any) -> Any:
-                if narrow and backend.pinned_device is None:
-                    for a in inputs:
-                        if a.dtype not in narrow:
-                            break
-                    else:
-                        try:
-                            return fn(inputs, attrs, backend)
-                        except Exception as exc:
-                            reraise(exc, backend)
-                return in_scope(fn, backend, inputs, attrs, backend)
-
-        _offer_direct(call, fn, jitted)
+        call.__name__ = getattr(fn, "__name__", "kernel")
         return call
 
     def scoped_call(fn: Callable[..., Any], backend: Any, where: str) -> Callable[..., Any]:
@@ -227,7 +176,9 @@ else:  # pragma: no cover - older jax: the documented context managers
 
     scoped_call = _scoped_call
 
-    def scoped(fn: Callable[..., Any], where: Callable[[Any], str]) -> Callable[..., Any]:
+    def scoped(kernel: JaxKernel, where: Callable[[Any], str]) -> Callable[..., Any]:
+        fn = kernel.func
+
         def call(inputs: Any, attrs: Any, backend: Any) -> Any:
             with calling(backend.pinned_device):
                 try:

@@ -1,20 +1,31 @@
 """The NumPy kernels, one module per kernel family; each module exposes ``KERNELS``, a dict
-kernel name -> kernel function ``(inputs, attrs, backend) -> array``. Every kernel runs with
-numpy's floating-point warnings off (see ``_quiet``)."""
+kernel name -> kernel function ``(inputs, attrs, backend) -> array`` or ``Kernel`` (a kernel
+function with its direct calls). Every kernel runs with numpy's floating-point warnings off
+unless it says it handles them (see ``_quiet``)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from tensorplug.extend import KernelConfig
 
 from .._quiet import quiet
 from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
+from ._kernel import Kernel
 
 _FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions)
 
 
+def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:
+    kernel = entry if isinstance(entry, Kernel) else Kernel(entry)
+    func = kernel.func if kernel.handles_warnings else quiet(kernel.func)
+    return KernelConfig(name, backend_name, func, direct=kernel.direct)
+
+
 def all_kernels(backend_name: str) -> list[KernelConfig]:
     return [
-        KernelConfig(name, backend_name, quiet(func))
+        _config(name, backend_name, entry)
         for family in _FAMILIES
-        for name, func in family.KERNELS.items()
+        for name, entry in family.KERNELS.items()
     ]

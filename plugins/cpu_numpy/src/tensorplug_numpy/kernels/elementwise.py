@@ -15,64 +15,36 @@ from typing import Any
 import numpy as np
 
 from tensorplug.dtypes import ALL_DTYPES
+from tensorplug.extend import DirectCall
 
-from .._quiet import _STATE, QUIET_STATE, loud
-from .._quiet import quiet as _quiet
+from .._quiet import quieted
+from ._kernel import Kernel
 
-# The two builders below switch numpy's floating-point warnings off themselves (one Python
-# call less on the hottest path than the ``_quiet.quiet`` wrapper every other kernel gets).
-# With ``quiet=False`` they leave numpy's settings alone: for the plain arithmetic below (add,
-# multiply, compare, ...), which gives inf or nan only by overflow or from inf and nan inputs,
-# the ~0.2 us the switch costs would be a tenth of the tiniest op.
-
-
-def _direct(kernel: Callable[..., Any], fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`kernel` offering the engine `fn` itself (its direct call, one Python layer less): for
-    the plain arithmetic, whose numpy function is the whole kernel, and whose result dtype
-    follows from the input dtypes."""
-    kernel.direct, kernel.direct_attrs = {(): fn}, ()  # type: ignore[attr-defined]
-    kernel.direct_dtypes = ALL_DTYPES  # type: ignore[attr-defined]
-    return kernel
+# The table's kernels offer their numpy function as their direct call (see DirectCall): numpy's
+# own result dtype is the spec's for the dtypes ops give them. Plain arithmetic and comparisons
+# (``quiet=False``) leave numpy's floating-point warnings on (see ``_quiet``); the rest switch
+# them off around the call.
 
 
-def _unary(fn: Callable[[Any], Any], quiet: bool = True) -> Callable[..., Any]:
-    if not quiet or _STATE is None:
-        def plain(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-            return fn(inputs[0])
-        plain.__name__ = getattr(fn, "__name__", "kernel")
-        return _direct(plain, fn) if not quiet else _quiet(plain)
-    set_state, reset_state = _STATE.set, _STATE.reset
+def _unary(fn: Callable[[Any], Any], quiet: bool = True) -> Kernel:
+    run = quieted(fn) if quiet else fn
 
     def kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-        token = set_state(QUIET_STATE)
-        try:
-            return fn(inputs[0])
-        finally:
-            reset_state(token)
+        return run(inputs[0])
+
     kernel.__name__ = getattr(fn, "__name__", "kernel")
-    kernel.quiet = True  # type: ignore[attr-defined]
-    return kernel
+    return Kernel(kernel, DirectCall(ALL_DTYPES, run), handles_warnings=True)
 
 
-def _binary(fn: Callable[[Any, Any], Any], quiet: bool = True) -> Callable[..., Any]:
-    if not quiet or _STATE is None:
-        def plain(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-            x, y = inputs
-            return fn(x, y)
-        plain.__name__ = getattr(fn, "__name__", "kernel")
-        return _direct(plain, fn) if not quiet else _quiet(plain)
-    set_state, reset_state = _STATE.set, _STATE.reset
+def _binary(fn: Callable[[Any, Any], Any], quiet: bool = True) -> Kernel:
+    run = quieted(fn, arity=2) if quiet else fn
 
     def kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
         x, y = inputs
-        token = set_state(QUIET_STATE)
-        try:
-            return fn(x, y)
-        finally:
-            reset_state(token)
+        return run(x, y)
+
     kernel.__name__ = getattr(fn, "__name__", "kernel")
-    kernel.quiet = True  # type: ignore[attr-defined]
-    return kernel
+    return Kernel(kernel, DirectCall(ALL_DTYPES, run), handles_warnings=True)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -136,15 +108,15 @@ def _int_bound(value: float, to_int: Callable[[float], int], info: Any) -> int:
     return to_int(value)
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     # unary
-    "Negative": loud(_unary(np.negative, quiet=False)),
-    "Abs": loud(_unary(np.abs, quiet=False)),
-    "Sign": loud(_unary(np.sign, quiet=False)),
+    "Negative": _unary(np.negative, quiet=False),
+    "Abs": _unary(np.abs, quiet=False),
+    "Sign": _unary(np.sign, quiet=False),
     "Square": _unary(np.square),
-    "Floor": loud(_unary(np.floor, quiet=False)),
-    "Ceil": loud(_unary(np.ceil, quiet=False)),
-    "Round": loud(_unary(np.round, quiet=False)),  # halves to even, like the spec
+    "Floor": _unary(np.floor, quiet=False),
+    "Ceil": _unary(np.ceil, quiet=False),
+    "Round": _unary(np.round, quiet=False),  # halves to even, like the spec
     "Exp": _unary(np.exp),
     "Log": _unary(np.log),
     "Log1p": _unary(np.log1p),
@@ -154,25 +126,25 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "Cos": _unary(np.cos),
     "Tanh": _unary(np.tanh),
     "Sigmoid": _unary(sigmoid),
-    "Relu": loud(_unary(relu, quiet=False)),
-    "LogicalNot": loud(_unary(np.logical_not, quiet=False)),
+    "Relu": _unary(relu, quiet=False),
+    "LogicalNot": _unary(np.logical_not, quiet=False),
     # binary
-    "Add": loud(_binary(np.add, quiet=False)),
-    "Subtract": loud(_binary(np.subtract, quiet=False)),
-    "Multiply": loud(_binary(np.multiply, quiet=False)),
+    "Add": _binary(np.add, quiet=False),
+    "Subtract": _binary(np.subtract, quiet=False),
+    "Multiply": _binary(np.multiply, quiet=False),
     "Divide": _binary(np.divide),
     "FloorDivide": _binary(np.floor_divide),
     "Pow": _binary(power),
-    "Maximum": loud(_binary(np.maximum, quiet=False)),
-    "Minimum": loud(_binary(np.minimum, quiet=False)),
-    "Equal": loud(_binary(np.equal, quiet=False)),
-    "NotEqual": loud(_binary(np.not_equal, quiet=False)),
-    "Less": loud(_binary(np.less, quiet=False)),
-    "LessEqual": loud(_binary(np.less_equal, quiet=False)),
-    "Greater": loud(_binary(np.greater, quiet=False)),
-    "GreaterEqual": loud(_binary(np.greater_equal, quiet=False)),
-    "LogicalAnd": loud(_binary(np.logical_and, quiet=False)),
-    "LogicalOr": loud(_binary(np.logical_or, quiet=False)),
+    "Maximum": _binary(np.maximum, quiet=False),
+    "Minimum": _binary(np.minimum, quiet=False),
+    "Equal": _binary(np.equal, quiet=False),
+    "NotEqual": _binary(np.not_equal, quiet=False),
+    "Less": _binary(np.less, quiet=False),
+    "LessEqual": _binary(np.less_equal, quiet=False),
+    "Greater": _binary(np.greater, quiet=False),
+    "GreaterEqual": _binary(np.greater_equal, quiet=False),
+    "LogicalAnd": _binary(np.logical_and, quiet=False),
+    "LogicalOr": _binary(np.logical_or, quiet=False),
     # the rest
     "Cast": cast,
     "Where": where,

@@ -8,10 +8,17 @@ axis 0 or -1 for a 0-d input (where numpy refuses any axis): reducing a 0-d inpu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+
+from tensorplug.dtypes import NUMERIC_DTYPES, float32, float64, int64
+from tensorplug.extend import DirectCall
+
+from .._quiet import quieted
+from ._kernel import Kernel
 
 #: accumulator dtype where it differs from the input's (the spec's rule)
 _WIDE: dict[np.dtype, np.dtype] = {
@@ -22,7 +29,10 @@ _INT64 = np.dtype(np.int64)
 _INTP_IS_INT64 = np.dtype(np.intp) == _INT64
 
 
-def _reduce(ufunc: np.ufunc, widen: bool) -> Callable[..., Any]:
+def _reduce(ufunc: np.ufunc, widen: bool) -> Kernel:
+    """The reduction of `ufunc`; its direct calls (``ufunc.reduce`` with the attributes bound)
+    serve the dtypes that accumulate in their own dtype, for inputs of at least one axis (a
+    0-d input makes numpy refuse the axis: the kernel function then drops it)."""
     reduce = ufunc.reduce
     wide = _WIDE if widen else {}
 
@@ -31,7 +41,12 @@ def _reduce(ufunc: np.ufunc, widen: bool) -> Callable[..., Any]:
         return reduce(x, axis=attrs["axis"] if x.ndim else None, dtype=wide.get(x.dtype),
                       keepdims=attrs["keepdims"])
     kernel.__name__ = f"reduce_{ufunc.__name__}"
-    return kernel
+
+    def specialize(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
+        return quieted(functools.partial(reduce, axis=attrs["axis"], keepdims=attrs["keepdims"]))
+
+    dtypes = (float32, float64, int64) if widen else NUMERIC_DTYPES
+    return Kernel(kernel, DirectCall(dtypes, specialize=specialize))
 
 
 def _arg(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -73,7 +88,7 @@ def _shift_in(y: np.ndarray, axis: int, identity: Any) -> np.ndarray:
     return out
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Sum": _reduce(np.add, widen=True),
     "Prod": _reduce(np.multiply, widen=True),
     "Max": _reduce(np.maximum, widen=False),  # empty axes raise; the spec explains why

@@ -1,5 +1,6 @@
 """The JAX kernels, one module per kernel family; each module exposes ``KERNELS``, a dict kernel
-name -> kernel function ``(inputs, attrs, backend) -> array``. Most are ``jax.jit``-compiled
+name -> kernel function ``(inputs, attrs, backend) -> array``, or a ``JaxKernel`` (a kernel
+function and its direct calls). Most are ``jax.jit``-compiled
 functions of the input arrays (attributes that shape the computation are static arguments;
 numbers that do not, such as a fill value or a seed, are traced, so that new values do not
 compile again). Each runs in the backend's scope (64-bit types, its device) and turns jax's
@@ -7,12 +8,14 @@ complaints about traced values into TracedValueError naming the kernel."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tensorplug.extend import KernelConfig
 
 from .._scope import scoped
 from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
+from ._jit import JaxKernel
 
 _FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions)
 
@@ -21,9 +24,14 @@ def _where(name: str) -> Any:
     return lambda backend: f"Kernel '{name}' on backend '{backend.name}'"
 
 
+def _config(name: str, backend_name: str, entry: JaxKernel | Callable[..., Any]) -> KernelConfig:
+    kernel = entry if isinstance(entry, JaxKernel) else JaxKernel(entry)
+    return KernelConfig(name, backend_name, scoped(kernel, _where(name)), direct=kernel.direct)
+
+
 def all_kernels(backend_name: str) -> list[KernelConfig]:
     return [
-        KernelConfig(name, backend_name, scoped(func, _where(name)))
+        _config(name, backend_name, entry)
         for family in _FAMILIES
-        for name, func in family.KERNELS.items()
+        for name, entry in family.KERNELS.items()
     ]

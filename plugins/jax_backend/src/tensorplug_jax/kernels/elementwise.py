@@ -15,7 +15,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ._jit import binary, unary, with_attrs
+from ._jit import JaxKernel, binary, unary, with_attrs
 
 
 def sigmoid(x: Any) -> Any:
@@ -93,7 +93,7 @@ def _int_bound(value: float, to_int: Callable[[float], int], info: Any) -> int:
     return to_int(value)
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     # unary
     "Negative": unary(jnp.negative),
     "Abs": unary(jnp.abs),

@@ -14,14 +14,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ._jit import narrow, with_attrs
+from ._jit import JaxKernel, narrow, with_attrs
 
 _INT64 = np.dtype(np.int64)
 #: accumulator dtype where it differs from the input's (the spec's rule)
 _WIDE = {np.dtype(np.bool_): _INT64, np.dtype(np.int32): _INT64}
 
 
-def _reducer(fn: Callable[..., Any], widen: bool) -> Callable[..., Any]:
+def _reducer(fn: Callable[..., Any], widen: bool, *narrow_dtypes: Any) -> JaxKernel:
     def reduce(x: Any, axis: Any, keepdims: bool) -> Any:
         axis = axis if x.ndim else None
         if widen:
@@ -29,7 +29,7 @@ def _reducer(fn: Callable[..., Any], widen: bool) -> Callable[..., Any]:
         return fn(x, axis=axis, keepdims=keepdims)
 
     reduce.__name__ = f"reduce_{fn.__name__}"
-    return with_attrs(reduce, static=("axis", "keepdims"))
+    return narrow(reduce, ("axis", "keepdims"), *narrow_dtypes)
 
 
 def _arg(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -59,11 +59,11 @@ def _cumulative(fn: Callable[..., Any], identity: int) -> Callable[..., Any]:
     return with_attrs(cumulative, static=("axis", "exclusive", "reverse"))
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
-    "Sum": narrow(_reducer(jnp.sum, widen=True), np.float32),  # (int32 sums widen to int64)
-    "Prod": narrow(_reducer(jnp.prod, widen=True), np.float32),
-    "Max": narrow(_reducer(jnp.max, widen=False), np.float32, np.int32),  # empty axes raise
-    "Min": narrow(_reducer(jnp.min, widen=False), np.float32, np.int32),
+KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
+    "Sum": _reducer(jnp.sum, True, np.float32),  # (int32 sums widen to int64)
+    "Prod": _reducer(jnp.prod, True, np.float32),
+    "Max": _reducer(jnp.max, False, np.float32, np.int32),  # empty axes raise
+    "Min": _reducer(jnp.min, False, np.float32, np.int32),
     "ArgMax": _arg(jnp.argmax),
     "ArgMin": _arg(jnp.argmin),
     "Cumsum": _cumulative(jnp.cumsum, 0),

@@ -1,0 +1,294 @@
+"""The dispatcher: the one object an op calls to run a kernel, for core ops and plugin ops alike.
+
+``Dispatcher(kernel_name)`` is made once (at import) and called per op call. It binds to the
+active backend's kernel on first use and again whenever the kernel registry changes (its
+version), and then costs a few attribute reads, the kernel call and the output Tensor:
+
+- where the kernel's config offers a ``DirectCall`` for the inputs' dtype, the direct function
+  runs on the native inputs (no kernel-function layer), and its output dtype is remembered;
+- otherwise, or when the direct function raises, the kernel function runs; a kernel that
+  raises is explained from its spec (``engine.explain_failure``).
+
+Outputs are recorded on the active recorders (tapes, counters) either way. Shapes are the
+caller's to get right (a kernel refusing them is explained); attributes must be complete and
+validated (``KernelSpec.normalize_attrs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ._state import backend_var, recorders_var
+from .backend import Backend, active_backend
+from .dtypes import DType
+from .errors import KernelError, TensorplugError
+from .kernel_spec import REQUIRED, KernelSpec
+from .registry.kernel_config import DirectCall, DirectFunc, KernelFunc
+from .registry.kernels import KERNELS, missing_kernel_error
+from .registry.specs import get_kernel_spec
+from .tensor import Tensor
+
+__all__ = ["Dispatcher", "wrap", "to_backend"]
+
+_new = object.__new__
+_get_backend = backend_var.get
+_get_recorders = recorders_var.get
+
+
+def wrap(native: Any, backend: Backend, dtype: DType | None = None) -> Tensor:
+    """A Tensor around a native array of `backend`."""
+    t = _new(Tensor)
+    t._data = native
+    t._dtype = backend.dtype_of(native) if dtype is None else dtype
+    t._backend = backend
+    return t
+
+
+def to_backend(t: Tensor, backend: Backend) -> Any:
+    """The native array of `t` on `backend` (moved through the host if it lives elsewhere)."""
+    if t._backend is backend:
+        return t._data
+    import numpy as np
+
+    return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
+
+
+class _Direct:
+    """One direct function and the output dtype it gives per input dtype (None until seen)."""
+
+    __slots__ = ("run", "outs")
+
+    def __init__(self, run: DirectFunc, dtypes: frozenset[DType]) -> None:
+        self.run = run
+        self.outs: dict[DType, DType | None] = dict.fromkeys(dtypes)
+
+
+class _Binding:
+    """A dispatcher's kernel on one backend, valid while the kernel registry keeps `version`."""
+
+    __slots__ = ("backend", "version", "spec", "func", "direct", "fixed", "variants")
+
+    def __init__(self, backend: Backend | None, version: int, spec: KernelSpec | None,
+                 func: KernelFunc | None, direct: DirectCall | None, fixed: _Direct | None) -> None:
+        self.backend = backend
+        self.version = version
+        self.spec = spec
+        self.func = func
+        self.direct = direct
+        self.fixed = fixed  # the direct function for the dispatcher's own attributes
+        self.variants: dict[tuple[Any, ...], _Direct | None] = {}  # by other attribute values
+
+
+_UNBOUND = _Binding(None, -1, None, None, None, None)
+_VARIANTS_LIMIT = 1024  # direct functions remembered per binding for other attribute values
+
+
+class Dispatcher:
+    """Runs kernel `kernel_name` on the active backend: ``d(inputs, attrs)``, or ``d.unary(x)``
+    and ``d.binary(x, y)`` with the dispatcher's own `attrs`.
+
+    `inputs` are Tensors in spec order; `attrs` complete and validated (given here, they are
+    checked by the spec on first use and serve every call that passes none). Make one per
+    kernel (and set of constant attributes) at import, and keep it.
+    """
+
+    __slots__ = ("name", "attrs", "_given", "_binding")
+
+    def __init__(self, kernel_name: str, attrs: Mapping[str, Any] | None = None) -> None:
+        self.name = kernel_name
+        self._given = None if attrs is None else dict(attrs)
+        #: the attributes used when a call gives none (None until known: see _bind)
+        self.attrs: dict[str, Any] | None = self._given
+        self._binding = _UNBOUND
+
+    def __repr__(self) -> str:
+        return f"<Dispatcher {self.name!r}{'' if self._given is None else f' {self._given}'}>"
+
+    # -- binding ---------------------------------------------------------------------------
+    def _bind(self, backend: Backend) -> _Binding:
+        """Look the kernel up for `backend` (and the spec, and the direct function for the
+        dispatcher's own attributes) as of the registry's current version."""
+        version = KERNELS.version
+        spec = get_kernel_spec(self.name)
+        config = KERNELS.active.get((self.name, backend.name))
+        if config is None:
+            raise missing_kernel_error(self.name, backend.name)
+        self.attrs = self._own_attrs(spec)
+        direct = config.direct
+        fixed = None
+        if direct is not None and self.attrs is not None:
+            fixed = self._direct_for(direct, self.attrs, backend)
+        binding = _Binding(backend, version, spec, config.kernel_func, direct, fixed)
+        self._binding = binding
+        return binding
+
+    def _own_attrs(self, spec: KernelSpec) -> dict[str, Any] | None:
+        """The attributes of calls that give none: those given to the dispatcher (checked, and
+        kept as the very dict given when complete), else the spec's defaults (None when it
+        has required attributes)."""
+        given = self._given
+        if given is None:
+            return None if any(a.default is REQUIRED for a in spec.attrs) else spec.normalize_attrs(None)
+        normalized = spec.normalize_attrs(given)
+        try:
+            same = normalized == given
+        except Exception:  # values that do not compare (arrays): keep the normalized ones
+            same = False
+        return given if same is True else normalized
+
+    def _direct_for(self, direct: DirectCall, attrs: Mapping[str, Any], backend: Backend) -> _Direct | None:
+        try:
+            run = direct.for_attrs(attrs)
+        except TensorplugError:
+            raise
+        except Exception as exc:
+            raise KernelError(
+                f"Kernel '{self.name}' on backend '{backend.name}': its DirectCall.specialize raised "
+                f"{type(exc).__name__}: {exc} for attributes {dict(attrs)}; it must return a "
+                "function or None. Report it to the backend's plugin."
+            ) from exc
+        return None if run is None else _Direct(run, direct.dtypes)
+
+    def _variant(self, binding: _Binding, attrs: Mapping[str, Any]) -> _Direct | None:
+        """The direct function for attribute values other than the dispatcher's own."""
+        direct = binding.direct
+        if direct is None:
+            return None
+        if direct.function is not None:
+            return binding.fixed
+        try:
+            key = tuple(attrs.values())
+            found = binding.variants.get(key, False)
+        except TypeError:  # unhashable attribute values: no direct call
+            return None
+        if found is False:
+            assert binding.backend is not None
+            if len(binding.variants) >= _VARIANTS_LIMIT:
+                binding.variants.clear()
+            found = binding.variants[key] = self._direct_for(direct, attrs, binding.backend)
+        return found  # type: ignore[return-value]
+
+    # -- calls -----------------------------------------------------------------------------
+    def unary(self, x: Tensor) -> Any:
+        """The kernel on one input with the dispatcher's own attributes."""
+        backend = _get_backend() or active_backend()
+        b = self._binding
+        if b.backend is not backend or b.version != KERNELS.version:
+            b = self._bind(backend)
+        d = b.fixed
+        if d is not None and x._backend is backend and backend.direct_kernels:
+            outs = d.outs
+            dt = x._dtype
+            if dt in outs:
+                try:
+                    out = d.run(x._data)
+                except (TensorplugError, Warning):
+                    raise
+                except Exception:  # the kernel function runs below, and explains
+                    pass
+                else:
+                    t = _new(Tensor)
+                    t._data = out
+                    out_dt = outs[dt]
+                    if out_dt is None:
+                        out_dt = outs[dt] = backend.dtype_of(out)
+                    t._dtype = out_dt
+                    t._backend = backend
+                    recorders = _get_recorders()
+                    if recorders:
+                        for recorder in recorders:
+                            recorder.record(self.name, (x,), self.attrs, (t,))
+                    return t
+        return self._kernel(b, (x,), self.attrs)
+
+    def binary(self, x: Tensor, y: Tensor) -> Any:
+        """The kernel on two inputs with the dispatcher's own attributes."""
+        backend = _get_backend() or active_backend()
+        b = self._binding
+        if b.backend is not backend or b.version != KERNELS.version:
+            b = self._bind(backend)
+        d = b.fixed
+        if d is not None and x._backend is backend and y._backend is backend and backend.direct_kernels:
+            outs = d.outs
+            dt = x._dtype
+            if dt is y._dtype and dt in outs:
+                try:
+                    out = d.run(x._data, y._data)
+                except (TensorplugError, Warning):
+                    raise
+                except Exception:  # the kernel function runs below, and explains
+                    pass
+                else:
+                    t = _new(Tensor)
+                    t._data = out
+                    out_dt = outs[dt]
+                    if out_dt is None:
+                        out_dt = outs[dt] = backend.dtype_of(out)
+                    t._dtype = out_dt
+                    t._backend = backend
+                    recorders = _get_recorders()
+                    if recorders:
+                        for recorder in recorders:
+                            recorder.record(self.name, (x, y), self.attrs, (t,))
+                    return t
+        return self._kernel(b, (x, y), self.attrs)
+
+    def __call__(self, inputs: Sequence[Tensor], attrs: Mapping[str, Any] | None = None) -> Any:
+        """The kernel on `inputs` (Tensors in spec order) with `attrs` (the dispatcher's own if
+        None): a Tensor, or a tuple of Tensors for a kernel of several outputs."""
+        backend = _get_backend() or active_backend()
+        b = self._binding
+        if b.backend is not backend or b.version != KERNELS.version:
+            b = self._bind(backend)
+        if attrs is None or attrs is self.attrs or attrs is self._given:
+            attrs = self.attrs
+            d = b.fixed
+        else:
+            d = self._variant(b, attrs)
+        if d is not None and inputs and backend.direct_kernels:
+            dt = inputs[0]._dtype
+            outs = d.outs
+            if dt in outs and all(t._backend is backend and t._dtype is dt for t in inputs):
+                try:
+                    out = d.run(*[t._data for t in inputs])
+                except (TensorplugError, Warning):
+                    raise
+                except Exception:  # the kernel function runs below, and explains
+                    pass
+                else:
+                    t = _new(Tensor)
+                    t._data = out
+                    out_dt = outs[dt]
+                    if out_dt is None:
+                        out_dt = outs[dt] = backend.dtype_of(out)
+                    t._dtype = out_dt
+                    t._backend = backend
+                    recorders = _get_recorders()
+                    if recorders:
+                        for recorder in recorders:
+                            recorder.record(self.name, tuple(inputs), attrs, (t,))
+                    return t
+        return self._kernel(b, tuple(inputs), attrs)
+
+    def _kernel(self, b: _Binding, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None) -> Any:
+        """The kernel function's path: inputs moved to the backend, outputs wrapped and
+        recorded, a failure explained."""
+        from .engine import explain_failure  # the engine explains with ops' help
+
+        backend = b.backend
+        assert backend is not None and b.func is not None and b.spec is not None
+        if attrs is None:  # none given, and the spec has required ones
+            attrs = b.spec.normalize_attrs(None)  # raises, naming the missing attribute
+        arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
+        single = len(b.spec.outputs) == 1
+        try:
+            out = b.func(arrays, attrs if isinstance(attrs, dict) else dict(attrs), backend)
+            outputs = (wrap(out, backend),) if single else tuple(wrap(o, backend) for o in out)
+        except (TensorplugError, Warning):  # a warning here is one the user made an error (-W error)
+            raise
+        except Exception as exc:
+            raise explain_failure(self.name, backend, inputs, attrs, exc) from exc
+        for recorder in _get_recorders():
+            recorder.record(self.name, inputs, attrs, outputs)
+        return outputs[0] if single else outputs

@@ -1,0 +1,125 @@
+"""What a backend says about one kernel: ``KernelConfig``, with its optional ``DirectCall``, and
+the checks that hold a config to its kernel spec when it is registered.
+
+This is the whole kernel contract. The dispatcher reads these fields and nothing else: no
+attribute set on a kernel function means anything to tensorplug.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..dtypes import DType
+from ..errors import RegistrationError
+from ..kernel_spec import KernelSpec
+
+__all__ = ["KernelConfig", "KernelFunc", "DirectCall", "DirectFunc", "check_kernel_config"]
+
+#: A kernel: ``kernel_func(inputs, attrs, backend)`` where ``inputs`` is a tuple of
+#: backend-native arrays in spec order; returns one native array, or a tuple for several outputs.
+KernelFunc = Callable[[tuple[Any, ...], dict[str, Any], Any], Any]
+#: A direct function: the native inputs, positionally, to the one native output.
+DirectFunc = Callable[..., Any]
+
+
+@dataclass(frozen=True, init=False)
+class DirectCall:
+    """Functions of a kernel's native inputs alone, which the dispatcher calls in place of the
+    kernel function (one Python layer less per op) when every input has one dtype in ``dtypes``.
+
+    Give ``function`` for a kernel without attributes, or ``specialize`` for one with
+    attributes: it is called once per distinct set of attribute values (a dict, complete and
+    validated) and returns the function for them, or None where it has none. A function's
+    output dtype must follow from its input dtype and the attributes: the dispatcher learns it
+    from the first output. If a function raises, the kernel function runs instead and its
+    failure is explained as usual; so a function may refuse what it does not handle. Like the
+    kernel function, it is only given inputs that ops (or ``run_kernel``) checked against the
+    spec where the kernel's own library would not refuse them (numpy's matmul takes 1-d inputs
+    its spec refuses: the op checks ranks).
+    """
+
+    dtypes: frozenset[DType]
+    function: DirectFunc | None = None
+    specialize: Callable[[Mapping[str, Any]], DirectFunc | None] | None = None
+
+    def __init__(self, dtypes: Iterable[DType], function: DirectFunc | None = None, *,
+                 specialize: Callable[[Mapping[str, Any]], DirectFunc | None] | None = None) -> None:
+        given = (dtypes,) if isinstance(dtypes, DType) else tuple(dtypes)
+        wrong = [d for d in given if not isinstance(d, DType)]
+        if wrong or not given:
+            raise RegistrationError(
+                f"DirectCall: dtypes must be tensorplug dtypes (tp.float32, ...), got {list(given)!r}. "
+                "Name the input dtypes the direct functions serve, e.g. DirectCall((tp.float32,), fn)."
+            )
+        if (function is None) == (specialize is None):
+            raise RegistrationError(
+                "DirectCall takes exactly one of `function` (a kernel without attributes) and "
+                "`specialize` (attribute values -> function or None)."
+            )
+        for what, value in (("function", function), ("specialize", specialize)):
+            if value is not None and not callable(value):
+                raise RegistrationError(f"DirectCall: {what} must be callable, got {type(value).__name__}.")
+        object.__setattr__(self, "dtypes", frozenset(given))
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "specialize", specialize)
+
+    def for_attrs(self, attrs: Mapping[str, Any]) -> DirectFunc | None:
+        """The direct function for these (complete, validated) attribute values, or None."""
+        if self.function is not None:
+            return self.function
+        assert self.specialize is not None
+        return self.specialize(attrs)
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """The implementation of one kernel name for one backend.
+
+    ``kernel_func(inputs, attrs, backend)`` is the kernel (see ``KernelFunc``); ``direct``
+    optionally offers the dispatcher faster calls for some dtypes (see ``DirectCall``).
+    ``setup_func(backend)`` runs when the backend starts (or when the kernel becomes the active
+    one of its slot on a started backend); ``dispose_func(backend)`` when it stops being active
+    (unregistered, or shadowed by an override) or the backend is disposed.
+    """
+
+    kernel_name: str
+    backend_name: str
+    kernel_func: KernelFunc
+    setup_func: Callable[[Any], None] | None = None
+    dispose_func: Callable[[Any], None] | None = None
+    direct: DirectCall | None = field(default=None, kw_only=True)
+
+
+def check_kernel_config(config: KernelConfig, spec: KernelSpec) -> None:
+    """Raise RegistrationError saying what to fix if `config` does not fit its kernel `spec`."""
+    where = f"KernelConfig for '{config.kernel_name}' on backend '{config.backend_name}'"
+    if not isinstance(config.kernel_name, str) or not isinstance(config.backend_name, str):
+        raise RegistrationError(f"{where}: kernel_name and backend_name must be strings.")
+    for name in ("kernel_func", "setup_func", "dispose_func"):
+        value = getattr(config, name)
+        if (value is not None or name == "kernel_func") and not callable(value):
+            raise RegistrationError(f"{where}: {name} must be callable, got {type(value).__name__}.")
+    direct = config.direct
+    if direct is None:
+        return
+    if not isinstance(direct, DirectCall):
+        raise RegistrationError(f"{where}: direct must be a DirectCall, got {type(direct).__name__}.")
+    if len(spec.outputs) != 1 or spec.variadic:
+        raise RegistrationError(
+            f"{where}: direct calls are for kernels of a fixed number of inputs and one output; "
+            f"'{spec.name}' has outputs {list(spec.outputs)}"
+            + (" and variadic inputs" if spec.variadic else "") + ". Leave direct=None."
+        )
+    if spec.attrs and direct.function is not None:
+        raise RegistrationError(
+            f"{where}: '{spec.name}' has attributes {[a.name for a in spec.attrs]}, so one function "
+            "cannot serve every call; give DirectCall(dtypes, specialize=fn) with fn(attrs) -> "
+            "function or None."
+        )
+    if not spec.attrs and direct.specialize is not None:
+        raise RegistrationError(
+            f"{where}: '{spec.name}' has no attributes; give DirectCall(dtypes, function) instead "
+            "of specialize."
+        )
