@@ -194,8 +194,8 @@ def test_a_new_registration_takes_effect_on_the_next_call():
 
 
 def test_a_dispatcher_without_attributes_for_a_kernel_that_needs_them_says_which():
-    with pytest.raises(ShapeError, match=r"kernel 'Reshape' needs the attribute 'shape'"):
-        Dispatcher("Reshape").unary(tp.ones((2, 2)))
+    with pytest.raises(ShapeError, match=r"kernel 'Cast' needs the attribute 'dtype'"):
+        Dispatcher("Cast").unary(tp.ones((2, 2)))
 
 
 def test_constant_attributes_are_checked_by_the_spec_on_first_use():
@@ -213,7 +213,8 @@ def test_an_unknown_kernel_is_named_on_first_use():
 def test_a_kernel_of_several_outputs_gives_a_tuple():
     adam = Dispatcher("AdamUpdate", {"beta1": 0.5, "beta2": 0.5, "step_size": 1.0, "epsilon_hat": 0.0})
     param, m, v = adam((tp.asarray([1.0]), tp.asarray([2.0]), tp.asarray([0.0]), tp.asarray([0.0])))
-    assert (param.tolist(), m.tolist(), v.tolist()) == ([0.0], [1.0], [2.0])
+    assert (m.tolist(), v.tolist()) == ([1.0], [2.0])
+    np.testing.assert_allclose(param.numpy(), [1.0 - 1.0 / np.sqrt(2.0)], rtol=1e-6)
 
 
 # -- an op of a plugin dispatches like a core op ------------------------------------------------

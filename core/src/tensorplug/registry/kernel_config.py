@@ -35,9 +35,9 @@ class DirectCall:
     output dtype must follow from its input dtype and the attributes: the dispatcher learns it
     from the first output. If a function raises, the kernel function runs instead and its
     failure is explained as usual; so a function may refuse what it does not handle. Like the
-    kernel function, it is only given inputs that ops (or ``run_kernel``) checked against the
-    spec where the kernel's own library would not refuse them (numpy's matmul takes 1-d inputs
-    its spec refuses: the op checks ranks).
+    kernel function, it must raise for inputs the spec refuses (the dispatcher checks no spec
+    while kernels succeed): where its library would accept them, it checks (numpy's matmul
+    takes 1-d inputs, which MatMul's spec refuses).
     """
 
     dtypes: frozenset[DType]

@@ -16,12 +16,11 @@ from ._kernel import Kernel
 
 
 def _product(transpose_x: bool, transpose_y: bool) -> Callable[[Any, Any], Any]:
-    """x @ y with either transposed (a view), floating-point warnings off. Like np.matmul it
-    takes 1-d inputs, which the spec refuses: ops check ranks before calling it directly."""
-    if not transpose_x and not transpose_y:
-        return quieted(np.matmul, arity=2)
+    """x @ y with either transposed (a view), floating-point warnings off."""
 
     def product(x: Any, y: Any) -> Any:
+        if x.ndim < 2 or y.ndim < 2:  # np.matmul would treat 1-d inputs as vectors; the spec refuses
+            raise ValueError(f"MatMul needs inputs with at least 2 dimensions, got {x.shape} and {y.shape}")
         return np.matmul(x.swapaxes(-1, -2) if transpose_x else x, y.swapaxes(-1, -2) if transpose_y else y)
 
     return quieted(product, arity=2)
@@ -36,8 +35,6 @@ def _specialize(attrs: Mapping[str, Any]) -> Callable[[Any, Any], Any]:
 
 def matmul(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x, y = inputs
-    if x.ndim < 2 or y.ndim < 2:  # np.matmul would treat 1-d inputs as vectors; the spec refuses
-        raise ValueError(f"MatMul needs inputs with at least 2 dimensions, got {x.shape} and {y.shape}")
     return _specialize(attrs)(x, y)
 
 
