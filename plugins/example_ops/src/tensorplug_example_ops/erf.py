@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import tensorplug as tp
-from tensorplug.extend import GradConfig, KernelSpec, TensorInfo
+from tensorplug.extend import Dispatcher, GradConfig, KernelSpec, TensorInfo
 
 __all__ = ["ERF", "ERF_SPEC", "ERF_GRADIENT", "erf"]
 
@@ -33,12 +33,18 @@ ERF_SPEC = KernelSpec(
 )
 
 
+#: The op's dispatcher, made once: it finds the active backend's Erf kernel (spec and kernels
+#: are registered when the plugin loads, before the first call) and runs it as core ops run
+#: theirs; ``tp.run_kernel(ERF, {"x": x})`` would do the same, checking the spec on every call.
+_ERF = Dispatcher(ERF)
+
+
 def erf(x: Any) -> tp.Tensor:
     """The error function, elementwise; integer and bool inputs become the default float."""
     x = tp.asarray(x)
     if x.dtype.kind != "float":
         x = tp.astype(x, tp.dtypes.default_float)
-    result: tp.Tensor = tp.run_kernel(ERF, {"x": x})  # one output: a Tensor
+    result: tp.Tensor = _ERF.unary(x)  # one output: a Tensor
     return result
 
 
