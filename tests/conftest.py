@@ -9,6 +9,7 @@ import tempfile
 import pytest
 
 import tensorplug as tp
+from tensorplug.runtime import current
 from tensorplug.testing.isolation import isolated_registries
 
 # jax compiles every kernel for every new shape, dtype and attribute (~50 ms each on a small
@@ -53,15 +54,13 @@ def core_gradients():
     kernels keep their gradients. Undone by the isolation above."""
     import tensorplug as tp
     from tensorplug.registry._slots import CORE_SOURCE
-    from tensorplug.registry.gradients import GRADIENTS
-    from tensorplug.registry.specs import SPECS
 
     tp.extend.load_plugins()
-    for key, stack in GRADIENTS.registrations():
-        spec = SPECS.registration(key)
+    for key, stack in current().gradients.registrations():
+        spec = current().specs.registration(key)
         if spec is None or spec.source != CORE_SOURCE:
             continue
         for reg in stack:
             if reg.source != CORE_SOURCE:
-                GRADIENTS.remove(key, reg.source)
+                current().gradients.remove(key, reg.source)
     yield

@@ -19,7 +19,7 @@ import pytest
 from _conformance_run import run_kit
 from tensorplug.extend import list_kernel_specs
 from tensorplug.registry._slots import CORE_SOURCE
-from tensorplug.registry.specs import SPECS
+from tensorplug.runtime import current
 
 pytestmark = pytest.mark.slow  # each test runs the kit in a subprocess, some twice
 
@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 import tensorplug as tp
+from tensorplug.runtime import current
 from tensorplug.dtypes import from_numpy_dtype
 from tensorplug.extend import API_VERSION, Backend, BackendConfig, GradConfig, KernelConfig, hookimpl
 
@@ -123,7 +124,7 @@ def tensorplug_backends(register: Any) -> None:
 @hookimpl
 def tensorplug_kernels(backend_name: str, register: Any) -> None:
     if backend_name == NAME:
-        for name, func in KERNELS.items():
+        for name, func in current().kernels.items():
             register(KernelConfig(name, NAME, func))
 
 
@@ -203,7 +204,7 @@ def test_the_rerun_command_checks_one_kernel(installed):
 
 def test_exclusions_from_pyproject_and_the_command_line(installed, tmp_path):
     names = [s.name for s in list_kernel_specs()
-             if SPECS.registration(s.name).source == CORE_SOURCE and s.name not in IMPLEMENTED]
+             if current().specs.registration(s.name).source == CORE_SOURCE and s.name not in IMPLEMENTED]
     folder = tmp_path / "repo"
     folder.mkdir()
     (folder / "pyproject.toml").write_text(

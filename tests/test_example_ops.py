@@ -34,9 +34,7 @@ from tensorplug.extend import (
     unregister_plugin,
 )
 from tensorplug.registry._slots import CORE_SOURCE
-from tensorplug.registry.gradients import GRADIENTS
-from tensorplug.registry.kernels import KERNELS
-from tensorplug.registry.specs import SPECS
+from tensorplug.runtime import current
 from tensorplug.testing import check_gradients
 
 PLUGIN = "tensorplug-example-ops"
@@ -151,9 +149,9 @@ def test_erf_values_and_dtypes(dtype):
 
 def test_erf_is_a_kernel_registered_by_the_plugin():
     tp.asarray(1.0)
-    assert SPECS.registration("Erf").source == PLUGIN
-    assert KERNELS.registration(("Erf", "numpy")).source == PLUGIN
-    assert GRADIENTS.registration("Erf").source == PLUGIN
+    assert current().specs.registration("Erf").source == PLUGIN
+    assert current().kernels.registration(("Erf", "numpy")).source == PLUGIN
+    assert current().gradients.registration("Erf").source == PLUGIN
     assert get_kernel_spec("Erf") is example.ERF_SPEC
     assert tp.run_kernel("Erf", {"x": tp.asarray([0.5])}).tolist() == pytest.approx([math.erf(0.5)])
     with pytest.raises(tp.DTypeError, match=r"kernel 'Erf' input 'x' must have dtype float32 or float64; "
@@ -188,7 +186,7 @@ def test_erf_kernel_on_the_jax_backend():
         x = tp.asarray(np.array([-1.0, 0.0, 0.5, 2.0], dtype=np.float32))
         got = tp.run_kernel("Erf", {"x": x})
         assert type(got._data).__module__.startswith("jax")
-    assert KERNELS.registration(("Erf", "jax")).source == PLUGIN
+    assert current().kernels.registration(("Erf", "jax")).source == PLUGIN
     np.testing.assert_allclose(got.numpy(), [math.erf(v) for v in (-1.0, 0.0, 0.5, 2.0)], rtol=1e-6)
 
 
@@ -260,9 +258,9 @@ def _round_gradient(x) -> list[float]:
 def test_round_gradient_is_straight_through_while_the_plugin_is_installed():
     assert tp.round(tp.asarray([0.2, 1.7])).tolist() == [0.0, 2.0]  # the values are the core's
     assert _round_gradient([0.2, 1.7, -2.5]) == [3.0, 3.0, 3.0]
-    stack = GRADIENTS.stacks["Round"]
+    stack = current().gradients.stacks["Round"]
     assert [(r.source, r.override) for r in stack] == [(CORE_SOURCE, False), (PLUGIN, True)]
-    assert GRADIENTS.active["Round"] is example.ROUND_STRAIGHT_THROUGH
+    assert current().gradients.active["Round"] is example.ROUND_STRAIGHT_THROUGH
 
 
 def test_a_scoped_override_wins_over_the_plugin_override_and_is_undone_after():
@@ -329,13 +327,13 @@ def test_unregister_plugin_restores_core_behaviour():
     unregister_plugin(PLUGIN)
 
     assert _round_gradient([0.2]) == [0.0]  # the core's zero gradient again
-    assert GRADIENTS.registration("Round").source == CORE_SOURCE
+    assert current().gradients.registration("Round").source == CORE_SOURCE
     with pytest.raises(KernelSpecNotFoundError, match=r"No kernel spec named 'Erf'"):
         get_kernel_spec("Erf")
     with pytest.raises(LookupError, match=r"No kernel spec named 'Erf'"):
         tp.run_kernel("Erf", {"x": tp.asarray([0.5])})
-    assert not any(k == "Erf" for k, _ in KERNELS.active)
-    assert "Erf" not in GRADIENTS.active
+    assert not any(k == "Erf" for k, _ in current().kernels.active)
+    assert "Erf" not in current().gradients.active
     for name in ("ema", "erf", "softplus", "clip_gradient"):
         assert name not in list_ops()
         with pytest.raises(AttributeError, match=rf"tensorplug has no op '{name}'"):

@@ -25,8 +25,8 @@ def test_import_tensorplug_imports_no_plugin_and_no_backend_library():
         bad = sorted(m for m in sys.modules
                      if m.split(".")[0] in ("tensorplug_numpy", "tensorplug_jax", "jax", "jaxlib", "torch"))
         print(bad)
-        from tensorplug.plugins import manager
-        print(manager._state.loaded)
+        from tensorplug.runtime import current
+        print(current().plugins.loaded)
     """)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:2] == ["[]", "False"]

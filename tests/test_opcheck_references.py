@@ -12,13 +12,14 @@ import tensorplug as tp
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError
 from tensorplug.extend import get_kernel_spec, list_kernel_specs
 from tensorplug.registry._slots import CORE_SOURCE
-from tensorplug.registry.specs import SPECS
+from tensorplug.runtime import current
 from tensorplug.testing import check_gradients
 from tensorplug.testing.compare import compare_values, tolerance
 from tensorplug.testing.inputs import Domain, accepted, generic_bad_cases, generic_cases, sample
 from tensorplug.testing.references import REFERENCES
 
-CORE = sorted(s.name for s in list_kernel_specs() if SPECS.registration(s.name).source == CORE_SOURCE)
+CORE = sorted(s.name for s in list_kernel_specs()
+              if current().specs.registration(s.name).source == CORE_SOURCE)
 #: kernels whose spec refuses some edge shape for every input (with the reason)
 NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inputs",
          "Gather": "cannot take from a 0-d x (0-d indices are covered)"}

@@ -26,8 +26,7 @@ from tensorplug.extend import (
     unregister_plugin,
 )
 from tensorplug.registry._slots import CORE_SOURCE, registering_as
-from tensorplug.registry.gradients import GRADIENTS
-from tensorplug.registry.kernels import KERNELS
+from tensorplug.runtime import current
 from tensorplug.testing.isolation import fresh_plugin_discovery
 
 EXAMPLE = "tensorplug-example-ops"
@@ -236,7 +235,7 @@ def test_a_declared_priority_settles_two_gradient_overrides(toys, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("error", TensorplugPluginWarning)
         assert tp.grad(tp.exp)(0.0).item() == 3.0
-    assert [(r.source, r.priority) for r in GRADIENTS.stacks["Exp"]] == [
+    assert [(r.source, r.priority) for r in current().gradients.stacks["Exp"]] == [
         (CORE_SOURCE, 0), (low.entry_name, 0), (high.entry_name, 1)]
     code, out = _doctor(capsys)
     assert code == 0
@@ -268,7 +267,7 @@ def test_two_plugins_overriding_one_kernel_is_an_error_unless_one_declares_a_pri
             rf"Kernel 'MatMul' for backend 'numpy' is already overridden by '{first.entry_name}'; "
             rf"'{second.entry_name}' overrides it too")):
         assert (tp.ones((1, 1)) @ tp.ones((1, 1))).item() == 101.0
-    assert KERNELS.registration(("MatMul", "numpy")).source == first.entry_name
+    assert current().kernels.registration(("MatMul", "numpy")).source == first.entry_name
 
 
 def test_a_faster_kernel_for_a_backend_the_plugin_does_not_own_is_visible(toys, capsys):
@@ -283,20 +282,20 @@ def test_a_faster_kernel_for_a_backend_the_plugin_does_not_own_is_visible(toys, 
     assert (f"uninstall {fast.dist} or call tensorplug.extend.unregister_plugin('{fast.entry_name}')"
             in out)
     unregister_plugin(fast.entry_name)
-    assert KERNELS.registration(("MatMul", "numpy")).source == "tensorplug-backend-numpy"
+    assert current().kernels.registration(("MatMul", "numpy")).source == "tensorplug-backend-numpy"
 
 
 def test_a_kernel_override_with_a_priority_wins_over_another(toys):
     toys(FAST_MATMUL.format(offset=100, extra=""), "fast-a")
     second = toys(FAST_MATMUL.format(offset=200, extra=", priority=1"), "fast-b")
     assert (tp.ones((1, 1)) @ tp.ones((1, 1))).item() == 201.0
-    assert [r.source for r in KERNELS.stacks[("MatMul", "numpy")]][-1] == second.entry_name
+    assert [r.source for r in current().kernels.stacks[("MatMul", "numpy")]][-1] == second.entry_name
     unregister_plugin(second.entry_name)
     assert (tp.ones((1, 1)) @ tp.ones((1, 1))).item() == 101.0
 
 
 def test_user_code_overriding_a_plugin_override_is_refused_with_the_ways_out():
-    ste = GRADIENTS.registration("Round")
+    ste = current().gradients.registration("Round")
     assert ste.source == EXAMPLE and ste.override
     mine = GradConfig("Round", lambda dy, saved, attrs: {"x": lambda: dy * 0.5})
     with pytest.raises(RegistrationConflictError, match=(
@@ -312,5 +311,5 @@ def test_a_source_overriding_again_replaces_its_own_override():
         for factor in (4.0, 5.0, 6.0):
             register_gradient(GradConfig("Exp", lambda dy, saved, attrs, f=factor: {"x": lambda: dy * f}),
                               override=True)
-    assert [r.source for r in GRADIENTS.stacks["Exp"]] == [CORE_SOURCE, "notebook"]
+    assert [r.source for r in current().gradients.stacks["Exp"]] == [CORE_SOURCE, "notebook"]
     assert tp.grad(tp.exp)(0.0).item() == 6.0

@@ -30,8 +30,7 @@ from tensorplug.extend import (
     register_plugin,
     unregister_plugin,
 )
-from tensorplug.registry.gradients import GRADIENTS
-from tensorplug.registry.kernels import KERNELS
+from tensorplug.runtime import current
 from tensorplug.testing.isolation import fresh_plugin_discovery
 
 NUMPY_PLUGIN = "tensorplug-backend-numpy"
@@ -137,7 +136,7 @@ def test_a_good_plugin_works_end_to_end(toys):
         "backends": [], "kernel specs": ["ToyCube"], "kernels": ["ToyCube/numpy"],
         "gradients": ["ToyCube"], "ops": ["toy_cube"],
     }
-    assert KERNELS.registration(("ToyCube", "numpy")).source == toy.entry_name
+    assert current().kernels.registration(("ToyCube", "numpy")).source == toy.entry_name
     assert plugin_problems() == []
 
 
@@ -162,12 +161,12 @@ def test_unregister_plugin_restores_core_behaviour(toys):
     toy = toys(source, name="override")
     assert tp.exp(1.0).item() == 42.0
     assert tp.grad(tp.exp)(1.0).item() == 7.0
-    assert KERNELS.registration(("Exp", "numpy")).source == toy.entry_name
+    assert current().kernels.registration(("Exp", "numpy")).source == toy.entry_name
     unregister_plugin(toy.entry_name)
     assert tp.exp(1.0).item() == pytest.approx(math.e)
     assert tp.grad(tp.exp)(1.0).item() == pytest.approx(math.e)
-    assert KERNELS.registration(("Exp", "numpy")).source == NUMPY_PLUGIN
-    assert GRADIENTS.registration("Exp").source == "tensorplug-core"
+    assert current().kernels.registration(("Exp", "numpy")).source == NUMPY_PLUGIN
+    assert current().gradients.registration("Exp").source == "tensorplug-core"
     assert toy.entry_name not in {p.name for p in list_plugins()}
     with pytest.raises(tp.RegistrationError, match=rf"no plugin named '{toy.entry_name}'"):
         unregister_plugin(toy.entry_name)
@@ -223,7 +222,7 @@ def test_autoload_disabled_loads_no_plugin_and_says_how_to_get_a_backend(toys, m
     info = register_plugin(numpy_plugin, name="numpy-by-hand")
     assert info.origin == "registered by hand" and info.active
     _numpy_still_works()
-    assert KERNELS.registration(("Exp", "numpy")).source == "numpy-by-hand"
+    assert current().kernels.registration(("Exp", "numpy")).source == "numpy-by-hand"
 
 
 def test_plugins_can_be_registered_by_hand(toys):
@@ -443,10 +442,10 @@ def test_two_plugins_registering_one_kernel_with_override_or_priority(toys, extr
     with warnings.catch_warnings():
         warnings.simplefilter("error", TensorplugPluginWarning)
         assert tp.run_kernel("ToyClash", {"x": 0.0}).item() == 2.0
-    assert KERNELS.registration(("ToyClash", "numpy")).source == second.entry_name
+    assert current().kernels.registration(("ToyClash", "numpy")).source == second.entry_name
     unregister_plugin(second.entry_name)
     assert tp.run_kernel("ToyClash", {"x": 0.0}).item() == 1.0
-    assert KERNELS.registration(("ToyClash", "numpy")).source == first.entry_name
+    assert current().kernels.registration(("ToyClash", "numpy")).source == first.entry_name
 
 
 # -- discovery: lazy, once -------------------------------------------------------------------

@@ -39,8 +39,7 @@ from tensorplug.extend import (
     unregister_op,
 )
 from tensorplug.registry._slots import CORE_SOURCE, USER_SOURCE, registering_as
-from tensorplug.registry.gradients import GRADIENTS
-from tensorplug.registry.kernels import KERNELS
+from tensorplug.runtime import current
 
 NUMPY_PLUGIN = "tensorplug-backend-numpy"
 
@@ -86,16 +85,16 @@ def cube():
 # -- identical, conflicting and overriding registrations -------------------------------------
 def test_identical_reregistration_is_a_noop(cube):
     config = KernelConfig("ToyCube", "numpy", _cube_kernel)
-    first = KERNELS.registration(("ToyCube", "numpy"))
+    first = current().kernels.registration(("ToyCube", "numpy"))
     with registering_as("someone-else"):
         again = register_kernel(config)
     assert again is first
-    assert len(KERNELS.stacks[("ToyCube", "numpy")]) == 1
-    assert KERNELS.registration(("ToyCube", "numpy")).source == "toy-plugin"
+    assert len(current().kernels.stacks[("ToyCube", "numpy")]) == 1
+    assert current().kernels.registration(("ToyCube", "numpy")).source == "toy-plugin"
     assert register_kernel_spec(cube) is cube
     grad = GradConfig("ToyCube", _grad_times(3.0))
     assert register_gradient(grad) is register_gradient(grad)
-    assert len(GRADIENTS.stacks["ToyCube"]) == 1
+    assert len(current().gradients.stacks["ToyCube"]) == 1
 
 
 def test_a_different_kernel_for_a_taken_slot_names_both_registrants(cube):
@@ -146,10 +145,10 @@ def test_override_replaces_and_unregister_restores_the_one_beneath(cube):
         register_gradient(GradConfig("ToyCube", _grad_times(3.0)))
     with registering_as("grad-plugin"):
         register_gradient(GradConfig("ToyCube", _grad_times(5.0)), override=True)
-    assert GRADIENTS.registration("ToyCube").source == "grad-plugin"
+    assert current().gradients.registration("ToyCube").source == "grad-plugin"
     assert _constant_grad_value() == 5.0
     unregister_gradient("ToyCube")
-    assert GRADIENTS.registration("ToyCube").source == CORE_SOURCE
+    assert current().gradients.registration("ToyCube").source == CORE_SOURCE
     assert _constant_grad_value() == 3.0
 
     with registering_as("kernel-plugin"):
@@ -162,7 +161,7 @@ def test_override_replaces_and_unregister_restores_the_one_beneath(cube):
 def test_override_of_the_core_gradient_and_unregister_restore_it():
     x = 1.0
     core = find_gradient("Exp")
-    assert core is not None and GRADIENTS.registration("Exp").source == CORE_SOURCE
+    assert core is not None and current().gradients.registration("Exp").source == CORE_SOURCE
     assert tp.grad(tp.exp)(x).item() == pytest.approx(math.e)
     with registering_as("grad-plugin"):
         register_gradient(GradConfig("Exp", _grad_times(-1.0)), override=True)
@@ -209,7 +208,7 @@ def test_higher_priority_wins_without_error_in_either_order(cube, order):
     assert _constant_grad_value() == 2.0
     unregister_gradient("ToyCube")  # the active, high-priority one
     assert find_gradient("ToyCube") is low
-    assert GRADIENTS.registration("ToyCube").source == "low-plugin"
+    assert current().gradients.registration("ToyCube").source == "low-plugin"
 
 
 def test_kernel_priority_and_override_at_the_same_priority(cube):
@@ -291,7 +290,7 @@ def test_override_gradient_wins_inside_and_is_undone_after(cube):
             assert _constant_grad_value() == 9.0  # the innermost wins
         assert _constant_grad_value() == -4.0
     assert _constant_grad_value() == 3.0
-    assert GRADIENTS.registration("ToyCube").source == USER_SOURCE  # nothing was registered
+    assert current().gradients.registration("ToyCube").source == USER_SOURCE  # nothing was registered
 
 
 def test_override_gradient_is_undone_on_exceptions(cube):
@@ -418,19 +417,17 @@ def test_setup_runs_once_for_kernels_a_plugin_registers_when_its_backend_starts(
 
 # -- sources and contributions ---------------------------------------------------------------
 def test_every_registration_records_its_source(cube):
-    assert KERNELS.registration(("ToyCube", "numpy")).source == "toy-plugin"
+    assert current().kernels.registration(("ToyCube", "numpy")).source == "toy-plugin"
     register_gradient(GradConfig("ToyCube", _grad_times(1.0)))
-    assert GRADIENTS.registration("ToyCube").source == USER_SOURCE
+    assert current().gradients.registration("ToyCube").source == USER_SOURCE
     with registering_as("outer"):
         with registering_as("inner"):
             register_op(OpConfig("toy_inner", lambda x: x))
         register_op(OpConfig("toy_outer", lambda x: x))
-    from tensorplug.registry.ops import OPS
-    assert OPS.registration("toy_inner").source == "inner"
-    assert OPS.registration("toy_outer").source == "outer"
-    assert GRADIENTS.registration("Add").source == CORE_SOURCE
-    from tensorplug.registry.specs import SPECS
-    assert SPECS.registration("Add").source == CORE_SOURCE
+    assert current().ops.registration("toy_inner").source == "inner"
+    assert current().ops.registration("toy_outer").source == "outer"
+    assert current().gradients.registration("Add").source == CORE_SOURCE
+    assert current().specs.registration("Add").source == CORE_SOURCE
 
 
 def test_contributions_lists_what_a_source_registered(cube):

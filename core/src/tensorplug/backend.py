@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from .errors import (
     TensorplugPluginWarning,
 )
 from .registry import kernels as _kernels
-from .registry._slots import SlotTable
+from .runtime import current
 
 __all__ = [
     "Backend",
@@ -39,6 +38,7 @@ __all__ = [
     "start_backend",
     "active_backend",
     "dispose_backend",
+    "kernel_changed",
 ]
 
 ENV_BACKEND = "TENSORPLUG_BACKEND"
@@ -131,59 +131,48 @@ class BackendConfig:
     priority: int = 0
 
 
-BACKENDS: SlotTable[str, BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
-_instances: dict[str, Backend] = {}
-# Backends being started (by the thread holding _start_lock): kernel setup sees them, but other
-# threads find them in _instances only once their kernels are registered.
-_starting: dict[str, Backend] = {}
-_start_lock = threading.RLock()
-_default_name: str | None = None
-# Called with a backend name right after it starts: plugin loading registers its kernels.
-_on_start: list[Callable[[str], None]] = []
-# Called before any backend lookup: plugin discovery (lazy, once).
-_before_lookup: list[Callable[[], None]] = []
-
-
 def _discover() -> None:
-    for hook in _before_lookup:
-        hook()
+    from .plugins.manager import load_plugins  # (plugin loading sits above the backends)
+
+    load_plugins()
 
 
 def register_backend(config: BackendConfig, *, override: bool = False, priority: int | None = None) -> None:
     if not isinstance(config, BackendConfig):
         raise TypeError(f"register_backend takes a BackendConfig, got {type(config).__name__}")
-    BACKENDS.add(config.name, config, override=override,
-                 priority=config.priority if priority is None else priority)
+    current().backends.add(config.name, config, override=override,
+                           priority=config.priority if priority is None else priority)
 
 
 def unregister_backend(name: str, source: str | None = None) -> None:
     """Remove a backend's registration; a started instance is disposed."""
-    global _default_name
-    before = BACKENDS.active.get(name)
-    BACKENDS.remove(name, source)
-    if BACKENDS.active.get(name) is not before:  # the instance may come from the removed config
+    runtime = current()
+    before = runtime.backends.active.get(name)
+    runtime.backends.remove(name, source)
+    if runtime.backends.active.get(name) is not before:  # the instance may come from the removed config
         dispose_backend(name)
-    if name not in BACKENDS.active and _default_name == name:
-        _default_name = None
+    if name not in runtime.backends.active and runtime.default_backend == name:
+        runtime.default_backend = None
 
 
 def list_backends() -> list[str]:
     """Registered backend names, highest priority first."""
     _discover()
-    return [c.name for c in sorted(BACKENDS.active.values(), key=lambda c: (-c.priority, c.name))]
+    return [c.name for c in sorted(current().backends.active.values(), key=lambda c: (-c.priority, c.name))]
 
 
 def backend_info() -> list[dict[str, Any]]:
     """Name, priority, whether started and active, and who registered each backend."""
     _discover()
+    runtime = current()
     active = state.backend.name if state.backend is not None else None
     out = []
     for name in list_backends():
-        reg = BACKENDS.registration(name)
+        reg = runtime.backends.registration(name)
         out.append({
             "name": name,
-            "priority": BACKENDS.active[name].priority,
-            "started": name in _instances,
+            "priority": runtime.backends.active[name].priority,
+            "started": name in runtime.instances,
             "active": name == active,
             "source": reg.source if reg else None,
         })
@@ -202,15 +191,17 @@ def _not_found(name: str) -> BackendNotFoundError:
 
 def start_backend(name: str) -> Backend:
     """The started instance of backend `name` (created, and its kernels registered, on first use)."""
-    backend = _instances.get(name)
+    runtime = current()
+    backend = runtime.instances.get(name)
     if backend is not None:
         return backend
     _discover()
-    with _start_lock:
-        backend = _instances.get(name) or _starting.get(name)  # _starting: re-entered from a hook
+    with runtime.start_lock:
+        # (runtime.starting: re-entered from a hook while the backend starts)
+        backend = runtime.instances.get(name) or runtime.starting.get(name)
         if backend is not None:
             return backend
-        config = BACKENDS.active.get(name)
+        config = runtime.backends.active.get(name)
         if config is None:
             raise _not_found(name)
         try:
@@ -229,21 +220,25 @@ def start_backend(name: str) -> Backend:
                 "tensorplug Backend subclass."
             )
         backend.name = name
-        _starting[name] = backend
+        runtime.starting[name] = backend
         try:
             for config_k in _kernels.kernels_for_backend(name):  # registered before the start
                 if config_k.setup_func is not None:
                     config_k.setup_func(backend)
-            for hook in _on_start:  # plugins register its kernels, set up as they come
-                hook(name)
+            from .plugins.manager import register_backend_kernels
+
+            register_backend_kernels(name)  # plugins register its kernels, set up as they come
         finally:
-            del _starting[name]
-        _instances[name] = backend
+            del runtime.starting[name]
+        runtime.instances[name] = backend
         return backend
 
 
-def _kernel_lifecycle(config: _kernels.KernelConfig, event: str) -> None:
-    backend = _instances.get(config.backend_name) or _starting.get(config.backend_name)
+def kernel_changed(config: _kernels.KernelConfig, event: str) -> None:
+    """A kernel became active ("setup") or stopped being active ("dispose") in its slot: run its
+    setup or dispose function if its backend is started (or starting)."""
+    runtime = current()
+    backend = runtime.instances.get(config.backend_name) or runtime.starting.get(config.backend_name)
     if backend is None:
         return
     func = config.setup_func if event == "setup" else config.dispose_func
@@ -251,12 +246,9 @@ def _kernel_lifecycle(config: _kernels.KernelConfig, event: str) -> None:
         func(backend)
 
 
-_kernels._lifecycle_listeners.append(_kernel_lifecycle)
-
-
 def dispose_backend(name: str) -> None:
     """Stop a started backend: dispose its kernels and the instance. It restarts on next use."""
-    backend = _instances.pop(name, None)
+    backend = current().instances.pop(name, None)
     if backend is None:
         return
     for config in _kernels.kernels_for_backend(name):
@@ -268,12 +260,12 @@ def dispose_backend(name: str) -> None:
 
 
 def _default_backend() -> Backend:
-    global _default_name
-    if _default_name is not None:
-        return start_backend(_default_name)
+    runtime = current()
+    if runtime.default_backend is not None:
+        return start_backend(runtime.default_backend)
     wanted = os.environ.get(ENV_BACKEND)
     if wanted:
-        _default_name = wanted
+        runtime.default_backend = wanted
         return start_backend(wanted)
     names = list_backends()
     if not names:
@@ -295,7 +287,7 @@ def _default_backend() -> Backend:
             warnings.warn(f"tensorplug: backend '{name}' could not start, trying the next: {exc}",
                           TensorplugPluginWarning, stacklevel=3)
             continue
-        _default_name = name
+        runtime.default_backend = name
         return backend
     raise BackendNotFoundError("No backend could start: " + "; ".join(errors))
 
@@ -323,10 +315,9 @@ def set_backend(name: str) -> Backend:
 
 def set_default_backend(name: str | None) -> None:
     """The backend that threads use until they call set_backend (None: back to priorities)."""
-    global _default_name
     if name is not None:
         start_backend(name)
-    _default_name = name
+    current().default_backend = name
 
 
 @contextlib.contextmanager

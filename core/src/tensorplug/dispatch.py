@@ -25,8 +25,9 @@ from .dtypes import DType
 from .errors import KernelError, TensorplugError
 from .kernel_spec import REQUIRED, KernelSpec
 from .registry.kernel_config import DirectCall, DirectFunc, KernelFunc
-from .registry.kernels import KERNELS, missing_kernel_error
+from .registry.kernels import missing_kernel_error
 from .registry.specs import get_kernel_spec
+from .runtime import ACTIVE
 from .tensor import Tensor
 
 __all__ = ["Dispatcher", "wrap", "to_backend"]
@@ -109,9 +110,10 @@ class Dispatcher:
     def _bind(self, backend: Backend) -> _Binding:
         """Look the kernel up for `backend` (and the spec, and the direct function for the
         dispatcher's own attributes) as of the registry's current version."""
-        version = KERNELS.version
+        kernels = ACTIVE.runtime.kernels
+        version = kernels.version
         spec = get_kernel_spec(self.name)
-        config = KERNELS.active.get((self.name, backend.name))
+        config = kernels.active.get((self.name, backend.name))
         if config is None:
             raise missing_kernel_error(self.name, backend.name)
         self.attrs = self._own_attrs(spec)
@@ -174,7 +176,7 @@ class Dispatcher:
         """The kernel on one input with the dispatcher's own attributes."""
         backend = _get_backend() or active_backend()
         b = self._binding
-        if b.backend is not backend or b.version != KERNELS.version:
+        if b.backend is not backend or b.version != ACTIVE.runtime.kernels.version:
             b = self._bind(backend)
         d = b.fixed
         if d is not None and x._backend is backend and backend.direct_kernels:
@@ -206,7 +208,7 @@ class Dispatcher:
         """The kernel on two inputs with the dispatcher's own attributes."""
         backend = _get_backend() or active_backend()
         b = self._binding
-        if b.backend is not backend or b.version != KERNELS.version:
+        if b.backend is not backend or b.version != ACTIVE.runtime.kernels.version:
             b = self._bind(backend)
         d = b.fixed
         if d is not None and x._backend is backend and y._backend is backend and backend.direct_kernels:
@@ -239,7 +241,7 @@ class Dispatcher:
         None): a Tensor, or a tuple of Tensors for a kernel of several outputs."""
         backend = _get_backend() or active_backend()
         b = self._binding
-        if b.backend is not backend or b.version != KERNELS.version:
+        if b.backend is not backend or b.version != ACTIVE.runtime.kernels.version:
             b = self._bind(backend)
         if attrs is None or attrs is self.attrs or attrs is self._given:
             attrs = self.attrs

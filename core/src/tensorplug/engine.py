@@ -14,8 +14,8 @@ from .backend import Backend, active_backend
 from .dispatch import Dispatcher, to_backend, wrap
 from .errors import DTypeError, KernelError, ShapeError, TensorplugError
 from .kernel_spec import KernelSpec, TensorInfo, describe
-from .registry.kernels import KERNELS
 from .registry.specs import get_kernel_spec
+from .runtime import current
 from .tensor import Tensor
 
 __all__ = ["run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]
@@ -43,7 +43,7 @@ def explain_failure(name: str, backend: Backend, inputs: Sequence[Tensor], attrs
     except Exception as bug:  # the spec's own rule failed: still say what we know
         return KernelError(f"{where} raised {type(exc).__name__}: {exc} (and its spec rule "
                            f"raised {type(bug).__name__}: {bug}).")
-    reg = KERNELS.registration((name, backend.name))
+    reg = current().kernels.registration((name, backend.name))
     source = reg.source if reg else "unknown"
     return KernelError(
         f"{where} raised {type(exc).__name__}: {exc}. The inputs satisfy the kernel spec, so "

@@ -3,7 +3,8 @@
 Configs (``KernelSpec``, ``KernelConfig`` with its ``DirectCall``, ``GradConfig``,
 ``BackendConfig``, ``OpConfig``), their ``register_*``/``unregister_*``/``get_*`` verbs, the
 ``Backend`` base class, the ``Dispatcher`` an op runs its kernel with (core ops use the same
-one), pluggy's ``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, and the
+one), pluggy's ``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, the
+``Runtime`` that holds all registrations (``current_runtime()``, ``use_runtime``), and the
 helpers kernels and gradients are written with.
 """
 
@@ -55,17 +56,19 @@ from .registry.kernels import (
 )
 from .registry.ops import OpConfig, get_op, list_ops, register_op, unregister_op
 from .registry.specs import get_kernel_spec, list_kernel_specs, register_kernel_spec, unregister_kernel_spec
+from .runtime import Runtime, use_runtime
+from .runtime import current as current_runtime
 
 __all__ = [
     "API_VERSION",
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",
-    "OpConfig", "PluginInfo", "PluginProblem", "REQUIRED", "TensorInfo",
+    "OpConfig", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo", "current_runtime",
     "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_gradient",
     "get_gradient", "get_kernel", "get_kernel_spec", "get_op", "hookimpl", "kernels_for_backend",
     "list_kernel_specs", "list_ops", "list_plugins", "load_plugins", "override_gradient",
     "plugin_problems", "register_backend", "register_gradient", "register_kernel",
     "register_kernel_spec", "register_op", "register_plugin", "run_kernel", "start_backend",
     "tracing", "unbroadcast", "unregister_backend", "unregister_gradient", "unregister_kernel",
-    "unregister_kernel_spec", "unregister_op", "unregister_plugin", "wrap",
+    "unregister_kernel_spec", "unregister_op", "unregister_plugin", "use_runtime", "wrap",
 ]

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._state import push_recorder, remove_recorder
-from .registry.kernels import KERNELS
-from .registry.specs import SPECS
+from .runtime import current
 
 __all__ = ["KernelCalls", "count_kernels"]
 
@@ -29,7 +28,7 @@ class KernelCalls:
         """(kernel, backend, registered by, calls), most called first."""
         out = []
         for (kernel, backend), n in self.counts.most_common():
-            reg = KERNELS.registration((kernel, backend))
+            reg = current().kernels.registration((kernel, backend))
             out.append((kernel, backend, reg.source if reg else "?", n))
         return out
 
@@ -45,7 +44,7 @@ class _Counter:
 
     def record(self, name: str, inputs: Any, attrs: Mapping[str, Any], outputs: tuple[Any, ...],
                custom: Any = None) -> None:
-        if custom is None and name in SPECS.active and outputs:
+        if custom is None and name in current().specs.active and outputs:
             self.counts[(name, outputs[0]._backend.name)] += 1
 
 

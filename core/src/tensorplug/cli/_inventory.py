@@ -14,20 +14,14 @@ from .. import backend as _backend
 from .._version import __version__
 from ..errors import PluginError, TensorplugPluginWarning
 from ..plugins import manager as _manager
-from ..registry import gradients as _gradients
-from ..registry import kernels as _kernels
-from ..registry import ops as _ops
-from ..registry import specs as _specs
-from ..registry._slots import CORE_SOURCE, USER_SOURCE, Registration, SlotTable
+from ..registry._slots import CORE_SOURCE, USER_SOURCE, Registration
+from ..runtime import current
 
 __all__ = ["USER_SOURCE", "Override", "load_quietly", "start_backends", "overrides", "label", "key_text",
            "default_backend", "environment"]
 
-#: The tables whose replaced registrations count as overrides, with what `tensorplug doctor` calls them.
-_TABLES: tuple[tuple[str, SlotTable[Any, Any]], ...] = (
-    ("kernel", _kernels.KERNELS), ("gradient", _gradients.GRADIENTS), ("kernel spec", _specs.SPECS),
-    ("op", _ops.OPS), ("backend", _backend.BACKENDS),
-)
+#: The registries whose replaced registrations count as overrides, in the order they are listed.
+_KINDS = ("kernel", "gradient", "kernel spec", "op", "backend")
 
 
 def load_quietly() -> PluginError | None:
@@ -59,7 +53,7 @@ def start_backends(names: list[str] | None = None) -> dict[str, str | None]:
 
 def default_backend() -> str | None:
     """The backend tensorplug would use first, without starting one."""
-    chosen = _backend._default_name or os.environ.get(_backend.ENV_BACKEND)
+    chosen = current().default_backend or os.environ.get(_backend.ENV_BACKEND)
     if chosen:
         return chosen
     names = _backend.list_backends()
@@ -76,7 +70,7 @@ def label(source: str) -> str:
     """A registrant as people know it: a plugin with its distribution and version."""
     if source == CORE_SOURCE:
         return f"{CORE_SOURCE} {__version__}"
-    info = _manager._state.plugins.get(source)
+    info = current().plugins.plugins.get(source)
     if info is None or not info.distribution:
         return source
     version = f" {info.version}" if info.version else ""
@@ -117,7 +111,9 @@ class Override:
 def overrides(kinds: tuple[str, ...] | None = None) -> list[Override]:
     """Every slot (of the given kinds) whose active registration sits on top of others."""
     found = []
-    for kind, table in _TABLES:
+    tables = current().tables()
+    for kind in _KINDS:
+        table = tables[kind]
         if kinds is not None and kind not in kinds:
             continue
         for key, stack in sorted(table.registrations(), key=lambda kv: str(kv[0])):

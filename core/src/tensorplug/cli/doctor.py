@@ -12,10 +12,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..backend import BACKENDS
 from ..errors import KernelSpecNotFoundError, RegistrationConflictError, RegistrationError
 from ..plugins.manager import ENV_DISABLE, ENV_STRICT, PluginProblem, list_plugins, plugin_problems
 from ..registry._slots import CORE_SOURCE
+from ..runtime import current
 from . import _inventory
 from ._table import heading, plural
 
@@ -91,7 +91,7 @@ def findings(started: dict[str, str | None]) -> list[Finding]:
     out = [Finding(problem_kind(p), _plugin_subject(p), p.cause, p.fix, True) for p in plugin_problems()]
     for name, error in started.items():
         if error is not None:
-            reg = BACKENDS.registration(name)
+            reg = current().backends.registration(name)
             source = _inventory.label(reg.source) if reg else "?"
             out.append(Finding(
                 "backend failed to start", f"backend '{name}' (registered by {source})", error,

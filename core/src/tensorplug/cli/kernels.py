@@ -10,12 +10,11 @@ import argparse
 import sys
 from typing import Any
 
-from ..backend import BACKENDS, list_backends
+from ..backend import list_backends
 from ..plugins.manager import plugin_problems
 from ..registry._slots import CORE_SOURCE
-from ..registry.gradients import GRADIENTS
-from ..registry.kernels import KERNELS
 from ..registry.specs import list_kernel_specs
+from ..runtime import current
 from . import _inventory
 from ._table import heading, plural, table
 
@@ -42,10 +41,10 @@ def add_parser(subparsers: Any) -> None:
 def kernel_cell(kernel: str, backend: str) -> str:
     """Who provides `kernel` on `backend`: OWN when the backend's own plugin does, else the
     registrant, with the registrants it replaced; MISSING when nobody does."""
-    stack = KERNELS.stacks.get((kernel, backend))
+    stack = current().kernels.stacks.get((kernel, backend))
     if not stack:
         return MISSING
-    owner = BACKENDS.registration(backend)
+    owner = current().backends.registration(backend)
     active = stack[-1]
     text = OWN if owner is not None and active.source == owner.source else active.source
     replaced = sorted({r.source for r in stack[:-1]} - {active.source})
@@ -55,7 +54,7 @@ def kernel_cell(kernel: str, backend: str) -> str:
 
 
 def gradient_cell(kernel: str, differentiable: bool) -> str:
-    stack = GRADIENTS.stacks.get(kernel)
+    stack = current().gradients.stacks.get(kernel)
     if not stack:
         return "MISSING" if differentiable else "n/a (not differentiable)"
     active = stack[-1]
@@ -71,9 +70,9 @@ def gaps(backends: list[str]) -> list[str]:
     lines = []
     for spec in list_kernel_specs():
         for b in backends:
-            if (spec.name, b) not in KERNELS.active:
+            if (spec.name, b) not in current().kernels.active:
                 lines.append(f"kernel {spec.name} on {b}: no kernel registered")
-        if spec.differentiable and spec.name not in GRADIENTS.active:
+        if spec.differentiable and spec.name not in current().gradients.active:
             lines.append(f"gradient of {spec.name}: none registered (its spec says it is differentiable)")
     return lines
 
@@ -106,8 +105,9 @@ def run(args: argparse.Namespace) -> int:
                 for s in specs]
         print(heading(f"Kernels: {plural(len(specs), 'kernel spec')} x {plural(len(names), 'backend')}"))
         print(table(("kernel", "gradient", *names), rows))
-        owners = [f"{b}: {_inventory.label(BACKENDS.registration(b).source)}"  # type: ignore[union-attr]
-                  for b in names if BACKENDS.registration(b) is not None]
+        backends = current().backends
+        owners = [f"{b}: {_inventory.label(reg.source)}"
+                  for b in names if (reg := backends.registration(b)) is not None]
         print(f"\n  '{OWN}': registered by the backend's own plugin ({'; '.join(owners)}); "
               f"'{MISSING}': no kernel; '(over X)': replaces X's registration.")
         found = []

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..ops._convert import caller
 from ..ops.elementwise import sqrt
-from ..registry.kernels import KERNELS
+from ..runtime import current
 from ..tensor import Tensor
 from .optimizer import LearningRate, Optimizer
 
@@ -53,7 +53,8 @@ class Adam(Optimizer):
         hyper = self._step_hyper
         # the backend fuses the update; not under tp.jit, where the step's hyperparameters are
         # traced tensors (not attributes) and the compiler fuses the ops below anyway
-        if ("AdamUpdate", param._backend.name) in KERNELS.active and isinstance(hyper["step_size"], float):
+        fused = ("AdamUpdate", param._backend.name) in current().kernels.active
+        if fused and isinstance(hyper["step_size"], float):
             attrs = self._step_cache.get("AdamUpdate")  # one dict per step, shared by the variables
             if attrs is None:
                 attrs = self._step_cache["AdamUpdate"] = {

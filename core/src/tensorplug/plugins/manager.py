@@ -13,14 +13,11 @@ import contextlib
 import contextvars
 import difflib
 import os
-import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
-
-import pluggy
 
 from .. import backend as _backend
 from .._version import API_VERSION
@@ -36,11 +33,12 @@ from ..registry import kernels as _kernels
 from ..registry import ops as _ops
 from ..registry import specs as _specs
 from ..registry._slots import registering_as
+from ..runtime import PluginState, current
 from . import hookspecs
 
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginInfo", "PluginProblem", "load_plugins", "register_plugin",
-    "unregister_plugin", "list_plugins", "plugin_problems", "contributions",
+    "unregister_plugin", "list_plugins", "plugin_problems", "contributions", "register_backend_kernels",
 ]
 
 ENTRY_POINT_GROUP = "tensorplug"
@@ -77,22 +75,9 @@ class PluginProblem:
         return f"tensorplug plugin '{self.plugin}'{dist} failed at {self.stage}: {self.cause}. {self.fix}"
 
 
-@dataclass
-class _State:
-    pm: pluggy.PluginManager = field(default_factory=lambda: _new_pm())
-    plugins: dict[str, PluginInfo] = field(default_factory=dict)
-    problems: list[PluginProblem] = field(default_factory=list)
-    loaded: bool = False
-
-
-def _new_pm() -> pluggy.PluginManager:
-    pm = pluggy.PluginManager("tensorplug")
-    pm.add_hookspecs(hookspecs)
-    return pm
-
-
-_state = _State()
-_lock = threading.RLock()
+def _plugins() -> PluginState:
+    """The plugin manager's state, kept on the runtime."""
+    return current().plugins
 
 
 # Hand registration raises on problems whatever the environment says.
@@ -116,7 +101,7 @@ def _report(info: PluginInfo, stage: str, exc: BaseException | str, fix: str) ->
                "priority (register(config, override=True, priority=1)). " + fix)
     problem = PluginProblem(info.name, info.distribution, stage, cause, fix,
                             None if isinstance(exc, str) else type(exc))
-    _state.problems.append(problem)
+    _plugins().problems.append(problem)
     if _strict():
         cls = PluginVersionError if stage == "API version check" else PluginError
         err = cls(problem.message(), plugin=info.name)
@@ -185,7 +170,7 @@ def _registrar(hook: str, backend_name: str | None = None) -> Callable[..., Any]
 
 def _call_hook(info: PluginInfo, hook: str, **kwargs: Any) -> None:
     """Call one plugin's implementation of `hook`, with registrations attributed to it."""
-    caller = getattr(_state.pm.hook, hook)
+    caller = getattr(_plugins().pm.hook, hook)
     register = _registrar(hook, kwargs.get("backend_name"))
     for impl in caller.get_hookimpls():
         if impl.plugin_name != info.name:
@@ -204,19 +189,17 @@ def _call_hook(info: PluginInfo, hook: str, **kwargs: Any) -> None:
 
 
 def _roll_back(name: str, backend_name: str | None = None) -> None:
+    """Remove what plugin `name` registered (only its kernels for `backend_name`, if given)."""
+    runtime = current()
+    for (k, b), stack in runtime.kernels.registrations():
+        if (backend_name is None or b == backend_name) and any(r.source == name for r in stack):
+            _kernels.unregister_kernel(k, b, source=name)  # (disposes it on a started backend)
     if backend_name is not None:
-        for (k, b), stack in _kernels.KERNELS.registrations():
-            if b == backend_name and any(r.source == name for r in stack):
-                _kernels.unregister_kernel(k, b, source=name)
         return
-    for (k, b), stack in _kernels.KERNELS.registrations():
-        if any(r.source == name for r in stack):
-            _kernels.unregister_kernel(k, b, source=name)
-    for table in (_gradients.GRADIENTS, _ops.OPS, _specs.SPECS):
+    for table in (runtime.gradients, runtime.ops, runtime.specs):
         table.remove_source(name)
-    for backend_name_ in list(_backend.BACKENDS.active):
-        reg = _backend.BACKENDS.registration(backend_name_)
-        if reg is not None and any(r.source == name for r in _backend.BACKENDS.stacks.get(backend_name_, [])):
+    for backend_name_, backend_stack in runtime.backends.registrations():
+        if any(r.source == name for r in backend_stack):
             _backend.unregister_backend(backend_name_, source=name)
 
 
@@ -234,15 +217,16 @@ def _activate(infos: list[PluginInfo]) -> None:
                         "rolled back.")
     for info in infos:
         if info.active:
-            for backend_name in list(_backend._instances):
+            for backend_name in list(current().instances):
                 _kernels_for(info, backend_name)
 
 
 def _deactivate(info: PluginInfo) -> None:
     info.active = False
     _roll_back(info.name)
-    if _state.pm.has_plugin(info.name):
-        _state.pm.unregister(name=info.name)
+    pm = _plugins().pm
+    if pm.has_plugin(info.name):
+        pm.unregister(name=info.name)
 
 
 def _kernels_for(info: PluginInfo, backend_name: str) -> None:
@@ -255,9 +239,10 @@ def _kernels_for(info: PluginInfo, backend_name: str) -> None:
                 "rolled back.")
 
 
-def _on_backend_start(backend_name: str) -> None:
+def register_backend_kernels(backend_name: str) -> None:
+    """Every active plugin registers its kernels for `backend_name`, which is starting."""
     with _deferring_strict_errors():
-        for info in list(_state.plugins.values()):
+        for info in list(_plugins().plugins.values()):
             if info.active:
                 _kernels_for(info, backend_name)
 
@@ -273,18 +258,19 @@ def _admit(info: PluginInfo, module: Any) -> bool:
                 f"Install a release of the plugin built for API version {API_VERSION} (or set "
                 f"`tensorplug_api_version = {API_VERSION}` in its plugin module if it is yours).")
         return False
+    state = _plugins()
     try:
-        _state.pm.register(module, name=info.name)
+        state.pm.register(module, name=info.name)
     except Exception as exc:
-        other = _state.plugins.get(info.name)
+        other = state.plugins.get(info.name)
         fix = ("Another plugin already has this name" + (f" (from {other.distribution})" if other else "")
                + "; rename one entry point.") if isinstance(exc, ValueError) else (
             "Fix the hook implementations (names and arguments must match tensorplug's hookspecs).")
         _report(info, "registration with pluggy", exc, fix)
         return False
-    unknown = sorted(c.name for c in _state.pm.get_hookcallers(module) or () if c.spec is None)
+    unknown = sorted(c.name for c in state.pm.get_hookcallers(module) or () if c.spec is None)
     if unknown:  # a misspelled hook would otherwise be silently ignored
-        _state.pm.unregister(module)
+        state.pm.unregister(module)
         known = [n for n in dir(hookspecs) if n.startswith("tensorplug_")]
         hints = [f"'{n}' (did you mean {difflib.get_close_matches(n, known, n=1)[0]!r}?)"
                  if difflib.get_close_matches(n, known, n=1) else f"'{n}'" for n in unknown]
@@ -296,13 +282,14 @@ def _admit(info: PluginInfo, module: Any) -> bool:
 
 
 def load_plugins() -> None:
-    """Discover and load entry-point plugins; idempotent, runs once per process."""
-    if _state.loaded:
+    """Discover and load entry-point plugins; idempotent, runs once per runtime (process)."""
+    state = _plugins()
+    if state.loaded:
         return
-    with _lock:
-        if _state.loaded:
+    with state.lock:
+        if state.loaded:
             return
-        _state.loaded = True
+        state.loaded = True
         if os.environ.get(ENV_DISABLE, "").lower() not in ("", "0", "false", "no"):
             return
         with _deferring_strict_errors():
@@ -313,16 +300,17 @@ def _load_entry_points() -> None:
     """Import, admit and activate every entry point of the group, each plugin isolated."""
     from importlib_metadata import entry_points
 
+    state = _plugins()
     admitted = []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         dist = getattr(ep, "dist", None)
         info = PluginInfo(ep.name, distribution=dist.name if dist else None,
                           version=dist.version if dist else None)
-        if ep.name in _state.plugins:
+        if ep.name in state.plugins:
             _report(info, "discovery", f"the plugin name '{ep.name}' is already taken by "
-                    f"{_state.plugins[ep.name].distribution}", "Rename one entry point.")
+                    f"{state.plugins[ep.name].distribution}", "Rename one entry point.")
             continue
-        _state.plugins[ep.name] = info
+        state.plugins[ep.name] = info
         try:
             module = ep.load()
         except Exception as exc:
@@ -340,19 +328,20 @@ def register_plugin(plugin: ModuleType | object, name: str | None = None) -> Plu
     problem, since the caller is right there to fix it."""
     load_plugins()
     name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
-    with _lock:
-        if name in _state.plugins and _state.plugins[name].active:
-            if _state.plugins[name].module is plugin:
-                return _state.plugins[name]
+    state = _plugins()
+    with state.lock:
+        if name in state.plugins and state.plugins[name].active:
+            if state.plugins[name].module is plugin:
+                return state.plugins[name]
             raise RegistrationError(f"a plugin named '{name}' is already registered; pass another name=")
         info = PluginInfo(name, module=plugin, origin="registered by hand")
-        _state.plugins[name] = info
+        state.plugins[name] = info
         token = _raise_problems.set(True)
         try:
             if _admit(info, plugin):
                 _activate([info])
         except PluginError:
-            _state.plugins.pop(name, None)
+            state.plugins.pop(name, None)
             raise
         finally:
             _raise_problems.reset(token)
@@ -361,22 +350,23 @@ def register_plugin(plugin: ModuleType | object, name: str | None = None) -> Plu
 
 def unregister_plugin(name: str) -> None:
     """Remove a plugin and everything it registered; overridden core entries come back."""
-    with _lock:
-        info = _state.plugins.get(name)
+    state = _plugins()
+    with state.lock:
+        info = state.plugins.get(name)
         if info is None:
-            raise RegistrationError(f"no plugin named '{name}'; known: {sorted(_state.plugins)}")
+            raise RegistrationError(f"no plugin named '{name}'; known: {sorted(state.plugins)}")
         _deactivate(info)
-        del _state.plugins[name]
+        del state.plugins[name]
 
 
 def list_plugins() -> list[PluginInfo]:
     load_plugins()
-    return list(_state.plugins.values())
+    return list(_plugins().plugins.values())
 
 
 def plugin_problems() -> list[PluginProblem]:
     load_plugins()
-    return list(_state.problems)
+    return list(_plugins().problems)
 
 
 def contributions(source: str) -> dict[str, list[str]]:
@@ -386,14 +376,4 @@ def contributions(source: str) -> dict[str, list[str]]:
             "/".join(k) if isinstance(k, tuple) else str(k)
             for k, stack in table.registrations() if any(r.source == source for r in stack)
         )
-    return {
-        "backends": owned(_backend.BACKENDS),
-        "kernel specs": owned(_specs.SPECS),
-        "kernels": owned(_kernels.KERNELS),
-        "gradients": owned(_gradients.GRADIENTS),
-        "ops": owned(_ops.OPS),
-    }
-
-
-_backend._before_lookup.append(load_plugins)
-_backend._on_start.append(_on_backend_start)
+    return {f"{what}s": owned(table) for what, table in current().tables().items()}

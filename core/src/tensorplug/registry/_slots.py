@@ -16,7 +16,7 @@ import contextvars
 import itertools
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from ..errors import RegistrationConflictError, RegistrationError
 
@@ -27,6 +27,9 @@ _current_source: contextvars.ContextVar[str] = contextvars.ContextVar(
     "tensorplug_registration_source", default=USER_SOURCE
 )
 _seq = itertools.count()
+# Versions are drawn from one counter for every table, so that a version names one state of one
+# table: a cache keyed by a version stays right when another runtime's table takes over.
+_versions = itertools.count(1)
 
 C = TypeVar("C")
 K = TypeVar("K", bound=Hashable)
@@ -66,7 +69,7 @@ class SlotTable(Generic[K, C]):
         self.describe = describe
         self.stacks: dict[K, list[Registration[C]]] = {}
         self.active: dict[K, C] = {}
-        self.version = 0  # bumped on every change, so hot-path caches know when to refresh
+        self.version = next(_versions)  # new on every change, so hot-path caches know when to refresh
 
     def add(
         self, key: K, config: C, *, source: str | None = None, priority: int = 0,
@@ -91,7 +94,7 @@ class SlotTable(Generic[K, C]):
         stack.sort(key=lambda r: (r.priority, r.override, r.seq))
         self.stacks[key] = stack
         self.active[key] = stack[-1].config
-        self.version += 1
+        self.version = next(_versions)
         return reg
 
     def _clash_message(self, key: K, other: Registration[C], source: str, override: bool) -> str:
@@ -141,7 +144,7 @@ class SlotTable(Generic[K, C]):
         return touched
 
     def _refresh(self, key: K) -> None:
-        self.version += 1
+        self.version = next(_versions)
         stack = self.stacks.get(key)
         if stack:
             self.active[key] = stack[-1].config
@@ -156,12 +159,12 @@ class SlotTable(Generic[K, C]):
     def registrations(self) -> Iterator[tuple[K, list[Registration[C]]]]:
         return iter(list(self.stacks.items()))
 
-    def snapshot(self) -> tuple[dict[K, list[Registration[C]]], dict[K, Any]]:
-        return ({k: list(v) for k, v in self.stacks.items()}, dict(self.active))
-
-    def restore(self, snap: tuple[dict[K, list[Registration[C]]], dict[K, Any]]) -> None:
-        self.stacks.clear()
-        self.stacks.update({k: list(v) for k, v in snap[0].items()})
-        self.active.clear()
-        self.active.update(snap[1])
-        self.version += 1
+    def copy(self, keep: Callable[[Registration[C]], bool] | None = None) -> SlotTable[K, C]:
+        """A table of its own with the same registrations (those `keep` accepts, if given)."""
+        table: SlotTable[K, C] = SlotTable(self.what, self.describe)
+        for key, stack in self.stacks.items():
+            kept = [r for r in stack if keep is None or keep(r)]
+            if kept:
+                table.stacks[key] = kept
+                table.active[key] = kept[-1].config
+        return table

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GradientNotFoundError, RegistrationError
-from ._slots import Registration, SlotTable
-from .specs import SPECS, spec_not_found
+from ..runtime import current
+from ._slots import Registration
+from .specs import spec_not_found
 
 __all__ = [
     "GradConfig",
@@ -20,7 +21,6 @@ __all__ = [
     "get_gradient",
     "find_gradient",
     "override_gradient",
-    "GRADIENTS",
 ]
 
 #: ``grad_func(dy, saved, attrs)``: ``dy`` is the upstream gradient Tensor (a tuple of them
@@ -39,9 +39,6 @@ class GradConfig:
     outputs_to_save: tuple[str, ...] = ()
 
 
-GRADIENTS: SlotTable[str, GradConfig] = SlotTable("gradient", lambda k: f"Gradient of kernel '{k}'")
-
-
 class _Scoped(threading.local):
     def __init__(self) -> None:
         self.stack: list[GradConfig] = []
@@ -56,7 +53,7 @@ def _validate(config: GradConfig) -> None:
             f"register_gradient takes a GradConfig, got {type(config).__name__}: build one with "
             "GradConfig(kernel_name=..., grad_func=..., inputs_to_save=(...))."
         )
-    spec = SPECS.active.get(config.kernel_name)
+    spec = current().specs.active.get(config.kernel_name)
     if spec is None:
         raise spec_not_found(config.kernel_name)
     if not spec.differentiable:
@@ -79,12 +76,12 @@ def register_gradient(config: GradConfig, *, override: bool = False,
     """Register a gradient; a different one for a kernel that has one needs ``override=True``
     (or another priority). Overriding the core's default is how plugins change a gradient."""
     _validate(config)
-    return GRADIENTS.add(config.kernel_name, config, override=override, priority=priority)
+    return current().gradients.add(config.kernel_name, config, override=override, priority=priority)
 
 
 def unregister_gradient(kernel_name: str, source: str | None = None) -> None:
     """Remove the active gradient (or `source`'s); the one beneath, e.g. the core's, returns."""
-    GRADIENTS.remove(kernel_name, source)
+    current().gradients.remove(kernel_name, source)
 
 
 def find_gradient(kernel_name: str) -> GradConfig | None:
@@ -92,14 +89,14 @@ def find_gradient(kernel_name: str) -> GradConfig | None:
     for config in reversed(_scoped.stack):
         if config.kernel_name == kernel_name:
             return config
-    return GRADIENTS.active.get(kernel_name)
+    return current().gradients.active.get(kernel_name)
 
 
 def get_gradient(kernel_name: str) -> GradConfig:
     """Like find_gradient, but GradientNotFoundError (a LookupError) if there is none."""
     config = find_gradient(kernel_name)
     if config is None:
-        spec = SPECS.active.get(kernel_name)
+        spec = current().specs.active.get(kernel_name)
         why = "its spec says it is not differentiable" if spec and not spec.differentiable else (
             "none is registered")
         raise GradientNotFoundError(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 
 from ..errors import KernelNotFoundError, RegistrationError, TensorplugPluginWarning
-from ._slots import Registration, SlotTable, current_source
+from ..runtime import current
+from ._slots import Registration, current_source
 from .kernel_config import DirectCall, KernelConfig, KernelFunc, check_kernel_config
-from .specs import SPECS, spec_not_found
+from .specs import spec_not_found
 
 __all__ = [
     "KernelConfig",
@@ -20,15 +20,7 @@ __all__ = [
     "kernels_for_backend",
     "backends_with_kernel",
     "missing_kernel_error",
-    "KERNELS",
 ]
-
-KERNELS: SlotTable[tuple[str, str], KernelConfig] = SlotTable(
-    "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'"
-)
-
-# Called with (config, "setup"|"dispose") so that a started backend runs setup/dispose functions.
-_lifecycle_listeners: list[Callable[[KernelConfig, str], None]] = []
 
 
 def register_kernel(config: KernelConfig, *, override: bool = False,
@@ -40,27 +32,28 @@ def register_kernel(config: KernelConfig, *, override: bool = False,
             f"register_kernel takes a KernelConfig, got {type(config).__name__}: build one with "
             "KernelConfig(kernel_name, backend_name, kernel_func)."
         )
-    spec = SPECS.active.get(config.kernel_name)
+    runtime = current()
+    spec = runtime.specs.active.get(config.kernel_name)
     if spec is None:
         raise spec_not_found(config.kernel_name)
     check_kernel_config(config, spec)
-    _warn_legacy_attributes(config)
+    _warn_legacy_attributes(config, runtime.warned_legacy)
     key = (config.kernel_name, config.backend_name)
-    before = KERNELS.active.get(key)
-    reg = KERNELS.add(key, config, override=override, priority=priority)
-    _active_changed(before, KERNELS.active.get(key))
+    before = runtime.kernels.active.get(key)
+    reg = runtime.kernels.add(key, config, override=override, priority=priority)
+    _active_changed(before, runtime.kernels.active.get(key))
     return reg
 
 
 # Function attributes through which API-1 backends offered direct calls before KernelConfig.direct.
 _LEGACY_ATTRIBUTES = ("direct", "direct_attrs", "direct_dtypes", "direct_checked")
-_warned_sources: set[str] = set()  # one warning per registrant, not one per kernel
 
 
-def _warn_legacy_attributes(config: KernelConfig) -> None:
+def _warn_legacy_attributes(config: KernelConfig, warned: set[str]) -> None:
+    """Once per registrant (`warned` holds those told), not once per kernel."""
     legacy = [a for a in _LEGACY_ATTRIBUTES if hasattr(config.kernel_func, a)]
-    if legacy and config.direct is None and current_source() not in _warned_sources:
-        _warned_sources.add(current_source())
+    if legacy and config.direct is None and current_source() not in warned:
+        warned.add(current_source())
         warnings.warn(
             f"Kernel '{config.kernel_name}' for backend '{config.backend_name}' (registered by "
             f"'{current_source()}') sets {', '.join(legacy)} on its kernel function; tensorplug "
@@ -75,9 +68,10 @@ def _warn_legacy_attributes(config: KernelConfig) -> None:
 def unregister_kernel(kernel_name: str, backend_name: str, source: str | None = None) -> None:
     """Remove the active kernel of the slot (or `source`'s); the one beneath becomes active."""
     key = (kernel_name, backend_name)
-    before = KERNELS.active.get(key)
-    KERNELS.remove(key, source)
-    _active_changed(before, KERNELS.active.get(key))
+    kernels = current().kernels
+    before = kernels.active.get(key)
+    kernels.remove(key, source)
+    _active_changed(before, kernels.active.get(key))
 
 
 def _active_changed(before: KernelConfig | None, after: KernelConfig | None) -> None:
@@ -85,16 +79,17 @@ def _active_changed(before: KernelConfig | None, after: KernelConfig | None) -> 
     active (shadowed or unregistered) is disposed, the one that becomes active is set up."""
     if before is after:
         return
-    for listener in _lifecycle_listeners:
-        if before is not None:
-            listener(before, "dispose")
-        if after is not None:
-            listener(after, "setup")
+    from ..backend import kernel_changed  # (the backend module sits above the registries)
+
+    if before is not None:
+        kernel_changed(before, "dispose")
+    if after is not None:
+        kernel_changed(after, "setup")
 
 
 def get_kernel(kernel_name: str, backend_name: str) -> KernelConfig:
     """The active kernel config; KernelNotFoundError (a LookupError) if there is none."""
-    config = KERNELS.active.get((kernel_name, backend_name))
+    config = current().kernels.active.get((kernel_name, backend_name))
     if config is None:
         raise missing_kernel_error(kernel_name, backend_name)
     return config
@@ -103,17 +98,17 @@ def get_kernel(kernel_name: str, backend_name: str) -> KernelConfig:
 def kernels_for_backend(backend_name: str) -> list[KernelConfig]:
     """Every active kernel config of a backend, sorted by kernel name."""
     return sorted(
-        (c for (k, b), c in KERNELS.active.items() if b == backend_name),
+        (c for (k, b), c in current().kernels.active.items() if b == backend_name),
         key=lambda c: c.kernel_name,
     )
 
 
 def backends_with_kernel(kernel_name: str) -> list[str]:
-    return sorted(b for (k, b) in KERNELS.active if k == kernel_name)
+    return sorted(b for (k, b) in current().kernels.active if k == kernel_name)
 
 
 def missing_kernel_error(kernel_name: str, backend_name: str) -> KernelNotFoundError:
-    if kernel_name not in SPECS.active:
+    if kernel_name not in current().specs.active:
         return KernelNotFoundError(str(spec_not_found(kernel_name)))
     others = backends_with_kernel(kernel_name)
     if others:

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RegistrationError
-from ._slots import Registration, SlotTable
+from ..runtime import current
+from ._slots import Registration
 
-__all__ = ["OpConfig", "register_op", "unregister_op", "get_op", "list_ops", "OPS"]
+__all__ = ["OpConfig", "register_op", "unregister_op", "get_op", "list_ops"]
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,6 @@ class OpConfig:
     func: Callable[..., Any]
 
 
-OPS: SlotTable[str, OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
 _reserved: set[str] = set()  # the core's own op names, filled by tensorplug.ops
 
 
@@ -36,17 +36,17 @@ def register_op(config: OpConfig, *, override: bool = False, priority: int = 0) 
         )
     if not callable(config.func):
         raise RegistrationError(f"Op '{config.name}': func must be callable")
-    return OPS.add(config.name, config, override=override, priority=priority)
+    return current().ops.add(config.name, config, override=override, priority=priority)
 
 
 def unregister_op(name: str, source: str | None = None) -> None:
-    OPS.remove(name, source)
+    current().ops.remove(name, source)
 
 
 def get_op(name: str) -> Callable[..., Any] | None:
-    config = OPS.active.get(name)
+    config = current().ops.active.get(name)
     return None if config is None else config.func
 
 
 def list_ops() -> list[str]:
-    return sorted(OPS.active)
+    return sorted(current().ops.active)

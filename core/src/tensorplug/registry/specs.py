@@ -6,41 +6,38 @@ import difflib
 
 from ..errors import KernelSpecNotFoundError
 from ..kernel_spec import KernelSpec
-from ._slots import SlotTable
+from ..runtime import current
 
 __all__ = [
     "register_kernel_spec",
     "unregister_kernel_spec",
     "get_kernel_spec",
     "list_kernel_specs",
-    "SPECS",
 ]
-
-SPECS: SlotTable[str, KernelSpec] = SlotTable("kernel spec", lambda k: f"Kernel spec '{k}'")
 
 
 def register_kernel_spec(spec: KernelSpec, *, override: bool = False, priority: int = 0) -> KernelSpec:
     """Declare a kernel name and its contract; returns the spec (handy as a module constant)."""
     if not isinstance(spec, KernelSpec):
         raise TypeError(f"register_kernel_spec takes a KernelSpec, got {type(spec).__name__}")
-    SPECS.add(spec.name, spec, override=override, priority=priority)
+    current().specs.add(spec.name, spec, override=override, priority=priority)
     return spec
 
 
 def unregister_kernel_spec(name: str, source: str | None = None) -> None:
-    SPECS.remove(name, source)
+    current().specs.remove(name, source)
 
 
 def get_kernel_spec(name: str) -> KernelSpec:
     """The spec of `name`; KernelSpecNotFoundError (a LookupError) naming close matches."""
-    spec = SPECS.active.get(name)
+    spec = current().specs.active.get(name)
     if spec is None:
         raise spec_not_found(name)
     return spec
 
 
 def spec_not_found(name: str) -> KernelSpecNotFoundError:
-    names = {str(k).lower(): str(k) for k in SPECS.active}
+    names = {str(k).lower(): str(k) for k in current().specs.active}
     close = [names[c] for c in difflib.get_close_matches(str(name).lower(), list(names), n=3)]
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return KernelSpecNotFoundError(
@@ -52,4 +49,5 @@ def spec_not_found(name: str) -> KernelSpecNotFoundError:
 
 def list_kernel_specs() -> list[KernelSpec]:
     """Every declared spec, sorted by name."""
-    return [SPECS.active[k] for k in sorted(SPECS.active, key=str)]
+    active = current().specs.active
+    return [active[k] for k in sorted(active, key=str)]

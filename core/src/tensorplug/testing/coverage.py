@@ -34,8 +34,8 @@ def make_plan(backend: str) -> Plan:
     """Load the plugins, start `backend` (its kernels register then) and read the registries."""
     from ..backend import start_backend
     from ..plugins.manager import load_plugins
-    from ..registry.kernels import KERNELS
-    from ..registry.specs import SPECS, list_kernel_specs
+    from ..registry.specs import list_kernel_specs
+    from ..runtime import current
 
     load_plugins()
     error = ""
@@ -43,12 +43,12 @@ def make_plan(backend: str) -> Plan:
         start_backend(backend)
     except TensorplugError as exc:
         error = str(exc)
-    keys = cast("list[tuple[str, str]]", list(KERNELS.active))
+    keys = cast("list[tuple[str, str]]", list(current().kernels.active))
     implemented = frozenset(k for k, b in keys if b == backend)
     specs = list_kernel_specs()
 
     def is_core(name: str) -> bool:
-        reg = SPECS.registration(name)
+        reg = current().specs.registration(name)
         return reg is not None and reg.source == CORE_SOURCE
 
     required = tuple(s.name for s in specs if is_core(s.name) or s.name in implemented)

@@ -12,13 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import BACKENDS
 from ..dtypes import DType, float32, float64
 from ..engine import run_kernel
 from ..errors import DTypeError, KernelNotFoundError, ShapeError
 from ..kernel_spec import KernelSpec
-from ..registry.gradients import GRADIENTS, GradConfig, find_gradient, override_gradient
-from ..registry.specs import SPECS
+from ..registry.gradients import GradConfig, find_gradient, override_gradient
+from ..runtime import current
 from ..tensor import Tensor
 from .gradcheck import check_gradients
 from .inputs import Case
@@ -107,10 +106,11 @@ def _gradient_to_check(spec: KernelSpec, result: OpCheckResult) -> GradConfig | 
     plugin's override (a straight-through estimator, say) is a deliberate change that finite
     differences need not agree with: it is noted, not checked."""
     active = find_gradient(spec.name)
-    if active is None or active is not GRADIENTS.active.get(spec.name):
+    if active is None or active is not current().gradients.active.get(spec.name):
         return active
-    stack = GRADIENTS.stacks.get(spec.name, [])
-    backend_reg, spec_reg = BACKENDS.registration(result.backend), SPECS.registration(spec.name)
+    stack = current().gradients.stacks.get(spec.name, [])
+    backend_reg = current().backends.registration(result.backend)
+    spec_reg = current().specs.registration(spec.name)
     for owner in (backend_reg.source if backend_reg else None, spec_reg.source if spec_reg else None):
         mine = [r for r in stack if r.source == owner]
         if mine:

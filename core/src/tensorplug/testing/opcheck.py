@@ -123,9 +123,10 @@ def _cases(spec: KernelSpec, ref: Reference | None, has_f64: bool, result: OpChe
 
 
 def _implemented(spec: KernelSpec, backend: Backend, result: OpCheckResult) -> bool:
-    from ..registry.kernels import KERNELS, missing_kernel_error
+    from ..registry.kernels import missing_kernel_error
+    from ..runtime import current
 
-    if (spec.name, backend.name) in KERNELS.active:
+    if (spec.name, backend.name) in current().kernels.active:
         return True
     result.implemented = False
     result.add("missing", "", f"{missing_kernel_error(spec.name, backend.name)}\n"

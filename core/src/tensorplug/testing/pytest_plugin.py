@@ -15,12 +15,16 @@ tests, so the run is non-zero until the backend implements it or excludes it exp
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .coverage import Coverage, Plan, Record, make_plan, parse_property
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
 from .selection import Selection, SelectionError, load_selection
 
 PROPERTY = "tensorplug-conformance"
@@ -187,6 +191,16 @@ def tensorplug_conformance(request: pytest.FixtureRequest) -> Conformance:
     if conf is None:
         pytest.fail("this test needs --tensorplug-backend NAME", pytrace=False)
     return conf
+
+
+@pytest.fixture
+def tensorplug_runtime() -> Iterator[Runtime]:
+    """A runtime of the test's own (a copy of the one in use: registries, plugins, started
+    backends), swapped in for the test: what it registers, loads or starts is undone after it."""
+    from .isolation import isolated_registries
+
+    with isolated_registries() as runtime:
+        yield runtime
 
 
 def _kernel_of(nodeid: str) -> tuple[str, str] | None:
