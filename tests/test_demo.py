@@ -101,6 +101,17 @@ def test_demo_runs_in_process(capsys) -> None:
     assert "MatMul" in out and "tensorplug-backend-numpy" in out
 
 
+def test_the_demo_without_jit_runs_op_by_op_and_learns_the_same(capsys) -> None:
+    lines = {}
+    for flag in ("--jit", "--no-jit"):
+        assert cli.main(["demo", "--epochs", "1", "--no-progress", "--seed", "3", flag]) == 0
+        out = capsys.readouterr().out
+        lines[flag] = [line for line in out.splitlines() if line.startswith(("final training", "test acc"))]
+        assert ("Kernels run (" in out) == (flag == "--no-jit")
+    assert "train step: eager, op by op (--no-jit)" in out
+    assert lines["--jit"] == lines["--no-jit"] and len(lines["--jit"]) == 2
+
+
 def test_console_script_runs_the_demo(tmp_path: Path) -> None:
     script = Path(sys.executable).parent / ("tensorplug.exe" if os.name == "nt" else "tensorplug")
     assert script.exists(), f"the console script is not installed next to {sys.executable}"
@@ -110,6 +121,7 @@ def test_console_script_runs_the_demo(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     accuracy = float(proc.stdout.split("test accuracy:")[1].split()[0])
     assert accuracy > 0.5
-    assert "Kernels run" in proc.stdout and "registered by" in proc.stdout
+    assert "Kernels traced into the compiled step" in proc.stdout and "registered by" in proc.stdout
+    assert "train step: tp.jit, compiled by backend 'numpy'" in proc.stdout
     assert "training" in proc.stderr  # tqdm's bar
     assert tp.__version__ in proc.stdout

@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-__all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "push_recorder", "remove_recorder",
-           "state"]
+__all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
+           "remove_recorder", "state"]
 
 backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
 recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
@@ -20,6 +20,9 @@ jit_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_
 # How many tp.jit traces are in progress in the process (any thread): when 0, hot paths skip
 # reading jit_trace_var.
 jit_tracing = [0]
+# The planner's recorder while it traces a function in this context (tensorplug.plan), or None:
+# it knows which native arrays depend on the function's inputs (their values cannot be read).
+plan_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_plan_trace", default=None)
 
 
 def push_recorder(recorder: Any) -> None:

@@ -25,6 +25,7 @@ from .engine import run_kernel, wrap
 from .gradients._util import unbroadcast
 from .jit import tracing
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+from .plan import PlannedFunction
 from .plugins.hookspecs import hookimpl
 from .plugins.manager import (
     PluginInfo,
@@ -63,7 +64,7 @@ __all__ = [
     "API_VERSION",
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",
-    "OpConfig", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo", "current_runtime",
+    "OpConfig", "PlannedFunction", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo", "current_runtime",
     "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_gradient",
     "get_gradient", "get_kernel", "get_kernel_spec", "get_op", "hookimpl", "kernels_for_backend",
     "list_kernel_specs", "list_ops", "list_plugins", "load_plugins", "override_gradient",

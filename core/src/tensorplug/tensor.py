@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._state import jit_tracing, plan_trace_var
 from .dtypes import DType
 from .errors import ShapeError, TracedValueError
 
@@ -75,6 +76,21 @@ class Tensor:
     # -- conversion -------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The values as a numpy array (read-only when it shares memory with the tensor)."""
+        return self._host()
+
+    def _host(self) -> np.ndarray:
+        """The values on the host; TracedValueError while tp.jit plans a function whose inputs
+        they depend on (see ``tensorplug.plan``)."""
+        if jit_tracing[0]:
+            recorder = plan_trace_var.get()
+            if recorder is not None and recorder.depends_on_inputs(self._data):
+                raise TracedValueError(
+                    f"tp.jit on backend '{self._backend.name}': this value (shape {tuple(self.shape)}, "
+                    f"dtype {self._dtype.name}) depends on the function's inputs, which tp.jit does not "
+                    "know while it traces the function: make it a static argument (tp.jit(f, "
+                    "static_argnums=...)), use ops instead of Python control flow on tensor values "
+                    "(e.g. tp.where), or call it outside tp.jit."
+                )
         return self._backend.to_numpy(self._data)
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -91,7 +107,7 @@ class Tensor:
         return arr
 
     def item(self) -> bool | int | float:
-        arr = self._backend.to_numpy(self._data)
+        arr = self._host()
         if arr.size != 1:
             raise ShapeError(f"item() needs a tensor with one element, got shape {self.shape}.")
         return arr.item()

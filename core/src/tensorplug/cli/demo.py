@@ -26,6 +26,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--backend", default=None,
                    help="backend to run on (default: the highest-priority installed one)")
     p.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's learning rate (default: 0.001)")
+    p.add_argument("--jit", action=argparse.BooleanOptionalAction, default=True,
+                   help="compile the training step with tp.jit (the default; --no-jit runs it op by op)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(handler=run)
 
@@ -60,13 +62,16 @@ def run(args: argparse.Namespace) -> int:
           f"{len(data.y_train)} train / {len(data.y_test)} test, batch {args.batch_size}, "
           f"seed {args.seed}, backend '{backend}'")
 
-    compiles = _compiles(backend)
-    print("train step: tp.jit, " + ("compiled into one computation by the backend" if compiles else
-                                     f"run eagerly (backend '{backend}' does not compile)"))
+    compiles = args.jit and _compiles(backend)
+    if not args.jit:
+        print("train step: eager, op by op (--no-jit)")
+    else:
+        print(f"train step: tp.jit, " + (f"compiled by backend '{backend}'" if compiles else
+                                         f"run eagerly (backend '{backend}' does not compile)"))
     bar = _progress(args.epochs, disabled=args.no_progress)
     try:
         result = train(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed,
-                       learning_rate=args.learning_rate, data=data, on_epoch=bar.update, jit=True)
+                       learning_rate=args.learning_rate, data=data, on_epoch=bar.update, jit=args.jit)
     finally:
         bar.close()
 

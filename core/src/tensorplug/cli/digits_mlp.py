@@ -121,8 +121,8 @@ class Training:
         self.optimizer = Adam(learning_rate)
         self.rng = np.random.default_rng(seed)
         self.steps_per_epoch = math.ceil(len(data.y_train) / batch_size)
-        # tp.jit compiles the whole step (forward, backward, Adam) on a backend that compiles
-        # (jax), and runs it eagerly on one that does not (numpy)
+        # tp.jit compiles the whole step (forward, backward, Adam): into one XLA computation on
+        # jax, into a plan of its kernel calls on numpy (see tensorplug.plan)
         self.jit = jit
         self.compiled_step = tp.jit(self.step)
 

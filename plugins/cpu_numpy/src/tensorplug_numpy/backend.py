@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tensorplug.dtypes import DType, from_numpy_dtype
-from tensorplug.extend import Backend
+from tensorplug.extend import Backend, PlannedFunction
 
 _DTYPES: dict[Any, DType] = {}
 
 
 class NumpyBackend(Backend):
-    """Holds numpy arrays on the CPU (never written after creation, so scalars are shared)."""
+    """Holds numpy arrays on the CPU (never written after creation, so scalars are shared).
+    ``tp.jit`` compiles by planning: a trace's kernel calls, replayed (``tensorplug.plan``)."""
 
     reuses_scalars = True
 
@@ -34,3 +36,6 @@ class NumpyBackend(Backend):
 
     def shape_of(self, native: Any) -> tuple[int, ...]:
         return native.shape
+
+    def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
+        return PlannedFunction(self, fn)
