@@ -4,7 +4,7 @@
 
 Prints per-call medians and ratios to raw numpy for: tiny ``add``, ``matmul``, ``exp`` and ``sum``
 on 4 float32 (matmul: 4x4); an op a plugin defines through the public ``Dispatcher`` against the
-same op in core;
+same op in core; eager and under ``tp.jit`` (a replayed plan on numpy):
 ``value_and_grad`` of ``sum(exp(x*w+b))`` on 4 floats; one epoch of the demo's MLP (same data,
 initial weights and batches) against a hand-written numpy MLP with manual backprop and Adam (the
 floor), and torch eager. Frameworks are measured in interleaved rounds, so that load on the
@@ -44,6 +44,8 @@ except ImportError:  # torch is optional: its columns are left out
 
 MLP_TARGET = 2.4  # a tensorplug epoch costs at most 2.4x the hand-written numpy one
 PLUGIN_OP_TARGET = 1.2  # a plugin's op through the public Dispatcher, against the same op in core
+JIT_MLP_TARGET = 1.3  # the demo's step under tp.jit on numpy (a replayed plan), against numpy
+JIT_VG_TARGET = 4.0  # value_and_grad of sum(exp(x*w+b)) under tp.jit on numpy, against numpy
 
 
 def per_call(fn: Callable[[], Any], number: int) -> float:
@@ -133,9 +135,13 @@ def bench_value_and_grad(rounds: int, number: int) -> dict[str, float]:
     ref = numpy_vg()
     np.testing.assert_allclose(float(check[0]), ref[0], rtol=1e-5)
     np.testing.assert_allclose(check[1][0].numpy(), ref[1], rtol=1e-5)
+    tp_vg_jit = tp.jit(tp_vg)
+    jitted = tp_vg_jit(w_tp, b_tp)
+    assert float(jitted[0]) == float(check[0]) and jitted[1][0].tolist() == check[1][0].tolist()
     cases = {
         "numpy": lambda: per_call(numpy_vg, number),
         "tensorplug": lambda: per_call(lambda: tp_vg(w_tp, b_tp), number),
+        "tensorplug tp.jit": lambda: per_call(lambda: tp_vg_jit(w_tp, b_tp), number),
     }
     if torch is not None:
         x_t = torch.from_numpy(x_np.copy())
@@ -191,13 +197,16 @@ def bench_mlp(epochs: int, seed: int = 0, batch_size: int = 32) -> tuple[dict[st
     floor = numpy_mlp.NumpyMLP(seed)
     floor_rng = np.random.default_rng(seed)
     demo = Training(data, seed=seed, batch_size=batch_size)
+    planned = Training(data, seed=seed, batch_size=batch_size, jit=True)
     runners: dict[str, Callable[[], Any]] = {
         "numpy": lambda: numpy_mlp.run_epoch(floor, data, batch_size, floor_rng),
         "tensorplug": demo.epoch,
+        "tensorplug tp.jit": planned.epoch,
     }
     accuracies: dict[str, Callable[[], float]] = {
         "numpy": lambda: numpy_mlp.accuracy(floor, data),
         "tensorplug": demo.test_accuracy,
+        "tensorplug tp.jit": planned.test_accuracy,
     }
     if torch is not None:
         torch_mlp = TorchMLP(data, seed, batch_size)
@@ -279,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     mlp, acc = bench_mlp(epochs)
 
     columns = ["tensorplug"] + (["torch"] if torch is not None else [])
+    jit_columns = ["tensorplug", "tensorplug tp.jit"] + (["torch"] if torch is not None else [])
     print(f"{'benchmark':<34}  {'numpy':>10}  " + "  ".join(f"{c:>20}" for c in columns))
     for op in TINY_OPS:
         shape = "4x4 @ 4x4" if op == "matmul" else "4"
@@ -286,10 +296,12 @@ def main(argv: list[str] | None = None) -> int:
         if op == "add":
             print(row("  the same with the + operator", add["numpy"],
                       {"tensorplug": add["tensorplug (x + y)"]}, ["tensorplug"]))
-    print(row("value_and_grad sum(exp(x*w+b)), 4", vg["numpy"], vg, columns))
-    print(row("MLP epoch (digits, batch 32)", mlp["numpy"], mlp, columns))
+    print()
+    print(f"{'benchmark':<34}  {'numpy':>10}  " + "  ".join(f"{c:>20}" for c in jit_columns))
+    print(row("value_and_grad sum(exp(x*w+b)), 4", vg["numpy"], vg, jit_columns))
+    print(row("MLP epoch (digits, batch 32)", mlp["numpy"], mlp, jit_columns))
     print(f"{'  test accuracy after ' + str(epochs) + ' epochs':<34}  {acc['numpy']:>10.4f}  "
-          + "  ".join(f"{acc[c]:>20.4f}" for c in columns))
+          + "  ".join(f"{acc[c]:>20.4f}" for c in jit_columns))
     print()
     print(f"import tensorplug: {imp['seconds'] * 1e3:.0f} ms, plugin modules imported: "
           f"{imp['plugin_modules'] or 'none'}")
@@ -297,8 +309,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{fmt_time(plugin['core op'])} for tp.exp")
     mlp_ratio = mlp["tensorplug"] / mlp["numpy"]
     plugin_ratio = plugin["plugin op"] / plugin["core op"]
+    jit_mlp_ratio = mlp["tensorplug tp.jit"] / mlp["numpy"]
+    jit_vg_ratio = vg["tensorplug tp.jit"] / vg["numpy"]
     verdicts = [f"MLP epoch {mlp_ratio:.2f}x numpy (target <= {MLP_TARGET}x): "
                 f"{'met' if mlp_ratio <= MLP_TARGET else 'NOT met'}",
+                f"MLP epoch under tp.jit {jit_mlp_ratio:.2f}x numpy (target <= {JIT_MLP_TARGET}x): "
+                f"{'met' if jit_mlp_ratio <= JIT_MLP_TARGET else 'NOT met'}",
+                f"value_and_grad under tp.jit {jit_vg_ratio:.2f}x numpy (target <= {JIT_VG_TARGET}x): "
+                f"{'met' if jit_vg_ratio <= JIT_VG_TARGET else 'NOT met'}",
                 f"plugin op {plugin_ratio:.2f}x the core op (target <= {PLUGIN_OP_TARGET}x): "
                 f"{'met' if plugin_ratio <= PLUGIN_OP_TARGET else 'NOT met'}"]
     if torch is not None:

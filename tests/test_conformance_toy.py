@@ -52,7 +52,6 @@ from typing import Any
 import numpy as np
 
 import tensorplug as tp
-from tensorplug.runtime import current
 from tensorplug.dtypes import from_numpy_dtype
 from tensorplug.extend import API_VERSION, Backend, BackendConfig, GradConfig, KernelConfig, hookimpl
 
@@ -124,7 +123,7 @@ def tensorplug_backends(register: Any) -> None:
 @hookimpl
 def tensorplug_kernels(backend_name: str, register: Any) -> None:
     if backend_name == NAME:
-        for name, func in current().kernels.items():
+        for name, func in KERNELS.items():
             register(KernelConfig(name, NAME, func))
 
 

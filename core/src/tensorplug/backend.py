@@ -96,7 +96,8 @@ class Backend:
     def compile(self, fn: Callable[..., Any],
                 static_argnums: tuple[int, ...] = ()) -> Callable[..., Any] | None:
         """A compiled version of `fn`, or None when this backend cannot compile (``tp.jit`` then
-        runs eagerly).
+        runs eagerly). A backend without a compiler of its own can return
+        ``tensorplug.plan.PlannedFunction(self, fn)``: a plan of `fn`'s kernel calls, replayed.
 
         ``tp.jit`` hands over a pure function of lists of native arrays of this backend (numpy
         arrays may stand in for them) returning nested lists of native arrays; the arguments at

@@ -161,7 +161,10 @@ class Plan:
         for step in self.steps:
             ins = [values[i] for i in step.inputs]
             try:
-                out = step.func(*ins) if step.direct else step.func(tuple(ins), dict(step.attrs), self.backend)
+                if step.direct:
+                    out = step.func(*ins)
+                else:
+                    out = step.func(tuple(ins), dict(step.attrs), self.backend)
             except TensorplugError as known:
                 return known
             except Exception as failure:
@@ -214,7 +217,8 @@ def _generate(steps: list[Step], n_args: int, n_state: int, constants: dict[int,
             names[f"attrs{k}"] = step.attrs
             call = f"{fn}(({ins}{',' if len(step.inputs) == 1 else ''}), attrs{k}, B)"
         lines.append(f"    {target} = {call}  # {step.kernel}")
-    lines.append(f"    return [{', '.join(ref(i) for i in outputs)}], [{', '.join(ref(i) for i in new_state)}]")
+    returned = ", ".join(ref(i) for i in outputs)
+    lines.append(f"    return [{returned}], [{', '.join(ref(i) for i in new_state)}]")
     return "\n".join(lines) + "\n", names
 
 

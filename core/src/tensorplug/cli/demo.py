@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.jit:
         print("train step: eager, op by op (--no-jit)")
     else:
-        print(f"train step: tp.jit, " + (f"compiled by backend '{backend}'" if compiles else
+        print("train step: tp.jit, " + (f"compiled by backend '{backend}'" if compiles else
                                          f"run eagerly (backend '{backend}' does not compile)"))
     bar = _progress(args.epochs, disabled=args.no_progress)
     try:
