@@ -13,8 +13,9 @@ from typing import Any
 from .._fastpath import fast_binary
 from ..dtypes import NUMERIC_DTYPES, bool_
 from ..errors import DTypeError, ShapeError
+from ..specs._rules import broadcast_shapes, normalize_axis
 from ..tensor import Tensor
-from ._axes import axis_for, broadcast_for, prod
+from ._axes import prod
 from ._convert import caller, convert_pair
 from .elementwise import multiply
 from .manipulation import permute_dims, reshape
@@ -53,7 +54,7 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
     if ma[-1] != mb[-2]:
         raise ShapeError(f"matmul: shapes {sa} and {sb} do not fit: {ma[-1]} (last axis of x1) != "
                          f"{mb[-2]} ({'only' if len(sb) == 1 else 'second-to-last'} axis of x2).")
-    batch = broadcast_for("matmul", ma[:-2], mb[:-2])
+    batch = broadcast_shapes(ma[:-2], mb[:-2], op="matmul")
     out = _MATMUL((a, b), _PLAIN)
     if len(sa) == 1 or len(sb) == 1:
         keep: tuple[int, ...] = (ma[-2],) if len(sa) > 1 else ()
@@ -72,8 +73,8 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
     sa, sb = a.shape, b.shape
     if not sa or not sb:
         raise ShapeError(f"vecdot needs inputs with at least one dimension, got shapes {sa} and {sb}.")
-    shape = broadcast_for("vecdot", sa, sb)
-    ax = axis_for("vecdot", axis, len(shape)) - len(shape)  # negative: counts from the right
+    shape = broadcast_shapes(sa, sb, op="vecdot")
+    ax = normalize_axis(axis, len(shape), "vecdot") - len(shape)  # negative: counts from the right
     if -ax > len(sa) or -ax > len(sb) or sa[ax] != sb[ax]:
         raise ShapeError(f"vecdot: x1 (shape {sa}) and x2 (shape {sb}) must have the same size "
                          f"along axis {axis}; the contracted axis does not broadcast.")
@@ -83,7 +84,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
 def _axis_list(op: str, axes: Any, ndim: int) -> list[int]:
     if isinstance(axes, int) and not isinstance(axes, bool):
         axes = (axes,)
-    return [axis_for(op, a, ndim) for a in axes]
+    return [normalize_axis(a, ndim, op) for a in axes]
 
 
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..dtypes import as_dtype, bool_, int32, int64
 from ..errors import DTypeError, ShapeError
+from ..specs._rules import normalize_axes, normalize_axis
 from ..tensor import Tensor
-from ._axes import axes_for, axis_for
 from ._axes import prod as _prod  # `prod` is the op below
 from ._convert import asarray, astype, caller, to_float
 from .creation import full
@@ -52,7 +52,7 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
         axes = _EVERY_AXIS[ndim] if ndim < 16 else tuple(range(ndim))
         return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
     x = _accumulated(asarray(x), dtype)
-    axes = axes_for(op, axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, op)
     if not axes:
         return x
     return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
@@ -76,7 +76,7 @@ def _extremum(op: str, call: Any, x: Any, axis: Any, keepdims: bool) -> Tensor:
         raise DTypeError(f"{op} does not accept bool tensors; use tp.any / tp.all, or cast with "
                          "x.astype(tp.int32) first.")
     shape = x.shape
-    axes = axes_for(op, axis, len(shape))
+    axes = normalize_axes(axis, len(shape), op)
     if not axes:
         return x
     empty = [a for a in axes if shape[a] == 0]
@@ -106,7 +106,7 @@ def mean(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool
     """Arithmetic mean over `axis`; integer and bool inputs give the default float dtype
     (an empty reduction gives nan)."""
     x = to_float(x)
-    axes = axes_for("mean", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "mean")
     if not axes:
         return x
     total = _SUM((x,), {"axis": axes, "keepdims": bool(keepdims)})
@@ -122,7 +122,7 @@ def var(x: Any, /, *, axis: int | tuple[int, ...] | None = None, correction: int
 
 def _var(op: str, x: Any, axis: Any, correction: float, keepdims: bool) -> Tensor:
     x = to_float(x)
-    axes = axes_for(op, axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, op)
     deviations = square(subtract(x, mean(x, axis=axes, keepdims=True)))
     total = _SUM((deviations,), {"axis": axes, "keepdims": bool(keepdims)}) if axes else deviations
     dof = _count(x.shape, axes) - correction
@@ -147,7 +147,7 @@ def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor
         return call((x,), {"axis": None, "keepdims": bool(keepdims)})
     if not shape and type(axis) is int and axis in (0, -1):
         return full((), 0, int64)  # the only index of a 0-d input (numpy allows axis 0)
-    a = axis_for(op, axis, len(shape))
+    a = normalize_axis(axis, len(shape), op)
     if shape[a] == 0:
         raise ShapeError(f"{op}: axis {axis} of shape {shape} is empty; there is no index to "
                          "return. Reduce a non-empty axis.")
@@ -176,7 +176,7 @@ def _cumulative(op: str, call: Any, initial: float, x: Any, axis: int | None, dt
             raise ShapeError(f"{op}: axis=None is only allowed for 1-d inputs, got shape {shape}; "
                              "pass the axis to accumulate along.")
         axis = 0
-    a = axis_for(op, axis, len(shape))
+    a = normalize_axis(axis, len(shape), op)
     out = call((x,), {"axis": a, "exclusive": False, "reverse": False})
     if include_initial:
         pad = tuple((1, 0) if i == a else (0, 0) for i in range(len(shape)))
@@ -200,7 +200,7 @@ def any(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Whether any element along `axis` is true (non-zero); bool result, False when empty."""
     x = astype(x, bool_)
-    axes = axes_for("any", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "any")
     if not axes:
         return x
     return greater(_SUM((x,), {"axis": axes, "keepdims": bool(keepdims)}), 0)
@@ -210,7 +210,7 @@ def all(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Whether every element along `axis` is true (non-zero); bool result, True when empty."""
     x = astype(x, bool_)
-    axes = axes_for("all", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "all")
     if not axes:
         return x
     return equal(_SUM((logical_not(x),), {"axis": axes, "keepdims": bool(keepdims)}), 0)

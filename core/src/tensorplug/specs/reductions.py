@@ -50,7 +50,7 @@ def _arg_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
         if 0 in x.shape:
             raise ShapeError(f"argmax/argmin of an empty input (shape {x.shape})")
         return [TensorInfo((1,) * len(x.shape) if attrs["keepdims"] else (), int64)]
-    a = normalize_axis(axis, len(x.shape))
+    a = normalize_axis(axis, len(x.shape), allow_0d=True)
     if x.shape and x.shape[a] == 0:
         raise ShapeError(f"argmax/argmin over the empty axis {axis} of shape {x.shape}")
     return [TensorInfo(_reduced_shape(x.shape, (a,), attrs["keepdims"]), int64)]
@@ -58,7 +58,7 @@ def _arg_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
 
 def _cumulative_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
-    normalize_axis(attrs["axis"], len(x.shape))
+    normalize_axis(attrs["axis"], len(x.shape), allow_0d=True)
     dtype = int64 if x.dtype in (bool_, int32) else x.dtype
     return [TensorInfo(x.shape, dtype)]
 
