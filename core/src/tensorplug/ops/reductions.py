@@ -13,10 +13,10 @@ from typing import Any
 from ..dtypes import as_dtype, bool_, int32, int64
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import normalize_axes, normalize_axis
+from ..specs.reductions import arg_axis, extremum_axes
 from ..tensor import Tensor
 from ._axes import prod as _prod  # `prod` is the op below
 from ._convert import asarray, astype, caller, to_float
-from .creation import full
 from .elementwise import divide, equal, greater, logical_not, multiply, sqrt, square, subtract
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin",
@@ -75,14 +75,9 @@ def _extremum(op: str, call: Any, x: Any, axis: Any, keepdims: bool) -> Tensor:
     if x._dtype is bool_:
         raise DTypeError(f"{op} does not accept bool tensors; use tp.any / tp.all, or cast with "
                          "x.astype(tp.int32) first.")
-    shape = x.shape
-    axes = normalize_axes(axis, len(shape), op)
+    axes = extremum_axes(x.shape, axis, op)
     if not axes:
         return x
-    empty = [a for a in axes if shape[a] == 0]
-    if empty:
-        raise ShapeError(f"{op}: cannot reduce over axis {empty[0]} of shape {shape}: it is empty "
-                         "and the maximum/minimum has no identity. Reduce over non-empty axes.")
     return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
 
 
@@ -139,19 +134,7 @@ def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor
     x = asarray(x)
     if x._dtype is bool_:
         x = astype(x, int32)
-    shape = x.shape
-    if axis is None:
-        if 0 in shape:
-            raise ShapeError(f"{op}: the input of shape {shape} is empty; there is no index to "
-                             "return. Check the input or reduce a non-empty axis.")
-        return call((x,), {"axis": None, "keepdims": bool(keepdims)})
-    if not shape and type(axis) is int and axis in (0, -1):
-        return full((), 0, int64)  # the only index of a 0-d input (numpy allows axis 0)
-    a = normalize_axis(axis, len(shape), op)
-    if shape[a] == 0:
-        raise ShapeError(f"{op}: axis {axis} of shape {shape} is empty; there is no index to "
-                         "return. Reduce a non-empty axis.")
-    return call((x,), {"axis": a, "keepdims": bool(keepdims)})
+    return call((x,), {"axis": arg_axis(x.shape, axis, op), "keepdims": bool(keepdims)})
 
 
 def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
