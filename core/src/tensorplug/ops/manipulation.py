@@ -12,8 +12,16 @@ import numpy as np
 
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import broadcast_shapes, normalize_axes, normalize_axis
+from ..specs.manipulation import (
+    broadcast_target,
+    concat_shape,
+    padded_shape,
+    permutation,
+    reshaped_shape,
+    stack_shape,
+)
 from ..tensor import Tensor
-from ._axes import prod, promote_all
+from ._axes import promote_all
 from ._convert import asarray, caller
 
 __all__ = [
@@ -47,24 +55,8 @@ def reshape(x: Any, /, shape: int | Shape, *, copy: bool | None = None) -> Tenso
     """The elements of x (C order) in a new shape; one entry may be -1 (inferred). `copy` is
     accepted for the Array API and ignored (tensors are immutable)."""
     x = asarray(x)
-    old = x.shape
-    new = list(_ints("reshape", "shape", shape))
-    size = prod(old)
-    unknown = [i for i, d in enumerate(new) if d == -1]
-    known = prod(d for d in new if d != -1)
-    if len(unknown) > 1 or any(d < -1 for d in new):
-        raise ShapeError(f"reshape: shape {tuple(new)} is invalid; sizes must be >= 0, with at most "
-                         "one -1.")
-    if unknown:
-        if known == 0 or size % known:
-            raise ShapeError(f"reshape: cannot reshape {size} elements (shape {old}) into "
-                             f"{tuple(new)}; the -1 cannot be inferred.")
-        new[unknown[0]] = size // known
-    elif known != size:
-        raise ShapeError(f"reshape: cannot reshape {size} elements (shape {old}) into {tuple(new)} "
-                         f"({known} elements); the sizes must multiply to {size}.")
-    target = tuple(new)
-    if target == old:
+    target = reshaped_shape(x.shape, _ints("reshape", "shape", shape), "reshape")
+    if target == x.shape:
         return x
     return _RESHAPE((x,), {"shape": target})
 
@@ -72,16 +64,8 @@ def reshape(x: Any, /, shape: int | Shape, *, copy: bool | None = None) -> Tenso
 def permute_dims(x: Any, /, axes: Shape) -> Tensor:
     """x with its axes permuted: output axis i is input axis axes[i]."""
     x = asarray(x)
-    ndim = x.ndim
-    perm = _ints("permute_dims", "axes", axes)
-    if len(perm) != ndim:
-        raise ShapeError(f"permute_dims: axes {perm} has {len(perm)} entries for a {ndim}-d input "
-                         f"(shape {x.shape}); give a permutation of all {ndim} axes.")
-    norm = tuple(normalize_axis(a, ndim, "permute_dims") for a in perm)
-    if sorted(norm) != list(range(ndim)):
-        raise ShapeError(f"permute_dims: axes {perm} is not a permutation of the {ndim} axes of "
-                         f"shape {x.shape}; each axis must appear exactly once.")
-    if norm == tuple(range(ndim)):
+    norm = permutation(x.shape, _ints("permute_dims", "axes", axes), "permute_dims")
+    if norm == tuple(range(len(norm))):
         return x
     return _TRANSPOSE((x,), {"perm": norm})
 
@@ -99,10 +83,7 @@ def matrix_transpose(x: Any, /) -> Tensor:
 def broadcast_to(x: Any, /, shape: Shape) -> Tensor:
     """x broadcast to `shape` (numpy rules)."""
     x = asarray(x)
-    target = _ints("broadcast_to", "shape", shape)
-    if len(target) < x.ndim or broadcast_shapes(x.shape, target, op="broadcast_to") != target:
-        raise ShapeError(f"broadcast_to: cannot broadcast shape {x.shape} to {target}; each axis of "
-                         "x must be 1 or equal the target size (aligned from the right).")
+    target = broadcast_target(x.shape, _ints("broadcast_to", "shape", shape), "broadcast_to")
     if target == x.shape:
         return x
     return _BROADCAST_TO((x,), {"shape": target})
@@ -123,16 +104,7 @@ def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Tensor:
     if axis is None:
         tensors = [reshape(t, (-1,)) for t in tensors]
         axis = 0
-    first = tensors[0].shape
-    if not first:
-        raise ShapeError("concat cannot join 0-d tensors (they have no axis); use stack, or "
-                         "axis=None.")
-    a = normalize_axis(axis, len(first), "concat")
-    for i, t in enumerate(tensors):
-        s = t.shape
-        if len(s) != len(first) or any(p != q for k, (p, q) in enumerate(zip(s, first)) if k != a):
-            raise ShapeError(f"concat: array {i} has shape {s}, which does not match array 0's "
-                             f"shape {first} outside axis {a}; all other sizes must be equal.")
+    a, _ = concat_shape([t.shape for t in tensors], axis, "concat")
     if len(tensors) == 1:
         return tensors[0]
     return _CONCAT(tuple(tensors), {"axis": a})
@@ -143,12 +115,7 @@ def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Tensor:
     if isinstance(arrays, Tensor) or not len(arrays):
         raise ShapeError("stack takes a non-empty sequence (list or tuple) of arrays.")
     tensors, _ = promote_all(arrays)
-    first = tensors[0].shape
-    for i, t in enumerate(tensors):
-        if t.shape != first:
-            raise ShapeError(f"stack needs arrays of one shape; array {i} has shape {t.shape}, "
-                             f"array 0 has {first}.")
-    a = normalize_axis(axis, len(first) + 1, "stack")
+    a, _ = stack_shape([t.shape for t in tensors], axis, "stack")
     return _STACK(tuple(tensors), {"axis": a})
 
 
@@ -264,8 +231,6 @@ def _pad_pairs(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
     else:
         raise ShapeError(f"pad: pad_width {pad_width!r} does not fit a {ndim}-d input; give an int, "
                          f"a (before, after) pair, or {ndim} pairs.")
-    if (arr < 0).any():
-        raise ShapeError(f"pad: pad widths must be >= 0, got {pad_width!r}.")
     return tuple((int(lo), int(hi)) for lo, hi in arr)
 
 
@@ -274,6 +239,7 @@ def pad(x: Any, /, pad_width: Any, constant_values: bool | int | float = 0) -> T
     pair per axis (numpy's forms)."""
     x = asarray(x)
     pairs = _pad_pairs(pad_width, x.ndim)
+    padded_shape(x.shape, pairs, "pad")  # the spec's rule: refuses negative widths
     if not any(lo or hi for lo, hi in pairs):
         return x
     return _PAD((x,), {"pad_width": pairs, "constant_value": float(constant_values)})
