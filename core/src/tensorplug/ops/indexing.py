@@ -17,6 +17,7 @@ import numpy as np
 from ..dtypes import int64
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from ..specs._rules import broadcast_shapes, normalize_axis
+from ..specs.indexing import gather_axis
 from ..tensor import Tensor
 from ._axes import prod
 from ._convert import asarray, astype, caller
@@ -269,9 +270,7 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Tensor:
     x = asarray(x)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    if not x.ndim:
-        raise ShapeError("take: cannot take along an axis of a 0-d tensor; use axis=None.")
-    a = normalize_axis(axis, x.ndim, "take")
+    a = gather_axis(x.shape, axis, "take")
     idx = indices if isinstance(indices, Tensor) else _host_indices("take", indices)
     if idx.dtype.kind not in ("int", "i", "u"):
         raise DTypeError(f"take: indices must be integers, got {idx.dtype}; for a boolean mask "

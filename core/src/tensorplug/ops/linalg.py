@@ -14,6 +14,7 @@ from .._fastpath import fast_binary
 from ..dtypes import NUMERIC_DTYPES, bool_
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import broadcast_shapes, normalize_axis
+from ..specs.linalg import matmul_shape
 from ..tensor import Tensor
 from ._axes import prod
 from ._convert import caller, convert_pair
@@ -43,24 +44,14 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
         return _MATMUL((x1, x2), _PLAIN)  # the common case; the kernel's spec explains a misfit
     a, b = _numeric_pair("matmul", x1, x2)
     sa, sb = a.shape, b.shape
-    if not sa or not sb:
-        raise ShapeError(f"matmul does not accept 0-d inputs (shapes {sa} and {sb}); use multiply "
-                         "for scalars.")
+    shape = matmul_shape(sa, sb, "matmul")  # the MatMul spec's rule, with numpy's 1-d cases
+    if len(sa) > 1 and len(sb) > 1:
+        return _MATMUL((a, b), _PLAIN)
     if len(sa) == 1:
         a = reshape(a, (1, sa[0]))
     if len(sb) == 1:
         b = reshape(b, (sb[0], 1))
-    ma, mb = a.shape, b.shape
-    if ma[-1] != mb[-2]:
-        raise ShapeError(f"matmul: shapes {sa} and {sb} do not fit: {ma[-1]} (last axis of x1) != "
-                         f"{mb[-2]} ({'only' if len(sb) == 1 else 'second-to-last'} axis of x2).")
-    batch = broadcast_shapes(ma[:-2], mb[:-2], op="matmul")
-    out = _MATMUL((a, b), _PLAIN)
-    if len(sa) == 1 or len(sb) == 1:
-        keep: tuple[int, ...] = (ma[-2],) if len(sa) > 1 else ()
-        keep += (mb[-1],) if len(sb) > 1 else ()
-        out = reshape(out, batch + keep)
-    return out
+    return reshape(_MATMUL((a, b), _PLAIN), shape)
 
 
 matmul = fast_binary(_MATMUL, NUMERIC_DTYPES, matmul, min_rank=2)  # 2-d and up: the kernel's own case

@@ -12,6 +12,7 @@ import numpy as np
 from ..dtypes import as_dtype, bool_, float32
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from ..specs._rules import normalize_axes, normalize_axis
+from ..specs.indexing import one_hot_shape
 from ..tensor import Tensor
 from ._axes import detached
 from ._convert import asarray, astype, caller, to_float
@@ -94,8 +95,7 @@ def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float =
         raise DTypeError(f"one_hot: indices must be integers, got {idx._dtype.name}; cast them with "
                          ".astype(tp.int64).")
     depth = int(depth)
-    if depth < 0:
-        raise ShapeError(f"one_hot: depth must be >= 0, got {depth}.")
+    one_hot_shape(idx.shape, depth, "one_hot")  # the spec's rule: refuses a negative depth
     return _ONE_HOT((idx,), {"depth": depth, "on_value": float(on_value),
                              "off_value": float(off_value), "dtype": as_dtype(dtype)})
 
