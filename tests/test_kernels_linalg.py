@@ -31,7 +31,7 @@ def test_matmul_float32_stays_float32_and_accurate():
 
 
 @pytest.mark.parametrize(("a", "b", "fragments"), [
-    ((2, 3), (4, 5), ("(2, 3)", "(4, 5)", "3 (last axis of x) != 4")),
+    ((2, 3), (4, 5), ("(2, 3)", "(4, 5)", "3 (last axis of the first input) != 4")),
     ((2, 2, 3), (3, 3, 4), ("(2,), (3,)", "cannot be broadcast")),
     ((3,), (3, 2), ("at least 2 dimensions", "(3,)")),
     ((2, 3), (3,), ("at least 2 dimensions",)),

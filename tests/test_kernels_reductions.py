@@ -77,7 +77,7 @@ def test_max_min_over_an_empty_axis_is_a_shape_error(name):
 def test_reductions_refuse_bad_axes(name):
     x = np.zeros((2, 3), np.float32)
     raises_for(name, tp.ShapeError, {"x": x}, {"axis": (2,)}, "axis 2 is out of range", "2-d")
-    raises_for(name, tp.ShapeError, {"x": x}, {"axis": (0, -2)}, "repeated axis")
+    raises_for(name, tp.ShapeError, {"x": x}, {"axis": (0, -2)}, "names an axis of the 2-d input twice")
 
 
 # -- ArgMax, ArgMin -----------------------------------------------------------------------------
@@ -107,8 +107,8 @@ def test_arg_reductions_pick_the_first_of_ties_and_nan():
 
 @pytest.mark.parametrize("name", sorted(ARGS))
 def test_arg_reductions_of_empty_inputs_are_shape_errors(name):
-    raises_for(name, tp.ShapeError, {"x": np.zeros((0, 2))}, {"axis": 0}, "empty axis", "(0, 2)")
-    raises_for(name, tp.ShapeError, {"x": np.zeros((0, 2))}, None, "empty input")
+    raises_for(name, tp.ShapeError, {"x": np.zeros((0, 2))}, {"axis": 0}, "axis 0 of shape (0, 2) is empty")
+    raises_for(name, tp.ShapeError, {"x": np.zeros((0, 2))}, None, "(0, 2) is empty", "no index to return")
     assert run(name, {"x": np.zeros((0, 2))}, {"axis": 1}).shape == (0,)
 
 

@@ -177,7 +177,7 @@ FAST_PATH_FAILURES = [
      ["input 1 has shape (2, 4)"]),
     ("Stack", [np.zeros(2), np.zeros(3)], None, tp.ShapeError, ["equal shapes"]),
     ("Max", [np.zeros((0, 3))], {"axis": (0,)}, tp.ShapeError, ["empty axis"]),
-    ("ArgMin", [np.zeros(0)], None, tp.ShapeError, ["empty input"]),
+    ("ArgMin", [np.zeros(0)], None, tp.ShapeError, ["(0,) is empty", "no index to return"]),
     ("Transpose", [np.zeros((2, 3))], {"perm": (0, 0)}, tp.ShapeError, ["not a permutation"]),
     ("BroadcastTo", [np.zeros(3)], {"shape": (4,)}, tp.ShapeError, ["(3,)", "(4,)"]),
     ("Pad", [np.zeros((2, 3))], {"pad_width": ((1, 1),)}, tp.ShapeError, ["1 pairs for a 2-d input"]),

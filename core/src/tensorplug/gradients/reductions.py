@@ -12,15 +12,11 @@ from typing import Any
 from .. import ops as tp
 from ..ops._convert import caller
 from ..specs._rules import normalize_axes, normalize_axis
+from ..specs.reductions import reduced_shape
 from ..tensor import Tensor
 from ._util import gradient, inverse_permutation, kernel, permute
 
 Grads = Mapping[str, Callable[[], Tensor]]
-
-
-def _kept_shape(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:
-    """`shape` with the reduced `axes` kept as size 1 (the keepdims shape)."""
-    return tuple(1 if i in axes else d for i, d in enumerate(shape))
 
 
 _RESHAPE = caller("Reshape")
@@ -29,7 +25,7 @@ _BROADCAST_TO = caller("BroadcastTo")
 
 def _expand(g: Tensor, shape: tuple[int, ...], axes: Sequence[int]) -> Tensor:
     """A reduced tensor (with or without keepdims) broadcast back to the input `shape`."""
-    kept = _kept_shape(shape, axes)
+    kept = reduced_shape(shape, axes, keepdims=True)
     if g.shape != kept:
         g = _RESHAPE((g,), {"shape": kept})
     return g if kept == shape else _BROADCAST_TO((g,), {"shape": shape})
@@ -70,7 +66,7 @@ def _extremum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
     def dx() -> Tensor:
         axes = normalize_axes(attrs["axis"], x.ndim)
-        kept = _kept_shape(x.shape, axes)
+        kept = reduced_shape(x.shape, axes, keepdims=True)
         hits = tp.astype(x == tp.reshape(y, kept), dy.dtype)
         count = tp.sum(hits, axis=axes, keepdims=True)
         return hits / count * tp.reshape(dy, kept)

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..dtypes import DType, as_dtype, default_float, default_int, scalar_dtype
 from ..errors import ShapeError
+from ..specs.creation import created_shape, range_length
 from ..tensor import Tensor
 from ._convert import asarray, caller
 
@@ -18,32 +19,30 @@ _RANGE = caller("Range")
 _EYE = caller("Eye")
 
 
-def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
+def _fill(op: str, shape: int | Sequence[int], fill_value: bool | int | float, dtype: Any) -> Tensor:
     if isinstance(shape, int):
         shape = (shape,)
-    out = tuple(int(d) for d in shape)
-    if any(d < 0 for d in out):
-        raise ShapeError(f"shape {out} has a negative size")
-    return out
+    dims = created_shape(tuple(int(d) for d in shape), op)
+    dt: DType = scalar_dtype(fill_value) if dtype is None else as_dtype(dtype)
+    return _FILL((), {"shape": dims, "value": fill_value, "dtype": dt})
 
 
 def full(shape: int | Sequence[int], fill_value: bool | int | float, dtype: Any = None) -> Tensor:
     """A tensor of `shape` filled with `fill_value` (dtype from the value if not given)."""
-    dt: DType = scalar_dtype(fill_value) if dtype is None else as_dtype(dtype)
-    return _FILL((), {"shape": _shape(shape), "value": fill_value, "dtype": dt})
+    return _fill("full", shape, fill_value, dtype)
 
 
 def zeros(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
-    return full(shape, 0, default_float if dtype is None else dtype)
+    return _fill("zeros", shape, 0, default_float if dtype is None else dtype)
 
 
 def ones(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
-    return full(shape, 1, default_float if dtype is None else dtype)
+    return _fill("ones", shape, 1, default_float if dtype is None else dtype)
 
 
 def empty(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
     """Like zeros (tensors are immutable, so there is nothing to gain from garbage)."""
-    return zeros(shape, dtype)
+    return _fill("empty", shape, 0, default_float if dtype is None else dtype)
 
 
 def full_like(x: Any, fill_value: bool | int | float, dtype: Any = None) -> Tensor:
@@ -71,8 +70,7 @@ def arange(start: int | float, stop: int | float | None = None, step: int | floa
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, stop, step))
         dtype = default_float if is_float else default_int
-    if step == 0:
-        raise ShapeError("arange: step cannot be zero")
+    range_length(start, stop, step, "arange")  # the Range spec's rule: refuses a zero step
     return _RANGE((), {"start": start, "stop": stop, "step": step, "dtype": as_dtype(dtype)})
 
 

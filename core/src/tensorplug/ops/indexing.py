@@ -16,8 +16,10 @@ import numpy as np
 
 from ..dtypes import int64
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
+from ..specs._rules import broadcast_shapes, normalize_axis
+from ..specs.indexing import gather_axis
 from ..tensor import Tensor
-from ._axes import axis_for, broadcast_for, prod
+from ._axes import prod
 from ._convert import asarray, astype, caller
 from .elementwise import add, floor_divide, greater_equal, less, logical_and, multiply, subtract, where
 from .manipulation import broadcast_to, moveaxis, permute_dims, reshape
@@ -236,7 +238,7 @@ def _advanced(y: Tensor, shape: tuple[int, ...], adv: list[tuple[int, Index, int
             return out
         nb = len(index.shape)
         return permute_dims(out, [*range(a, a + nb), *range(a), *range(a + nb, out.ndim)])
-    index_shape = broadcast_for("getitem (index arrays)", *(tuple(i.shape) for _, i, _ in adv))
+    index_shape = broadcast_shapes(*(tuple(i.shape) for _, i, _ in adv), op="getitem (index arrays)")
     strides = [prod(shape[b] for b in axes[i + 1:]) for i in range(len(axes))]
     linear = _linear([i for _, i, _ in adv], strides, index_shape)
     merged = prod(shape[a] for a in axes)
@@ -268,9 +270,7 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Tensor:
     x = asarray(x)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    if not x.ndim:
-        raise ShapeError("take: cannot take along an axis of a 0-d tensor; use axis=None.")
-    a = axis_for("take", axis, x.ndim)
+    a = gather_axis(x.shape, axis, "take")
     idx = indices if isinstance(indices, Tensor) else _host_indices("take", indices)
     if idx.dtype.kind not in ("int", "i", "u"):
         raise DTypeError(f"take: indices must be integers, got {idx.dtype}; for a boolean mask "
@@ -288,11 +288,11 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Tensor:
     if idx.ndim != x.ndim or not x.ndim:
         raise ShapeError(f"take_along_axis: x (shape {x.shape}) and indices (shape "
                          f"{tuple(idx.shape)}) must have the same number (>= 1) of dimensions.")
-    a = axis_for("take_along_axis", axis, x.ndim)
+    a = normalize_axis(axis, x.ndim, "take_along_axis")
     idx = _checked("take_along_axis", idx, x.shape[a], a)
     xs, js = list(x.shape), list(idx.shape)
     xs[a] = js[a] = 1
-    batch = broadcast_for("take_along_axis", xs, js)
+    batch = broadcast_shapes(xs, js, op="take_along_axis")
     x = broadcast_to(x, batch[:a] + (x.shape[a],) + batch[a + 1:])
     idx = broadcast_to(asarray(idx), batch[:a] + (idx.shape[a],) + batch[a + 1:])
     xm, im = moveaxis(x, a, -1), moveaxis(idx, a, -1)

@@ -12,8 +12,10 @@ from typing import Any
 
 from ..dtypes import bool_
 from ..errors import DTypeError, ShapeError
+from ..specs._rules import broadcast_shapes, normalize_axis
+from ..specs.linalg import matmul_shape
 from ..tensor import Tensor
-from ._axes import axis_for, broadcast_for, prod
+from ._axes import prod
 from ._convert import caller, convert_pair
 from .elementwise import multiply
 from .manipulation import permute_dims, reshape
@@ -40,24 +42,14 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
         return _MATMUL.binary(x1, x2)  # the common case; the kernel's spec explains a misfit
     a, b = _numeric_pair("matmul", x1, x2)
     sa, sb = a.shape, b.shape
-    if not sa or not sb:
-        raise ShapeError(f"matmul does not accept 0-d inputs (shapes {sa} and {sb}); use multiply "
-                         "for scalars.")
+    shape = matmul_shape(sa, sb, "matmul")  # the MatMul spec's rule, with numpy's 1-d cases
+    if len(sa) > 1 and len(sb) > 1:
+        return _MATMUL.binary(a, b)
     if len(sa) == 1:
         a = reshape(a, (1, sa[0]))
     if len(sb) == 1:
         b = reshape(b, (sb[0], 1))
-    ma, mb = a.shape, b.shape
-    if ma[-1] != mb[-2]:
-        raise ShapeError(f"matmul: shapes {sa} and {sb} do not fit: {ma[-1]} (last axis of x1) != "
-                         f"{mb[-2]} ({'only' if len(sb) == 1 else 'second-to-last'} axis of x2).")
-    batch = broadcast_for("matmul", ma[:-2], mb[:-2])
-    out = _MATMUL.binary(a, b)
-    if len(sa) == 1 or len(sb) == 1:
-        keep: tuple[int, ...] = (ma[-2],) if len(sa) > 1 else ()
-        keep += (mb[-1],) if len(sb) > 1 else ()
-        out = reshape(out, batch + keep)
-    return out
+    return reshape(_MATMUL.binary(a, b), shape)
 
 
 
@@ -68,8 +60,8 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
     sa, sb = a.shape, b.shape
     if not sa or not sb:
         raise ShapeError(f"vecdot needs inputs with at least one dimension, got shapes {sa} and {sb}.")
-    shape = broadcast_for("vecdot", sa, sb)
-    ax = axis_for("vecdot", axis, len(shape)) - len(shape)  # negative: counts from the right
+    shape = broadcast_shapes(sa, sb, op="vecdot")
+    ax = normalize_axis(axis, len(shape), "vecdot") - len(shape)  # negative: counts from the right
     if -ax > len(sa) or -ax > len(sb) or sa[ax] != sb[ax]:
         raise ShapeError(f"vecdot: x1 (shape {sa}) and x2 (shape {sb}) must have the same size "
                          f"along axis {axis}; the contracted axis does not broadcast.")
@@ -79,7 +71,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
 def _axis_list(op: str, axes: Any, ndim: int) -> list[int]:
     if isinstance(axes, int) and not isinstance(axes, bool):
         axes = (axes,)
-    return [axis_for(op, a, ndim) for a in axes]
+    return [normalize_axis(a, ndim, op) for a in axes]
 
 
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:

@@ -11,8 +11,17 @@ from typing import Any
 import numpy as np
 
 from ..errors import DTypeError, ShapeError
+from ..specs._rules import broadcast_shapes, normalize_axes, normalize_axis
+from ..specs.manipulation import (
+    broadcast_target,
+    concat_shape,
+    padded_shape,
+    permutation,
+    reshaped_shape,
+    stack_shape,
+)
 from ..tensor import Tensor
-from ._axes import axes_for, axis_for, broadcast_for, prod, promote_all
+from ._axes import promote_all
 from ._convert import asarray, caller
 
 __all__ = [
@@ -46,24 +55,8 @@ def reshape(x: Any, /, shape: int | Shape, *, copy: bool | None = None) -> Tenso
     """The elements of x (C order) in a new shape; one entry may be -1 (inferred). `copy` is
     accepted for the Array API and ignored (tensors are immutable)."""
     x = asarray(x)
-    old = x.shape
-    new = list(_ints("reshape", "shape", shape))
-    size = prod(old)
-    unknown = [i for i, d in enumerate(new) if d == -1]
-    known = prod(d for d in new if d != -1)
-    if len(unknown) > 1 or any(d < -1 for d in new):
-        raise ShapeError(f"reshape: shape {tuple(new)} is invalid; sizes must be >= 0, with at most "
-                         "one -1.")
-    if unknown:
-        if known == 0 or size % known:
-            raise ShapeError(f"reshape: cannot reshape {size} elements (shape {old}) into "
-                             f"{tuple(new)}; the -1 cannot be inferred.")
-        new[unknown[0]] = size // known
-    elif known != size:
-        raise ShapeError(f"reshape: cannot reshape {size} elements (shape {old}) into {tuple(new)} "
-                         f"({known} elements); the sizes must multiply to {size}.")
-    target = tuple(new)
-    if target == old:
+    target = reshaped_shape(x.shape, _ints("reshape", "shape", shape), "reshape")
+    if target == x.shape:
         return x
     return _RESHAPE((x,), {"shape": target})
 
@@ -71,16 +64,8 @@ def reshape(x: Any, /, shape: int | Shape, *, copy: bool | None = None) -> Tenso
 def permute_dims(x: Any, /, axes: Shape) -> Tensor:
     """x with its axes permuted: output axis i is input axis axes[i]."""
     x = asarray(x)
-    ndim = x.ndim
-    perm = _ints("permute_dims", "axes", axes)
-    if len(perm) != ndim:
-        raise ShapeError(f"permute_dims: axes {perm} has {len(perm)} entries for a {ndim}-d input "
-                         f"(shape {x.shape}); give a permutation of all {ndim} axes.")
-    norm = tuple(axis_for("permute_dims", a, ndim) for a in perm)
-    if sorted(norm) != list(range(ndim)):
-        raise ShapeError(f"permute_dims: axes {perm} is not a permutation of the {ndim} axes of "
-                         f"shape {x.shape}; each axis must appear exactly once.")
-    if norm == tuple(range(ndim)):
+    norm = permutation(x.shape, _ints("permute_dims", "axes", axes), "permute_dims")
+    if norm == tuple(range(len(norm))):
         return x
     return _TRANSPOSE((x,), {"perm": norm})
 
@@ -98,10 +83,7 @@ def matrix_transpose(x: Any, /) -> Tensor:
 def broadcast_to(x: Any, /, shape: Shape) -> Tensor:
     """x broadcast to `shape` (numpy rules)."""
     x = asarray(x)
-    target = _ints("broadcast_to", "shape", shape)
-    if len(target) < x.ndim or broadcast_for("broadcast_to", x.shape, target) != target:
-        raise ShapeError(f"broadcast_to: cannot broadcast shape {x.shape} to {target}; each axis of "
-                         "x must be 1 or equal the target size (aligned from the right).")
+    target = broadcast_target(x.shape, _ints("broadcast_to", "shape", shape), "broadcast_to")
     if target == x.shape:
         return x
     return _BROADCAST_TO((x,), {"shape": target})
@@ -110,7 +92,7 @@ def broadcast_to(x: Any, /, shape: Shape) -> Tensor:
 def broadcast_arrays(*arrays: Any) -> list[Tensor]:
     """The arrays broadcast against each other (dtypes unchanged)."""
     tensors = [asarray(a) for a in arrays]
-    shape = broadcast_for("broadcast_arrays", *(t.shape for t in tensors))
+    shape = broadcast_shapes(*(t.shape for t in tensors), op="broadcast_arrays")
     return [broadcast_to(t, shape) for t in tensors]
 
 
@@ -122,16 +104,7 @@ def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Tensor:
     if axis is None:
         tensors = [reshape(t, (-1,)) for t in tensors]
         axis = 0
-    first = tensors[0].shape
-    if not first:
-        raise ShapeError("concat cannot join 0-d tensors (they have no axis); use stack, or "
-                         "axis=None.")
-    a = axis_for("concat", axis, len(first))
-    for i, t in enumerate(tensors):
-        s = t.shape
-        if len(s) != len(first) or any(p != q for k, (p, q) in enumerate(zip(s, first)) if k != a):
-            raise ShapeError(f"concat: array {i} has shape {s}, which does not match array 0's "
-                             f"shape {first} outside axis {a}; all other sizes must be equal.")
+    a, _ = concat_shape([t.shape for t in tensors], axis, "concat")
     if len(tensors) == 1:
         return tensors[0]
     return _CONCAT(tuple(tensors), {"axis": a})
@@ -142,12 +115,7 @@ def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Tensor:
     if isinstance(arrays, Tensor) or not len(arrays):
         raise ShapeError("stack takes a non-empty sequence (list or tuple) of arrays.")
     tensors, _ = promote_all(arrays)
-    first = tensors[0].shape
-    for i, t in enumerate(tensors):
-        if t.shape != first:
-            raise ShapeError(f"stack needs arrays of one shape; array {i} has shape {t.shape}, "
-                             f"array 0 has {first}.")
-    a = axis_for("stack", axis, len(first) + 1)
+    a, _ = stack_shape([t.shape for t in tensors], axis, "stack")
     return _STACK(tuple(tensors), {"axis": a})
 
 
@@ -157,7 +125,7 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     shape = x.shape
     if not shape:
         raise ShapeError("unstack needs at least one dimension, got a 0-d tensor.")
-    a = axis_for("unstack", axis, len(shape))
+    a = normalize_axis(axis, len(shape), "unstack")
     out_shape = shape[:a] + shape[a + 1:]
     full = [(0, d, 1) for d in shape]
     parts = []
@@ -173,7 +141,7 @@ def expand_dims(x: Any, /, axis: int | Shape = 0) -> Tensor:
     x = asarray(x)
     shape = x.shape
     added = len(axis) if isinstance(axis, (list, tuple)) else 1
-    axes = axes_for("expand_dims", axis, len(shape) + added)
+    axes = normalize_axes(axis, len(shape) + added, "expand_dims")
     out = list(shape)
     for a in axes:
         out.insert(a, 1)
@@ -187,7 +155,7 @@ def squeeze(x: Any, /, axis: int | Shape | None = None) -> Tensor:
     if axis is None:
         axes = tuple(i for i, d in enumerate(shape) if d == 1)
     else:
-        axes = axes_for("squeeze", axis, len(shape))
+        axes = normalize_axes(axis, len(shape), "squeeze")
         bad = [a for a in axes if shape[a] != 1]
         if bad:
             raise ShapeError(f"squeeze: axis {bad[0]} of shape {shape} has size {shape[bad[0]]}, "
@@ -201,7 +169,7 @@ def flip(x: Any, /, *, axis: int | Shape | None = None) -> Tensor:
     """x with the order of elements reversed along `axis` (all axes if None)."""
     x = asarray(x)
     shape = x.shape
-    axes = axes_for("flip", axis, len(shape))
+    axes = normalize_axes(axis, len(shape), "flip")
     if not any(shape[a] > 1 for a in axes):
         return x
     slices = tuple((d - 1, -1, -1) if i in axes and d > 0 else (0, d, 1) for i, d in enumerate(shape))
@@ -224,7 +192,7 @@ def roll(x: Any, /, shift: int | Shape, *, axis: int | Shape | None = None) -> T
     if not shape:
         raise ShapeError("roll: a 0-d input has no axis to roll along; use axis=None.")
     for s, ax in zip(shifts, axes):
-        a = axis_for("roll", ax, len(shape))
+        a = normalize_axis(ax, len(shape), "roll")
         d = shape[a]
         k = s % d if d else 0
         if k:
@@ -240,8 +208,8 @@ def moveaxis(x: Any, source: int | Shape, destination: int | Shape, /) -> Tensor
     """x with axes `source` moved to positions `destination` (others keep their order)."""
     x = asarray(x)
     ndim = x.ndim
-    src = [axis_for("moveaxis", a, ndim) for a in _ints("moveaxis", "source", source)]
-    dst = [axis_for("moveaxis", a, ndim) for a in _ints("moveaxis", "destination", destination)]
+    src = [normalize_axis(a, ndim, "moveaxis") for a in _ints("moveaxis", "source", source)]
+    dst = [normalize_axis(a, ndim, "moveaxis") for a in _ints("moveaxis", "destination", destination)]
     if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise ShapeError(f"moveaxis: source {source!r} and destination {destination!r} must name "
                          "the same number of distinct axes.")
@@ -263,8 +231,6 @@ def _pad_pairs(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
     else:
         raise ShapeError(f"pad: pad_width {pad_width!r} does not fit a {ndim}-d input; give an int, "
                          f"a (before, after) pair, or {ndim} pairs.")
-    if (arr < 0).any():
-        raise ShapeError(f"pad: pad widths must be >= 0, got {pad_width!r}.")
     return tuple((int(lo), int(hi)) for lo, hi in arr)
 
 
@@ -273,6 +239,7 @@ def pad(x: Any, /, pad_width: Any, constant_values: bool | int | float = 0) -> T
     pair per axis (numpy's forms)."""
     x = asarray(x)
     pairs = _pad_pairs(pad_width, x.ndim)
+    padded_shape(x.shape, pairs, "pad")  # the spec's rule: refuses negative widths
     if not any(lo or hi for lo, hi in pairs):
         return x
     return _PAD((x,), {"pad_width": pairs, "constant_value": float(constant_values)})
@@ -300,7 +267,7 @@ def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     shape = x.shape
-    a = axis_for("repeat", axis, len(shape))
+    a = normalize_axis(axis, len(shape), "repeat")
     counts = np.asarray(repeats.numpy() if isinstance(repeats, Tensor) else repeats)
     if counts.dtype.kind not in "iub" or (counts < 0).any():
         raise DTypeError(f"repeat: repeats must be non-negative ints, got {repeats!r}.")

@@ -11,8 +11,10 @@ import numpy as np
 
 from ..dtypes import as_dtype, bool_, float32
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
+from ..specs._rules import normalize_axes, normalize_axis
+from ..specs.indexing import one_hot_shape
 from ..tensor import Tensor
-from ._axes import axes_for, axis_for, detached
+from ._axes import detached
 from ._convert import asarray, astype, caller, to_float
 from .elementwise import abs as _abs
 from .elementwise import (
@@ -58,7 +60,7 @@ def _normalizer(op: str, call: Any, x: Any, axis: int) -> Tensor:
     x = to_float(x)
     if not x.ndim:
         raise ShapeError(f"{op} needs at least one dimension to normalize over, got a 0-d tensor.")
-    return call((x,), {"axis": axis_for(op, axis, x.ndim)})
+    return call((x,), {"axis": normalize_axis(axis, x.ndim, op)})
 
 
 def softmax(x: Any, /, axis: int = -1) -> Tensor:
@@ -74,7 +76,7 @@ def log_softmax(x: Any, /, axis: int = -1) -> Tensor:
 def logsumexp(x: Any, /, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
     """log(sum(exp(x))) over `axis` (all axes if None), stable for large |x|; float result."""
     x = to_float(x)
-    axes = axes_for("logsumexp", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "logsumexp")
     if not axes:
         return x
     # the shift is a constant for autodiff; infinite maxima shift by 0 (JAX's rule)
@@ -93,8 +95,7 @@ def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float =
         raise DTypeError(f"one_hot: indices must be integers, got {idx._dtype.name}; cast them with "
                          ".astype(tp.int64).")
     depth = int(depth)
-    if depth < 0:
-        raise ShapeError(f"one_hot: depth must be >= 0, got {depth}.")
+    one_hot_shape(idx.shape, depth, "one_hot")  # the spec's rule: refuses a negative depth
     return _ONE_HOT((idx,), {"depth": depth, "on_value": float(on_value),
                              "off_value": float(off_value), "dtype": as_dtype(dtype)})
 
@@ -160,7 +161,7 @@ def softmax_cross_entropy(labels: Any, logits: Any, *, axis: int = -1,
         raise ShapeError(f"softmax_cross_entropy: labels have shape {labels.shape} but logits have "
                          f"{logits.shape}; they must be equal (use sparse_softmax_cross_entropy for "
                          "integer class labels).")
-    axis_for("softmax_cross_entropy", axis, logits.ndim)
+    normalize_axis(axis, logits.ndim, "softmax_cross_entropy")
     return _cross_entropy(labels, logits, axis, reduction, normalized=False)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..dtypes import as_dtype, default_float
 from ..errors import DTypeError, ShapeError
+from ..specs.creation import created_shape, random_dtype
 from ..tensor import Tensor
 from ._convert import caller
 
@@ -27,12 +28,8 @@ def _attrs(op: str, shape: int | Sequence[int], seed: Any, dtype: Any) -> dict[s
             operator.index(d) for d in shape)
     except TypeError:
         raise ShapeError(f"{op}: shape must be an int or a sequence of ints, got {shape!r}.") from None
-    if any(d < 0 for d in dims):
-        raise ShapeError(f"{op}: shape {dims} has a negative size.")
-    dt = default_float if dtype is None else as_dtype(dtype)
-    if dt.kind != "float":
-        raise DTypeError(f"{op}: random values need a floating dtype, got {dt.name}; use tp.float32 "
-                         "or tp.float64 (and cast afterwards if needed).")
+    dims = created_shape(dims, op)
+    dt = random_dtype(default_float if dtype is None else as_dtype(dtype), op)
     return {"shape": dims, "seed": operator.index(seed), "dtype": dt}
 
 

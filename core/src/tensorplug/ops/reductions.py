@@ -12,11 +12,11 @@ from typing import Any
 
 from ..dtypes import as_dtype, bool_, int32, int64
 from ..errors import DTypeError, ShapeError
+from ..specs._rules import normalize_axes, normalize_axis
+from ..specs.reductions import arg_axis, extremum_axes
 from ..tensor import Tensor
-from ._axes import axes_for, axis_for
 from ._axes import prod as _prod  # `prod` is the op below
 from ._convert import asarray, astype, caller, to_float
-from .creation import full
 from .elementwise import divide, equal, greater, logical_not, multiply, sqrt, square, subtract
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin",
@@ -52,7 +52,7 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
         axes = _EVERY_AXIS[ndim] if ndim < 16 else tuple(range(ndim))
         return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
     x = _accumulated(asarray(x), dtype)
-    axes = axes_for(op, axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, op)
     if not axes:
         return x
     return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
@@ -75,14 +75,9 @@ def _extremum(op: str, call: Any, x: Any, axis: Any, keepdims: bool) -> Tensor:
     if x._dtype is bool_:
         raise DTypeError(f"{op} does not accept bool tensors; use tp.any / tp.all, or cast with "
                          "x.astype(tp.int32) first.")
-    shape = x.shape
-    axes = axes_for(op, axis, len(shape))
+    axes = extremum_axes(x.shape, axis, op)
     if not axes:
         return x
-    empty = [a for a in axes if shape[a] == 0]
-    if empty:
-        raise ShapeError(f"{op}: cannot reduce over axis {empty[0]} of shape {shape}: it is empty "
-                         "and the maximum/minimum has no identity. Reduce over non-empty axes.")
     return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
 
 
@@ -106,7 +101,7 @@ def mean(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool
     """Arithmetic mean over `axis`; integer and bool inputs give the default float dtype
     (an empty reduction gives nan)."""
     x = to_float(x)
-    axes = axes_for("mean", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "mean")
     if not axes:
         return x
     total = _SUM((x,), {"axis": axes, "keepdims": bool(keepdims)})
@@ -122,7 +117,7 @@ def var(x: Any, /, *, axis: int | tuple[int, ...] | None = None, correction: int
 
 def _var(op: str, x: Any, axis: Any, correction: float, keepdims: bool) -> Tensor:
     x = to_float(x)
-    axes = axes_for(op, axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, op)
     deviations = square(subtract(x, mean(x, axis=axes, keepdims=True)))
     total = _SUM((deviations,), {"axis": axes, "keepdims": bool(keepdims)}) if axes else deviations
     dof = _count(x.shape, axes) - correction
@@ -139,19 +134,7 @@ def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor
     x = asarray(x)
     if x._dtype is bool_:
         x = astype(x, int32)
-    shape = x.shape
-    if axis is None:
-        if 0 in shape:
-            raise ShapeError(f"{op}: the input of shape {shape} is empty; there is no index to "
-                             "return. Check the input or reduce a non-empty axis.")
-        return call((x,), {"axis": None, "keepdims": bool(keepdims)})
-    if not shape and type(axis) is int and axis in (0, -1):
-        return full((), 0, int64)  # the only index of a 0-d input (numpy allows axis 0)
-    a = axis_for(op, axis, len(shape))
-    if shape[a] == 0:
-        raise ShapeError(f"{op}: axis {axis} of shape {shape} is empty; there is no index to "
-                         "return. Reduce a non-empty axis.")
-    return call((x,), {"axis": a, "keepdims": bool(keepdims)})
+    return call((x,), {"axis": arg_axis(x.shape, axis, op), "keepdims": bool(keepdims)})
 
 
 def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
@@ -176,7 +159,7 @@ def _cumulative(op: str, call: Any, initial: float, x: Any, axis: int | None, dt
             raise ShapeError(f"{op}: axis=None is only allowed for 1-d inputs, got shape {shape}; "
                              "pass the axis to accumulate along.")
         axis = 0
-    a = axis_for(op, axis, len(shape))
+    a = normalize_axis(axis, len(shape), op)
     out = call((x,), {"axis": a, "exclusive": False, "reverse": False})
     if include_initial:
         pad = tuple((1, 0) if i == a else (0, 0) for i in range(len(shape)))
@@ -200,7 +183,7 @@ def any(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Whether any element along `axis` is true (non-zero); bool result, False when empty."""
     x = astype(x, bool_)
-    axes = axes_for("any", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "any")
     if not axes:
         return x
     return greater(_SUM((x,), {"axis": axes, "keepdims": bool(keepdims)}), 0)
@@ -210,7 +193,7 @@ def all(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Whether every element along `axis` is true (non-zero); bool result, True when empty."""
     x = astype(x, bool_)
-    axes = axes_for("all", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "all")
     if not axes:
         return x
     return equal(_SUM((logical_not(x),), {"axis": axes, "keepdims": bool(keepdims)}), 0)

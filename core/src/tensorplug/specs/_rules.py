@@ -1,7 +1,16 @@
-"""Building blocks for kernel spec rules: broadcasting, axes, attribute validators."""
+"""Building blocks for kernel spec rules: broadcasting, axes, attribute validators.
+
+The rules here (and the public rule functions of each family module: ``reshaped_shape`` in
+``specs.manipulation``, ``extremum_axes`` in ``specs.reductions`` ...) are the one source of
+shape rules and their messages: a spec's ``infer`` calls them, and so does an op that must
+normalize an axis or know an output shape before it dispatches. Each takes ``op``: the public
+op asking, named at the head of the message ("sum: axis 3 is out of range ..."); a spec's rule
+leaves it out, and the engine names the kernel, its backend and its inputs instead.
+"""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,6 +19,7 @@ from ..errors import DTypeError, ShapeError
 from ..kernel_spec import TensorInfo
 
 __all__ = [
+    "op_prefix",
     "broadcast_shapes",
     "normalize_axis",
     "normalize_axes",
@@ -24,8 +34,15 @@ __all__ = [
 ]
 
 
-def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
-    """The broadcast of several shapes (numpy rules); ShapeError naming them if they clash."""
+def op_prefix(op: str | None) -> str:
+    """'sum: ' for messages raised on behalf of op 'sum'; '' for a kernel spec's own rule (the
+    engine then names the kernel, its backend and its inputs in front of the message)."""
+    return f"{op}: " if op else ""
+
+
+def broadcast_shapes(*shapes: Sequence[int], op: str | None = None) -> tuple[int, ...]:
+    """The broadcast of several shapes (numpy rules); ShapeError naming them (and `op`) if
+    they clash."""
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(ndim):
@@ -33,32 +50,49 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
         dims.discard(1)
         if len(dims) > 1:
             raise ShapeError(
-                f"shapes {', '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together "
-                f"(axis {i - ndim}: sizes {sorted(dims)}); make the sizes equal or 1."
+                f"{op_prefix(op)}shapes {', '.join(str(tuple(s)) for s in shapes)} cannot be "
+                f"broadcast together (axis {i - ndim}: sizes {sorted(dims)}); make the sizes equal or 1."
             )
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 
 
-def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
-    if not isinstance(axis, int) or isinstance(axis, bool):
-        raise ShapeError(f"{what} must be an int, got {axis!r}")
-    n = max(ndim, 1)  # a 0-d input takes axis 0 or -1, as a 1-element 1-d one would
-    if not -n <= axis < n:
-        raise ShapeError(f"{what} {axis} is out of range for a {ndim}-d input (valid: {-n}..{n - 1}).")
-    return axis % ndim if ndim else 0
+def normalize_axis(axis: Any, ndim: int, op: str | None = None, *, allow_0d: bool = False) -> int:
+    """`axis` (an int; negative counts from the end) as a non-negative axis of an `ndim`-d
+    input, or ShapeError naming `op`, the axis and the valid range.
+
+    A 0-d input has no axis, unless `allow_0d` (the kernel specs' convention): then it takes
+    axis 0 or -1, as a 1-element 1-d input would, and the result is 0."""
+    if type(axis) is int and -ndim <= axis < ndim:
+        return axis % ndim
+    if isinstance(axis, bool) or not hasattr(axis, "__index__"):
+        raise ShapeError(f"{op_prefix(op)}axis must be an int, got {axis!r}.")
+    a = operator.index(axis)
+    n = 1 if allow_0d and not ndim else ndim
+    if -n <= a < n:
+        return a % n
+    valid = f"{-n}..{n - 1}" if n else "none, a 0-d input has no axes"
+    raise ShapeError(f"{op_prefix(op)}axis {a} is out of range for a {ndim}-d input (valid: {valid}).")
 
 
-def normalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
-    """None -> all axes; int or sequence -> sorted non-negative tuple; duplicates refused."""
-    if axes is None:
+def normalize_axes(axis: Any, ndim: int, op: str | None = None) -> tuple[int, ...]:
+    """The axes a reduction-style `axis` names in an `ndim`-d input, as a sorted tuple of
+    distinct non-negative ints: None names every axis, an int one, a sequence each of its
+    entries (ShapeError naming `op` for one out of range or named twice). As in numpy, axis 0
+    or -1 of a 0-d input names no axis: the result is ()."""
+    if axis is None:
         return tuple(range(ndim))
-    if isinstance(axes, int):
-        axes = (axes,)
-    out = tuple(sorted(normalize_axis(a, ndim) for a in axes))
+    if type(axis) is int and -ndim <= axis < ndim:
+        return (axis % ndim,)
+    if not isinstance(axis, (list, tuple)):
+        axis = (axis,)
+    if not ndim and all(type(a) is int and a in (0, -1) for a in axis):
+        return ()
+    out = tuple(normalize_axis(a, ndim, op) for a in axis)
     if len(set(out)) != len(out):
-        raise ShapeError(f"repeated axis in {tuple(axes)}")
-    return out
+        raise ShapeError(f"{op_prefix(op)}axis {tuple(axis)} names an axis of the {ndim}-d input "
+                         "twice; name each axis once.")
+    return tuple(sorted(out))
 
 
 def same_as_first(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
@@ -92,7 +126,6 @@ def as_bool(value: Any) -> bool:
 def as_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         try:
-            import operator
             return operator.index(value)
         except TypeError:
             raise TypeError(f"expected an int, got {type(value).__name__}") from None

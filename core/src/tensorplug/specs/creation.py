@@ -1,6 +1,9 @@
 """Kernel specs of the creation family (no tensor inputs): Fill, Range, Eye, RandomUniform,
 RandomNormal. Random kernels take an explicit integer seed; the same seed gives the same
-values on one backend (streams differ between backends)."""
+values on one backend (streams differ between backends).
+
+``created_shape``, ``random_dtype`` and ``range_length`` are the family's rules, shared with
+the creation and random ops."""
 
 from __future__ import annotations
 
@@ -8,23 +11,34 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES, float32
+from ..dtypes import FLOAT_DTYPES, DType, float32
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_dtype_attr, as_int, as_shape
+from ._rules import as_dtype_attr, as_int, as_shape, op_prefix
+
+
+def created_shape(shape: tuple[int, ...], op: str | None = None) -> tuple[int, ...]:
+    """`shape` as the shape of a new tensor; ShapeError naming `op` for a negative size."""
+    if any(d < 0 for d in shape):
+        raise ShapeError(f"{op_prefix(op)}shape {shape} has a negative size; sizes must be >= 0.")
+    return shape
+
+
+def random_dtype(dtype: DType, op: str | None = None) -> DType:
+    """`dtype` as the dtype of random samples; DTypeError naming `op` unless it is floating."""
+    if dtype not in FLOAT_DTYPES:
+        raise DTypeError(f"{op_prefix(op)}random values need a floating dtype, got {dtype.name}; use "
+                         "tp.float32 or tp.float64 (and cast afterwards if needed).")
+    return dtype
 
 
 def _shape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    if any(d < 0 for d in attrs["shape"]):
-        raise ShapeError(f"shape {attrs['shape']} has a negative size")
-    return [TensorInfo(tuple(attrs["shape"]), attrs["dtype"])]
+    return [TensorInfo(created_shape(tuple(attrs["shape"])), attrs["dtype"])]
 
 
 def _float_shape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    if attrs["dtype"] not in FLOAT_DTYPES:
-        raise DTypeError(f"random values need a floating dtype, got {attrs['dtype'].name}")
-    return _shape_rule(infos, attrs)
+    return [TensorInfo(created_shape(tuple(attrs["shape"])), random_dtype(attrs["dtype"]))]
 
 
 _SHAPE = AttrSpec("shape", validate=as_shape, doc="the output shape")
@@ -37,11 +51,16 @@ FILL = register_kernel_spec(KernelSpec(
 ))
 
 
-def _range_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    start, stop, step = attrs["start"], attrs["stop"], attrs["step"]
+def range_length(start: Any, stop: Any, step: Any, op: str | None = None) -> int:
+    """The number of values in [start, stop) by `step`; ShapeError naming `op` for a zero step."""
     if step == 0:
-        raise ShapeError("arange step cannot be zero")
-    return [TensorInfo((max(0, math.ceil((stop - start) / step)),), attrs["dtype"])]
+        raise ShapeError(f"{op_prefix(op)}step cannot be zero; give a positive step to count up, "
+                         "a negative one to count down.")
+    return max(0, math.ceil((stop - start) / step))
+
+
+def _range_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    return [TensorInfo((range_length(attrs["start"], attrs["stop"], attrs["step"]),), attrs["dtype"])]
 
 
 RANGE = register_kernel_spec(KernelSpec(

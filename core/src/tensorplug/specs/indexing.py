@@ -15,7 +15,7 @@ from ..dtypes import ALL_DTYPES, INT_DTYPES, float32, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_dtype_attr, as_int, as_shape, normalize_axis
+from ._rules import as_dtype_attr, as_int, as_shape, normalize_axis, op_prefix
 
 
 def _slices(value: Any) -> tuple[tuple[int, int, int], ...]:
@@ -66,11 +66,18 @@ STRIDED_SLICE_GRAD = register_kernel_spec(KernelSpec(
 ))
 
 
+def gather_axis(shape: Sequence[int], axis: int, op: str | None = None) -> int:
+    """The axis (made non-negative) a gather from an input of `shape` takes along; ShapeError
+    naming `op` for a 0-d input or an axis out of range."""
+    if not shape:
+        raise ShapeError(f"{op_prefix(op)}cannot take along an axis of a 0-d tensor; reshape it to "
+                         "1-d first (take with axis=None does).")
+    return normalize_axis(axis, len(shape), op)
+
+
 def _gather_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x, idx = infos
-    if not x.shape:
-        raise ShapeError("cannot take from a 0-d tensor")
-    axis = normalize_axis(attrs["axis"], len(x.shape))
+    axis = gather_axis(x.shape, attrs["axis"])
     return [TensorInfo(x.shape[:axis] + tuple(idx.shape) + x.shape[axis + 1:], x.dtype)]
 
 
@@ -115,10 +122,17 @@ NONZERO = register_kernel_spec(KernelSpec(
 ))
 
 
+def one_hot_shape(shape: Sequence[int], depth: int, op: str | None = None) -> tuple[int, ...]:
+    """The shape of one-hot rows of `depth` for indices of `shape`; ShapeError naming `op` for
+    a negative depth."""
+    if depth < 0:
+        raise ShapeError(f"{op_prefix(op)}depth must be >= 0, got {depth}; it is the number of "
+                         "classes.")
+    return (*shape, depth)
+
+
 def _one_hot_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    if attrs["depth"] < 0:
-        raise ShapeError(f"depth must be >= 0, got {attrs['depth']}")
-    return [TensorInfo(tuple(infos[0].shape) + (attrs["depth"],), attrs["dtype"])]
+    return [TensorInfo(one_hot_shape(infos[0].shape, attrs["depth"]), attrs["dtype"])]
 
 
 ONE_HOT = register_kernel_spec(KernelSpec(

@@ -1,5 +1,10 @@
 """Kernel specs of the shape-manipulation family: Reshape, Transpose, BroadcastTo, Concat,
-Stack, Pad."""
+Stack, Pad.
+
+``reshaped_shape``, ``permutation``, ``broadcast_target``, ``concat_shape``, ``stack_shape``
+and ``padded_shape`` are the family's shape rules, shared with the manipulation ops: each
+takes the public op asking (named in its messages) and returns what the op needs.
+"""
 
 from __future__ import annotations
 
@@ -10,25 +15,36 @@ from typing import Any
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_int, as_shape, broadcast_shapes, normalize_axis
+from ._rules import as_int, as_shape, normalize_axis, op_prefix
+
+Shape = Sequence[int]
+
+
+def reshaped_shape(shape: Shape, new_shape: Shape, op: str | None = None) -> tuple[int, ...]:
+    """`new_shape` for the elements of an input of `shape`, its one -1 (if any) inferred;
+    ShapeError naming `op` if the sizes are invalid or do not multiply to the input's size."""
+    new = list(new_shape)
+    size = math.prod(shape)
+    unknown = [i for i, d in enumerate(new) if d == -1]
+    if len(unknown) > 1 or any(d < -1 for d in new):
+        why = "it has more than one -1" if len(unknown) > 1 else "it has a size below -1"
+        raise ShapeError(f"{op_prefix(op)}shape {tuple(new)} is invalid: {why}; sizes must be >= 0, "
+                         "with at most one -1 (inferred).")
+    known = math.prod(d for d in new if d != -1)
+    if unknown:
+        if known == 0 or size % known:
+            raise ShapeError(f"{op_prefix(op)}cannot reshape {size} elements (shape {tuple(shape)}) "
+                             f"into {tuple(new)}; the -1 cannot be inferred.")
+        new[unknown[0]] = size // known
+    elif known != size:
+        raise ShapeError(f"{op_prefix(op)}cannot reshape {size} elements (shape {tuple(shape)}) into "
+                         f"{tuple(new)} ({known} elements); the sizes must multiply to {size}.")
+    return tuple(new)
 
 
 def _reshape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
-    shape = list(attrs["shape"])
-    size = math.prod(x.shape)
-    unknown = [i for i, d in enumerate(shape) if d == -1]
-    if len(unknown) > 1:
-        raise ShapeError(f"new shape {tuple(shape)} has more than one -1")
-    known = math.prod(d for d in shape if d != -1)
-    if unknown:
-        if known == 0 or size % known:
-            raise ShapeError(f"cannot reshape {size} elements (shape {x.shape}) into {tuple(shape)}")
-        shape[unknown[0]] = size // known
-    elif known != size:
-        raise ShapeError(f"cannot reshape {size} elements (shape {x.shape}) into {tuple(shape)} "
-                         f"({known} elements)")
-    return [TensorInfo(tuple(shape), x.dtype)]
+    return [TensorInfo(reshaped_shape(x.shape, attrs["shape"]), x.dtype)]
 
 
 RESHAPE = register_kernel_spec(KernelSpec(
@@ -38,17 +54,33 @@ RESHAPE = register_kernel_spec(KernelSpec(
 ))
 
 
+def permutation(shape: Shape, axes: Sequence[int], op: str | None = None) -> tuple[int, ...]:
+    """`axes` as a permutation of the axes of an input of `shape`, entries made non-negative;
+    ShapeError naming `op` (and what is wrong) if it is not one."""
+    ndim = len(shape)
+    perm = tuple(axes)
+    outside = [a for a in perm if not -ndim <= a < ndim]
+    why = ""
+    if len(perm) != ndim:
+        why = f"it has {len(perm)} {'entry' if len(perm) == 1 else 'entries'}"
+    elif outside:
+        why = f"axis {outside[0]} is out of range (valid: {-ndim}..{ndim - 1})"
+    elif len({a % ndim for a in perm}) != ndim:
+        why = "it names an axis twice"
+    if why:
+        raise ShapeError(f"{op_prefix(op)}axes {perm} is not a permutation of the {ndim} axes of "
+                         f"shape {tuple(shape)}: {why}; give each axis exactly once (negative "
+                         "entries count from the end).")
+    return tuple(a % ndim for a in perm)
+
+
 def _perm(value: Any) -> tuple[int, ...]:
     return tuple(as_int(a) for a in value)
 
 
 def _transpose_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
-    perm = attrs["perm"]
-    n = len(x.shape)
-    if len(perm) != n or any(not -n <= a < n for a in perm) or sorted(a % n for a in perm) != list(range(n)):
-        raise ShapeError(f"perm {perm} is not a permutation of the {len(x.shape)} axes of shape {x.shape}")
-    return [TensorInfo(tuple(x.shape[a] for a in perm), x.dtype)]
+    return [TensorInfo(tuple(x.shape[a] for a in permutation(x.shape, attrs["perm"])), x.dtype)]
 
 
 TRANSPOSE = register_kernel_spec(KernelSpec(
@@ -58,12 +90,27 @@ TRANSPOSE = register_kernel_spec(KernelSpec(
 ))
 
 
+def broadcast_target(shape: Shape, target: Shape, op: str | None = None) -> tuple[int, ...]:
+    """`target` if an input of `shape` broadcasts to it (numpy rules, aligned from the right);
+    ShapeError naming `op` and the first axis that does not fit otherwise."""
+    target = tuple(target)
+    why = ""
+    if len(target) < len(shape):
+        why = f"the target has fewer axes ({len(target)}) than x ({len(shape)})"
+    else:
+        for i in range(-1, -len(shape) - 1, -1):
+            if shape[i] not in (1, target[i]):
+                why = f"axis {i} has size {shape[i]}, which is neither 1 nor {target[i]}"
+                break
+    if why:
+        raise ShapeError(f"{op_prefix(op)}cannot broadcast shape {tuple(shape)} to {target}: {why}; "
+                         "each axis of x must be 1 or equal the target size (aligned from the right).")
+    return target
+
+
 def _broadcast_to_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
-    shape = tuple(attrs["shape"])
-    if len(shape) < len(x.shape) or broadcast_shapes(x.shape, shape) != shape:
-        raise ShapeError(f"cannot broadcast shape {x.shape} to {shape}")
-    return [TensorInfo(shape, x.dtype)]
+    return [TensorInfo(broadcast_target(x.shape, attrs["shape"]), x.dtype)]
 
 
 BROADCAST_TO = register_kernel_spec(KernelSpec(
@@ -73,20 +120,26 @@ BROADCAST_TO = register_kernel_spec(KernelSpec(
 ))
 
 
+def concat_shape(shapes: Sequence[Shape], axis: int, op: str | None = None) -> tuple[int, tuple[int, ...]]:
+    """(the axis made non-negative, the output shape) of joining inputs of `shapes` along
+    `axis`; ShapeError naming `op` for 0-d inputs, a bad axis or sizes that differ elsewhere."""
+    first = tuple(shapes[0])
+    if not first:
+        raise ShapeError(f"{op_prefix(op)}cannot join 0-d tensors (they have no axis); use stack, "
+                         "or flatten them first.")
+    a = normalize_axis(axis, len(first), op)
+    for i, s in enumerate(shapes):
+        if len(s) != len(first) or any(p != q for k, (p, q) in enumerate(zip(s, first)) if k != a):
+            raise ShapeError(f"{op_prefix(op)}input {i} has shape {tuple(s)}, which does not match "
+                             f"input 0's shape {first} outside axis {a}; all other sizes must be equal.")
+    out = list(first)
+    out[a] = sum(s[a] for s in shapes)
+    return a, tuple(out)
+
+
 def _concat_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    first = infos[0]
-    if not first.shape:
-        raise ShapeError("cannot concatenate 0-d tensors; use stack")
-    axis = normalize_axis(attrs["axis"], len(first.shape))
-    for i, info in enumerate(infos):
-        if len(info.shape) != len(first.shape) or any(
-            a != b for k, (a, b) in enumerate(zip(info.shape, first.shape)) if k != axis
-        ):
-            raise ShapeError(f"input {i} has shape {info.shape}, which does not match {first.shape} "
-                             f"outside axis {axis}")
-    shape = list(first.shape)
-    shape[axis] = sum(i.shape[axis] for i in infos)
-    return [TensorInfo(tuple(shape), first.dtype)]
+    _, shape = concat_shape([i.shape for i in infos], attrs["axis"])
+    return [TensorInfo(shape, infos[0].dtype)]
 
 
 CONCAT = register_kernel_spec(KernelSpec(
@@ -96,16 +149,23 @@ CONCAT = register_kernel_spec(KernelSpec(
 ))
 
 
+def stack_shape(shapes: Sequence[Shape], axis: int, op: str | None = None) -> tuple[int, tuple[int, ...]]:
+    """(the new axis made non-negative, the output shape) of stacking inputs of `shapes`
+    along a new axis at `axis`; ShapeError naming `op` for unequal shapes or a bad axis."""
+    first = tuple(shapes[0])
+    for i, s in enumerate(shapes):
+        if tuple(s) != first:
+            raise ShapeError(f"{op_prefix(op)}inputs must have equal shapes; input {i} has "
+                             f"{tuple(s)}, input 0 has {first}.")
+    a = normalize_axis(axis, len(first) + 1, op)
+    out = list(first)
+    out.insert(a, len(shapes))
+    return a, tuple(out)
+
+
 def _stack_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    first = infos[0]
-    for i, info in enumerate(infos):
-        if info.shape != first.shape:
-            raise ShapeError(f"stack needs equal shapes; input {i} has {info.shape}, "
-                             f"input 0 has {first.shape}")
-    axis = normalize_axis(attrs["axis"], len(first.shape) + 1)
-    shape = list(first.shape)
-    shape.insert(axis, len(infos))
-    return [TensorInfo(tuple(shape), first.dtype)]
+    _, shape = stack_shape([i.shape for i in infos], attrs["axis"])
+    return [TensorInfo(shape, infos[0].dtype)]
 
 
 STACK = register_kernel_spec(KernelSpec(
@@ -115,20 +175,26 @@ STACK = register_kernel_spec(KernelSpec(
 ))
 
 
+def padded_shape(shape: Shape, pad_width: Sequence[tuple[int, int]],
+                 op: str | None = None) -> tuple[int, ...]:
+    """The shape of an input of `shape` padded by `pad_width`, one (before, after) pair per
+    axis; ShapeError naming `op` for a wrong number of pairs or a negative width."""
+    pairs = tuple(tuple(p) for p in pad_width)
+    if len(pairs) != len(shape):
+        raise ShapeError(f"{op_prefix(op)}pad_width has {len(pairs)} pairs for a {len(shape)}-d "
+                         "input; give one (before, after) pair per axis.")
+    if any(lo < 0 or hi < 0 for lo, hi in pairs):
+        raise ShapeError(f"{op_prefix(op)}pad widths must be >= 0, got {pairs}.")
+    return tuple(d + lo + hi for d, (lo, hi) in zip(shape, pairs))
+
+
 def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:
-    out = tuple((as_int(lo), as_int(hi)) for lo, hi in value)
-    if any(lo < 0 or hi < 0 for lo, hi in out):
-        raise ValueError(f"pad widths must be >= 0, got {out}")
-    return out
+    return tuple((as_int(lo), as_int(hi)) for lo, hi in value)
 
 
 def _pad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
-    pw = attrs["pad_width"]
-    if len(pw) != len(x.shape):
-        raise ShapeError(f"pad_width has {len(pw)} pairs for a {len(x.shape)}-d input; give one "
-                         "(before, after) pair per axis")
-    return [TensorInfo(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, pw)), x.dtype)]
+    return [TensorInfo(padded_shape(x.shape, attrs["pad_width"]), x.dtype)]
 
 
 PAD = register_kernel_spec(KernelSpec(

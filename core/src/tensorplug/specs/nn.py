@@ -12,7 +12,7 @@ from ._rules import as_int, normalize_axis
 
 
 def _softmax_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    normalize_axis(attrs["axis"], len(infos[0].shape))
+    normalize_axis(attrs["axis"], len(infos[0].shape), allow_0d=True)
     return [infos[0]]
 
 

@@ -3,6 +3,9 @@
 ``axis`` is a tuple of axes (negative allowed) or None for all axes; ArgMax/ArgMin take one
 int axis or None (the flattened input). Sum and Prod of bool or integer inputs give int64
 (the default integer), as the Array API standard says.
+
+``reduced_shape``, ``extremum_axes`` and ``arg_axis`` are the family's shape rules, shared with
+the reduction ops (``tp.max`` asks ``extremum_axes`` before it dispatches).
 """
 
 from __future__ import annotations
@@ -14,51 +17,71 @@ from ..dtypes import NUMERIC_DTYPES, bool_, int32, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_axes_or_none, as_bool, as_int, normalize_axes, normalize_axis
+from ._rules import as_axes_or_none, as_bool, as_int, normalize_axes, normalize_axis, op_prefix
 
 _AXIS = AttrSpec("axis", None, as_axes_or_none, "tuple of axes to reduce, None for all")
 _KEEPDIMS = AttrSpec("keepdims", False, as_bool, "keep reduced axes with size 1")
 
 
-def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+def reduced_shape(shape: Sequence[int], axes: Sequence[int], keepdims: bool) -> tuple[int, ...]:
+    """`shape` reduced over the (normalized) `axes`: removed, or kept with size 1."""
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def extremum_axes(shape: Sequence[int], axis: Any, op: str | None = None) -> tuple[int, ...]:
+    """The axes a max/min over `axis` of an input of `shape` reduces (``normalize_axes``);
+    ShapeError naming `op` if one is empty (the max/min of nothing has no identity)."""
+    axes = normalize_axes(axis, len(shape), op)
+    for a in axes:
+        if shape[a] == 0:
+            raise ShapeError(f"{op_prefix(op)}cannot reduce over the empty axis {a} of shape "
+                             f"{tuple(shape)}: the maximum/minimum has no identity. Reduce over "
+                             "non-empty axes.")
+    return axes
+
+
+def arg_axis(shape: Sequence[int], axis: Any, op: str | None = None) -> int | None:
+    """The axis of an argmax/argmin (None: the flattened input) of an input of `shape`,
+    normalized (a 0-d input takes axis 0 or -1); ShapeError naming `op` if there is no index
+    to return (an empty input, or an empty axis)."""
+    if axis is None:
+        if 0 in shape:
+            raise ShapeError(f"{op_prefix(op)}the input of shape {tuple(shape)} is empty; there is "
+                             "no index to return. Check the input or reduce a non-empty axis.")
+        return None
+    a = normalize_axis(axis, len(shape), op, allow_0d=True)
+    if shape and shape[a] == 0:
+        raise ShapeError(f"{op_prefix(op)}axis {axis} of shape {tuple(shape)} is empty; there is no "
+                         "index to return. Reduce a non-empty axis.")
+    return a
 
 
 def _accumulate_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
     axes = normalize_axes(attrs["axis"], len(x.shape))
     dtype = int64 if x.dtype in (bool_, int32) else x.dtype
-    return [TensorInfo(_reduced_shape(x.shape, axes, attrs["keepdims"]), dtype)]
+    return [TensorInfo(reduced_shape(x.shape, axes, attrs["keepdims"]), dtype)]
 
 
 def _extremum_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
-    axes = normalize_axes(attrs["axis"], len(x.shape))
-    empty = [a for a in axes if x.shape and x.shape[a] == 0]  # a 0-d input has one element
-    if empty:
-        raise ShapeError(f"cannot take the max/min over the empty axis {empty} of shape "
-                         f"{x.shape}: it has no identity; reduce a non-empty axis or check the input.")
-    return [TensorInfo(_reduced_shape(x.shape, axes, attrs["keepdims"]), x.dtype)]
+    axes = extremum_axes(x.shape, attrs["axis"])
+    return [TensorInfo(reduced_shape(x.shape, axes, attrs["keepdims"]), x.dtype)]
 
 
 def _arg_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
-    axis = attrs["axis"]
-    if axis is None:
-        if 0 in x.shape:
-            raise ShapeError(f"argmax/argmin of an empty input (shape {x.shape})")
+    a = arg_axis(x.shape, attrs["axis"])
+    if a is None:
         return [TensorInfo((1,) * len(x.shape) if attrs["keepdims"] else (), int64)]
-    a = normalize_axis(axis, len(x.shape))
-    if x.shape and x.shape[a] == 0:
-        raise ShapeError(f"argmax/argmin over the empty axis {axis} of shape {x.shape}")
-    return [TensorInfo(_reduced_shape(x.shape, (a,), attrs["keepdims"]), int64)]
+    return [TensorInfo(reduced_shape(x.shape, (a,), attrs["keepdims"]), int64)]
 
 
 def _cumulative_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
-    normalize_axis(attrs["axis"], len(x.shape))
+    normalize_axis(attrs["axis"], len(x.shape), allow_0d=True)
     dtype = int64 if x.dtype in (bool_, int32) else x.dtype
     return [TensorInfo(x.shape, dtype)]
 
