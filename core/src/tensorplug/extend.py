@@ -3,7 +3,7 @@
 Configs (``KernelSpec``, ``KernelConfig``, ``GradConfig``, ``BackendConfig``, ``OpConfig``),
 their ``register_*``/``unregister_*``/``get_*`` verbs, the ``Backend`` base class, pluggy's
 ``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, and the helpers kernels
-and gradients are written with.
+and gradients are written with (those of ``tensorplug.kernel_helpers`` among them).
 """
 
 from __future__ import annotations
@@ -21,6 +21,19 @@ from .backend import (
 from .engine import run_kernel, wrap
 from .gradients._util import unbroadcast
 from .jit import tracing
+from .kernel_helpers import (
+    ACCUMULATOR_DTYPES,
+    BINARY_KERNELS,
+    PLAIN_ARITHMETIC,
+    UNARY_KERNELS,
+    check_index_bounds,
+    clip_bounds,
+    elementwise_functions,
+    normalize_axis,
+    range_dtype,
+    range_length,
+    slice_index,
+)
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from .plugins.hookspecs import hookimpl
 from .plugins.manager import (
@@ -54,6 +67,11 @@ from .registry.specs import get_kernel_spec, list_kernel_specs, register_kernel_
 
 __all__ = [
     "API_VERSION",
+    # tensorplug.kernel_helpers
+    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS", "check_index_bounds",
+    "clip_bounds", "elementwise_functions", "normalize_axis", "range_dtype", "range_length",
+    "slice_index",
+    # the rest
     "AttrSpec", "Backend", "BackendConfig", "GradConfig", "KernelConfig", "KernelSpec",
     "OpConfig", "PluginInfo", "PluginProblem", "REQUIRED", "TensorInfo",
     "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_gradient",
