@@ -8,13 +8,13 @@ own result dtype is the spec's: a float32 quotient stays float32, an int32 maxim
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tensorplug.dtypes import ALL_DTYPES
+from tensorplug.kernel_helpers import PLAIN_ARITHMETIC, UNARY_KERNELS, clip_bounds, elementwise_functions
 
 from .._quiet import _STATE, QUIET_STATE, loud
 from .._quiet import quiet as _quiet
@@ -113,67 +113,23 @@ def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 
 def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    """x limited to [min, max]. For integer x the bounds become the integers inside them
-    (ceil(min), floor(max)) limited to the dtype's range, so the dtype never changes."""
+    """x limited to [min, max] by np.clip, with bounds that keep integer x's dtype (clip_bounds)."""
     x = inputs[0]
     lo, hi = attrs["min"], attrs["max"]
     if lo is None and hi is None:
         return x
-    if x.dtype.kind in "iu":
-        info = np.iinfo(x.dtype)
-        lo = None if lo is None else _int_bound(lo, math.ceil, info)
-        hi = None if hi is None else _int_bound(hi, math.floor, info)
-    return np.clip(x, lo, hi)
+    return np.clip(x, *clip_bounds("Clip", backend.name, x.dtype, lo, hi))
 
 
-def _int_bound(value: float, to_int: Callable[[float], int], info: Any) -> int:
-    if value != value:  # NaN: no bound an integer could meet
-        raise ValueError(f"cannot clip integers to a NaN bound ({value})")
-    if value <= info.min:
-        return int(info.min)
-    if value >= info.max:
-        return int(info.max)
-    return to_int(value)
+def _table_kernel(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The kernel of one table entry; plain arithmetic keeps numpy's warning settings (``loud``)."""
+    build = _unary if name in UNARY_KERNELS else _binary
+    return loud(build(fn, quiet=False)) if name in PLAIN_ARITHMETIC else build(fn)
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
-    # unary
-    "Negative": loud(_unary(np.negative, quiet=False)),
-    "Abs": loud(_unary(np.abs, quiet=False)),
-    "Sign": loud(_unary(np.sign, quiet=False)),
-    "Square": _unary(np.square),
-    "Floor": loud(_unary(np.floor, quiet=False)),
-    "Ceil": loud(_unary(np.ceil, quiet=False)),
-    "Round": loud(_unary(np.round, quiet=False)),  # halves to even, like the spec
-    "Exp": _unary(np.exp),
-    "Log": _unary(np.log),
-    "Log1p": _unary(np.log1p),
-    "Expm1": _unary(np.expm1),
-    "Sqrt": _unary(np.sqrt),
-    "Sin": _unary(np.sin),
-    "Cos": _unary(np.cos),
-    "Tanh": _unary(np.tanh),
-    "Sigmoid": _unary(sigmoid),
-    "Relu": loud(_unary(relu, quiet=False)),
-    "LogicalNot": loud(_unary(np.logical_not, quiet=False)),
-    # binary
-    "Add": loud(_binary(np.add, quiet=False)),
-    "Subtract": loud(_binary(np.subtract, quiet=False)),
-    "Multiply": loud(_binary(np.multiply, quiet=False)),
-    "Divide": _binary(np.divide),
-    "FloorDivide": _binary(np.floor_divide),
-    "Pow": _binary(power),
-    "Maximum": loud(_binary(np.maximum, quiet=False)),
-    "Minimum": loud(_binary(np.minimum, quiet=False)),
-    "Equal": loud(_binary(np.equal, quiet=False)),
-    "NotEqual": loud(_binary(np.not_equal, quiet=False)),
-    "Less": loud(_binary(np.less, quiet=False)),
-    "LessEqual": loud(_binary(np.less_equal, quiet=False)),
-    "Greater": loud(_binary(np.greater, quiet=False)),
-    "GreaterEqual": loud(_binary(np.greater_equal, quiet=False)),
-    "LogicalAnd": loud(_binary(np.logical_and, quiet=False)),
-    "LogicalOr": loud(_binary(np.logical_or, quiet=False)),
-    # the rest
+    **{name: _table_kernel(name, fn)
+       for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power).items()},
     "Cast": cast,
     "Where": where,
     "Clip": clip,

@@ -13,11 +13,9 @@ from typing import Any
 
 import numpy as np
 
-#: accumulator dtype where it differs from the input's (the spec's rule)
-_WIDE: dict[np.dtype, np.dtype] = {
-    np.dtype(np.bool_): np.dtype(np.int64),
-    np.dtype(np.int32): np.dtype(np.int64),
-}
+from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES
+
+_WIDE = dict(ACCUMULATOR_DTYPES)  # a dict of its own: the fastest lookup on the hot path
 _INT64 = np.dtype(np.int64)
 _INTP_IS_INT64 = np.dtype(np.intp) == _INT64
 
