@@ -5,7 +5,8 @@ Configs (``KernelSpec``, ``KernelConfig`` with its ``DirectCall``, ``GradConfig`
 ``Backend`` base class, the ``Dispatcher`` an op runs its kernel with (core ops use the same
 one), pluggy's ``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, the
 ``Runtime`` that holds all registrations (``current_runtime()``, ``use_runtime``), and the
-helpers kernels and gradients are written with.
+helpers kernels and gradients are written with (those of ``tensorplug.kernel_helpers`` among
+them).
 """
 
 from __future__ import annotations
@@ -24,6 +25,19 @@ from .dispatch import Dispatcher
 from .engine import run_kernel, wrap
 from .gradients._util import unbroadcast
 from .jit import tracing
+from .kernel_helpers import (
+    ACCUMULATOR_DTYPES,
+    BINARY_KERNELS,
+    PLAIN_ARITHMETIC,
+    UNARY_KERNELS,
+    check_index_bounds,
+    clip_bounds,
+    elementwise_functions,
+    normalize_axis,
+    range_dtype,
+    range_length,
+    slice_index,
+)
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from .plan import PlannedFunction
 from .plugins.hookspecs import hookimpl
@@ -62,6 +76,11 @@ from .runtime import current as current_runtime
 
 __all__ = [
     "API_VERSION",
+    # tensorplug.kernel_helpers
+    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS", "check_index_bounds",
+    "clip_bounds", "elementwise_functions", "normalize_axis", "range_dtype", "range_length",
+    "slice_index",
+    # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",
     "OpConfig", "PlannedFunction", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo",

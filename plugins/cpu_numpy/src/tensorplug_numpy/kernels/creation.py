@@ -7,11 +7,12 @@ gives the same values on every call.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from tensorplug.kernel_helpers import range_dtype, range_length
 
 
 def fill(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:
@@ -24,9 +25,7 @@ def range_(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.n
     Integer arguments are computed in int64, others in float64, then cast once: numpy's own
     ``arange(..., dtype=int)`` with a fractional step repeats its first value instead."""
     start, stop, step = attrs["start"], attrs["stop"], attrs["step"]
-    n = max(0, math.ceil((stop - start) / step))
-    exact = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
-    steps = np.arange(n, dtype=np.int64 if exact else np.float64)
+    steps = np.arange(range_length(start, stop, step), dtype=range_dtype(start, stop, step))
     return (steps * step + start).astype(attrs["dtype"].numpy, copy=False)
 
 

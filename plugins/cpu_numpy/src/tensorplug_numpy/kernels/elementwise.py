@@ -8,7 +8,6 @@ own result dtype is the spec's: a float32 quotient stays float32, an int32 maxim
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.extend import DirectCall
+from tensorplug.kernel_helpers import PLAIN_ARITHMETIC, UNARY_KERNELS, clip_bounds, elementwise_functions
 
 from .._quiet import quieted
 from ._kernel import Kernel
@@ -85,67 +85,23 @@ def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 
 def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    """x limited to [min, max]. For integer x the bounds become the integers inside them
-    (ceil(min), floor(max)) limited to the dtype's range, so the dtype never changes."""
+    """x limited to [min, max] by np.clip, with bounds that keep integer x's dtype (clip_bounds)."""
     x = inputs[0]
     lo, hi = attrs["min"], attrs["max"]
     if lo is None and hi is None:
         return x
-    if x.dtype.kind in "iu":
-        info = np.iinfo(x.dtype)
-        lo = None if lo is None else _int_bound(lo, math.ceil, info)
-        hi = None if hi is None else _int_bound(hi, math.floor, info)
-    return np.clip(x, lo, hi)
+    return np.clip(x, *clip_bounds("Clip", backend.name, x.dtype, lo, hi))
 
 
-def _int_bound(value: float, to_int: Callable[[float], int], info: Any) -> int:
-    if value != value:  # NaN: no bound an integer could meet
-        raise ValueError(f"cannot clip integers to a NaN bound ({value})")
-    if value <= info.min:
-        return int(info.min)
-    if value >= info.max:
-        return int(info.max)
-    return to_int(value)
+def _table_kernel(name: str, fn: Callable[..., Any]) -> Kernel:
+    """The kernel of one table entry; plain arithmetic keeps numpy's warning settings."""
+    build = _unary if name in UNARY_KERNELS else _binary
+    return build(fn, quiet=name not in PLAIN_ARITHMETIC)
 
 
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
-    # unary
-    "Negative": _unary(np.negative, quiet=False),
-    "Abs": _unary(np.abs, quiet=False),
-    "Sign": _unary(np.sign, quiet=False),
-    "Square": _unary(np.square),
-    "Floor": _unary(np.floor, quiet=False),
-    "Ceil": _unary(np.ceil, quiet=False),
-    "Round": _unary(np.round, quiet=False),  # halves to even, like the spec
-    "Exp": _unary(np.exp),
-    "Log": _unary(np.log),
-    "Log1p": _unary(np.log1p),
-    "Expm1": _unary(np.expm1),
-    "Sqrt": _unary(np.sqrt),
-    "Sin": _unary(np.sin),
-    "Cos": _unary(np.cos),
-    "Tanh": _unary(np.tanh),
-    "Sigmoid": _unary(sigmoid),
-    "Relu": _unary(relu, quiet=False),
-    "LogicalNot": _unary(np.logical_not, quiet=False),
-    # binary
-    "Add": _binary(np.add, quiet=False),
-    "Subtract": _binary(np.subtract, quiet=False),
-    "Multiply": _binary(np.multiply, quiet=False),
-    "Divide": _binary(np.divide),
-    "FloorDivide": _binary(np.floor_divide),
-    "Pow": _binary(power),
-    "Maximum": _binary(np.maximum, quiet=False),
-    "Minimum": _binary(np.minimum, quiet=False),
-    "Equal": _binary(np.equal, quiet=False),
-    "NotEqual": _binary(np.not_equal, quiet=False),
-    "Less": _binary(np.less, quiet=False),
-    "LessEqual": _binary(np.less_equal, quiet=False),
-    "Greater": _binary(np.greater, quiet=False),
-    "GreaterEqual": _binary(np.greater_equal, quiet=False),
-    "LogicalAnd": _binary(np.logical_and, quiet=False),
-    "LogicalOr": _binary(np.logical_or, quiet=False),
-    # the rest
+    **{name: _table_kernel(name, fn)
+       for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power).items()},
     "Cast": cast,
     "Where": where,
     "Clip": clip,

@@ -16,15 +16,12 @@ import numpy as np
 
 from tensorplug.dtypes import NUMERIC_DTYPES, float32, float64, int64
 from tensorplug.extend import DirectCall
+from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES
 
 from .._quiet import quieted
 from ._kernel import Kernel
 
-#: accumulator dtype where it differs from the input's (the spec's rule)
-_WIDE: dict[np.dtype, np.dtype] = {
-    np.dtype(np.bool_): np.dtype(np.int64),
-    np.dtype(np.int32): np.dtype(np.int64),
-}
+_WIDE = dict(ACCUMULATOR_DTYPES)  # a dict of its own: the fastest lookup on the hot path
 _INT64 = np.dtype(np.int64)
 _INTP_IS_INT64 = np.dtype(np.intp) == _INT64
 

@@ -9,13 +9,14 @@ from the numpy backend's (the spec allows it).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from tensorplug.kernel_helpers import range_dtype, range_length
 
 from ._jit import with_attrs
 
@@ -40,9 +41,7 @@ def fill(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 def _range(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
     """start + step * i for i < ceil((stop - start) / step), computed in int64 (integer
     arguments) or float64, then cast once, as the numpy backend computes it."""
-    n = max(0, math.ceil((stop - start) / step))
-    exact = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
-    steps = jnp.arange(n, dtype=jnp.int64 if exact else jnp.float64)
+    steps = jnp.arange(range_length(start, stop, step), dtype=range_dtype(start, stop, step))
     return (steps * step + start).astype(dtype.numpy)
 
 

@@ -8,12 +8,12 @@ result dtype is the spec's.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
-import numpy as np
+
+from tensorplug.kernel_helpers import UNARY_KERNELS, clip_bounds, elementwise_functions
 
 from ._jit import JaxKernel, binary, unary, with_attrs
 
@@ -70,67 +70,19 @@ _CLIP = with_attrs(_clip, static=("lo", "hi"))
 
 
 def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    """x limited to [min, max]. For integer x the bounds become the integers inside them
-    (ceil(min), floor(max)) limited to the dtype's range, so the dtype never changes."""
+    """x limited to [min, max] by one compiled function per pair of bounds, with bounds that
+    keep integer x's dtype (clip_bounds)."""
     x = inputs[0]
     lo, hi = attrs["min"], attrs["max"]
     if lo is None and hi is None:
         return x
-    if np.issubdtype(x.dtype, np.integer):
-        info = np.iinfo(x.dtype)
-        lo = None if lo is None else _int_bound(lo, math.ceil, info)
-        hi = None if hi is None else _int_bound(hi, math.floor, info)
+    lo, hi = clip_bounds("Clip", backend.name, x.dtype, lo, hi)
     return _CLIP(inputs, {"lo": lo, "hi": hi}, backend)
 
 
-def _int_bound(value: float, to_int: Callable[[float], int], info: Any) -> int:
-    if value != value:  # NaN: no bound an integer could meet
-        raise ValueError(f"cannot clip integers to a NaN bound ({value})")
-    if value <= info.min:
-        return int(info.min)
-    if value >= info.max:
-        return int(info.max)
-    return to_int(value)
-
-
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
-    # unary
-    "Negative": unary(jnp.negative),
-    "Abs": unary(jnp.abs),
-    "Sign": unary(jnp.sign),
-    "Square": unary(jnp.square),
-    "Floor": unary(jnp.floor),
-    "Ceil": unary(jnp.ceil),
-    "Round": unary(jnp.round),  # halves to even, like the spec
-    "Exp": unary(jnp.exp),
-    "Log": unary(jnp.log),
-    "Log1p": unary(jnp.log1p),
-    "Expm1": unary(jnp.expm1),
-    "Sqrt": unary(jnp.sqrt),
-    "Sin": unary(jnp.sin),
-    "Cos": unary(jnp.cos),
-    "Tanh": unary(jnp.tanh),
-    "Sigmoid": unary(sigmoid),
-    "Relu": unary(relu),
-    "LogicalNot": unary(jnp.logical_not),
-    # binary
-    "Add": binary(jnp.add),
-    "Subtract": binary(jnp.subtract),
-    "Multiply": binary(jnp.multiply),
-    "Divide": binary(jnp.divide),
-    "FloorDivide": binary(jnp.floor_divide),
-    "Pow": binary(power),
-    "Maximum": binary(jnp.maximum),
-    "Minimum": binary(jnp.minimum),
-    "Equal": binary(jnp.equal),
-    "NotEqual": binary(jnp.not_equal),
-    "Less": binary(jnp.less),
-    "LessEqual": binary(jnp.less_equal),
-    "Greater": binary(jnp.greater),
-    "GreaterEqual": binary(jnp.greater_equal),
-    "LogicalAnd": binary(jnp.logical_and),
-    "LogicalOr": binary(jnp.logical_or),
-    # the rest
+    **{name: (unary if name in UNARY_KERNELS else binary)(fn)
+       for name, fn in elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power).items()},
     "Cast": cast,
     "Where": _WHERE,
     "Clip": clip,

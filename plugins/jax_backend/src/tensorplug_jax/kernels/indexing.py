@@ -13,40 +13,18 @@ it cannot run inside ``tp.jit`` (TracedValueError).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
-from tensorplug.errors import IndexOutOfRangeError, ShapeError, TracedValueError
+from tensorplug.errors import TracedValueError
+from tensorplug.kernel_helpers import check_index_bounds, normalize_axis, slice_index
 
 from ._jit import is_traced, with_attrs
 
-_EMPTY = slice(0, 0, 1)
 _ALL = slice(None)
-
-
-def _index(kernel: str, backend: Any, slices: Sequence[tuple[int, int, int]],
-           shape: tuple[int, ...]) -> tuple[slice, ...]:
-    """Slices reading exactly range(start, stop, step) on each axis; a range that leaves its
-    axis (which jax would clip silently) is a ShapeError."""
-    if len(slices) != len(shape):
-        raise ValueError(f"{len(slices)} slices for a {len(shape)}-d input")
-    index = []
-    for axis, ((start, stop, step), size) in enumerate(zip(slices, shape)):
-        r = range(start, stop, step)
-        if not r:
-            index.append(_EMPTY)
-        elif 0 <= r[0] < size and 0 <= r[-1] < size:
-            index.append(slice(start, stop if stop >= 0 else None, step))
-        else:
-            raise ShapeError(
-                f"Kernel '{kernel}' on backend '{backend.name}': slice {(start, stop, step)} reads "
-                f"indices {r[0]}..{r[-1]}, outside axis {axis} of size {size} (shape {shape}); "
-                "normalize slices with slice.indices(size)."
-            )
-    return tuple(index)
 
 
 def _strided_slice(x: Any, index: Any) -> Any:
@@ -58,7 +36,7 @@ _STRIDED_SLICE = with_attrs(_strided_slice, static=("index",))
 
 def strided_slice(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x = inputs[0]
-    index = _index("StridedSlice", backend, attrs["slices"], x.shape)
+    index = slice_index("StridedSlice", backend.name, attrs["slices"], x.shape)
     return _STRIDED_SLICE(inputs, {"index": _hashable(index)}, backend)
 
 
@@ -83,23 +61,8 @@ _STRIDED_SLICE_GRAD = with_attrs(_strided_slice_grad, static=("shape", "index"))
 
 def strided_slice_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     shape = attrs["shape"]
-    index = _index("StridedSliceGrad", backend, attrs["slices"], shape)
+    index = slice_index("StridedSliceGrad", backend.name, attrs["slices"], shape)
     return _STRIDED_SLICE_GRAD(inputs, {"shape": shape, "index": _hashable(index)}, backend)
-
-
-def _out_of_range(kernel: str, backend: Any, indices: np.ndarray, axis: int, size: int,
-                  shape: tuple[int, ...], what: str) -> IndexOutOfRangeError | None:
-    """The error for the first index outside [-size, size), or None when all are inside."""
-    bad = indices[(indices < -size) | (indices >= size)]
-    if not bad.size:
-        return None
-    valid = f"valid indices are {-size}..{size - 1}" if size else "the axis is empty, so no index is"
-    return IndexOutOfRangeError(
-        f"Kernel '{kernel}' on backend '{backend.name}': index {int(bad.flat[0])} is out of range "
-        f"for axis {axis} of size {size} ({what} shape {shape}); {valid}"
-        + (f" ({bad.size} indices out of range)" if bad.size > 1 else "")
-        + ". Check the indices, or clip them into range first."
-    )
 
 
 def _gather(x: Any, indices: Any, axis: int) -> Any:
@@ -113,10 +76,7 @@ def gather(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x, indices = inputs
     axis = attrs["axis"]
     if x.ndim and not is_traced(indices):
-        a = axis % x.ndim
-        error = _out_of_range("Gather", backend, np.asarray(indices), axis, x.shape[a], x.shape, "x")
-        if error is not None:
-            raise error
+        check_index_bounds("Gather", backend.name, np.asarray(indices), x.shape, axis)
     return _GATHER(inputs, attrs, backend)
 
 
@@ -144,15 +104,9 @@ def scatter_add(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) ->
     """zeros(shape) with updates added at indices along axis; repeated indices accumulate."""
     indices = inputs[0]
     shape = attrs["shape"]
-    if not shape:
-        raise ShapeError(f"Kernel 'ScatterAdd' on backend '{backend.name}': cannot scatter into a "
-                         "0-d shape (Gather cannot take from one either).")
+    normalize_axis("ScatterAdd", backend.name, attrs["axis"], len(shape))  # refuses a 0-d shape too
     if not is_traced(indices):
-        a = attrs["axis"] % len(shape)
-        error = _out_of_range("ScatterAdd", backend, np.asarray(indices), attrs["axis"], shape[a],
-                              shape, "output")
-        if error is not None:
-            raise error
+        check_index_bounds("ScatterAdd", backend.name, np.asarray(indices), shape, attrs["axis"], "output")
     return _SCATTER_ADD(inputs, attrs, backend)
 
 

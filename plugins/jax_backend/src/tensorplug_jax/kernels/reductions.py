@@ -14,18 +14,19 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES
+
 from ._jit import JaxKernel, narrow, with_attrs
 
 _INT64 = np.dtype(np.int64)
-#: accumulator dtype where it differs from the input's (the spec's rule)
-_WIDE = {np.dtype(np.bool_): _INT64, np.dtype(np.int32): _INT64}
 
 
 def _reducer(fn: Callable[..., Any], widen: bool, *narrow_dtypes: Any) -> JaxKernel:
     def reduce(x: Any, axis: Any, keepdims: bool) -> Any:
         axis = axis if x.ndim else None
         if widen:
-            return fn(x, axis=axis, dtype=_WIDE.get(np.dtype(x.dtype), x.dtype), keepdims=keepdims)
+            dtype = ACCUMULATOR_DTYPES.get(np.dtype(x.dtype), x.dtype)
+            return fn(x, axis=axis, dtype=dtype, keepdims=keepdims)
         return fn(x, axis=axis, keepdims=keepdims)
 
     reduce.__name__ = f"reduce_{fn.__name__}"
@@ -42,7 +43,7 @@ def _arg(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _cumulative(fn: Callable[..., Any], identity: int) -> Callable[..., Any]:
     def cumulative(x: Any, axis: int, exclusive: bool, reverse: bool) -> Any:
-        dtype = _WIDE.get(np.dtype(x.dtype), x.dtype)
+        dtype = ACCUMULATOR_DTYPES.get(np.dtype(x.dtype), x.dtype)
         if x.ndim == 0:
             return jnp.asarray(identity, dtype) if exclusive else x.astype(dtype)
         axis = axis % x.ndim

@@ -1,0 +1,196 @@
+"""Helpers every backend's kernels need, written once (TF.js has ``kernel_impls`` for this).
+
+Pure functions over Python values, numpy dtypes and shapes, never Tensors and never a backend's
+arrays, so any backend can call them from its kernels (also inside a function being compiled:
+they read shapes, dtypes and attributes only, except ``check_index_bounds``, which reads index
+values). Those that check raise tensorplug's errors naming the kernel, the backend and the
+fix. Also the elementwise kernel tables: which kernel names take one input, which two, and
+which are plain arithmetic, for a backend to fill with its own library's functions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
+
+__all__ = [
+    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
+    "check_index_bounds", "clip_bounds", "elementwise_functions", "normalize_axis",
+    "range_dtype", "range_length", "slice_index",
+]
+
+# -- axes, slices and indices ---------------------------------------------------------------------
+_EMPTY = slice(0, 0, 1)
+
+
+def normalize_axis(kernel: str, backend: str, axis: int, ndim: int) -> int:
+    """`axis` of an `ndim`-d array as an index in [0, ndim); an axis outside [-ndim, ndim)
+    (any axis of a 0-d array) is a ShapeError."""
+    if -ndim <= axis < ndim:
+        return axis % ndim
+    valid = f"valid axes are {-ndim}..{ndim - 1}" if ndim else "a 0-d array has no axis"
+    raise ShapeError(f"Kernel '{kernel}' on backend '{backend}': axis {axis} is out of range for a "
+                     f"{ndim}-d array; {valid}. Pass an axis of the array, or reshape it first.")
+
+
+def slice_index(kernel: str, backend: str, slices: Sequence[tuple[int, int, int]],
+                shape: Sequence[int]) -> tuple[slice, ...]:
+    """Python slices reading exactly ``range(start, stop, step)`` on each axis of `shape`, from
+    one normalized ``(start, stop, step)`` per axis (as ``slice.indices(size)`` gives them); a
+    wrong count, a zero step or a range leaving its axis (which numpy and jax would clip
+    silently) is a ShapeError."""
+    if len(slices) != len(shape):
+        raise ShapeError(f"Kernel '{kernel}' on backend '{backend}': {len(slices)} slices given for "
+                         f"a {len(shape)}-d input (shape {tuple(shape)}); give one (start, stop, step) "
+                         "per axis.")
+    index = []
+    for axis, ((start, stop, step), size) in enumerate(zip(slices, shape)):
+        if step == 0:
+            raise ShapeError(f"Kernel '{kernel}' on backend '{backend}': slice {(start, stop, step)} "
+                             f"of axis {axis} has step 0; normalize slices with slice.indices(size).")
+        r = range(start, stop, step)
+        if not r:
+            index.append(_EMPTY)
+        elif 0 <= r[0] < size and 0 <= r[-1] < size:
+            index.append(slice(start, stop if stop >= 0 else None, step))  # stop -1: through index 0
+        else:
+            raise ShapeError(
+                f"Kernel '{kernel}' on backend '{backend}': slice {(start, stop, step)} reads "
+                f"indices {r[0]}..{r[-1]}, outside axis {axis} of size {size} (shape {tuple(shape)}); "
+                "normalize slices with slice.indices(size)."
+            )
+    return tuple(index)
+
+
+def check_index_bounds(kernel: str, backend: str, indices: npt.ArrayLike, shape: Sequence[int],
+                       axis: int, what: str = "x") -> None:
+    """Raise IndexOutOfRangeError naming the first of `indices` outside [-size, size) of `axis`
+    of `shape`; return None if all are inside. `what` says whose shape it is ("x", "output")."""
+    shape = tuple(shape)
+    size = shape[normalize_axis(kernel, backend, axis, len(shape))]
+    indices = np.asarray(indices)
+    bad = indices[(indices < -size) | (indices >= size)]
+    if not bad.size:
+        return
+    valid = f"valid indices are {-size}..{size - 1}" if size else "the axis is empty, so no index is"
+    raise IndexOutOfRangeError(
+        f"Kernel '{kernel}' on backend '{backend}': index {int(bad.flat[0])} is out of range "
+        f"for axis {axis} of size {size} ({what} shape {shape}); {valid}"
+        + (f" ({bad.size} indices out of range)" if bad.size > 1 else "")
+        + ". Check the indices, or clip them into range first."
+    )
+
+
+# -- numbers and dtypes ---------------------------------------------------------------------------
+def clip_bounds(kernel: str, backend: str, dtype: npt.DTypeLike, lo: float | None,
+                hi: float | None) -> tuple[Any, Any]:
+    """The bounds to clip an array of `dtype` to: unchanged for float dtypes; for integer
+    dtypes the integers inside [lo, hi] (ceil(lo), floor(hi)) limited to the dtype's range, so
+    the result keeps its dtype. None stays None (no bound); a NaN bound of integers is a
+    DTypeError."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        return lo, hi
+    info = np.iinfo(dtype)
+    bounds: list[int | None] = []
+    for name, value, to_int in (("min", lo, math.ceil), ("max", hi, math.floor)):
+        if value is None:
+            bounds.append(None)
+        elif value != value:  # NaN: no bound an integer could meet
+            raise DTypeError(f"Kernel '{kernel}' on backend '{backend}': cannot clip {dtype} values "
+                             f"to a NaN bound ({name}={value}); pass a number or None, or cast the "
+                             "input to a float dtype first.")
+        elif value <= info.min:
+            bounds.append(int(info.min))
+        elif value >= info.max:
+            bounds.append(int(info.max))
+        else:
+            bounds.append(to_int(value))
+    return bounds[0], bounds[1]
+
+
+def range_length(start: float, stop: float, step: float) -> int:
+    """The number of values ``start + step * i`` that Range gives: ceil((stop - start) / step),
+    at least 0 (`step` is not 0: the Range spec refuses it)."""
+    return max(0, math.ceil((stop - start) / step))
+
+
+def range_dtype(start: float, stop: float, step: float) -> np.dtype:
+    """The dtype to compute Range's ``start + step * i`` in before casting once to the output
+    dtype: int64 when all three are integers (exact), else float64 (casting a fractional step
+    to an integer dtype first would repeat values)."""
+    exact = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
+    return np.dtype(np.int64 if exact else np.float64)
+
+
+#: input dtype -> the dtype Sum, Prod, Cumsum and Cumprod accumulate (and answer) in, where it
+#: differs from the input's (the specs' rule: bool and int32 widen to int64)
+ACCUMULATOR_DTYPES: Mapping[np.dtype, np.dtype] = MappingProxyType({
+    np.dtype(np.bool_): np.dtype(np.int64),
+    np.dtype(np.int32): np.dtype(np.int64),
+})
+
+
+# -- the elementwise tables -----------------------------------------------------------------------
+#: kernels of one input and no attributes (the result has the input's shape)
+UNARY_KERNELS: tuple[str, ...] = (
+    "Negative", "Abs", "Sign", "Square", "Floor", "Ceil", "Round", "Exp", "Log", "Log1p", "Expm1",
+    "Sqrt", "Sin", "Cos", "Tanh", "Sigmoid", "Relu", "LogicalNot",
+)
+#: kernels of two inputs of one dtype (ops promote first) that broadcast, and no attributes
+BINARY_KERNELS: tuple[str, ...] = (
+    "Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Pow", "Maximum", "Minimum", "Equal",
+    "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
+)
+#: plain arithmetic, comparisons and logic of those two tables: they give inf or nan only by
+#: overflow or from inf and nan inputs (no division, logarithm or root), so a backend whose
+#: library warns about floating-point errors may leave its settings alone for them (the numpy
+#: backend does, to save the switch). Square would qualify; it is left out, so the numpy backend
+#: keeps silencing its overflow as it always has.
+PLAIN_ARITHMETIC: frozenset[str] = frozenset({
+    "Negative", "Abs", "Sign", "Floor", "Ceil", "Round", "Relu", "LogicalNot",
+    "Add", "Subtract", "Multiply", "Maximum", "Minimum", "Equal", "NotEqual", "Less", "LessEqual",
+    "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
+})
+#: kernel name -> the Array API standard's function computing it (Sigmoid and Relu have none)
+_ARRAY_API_NAMES: Mapping[str, str] = {
+    "Negative": "negative", "Abs": "abs", "Sign": "sign", "Square": "square", "Floor": "floor",
+    "Ceil": "ceil", "Round": "round", "Exp": "exp", "Log": "log", "Log1p": "log1p",
+    "Expm1": "expm1", "Sqrt": "sqrt", "Sin": "sin", "Cos": "cos", "Tanh": "tanh",
+    "LogicalNot": "logical_not", "Add": "add", "Subtract": "subtract", "Multiply": "multiply",
+    "Divide": "divide", "FloorDivide": "floor_divide", "Pow": "pow", "Maximum": "maximum",
+    "Minimum": "minimum", "Equal": "equal", "NotEqual": "not_equal", "Less": "less",
+    "LessEqual": "less_equal", "Greater": "greater", "GreaterEqual": "greater_equal",
+    "LogicalAnd": "logical_and", "LogicalOr": "logical_or",
+}
+
+
+def elementwise_functions(namespace: Any, **overrides: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
+    """Kernel name -> array function for each name of UNARY_KERNELS then BINARY_KERNELS:
+    ``overrides[name]`` if given, else the `namespace`'s Array API function (``numpy.exp`` for
+    "Exp"). An override of a name not in the tables, or a name with no function, is a
+    RegistrationError."""
+    unknown = sorted(set(overrides) - set(UNARY_KERNELS) - set(BINARY_KERNELS))
+    if unknown:
+        raise RegistrationError(f"elementwise_functions: {unknown} are not kernels of the elementwise "
+                                "tables; override names of UNARY_KERNELS or BINARY_KERNELS only.")
+    library = getattr(namespace, "__name__", repr(namespace))
+    functions = {}
+    for name in UNARY_KERNELS + BINARY_KERNELS:
+        if name in overrides:
+            functions[name] = overrides[name]
+            continue
+        api_name = _ARRAY_API_NAMES.get(name)
+        if api_name is None or not hasattr(namespace, api_name):
+            lacks = f"{library} has no function '{api_name}'" if api_name else "the Array API has none"
+            raise RegistrationError(f"elementwise_functions: no function for kernel '{name}' ({lacks}); "
+                                    f"pass one: elementwise_functions({library}, {name}=...).")
+        functions[name] = getattr(namespace, api_name)
+    return functions
