@@ -35,12 +35,12 @@ def test_the_jitted_step_trains_as_the_eager_one(digits):
 
 def test_on_numpy_the_jitted_demo_step_is_the_eager_one(digits):
     eager, jitted = Training(digits, seed=2), Training(digits, seed=2, jit=True)
-    assert jitted.epoch() == eager.epoch()  # tp.jit runs eagerly on numpy: the same operations
+    assert jitted.epoch() == eager.epoch()  # tp.jit replays a plan of the eager step's kernels
 
 
 def test_the_demo_command_on_jax(capsys):
     assert cli.main(["demo", "--backend", "jax", "--epochs", "1", "--no-progress", "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    assert "backend 'jax'" in out and "compiled into one computation" in out
+    assert "train step: tp.jit, compiled by backend 'jax'" in out
     assert "Kernels traced into the compiled step" in out and "tensorplug-backend-jax" in out
     assert float(out.split("test accuracy:")[1].split()[0]) > 0.5

@@ -82,6 +82,9 @@ class _Binding:
 
 
 _UNBOUND = _Binding(None, -1, None, None, None, None)
+# Raised by a kernel, these reach the caller as they are: tensorplug's own errors, and what the
+# user's settings made an error (a warning under -W error, numpy's np.errstate(all="raise")).
+_PASS_THROUGH = (TensorplugError, Warning, FloatingPointError)
 _VARIANTS_LIMIT = 1024  # direct functions remembered per binding for other attribute values
 
 
@@ -185,7 +188,7 @@ class Dispatcher:
             if dt in outs:
                 try:
                     out = d.run(x._data)
-                except (TensorplugError, Warning):
+                except _PASS_THROUGH:
                     raise
                 except Exception:  # the kernel function runs below, and explains
                     pass
@@ -217,7 +220,7 @@ class Dispatcher:
             if dt is y._dtype and dt in outs:
                 try:
                     out = d.run(x._data, y._data)
-                except (TensorplugError, Warning):
+                except _PASS_THROUGH:
                     raise
                 except Exception:  # the kernel function runs below, and explains
                     pass
@@ -254,7 +257,7 @@ class Dispatcher:
             if dt in outs and all(t._backend is backend and t._dtype is dt for t in inputs):
                 try:
                     out = d.run(*[t._data for t in inputs])
-                except (TensorplugError, Warning):
+                except _PASS_THROUGH:
                     raise
                 except Exception:  # the kernel function runs below, and explains
                     pass
@@ -287,7 +290,7 @@ class Dispatcher:
         try:
             out = b.func(arrays, attrs if isinstance(attrs, dict) else dict(attrs), backend)
             outputs = (wrap(out, backend),) if single else tuple(wrap(o, backend) for o in out)
-        except (TensorplugError, Warning):  # a warning here is one the user made an error (-W error)
+        except _PASS_THROUGH:
             raise
         except Exception as exc:
             raise explain_failure(self.name, backend, inputs, attrs, exc) from exc

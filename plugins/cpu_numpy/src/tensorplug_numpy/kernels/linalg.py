@@ -1,5 +1,10 @@
 """Linear-algebra kernels: MatMul (batched; leading axes broadcast; either input transposed
-by attribute, as a view: BLAS reads it transposed, nothing is copied)."""
+by attribute, as a view: BLAS reads it transposed, nothing is copied).
+
+MatMul leaves numpy's floating-point warnings on, as plain arithmetic does (see ``_quiet``): a
+sum of products gives inf or nan only by overflow or from inf and nan inputs. Its direct calls
+are the product functions themselves.
+"""
 
 from __future__ import annotations
 
@@ -11,22 +16,35 @@ import numpy as np
 from tensorplug.dtypes import NUMERIC_DTYPES
 from tensorplug.extend import DirectCall
 
-from .._quiet import quieted
 from ._kernel import Kernel
 
+_matmul = np.matmul
 
-def _product(transpose_x: bool, transpose_y: bool) -> Callable[[Any, Any], Any]:
-    """x @ y with either transposed (a view), floating-point warnings off."""
+
+def _refuse(x: Any, y: Any) -> None:
+    raise ValueError(f"MatMul needs inputs with at least 2 dimensions, got {x.shape} and {y.shape}")
+
+
+def _plain(x: Any, y: Any) -> Any:
+    """x @ y (np.matmul would treat 1-d inputs as vectors; the spec refuses them)."""
+    if x.ndim < 2 or y.ndim < 2:
+        _refuse(x, y)
+    return _matmul(x, y)
+
+
+def _transposed(transpose_x: bool, transpose_y: bool) -> Callable[[Any, Any], Any]:
+    """x @ y with either transposed (a view)."""
 
     def product(x: Any, y: Any) -> Any:
-        if x.ndim < 2 or y.ndim < 2:  # np.matmul would treat 1-d inputs as vectors; the spec refuses
-            raise ValueError(f"MatMul needs inputs with at least 2 dimensions, got {x.shape} and {y.shape}")
-        return np.matmul(x.swapaxes(-1, -2) if transpose_x else x, y.swapaxes(-1, -2) if transpose_y else y)
+        if x.ndim < 2 or y.ndim < 2:
+            _refuse(x, y)
+        return _matmul(x.swapaxes(-1, -2) if transpose_x else x, y.swapaxes(-1, -2) if transpose_y else y)
 
-    return quieted(product, arity=2)
+    return product
 
 
-_PRODUCTS = {(tx, ty): _product(tx, ty) for tx in (False, True) for ty in (False, True)}
+_PRODUCTS = {(tx, ty): _transposed(tx, ty) for tx in (False, True) for ty in (False, True)}
+_PRODUCTS[False, False] = _plain
 
 
 def _specialize(attrs: Mapping[str, Any]) -> Callable[[Any, Any], Any]:
