@@ -24,6 +24,7 @@ from .backend import Backend, active_backend
 from .dtypes import DType
 from .errors import KernelError, TensorplugError
 from .kernel_spec import REQUIRED, KernelSpec
+from .registry._slots import CHANGES
 from .registry.kernel_config import DirectCall, DirectFunc, KernelFunc
 from .registry.kernels import missing_kernel_error
 from .registry.specs import get_kernel_spec
@@ -66,7 +67,8 @@ class _Direct:
 
 
 class _Binding:
-    """A dispatcher's kernel on one backend, valid while the kernel registry keeps `version`."""
+    """A dispatcher's kernel on one backend, valid while the registries keep `version` (the
+    registries' ``CHANGES`` when it was bound)."""
 
     __slots__ = ("backend", "version", "spec", "func", "direct", "fixed", "variants")
 
@@ -85,6 +87,7 @@ _UNBOUND = _Binding(None, -1, None, None, None, None)
 # Raised by a kernel, these reach the caller as they are: tensorplug's own errors, and what the
 # user's settings made an error (a warning under -W error, numpy's np.errstate(all="raise")).
 _PASS_THROUGH = (TensorplugError, Warning, FloatingPointError)
+_ABSENT: Any = object()  # (a dtype the direct function does not serve)
 _VARIANTS_LIMIT = 1024  # direct functions remembered per binding for other attribute values
 
 
@@ -114,7 +117,7 @@ class Dispatcher:
         """Look the kernel up for `backend` (and the spec, and the direct function for the
         dispatcher's own attributes) as of the registry's current version."""
         kernels = ACTIVE.runtime.kernels
-        version = kernels.version
+        version = CHANGES[0]
         spec = get_kernel_spec(self.name)
         config = kernels.active.get((self.name, backend.name))
         if config is None:
@@ -179,13 +182,14 @@ class Dispatcher:
         """The kernel on one input with the dispatcher's own attributes."""
         backend = _get_backend() or active_backend()
         b = self._binding
-        if b.backend is not backend or b.version != ACTIVE.runtime.kernels.version:
+        if b.backend is not backend or b.version != CHANGES[0]:
             b = self._bind(backend)
         d = b.fixed
         if d is not None and x._backend is backend and backend.direct_kernels:
             outs = d.outs
             dt = x._dtype
-            if dt in outs:
+            out_dt = outs.get(dt, _ABSENT)
+            if out_dt is not _ABSENT:
                 try:
                     out = d.run(x._data)
                 except _PASS_THROUGH:
@@ -195,7 +199,6 @@ class Dispatcher:
                 else:
                     t = _new(Tensor)
                     t._data = out
-                    out_dt = outs[dt]
                     if out_dt is None:
                         out_dt = outs[dt] = backend.dtype_of(out)
                     t._dtype = out_dt
@@ -211,13 +214,14 @@ class Dispatcher:
         """The kernel on two inputs with the dispatcher's own attributes."""
         backend = _get_backend() or active_backend()
         b = self._binding
-        if b.backend is not backend or b.version != ACTIVE.runtime.kernels.version:
+        if b.backend is not backend or b.version != CHANGES[0]:
             b = self._bind(backend)
         d = b.fixed
         if d is not None and x._backend is backend and y._backend is backend and backend.direct_kernels:
             outs = d.outs
             dt = x._dtype
-            if dt is y._dtype and dt in outs:
+            out_dt = outs.get(dt, _ABSENT) if dt is y._dtype else _ABSENT
+            if out_dt is not _ABSENT:
                 try:
                     out = d.run(x._data, y._data)
                 except _PASS_THROUGH:
@@ -227,7 +231,6 @@ class Dispatcher:
                 else:
                     t = _new(Tensor)
                     t._data = out
-                    out_dt = outs[dt]
                     if out_dt is None:
                         out_dt = outs[dt] = backend.dtype_of(out)
                     t._dtype = out_dt
@@ -244,7 +247,7 @@ class Dispatcher:
         None): a Tensor, or a tuple of Tensors for a kernel of several outputs."""
         backend = _get_backend() or active_backend()
         b = self._binding
-        if b.backend is not backend or b.version != ACTIVE.runtime.kernels.version:
+        if b.backend is not backend or b.version != CHANGES[0]:
             b = self._bind(backend)
         if attrs is None or attrs is self.attrs or attrs is self._given:
             attrs = self.attrs
@@ -254,7 +257,8 @@ class Dispatcher:
         if d is not None and inputs and backend.direct_kernels:
             dt = inputs[0]._dtype
             outs = d.outs
-            if dt in outs and all(t._backend is backend and t._dtype is dt for t in inputs):
+            out_dt = outs.get(dt, _ABSENT)
+            if out_dt is not _ABSENT and all(t._backend is backend and t._dtype is dt for t in inputs):
                 try:
                     out = d.run(*[t._data for t in inputs])
                 except _PASS_THROUGH:
@@ -264,7 +268,6 @@ class Dispatcher:
                 else:
                     t = _new(Tensor)
                     t._data = out
-                    out_dt = outs[dt]
                     if out_dt is None:
                         out_dt = outs[dt] = backend.dtype_of(out)
                     t._dtype = out_dt

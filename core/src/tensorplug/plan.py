@@ -27,7 +27,8 @@ from typing import Any
 from ._state import plan_trace_var, push_recorder, remove_recorder
 from .backend import Backend
 from .errors import TensorplugError
-from .runtime import ACTIVE, current
+from .registry._slots import CHANGES
+from .runtime import current
 from .tensor import Tensor
 
 __all__ = ["Plan", "Step", "PlannedFunction", "trace"]
@@ -253,13 +254,13 @@ class PlannedFunction:
         self.backend = backend
         self.fn = fn
         self.plan: Plan | None = None
-        self.version = -1  # the kernel registry's version the plan was traced under
+        self.version = -1  # the registries' CHANGES the plan was traced under
 
     def __call__(self, args: list[Any], state: list[Any]) -> tuple[list[Any], list[Any]]:
         plan = self.plan
-        if plan is not None and self.version == ACTIVE.runtime.kernels.version:
+        if plan is not None and self.version == CHANGES[0]:
             return plan(args, state)
-        version = ACTIVE.runtime.kernels.version
+        version = CHANGES[0]
         results, self.plan = trace(self.backend, self.fn, args, state)
         self.version = version
         return results

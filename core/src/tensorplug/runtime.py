@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from .plugins import hookspecs
-from .registry._slots import CORE_SOURCE, Registration, SlotTable
+from .registry._slots import CORE_SOURCE, Registration, SlotTable, new_version
 
 if TYPE_CHECKING:
     from .backend import Backend, BackendConfig
@@ -143,7 +143,9 @@ def use_runtime(runtime: Runtime) -> Iterator[Runtime]:
     """Use `runtime` inside the block (in the whole process), the previous one again after it."""
     previous = ACTIVE.runtime
     ACTIVE.runtime = runtime
+    new_version()  # what caches learned from the previous runtime's registries is out of date
     try:
         yield runtime
     finally:
         ACTIVE.runtime = previous
+        new_version()

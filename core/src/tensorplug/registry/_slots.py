@@ -30,6 +30,15 @@ _seq = itertools.count()
 # Versions are drawn from one counter for every table, so that a version names one state of one
 # table: a cache keyed by a version stays right when another runtime's table takes over.
 _versions = itertools.count(1)
+#: The last version drawn: it changes whenever any registry of any runtime changes, and when
+#: another runtime is swapped in, so one comparison tells a cache of what the registries say
+#: (a dispatcher's binding, a tp.jit plan) that it may be out of date.
+CHANGES = [0]
+
+
+def new_version() -> int:
+    version = CHANGES[0] = next(_versions)
+    return version
 
 C = TypeVar("C")
 K = TypeVar("K", bound=Hashable)
@@ -69,7 +78,7 @@ class SlotTable(Generic[K, C]):
         self.describe = describe
         self.stacks: dict[K, list[Registration[C]]] = {}
         self.active: dict[K, C] = {}
-        self.version = next(_versions)  # new on every change, so hot-path caches know when to refresh
+        self.version = new_version()  # new on every change, so hot-path caches know when to refresh
 
     def add(
         self, key: K, config: C, *, source: str | None = None, priority: int = 0,
@@ -94,7 +103,7 @@ class SlotTable(Generic[K, C]):
         stack.sort(key=lambda r: (r.priority, r.override, r.seq))
         self.stacks[key] = stack
         self.active[key] = stack[-1].config
-        self.version = next(_versions)
+        self.version = new_version()
         return reg
 
     def _clash_message(self, key: K, other: Registration[C], source: str, override: bool) -> str:
@@ -144,7 +153,7 @@ class SlotTable(Generic[K, C]):
         return touched
 
     def _refresh(self, key: K) -> None:
-        self.version = next(_versions)
+        self.version = new_version()
         stack = self.stacks.get(key)
         if stack:
             self.active[key] = stack[-1].config
