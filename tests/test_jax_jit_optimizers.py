@@ -232,3 +232,67 @@ def test_a_training_step_compiles_once_though_its_first_step_creates_the_slots(m
     eager_losses, _ = train_changing(make_opt(), lambda opt: None, at=0, jit=False, steps=4)
     np.testing.assert_allclose(losses, eager_losses, rtol=2e-5)
 
+
+# -- the state tree ------------------------------------------------------------------------------
+def _halving(step):
+    return 0.5 / step
+
+
+_DYADIC_GRADS = [np.array([[1.0, -0.5], [2.0, 0.25], [-1.0, 0.5]], np.float32) * k for k in (1, -2, 0.5, 4)]
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: SGD(0.5, momentum=0.5, nesterov=True),
+    lambda: Adam(0.25, beta1=0.5, beta2=0.75),
+    lambda: Adam(_halving, beta1=0.5, beta2=0.75),
+], ids=["sgd-nesterov", "adam", "adam-schedule"])
+def test_the_state_tree_after_compiled_steps_is_the_one_after_eager_steps(make_opt):
+    """The optimizer's state after compiled steps has the structure of the one eager steps leave
+    and the same values, bit for bit. (Values chosen exactly representable, so that every
+    product is exact: XLA's CPU compiler fuses ``a * b + c`` into one FMA, rounded once, which
+    eager steps round twice; otherwise the two agree to rounding, as the tests above check.)"""
+    from tensorplug._jit_state import flatten
+
+    def run(jit: bool):
+        params = {"w": tp.full((3, 2), 0.25), "b": tp.zeros((2,))}
+        opt = make_opt()
+        step = tp.jit(opt.update) if jit else opt.update
+        for g in _DYADIC_GRADS:
+            params = step(params, {"w": tp.asarray(g), "b": tp.asarray(g[0])})
+        return params, opt
+
+    (p_eager, eager), (p_jit, compiled) = run(False), run(True)
+    structure_eager, leaves_eager = flatten(eager.state)
+    structure_jit, leaves_jit = flatten(compiled.state)
+    assert structure_jit == structure_eager  # step count, hyperparameters, slots per leaf
+    assert eager.state.iterations.dtype == tp.int64 and int(compiled.state.iterations) == 4
+    for t_eager, t_jit in zip(leaves_eager, leaves_jit):
+        assert concrete(t_jit) and t_jit.backend == "jax"
+        np.testing.assert_array_equal(t_jit.numpy(), t_eager.numpy())
+    for name in ("w", "b"):
+        np.testing.assert_array_equal(p_jit[name].numpy(), p_eager[name].numpy())
+
+
+def test_a_new_learning_rate_between_compiled_calls_takes_effect_without_compiling_again():
+    """The learning rate is a tensor of the state: a new value is a new input of the compiled
+    step. A new setting (a Python value of the state, compiled in) compiles again."""
+    traces = []
+    x, y = problem()
+    w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+    opt = Adam(0.05)
+
+    def step():
+        traces.append(1)
+        return opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])
+
+    compiled = tp.jit(step)
+    for _ in range(3):
+        compiled()
+    before = w.numpy()
+    opt.learning_rate = 1e-9
+    compiled()
+    np.testing.assert_allclose(w.numpy(), before, atol=1e-7)  # (a step of ~1e-9)
+    assert len(traces) == 2 and opt.learning_rate == 1e-9
+    opt.beta1 = 0.5
+    compiled()
+    assert len(traces) == 3
