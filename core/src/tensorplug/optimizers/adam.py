@@ -37,23 +37,24 @@ class Adam(Optimizer):
         super().__init__(learning_rate, beta1=float(beta1), beta2=float(beta2), epsilon=float(epsilon))
 
     def _scalars(self, step: Any, learning_rate: Any, hyperparameters: Mapping[str, Any]) -> dict[str, Any]:
+        """What a step of the fused AdamUpdate kernel takes as attributes (host numbers), and the
+        ops below as tensors."""
         # lr * (m / c1) / (sqrt(v / c2) + eps) == (lr * sqrt(c2) / c1) * m / (sqrt(v) + eps * sqrt(c2))
         # with c1 = 1 - beta1**step, c2 = 1 - beta2**step: two ops fewer per variable
-        root_c2 = (1.0 - hyperparameters["beta2"] ** step) ** 0.5
-        return {"step_size": learning_rate * root_c2 / (1.0 - hyperparameters["beta1"] ** step),
+        b1, b2 = hyperparameters["beta1"], hyperparameters["beta2"]
+        root_c2 = (1.0 - b2 ** step) ** 0.5
+        return {"beta1": b1, "beta2": b2, "step_size": learning_rate * root_c2 / (1.0 - b1 ** step),
                 "epsilon_hat": hyperparameters["epsilon"] * root_c2}
 
     def _update(self, param: Tensor, grad: Tensor, slots: Mapping[str, Tensor],
                 step: Step) -> tuple[Tensor, dict[str, Tensor]]:
-        hyper = step.hyperparameters
-        b1, b2 = hyper["beta1"], hyper["beta2"]
         # The backend's fused kernel takes the step's values as attributes (host numbers); a
         # traced step (tp.jit) has no host values, and its compiler fuses the ops below itself.
         if ("AdamUpdate", param._backend.name) in KERNELS.active and not tracing():
-            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]),
-                                   {"beta1": b1, "beta2": b2, **step.numbers()})
+            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]), step.numbers())
             return p, {"m": m, "v": v}
         c = step.scalars(param)
-        m = slots["m"] * b1 + grad * (1.0 - b1)
-        v = slots["v"] * b2 + grad * grad * (1.0 - b2)
+        hyper = step.hyperparameters
+        m = slots["m"] * c["beta1"] + grad * (1.0 - hyper["beta1"])
+        v = slots["v"] * c["beta2"] + grad * grad * (1.0 - hyper["beta2"])
         return param - m * c["step_size"] / (sqrt(v) + c["epsilon_hat"]), {"m": m, "v": v}

@@ -98,7 +98,7 @@ class Optimizer:
             slots={})
         # per slot key, the Variable its slots belong to (weakly; None: a pytree leaf's, or
         # slots from a state set by hand, adopted by the next Variable of that name)
-        self._owners: dict[SlotKey, weakref.ref[Variable] | None] = {}
+        self._owners: dict[SlotKey, weakref.ref[Tensor] | None] = {}
         self._tree_structure: Any = None  # the functional update's parameter tree
 
     # -- the state -----------------------------------------------------------------------------
@@ -209,18 +209,20 @@ class Optimizer:
         loss, grads = variable_grads(loss_fn, vs)
         if vs is None:
             self.apply_gradients(grads)
-        else:
-            self.apply_gradients([(v, grads[v.name]) for v in vs])
+        else:  # (pairs made here: nothing to check)
+            self._apply_to_variables([(v, grads[v.name]) for v in vs])
         return loss if return_loss else None
 
     def apply_gradients(self, grads: Grads) -> None:
         """One update of each variable from its gradient: `grads` is ``{variable name: grad}``
         (what ``tp.variable_grads`` returns) or a sequence of ``(variable, grad)`` pairs. A
         ``None`` gradient leaves its variable alone."""
-        pairs = [(var, g) for var, g in self._pairs(grads) if g is not None]
-        self._init_slots([(var._name, var, var) for var, _ in pairs])
-        new = self._apply([(var._name, var, g) for var, g in pairs])
-        for (var, _), value in zip(pairs, new):
+        self._apply_to_variables(self._pairs(grads))
+
+    def _apply_to_variables(self, pairs: Sequence[tuple[Variable, Any]]) -> None:
+        items = [(var._name, var, g) for var, g in pairs if g is not None]
+        self._init_slots(items, owned=True)
+        for (_, var, _), value in zip(items, self._apply(items)):
             var.assign(value)
 
     # -- the functional (JAX-style) API --------------------------------------------------------
@@ -240,7 +242,7 @@ class Optimizer:
                              "the first call; use a new optimizer for a new set of parameters.")
         items = [(i, p if isinstance(p, Tensor) else _asarray(p), g)
                  for i, (p, g) in enumerate(zip(leaves, g_leaves)) if g is not None]
-        self._init_slots([(i, p, None) for i, p, _ in items])
+        self._init_slots(items, owned=False)
         out = list(leaves)
         for (i, _, _), value in zip(items, self._apply(items)):
             out[i] = value
@@ -285,17 +287,19 @@ class Optimizer:
             pairs.append((item[0], item[1]))
         return pairs
 
-    def _init_slots(self, params: Sequence[tuple[SlotKey, Tensor, Variable | None]]) -> None:
-        """Zero slots for the parameters (key, parameter, its Variable or None) seen for the
-        first time, or for a Variable that took the name of one gone. This is initialization
-        (optax's ``init``), not a step: it does not report to a tp.jit trace, so that a trace
-        finds the slots already there (zeros made from host data, concrete in a trace too) and
-        the compiled step's state keeps the layout of its first call."""
+    def _init_slots(self, items: Sequence[tuple[SlotKey, Tensor, Any]], owned: bool) -> None:
+        """Zero slots for the parameters of `items` (slot key, parameter, gradient) seen for the
+        first time, or for a Variable (`owned`: the parameters are Variables, which own their
+        slots) that took the name of one gone. This is initialization (optax's ``init``), not
+        a step: it does not report to a tp.jit trace, so that a trace finds the slots already
+        there (zeros made from host data, concrete in a trace too) and the compiled step's
+        state keeps the layout of its first call."""
         new: dict[SlotKey, dict[str, Tensor]] = {}
-        for key, like, owner in params:
+        for key, param, _ in items:
+            owner = param if owned else None
             known = self._owners.get(key, _MISSING)
             if known is _MISSING or (known is not None and owner is not None and known() is not owner):
-                new[key] = {name: _zeros_like(like) for name in self.slot_names}
+                new[key] = {name: _zeros_like(param) for name in self.slot_names}
                 self._owners[key] = None if owner is None else weakref.ref(owner)
             elif known is None and owner is not None:  # slots of a state set by hand: now its
                 self._owners[key] = weakref.ref(owner)
@@ -309,8 +313,12 @@ class Optimizer:
         """One step: new values of the parameters of `items` (slot key, parameter, gradient)
         and a new state."""
         current = self.state
-        with _on_backend(current.iterations):
-            number = current.iterations + 1
+        count = current.iterations
+        if backend_var.get() is count._backend:
+            number = count + 1
+        else:
+            with _on_backend(count):
+                number = count + 1
         step = Step(self, number, current.hyperparameters)
         slots = dict(current.slots)
         out = []
@@ -378,8 +386,7 @@ class Step:
         if self._numbers is None:
             lr = self.hyperparameters["learning_rate"]
             learning_rate = float(self._learning_rate(self.number.astype(float64)) if callable(lr) else lr)
-            values = self.optimizer._scalars(int(self.number), learning_rate, self.hyperparameters)
-            self._numbers = {k: float(v) for k, v in values.items()}
+            self._numbers = self.optimizer._scalars(int(self.number), learning_rate, self.hyperparameters)
         return self._numbers
 
     def _learning_rate(self, number: Tensor) -> Any:
