@@ -19,6 +19,8 @@ HIERARCHY = {
     "RegistrationError": ValueError,
     "RegistrationConflictError": ValueError,
     "VariableNotFoundError": LookupError,
+    "HyperparameterError": ValueError,
+    "StateError": TypeError,
     "KernelError": RuntimeError,
     "DeviceError": LookupError,
     "TracedValueError": TypeError,

@@ -1,6 +1,7 @@
-"""tp.jit on the jax backend with optimizers: hyperparameters changed between compiled steps,
-optimizers' configuration keying the compiled step, and per-step hyperparameters computed on
-the device (or on the host, for optimizers that only have ``_hyper``)."""
+"""tp.jit on the jax backend with optimizers: the optimizer's state tree carried in and out of a
+compiled step like a Variable's value (the same tree as eager steps leave), hyperparameters
+changed between compiled steps, settings keying the compiled step, per-step values computed
+inside the compiled step, and the state's tensors packed into few arrays per call."""
 
 from __future__ import annotations
 
@@ -37,23 +38,21 @@ def test_changing_a_hyperparameter_between_compiled_steps_is_honoured(change):
 
 
 @pytest.mark.parametrize("attribute", ["scale", "_scale"], ids=["public", "private"])
-def test_a_custom_optimizers_configuration_keys_the_compiled_step_too(attribute):
-    """An optimizer written outside the core (its configuration only in get_config) gets the
-    same guarantee: a changed setting compiles again. Between steady compiled calls the
-    optimizer hands over the last call's outputs unchecked, until any attribute of its own is
-    set: a private one counts too."""
-    from tensorplug.optimizers.optimizer import Optimizer
+def test_a_custom_optimizers_settings_key_the_compiled_step_too(attribute):
+    """An optimizer written outside the core gets the same guarantee when it declares its
+    settings as Hyperparameters (kept in its state): a changed setting compiles again, also
+    once the compiled calls are steady, whatever the attribute's name."""
+    from tensorplug.optimizers import Hyperparameter, Optimizer
 
-    class Scaled(Optimizer):
-        def __init__(self, learning_rate: float) -> None:
-            super().__init__(learning_rate)
-            setattr(self, attribute, 1.0)
+    def __init__(self, learning_rate: float) -> None:
+        Optimizer.__init__(self, learning_rate, **{attribute: 1.0})
 
-        def _update(self, param, grad, slots, scalars):
-            return param - grad * scalars["lr"] * getattr(self, attribute), slots
+    def _update(self, param, grad, slots, step):
+        lr = step.scalars(param)["learning_rate"]
+        return param - grad * lr * step.hyperparameters[attribute], dict(slots)
 
-        def get_config(self):
-            return {"learning_rate": self.learning_rate, "scale": getattr(self, attribute)}
+    Scaled = type("Scaled", (Optimizer,),
+                  {attribute: Hyperparameter(), "__init__": __init__, "_update": _update})
 
     def change(opt):
         setattr(opt, attribute, 0.0)  # from here on, no update at all
@@ -62,6 +61,7 @@ def test_a_custom_optimizers_configuration_keys_the_compiled_step_too(attribute)
     _, w_eager = train_changing(Scaled(0.1), change, at=4, jit=False)
     _, w_jit = train_changing(Scaled(0.1), change, at=4, jit=True)
     np.testing.assert_allclose(w_jit.numpy(), w_eager.numpy(), rtol=1e-6)
+    assert Scaled(0.1).get_config() == {"learning_rate": 0.1, attribute: 1.0}
 
 
 def test_reading_the_slots_between_compiled_steps_changes_nothing():
@@ -85,56 +85,51 @@ def test_reading_the_slots_between_compiled_steps_changes_nothing():
         np.testing.assert_array_equal(slots_read[name], slots[name])
 
 
-def test_a_call_after_a_call_takes_the_optimizer_state_as_the_last_call_left_it(monkeypatch):
-    """The steady state of a training loop: nothing about the optimizer is recomputed (its
-    configuration included) while nothing about it changed; a change is seen at once."""
+def test_a_call_after_a_call_takes_the_state_as_the_last_call_left_it(monkeypatch):
+    """The steady state of a training loop: tp.jit lays out the state only when some holder's
+    state is not what the last call of that argument key left (here: once per key after the
+    other key ran, and after the learning rate was set); a change is seen at once."""
+    import importlib
+
+    jit_module = importlib.import_module("tensorplug.jit")
     x, y = (t.numpy() for t in problem())
     w = tp.Variable(np.full((3, 2), 0.1, np.float32))
     opt = Adam(0.05)
     step = tp.jit(lambda x, y: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w]))
     batches = [(x, y), (x[:3], y[:3])]  # two argument keys in turn (an epoch's short last batch)
-    for _ in range(3):
-        for batch in batches:
-            step(*batch)
-    configs = []
-    original = Adam._compiled_config
-    monkeypatch.setattr(Adam, "_compiled_config", lambda self: configs.append(1) or original(self))
-    for _ in range(3):
-        for batch in batches:
-            step(*batch)
-    assert configs == [] and opt.iterations == 12
-    opt.learning_rate = 0.01
-    for batch in batches:
+    for batch in batches * 3:
         step(*batch)
-    assert configs == [1] and opt.iterations == 14
+    laid_out = []
+    original = jit_module.carry_in
+    monkeypatch.setattr(jit_module, "carry_in", lambda *a: laid_out.append(1) or original(*a))
+    for _ in range(3):
+        step(*batches[0])
+    assert laid_out == [1] and opt.iterations == 9  # (the other key ran last)
+    opt.learning_rate = 0.01
+    losses = [step(*batches[0]).item() for _ in range(2)]
+    assert laid_out == [1, 1] and opt.iterations == 11
+    w_eager = tp.Variable(w.numpy())
+    opt_eager = Adam(0.01)
+    opt_eager.state = opt.state  # the same state, stepped eagerly: the same loss
+    loss = opt_eager.minimize(lambda: tp.mean((tp.asarray(x) @ w_eager - tp.asarray(y)) ** 2), [w_eager])
+    assert step(*batches[0]).item() == pytest.approx(loss.item(), rel=1e-5)
+    assert losses[1] < losses[0]
 
 
-# -- optimizer hyperparameters inside a compiled step ---------------------------------------------
-class _HostOnly(Adam):
-    """An Adam variant written before ``_traced_hyper`` existed: its own ``_hyper`` only."""
+# -- per-step values inside a compiled step -------------------------------------------------------
+class _HalfStep(Adam):
+    """An Adam variant with its own per-step values (``_scalars``)."""
 
-    def _hyper(self, step):
-        hyper = super()._hyper(step)
-        return {**hyper, "step_size": hyper["step_size"] * 0.5}
-
-
-def test_which_optimizers_compute_their_hyperparameters_on_the_device():
-    from tensorplug.optimizers.optimizer import Optimizer
-
-    class Both(Optimizer):
-        def _hyper(self, step):
-            return {"lr": self.current_learning_rate(step) / step}
-
-        def _traced_hyper(self, step, lr):
-            return {"lr": lr / step}
-
-    assert Adam._device_hyper and SGD._device_hyper and Both._device_hyper
-    assert not _HostOnly._device_hyper  # its _hyper is newer than the _traced_hyper it inherits
+    def _scalars(self, step, learning_rate, hyperparameters):
+        values = super()._scalars(step, learning_rate, hyperparameters)
+        return {**values, "step_size": values["step_size"] * 0.5}
 
 
-@pytest.mark.parametrize("make_opt", [lambda: _HostOnly(0.05), lambda: Adam(lambda step: 0.05 / step)],
-                         ids=["host-only-hyper", "adam-schedule"])
-def test_optimizers_whose_hyperparameters_come_from_the_host_match_eager_steps(make_opt):
+@pytest.mark.parametrize("make_opt", [lambda: _HalfStep(0.05), lambda: Adam(lambda step: 0.05 / step)],
+                         ids=["own-per-step-values", "adam-schedule"])
+def test_per_step_values_computed_in_the_compiled_step_match_eager_steps(make_opt):
+    """A subclass's ``_scalars`` and a learning-rate schedule are computed from the step count
+    inside the compiled step (eager steps compute them on the host, for the fused kernel)."""
     losses_eager, w_eager, _, _ = train(make_opt, jit=False)
     losses_jit, w_jit, _, opt = train(make_opt, jit=True)
     np.testing.assert_allclose(losses_jit, losses_eager, rtol=2e-5)
@@ -143,32 +138,52 @@ def test_optimizers_whose_hyperparameters_come_from_the_host_match_eager_steps(m
     assert opt.iterations == 6
 
 
+def test_a_schedule_is_called_with_the_step_number_as_a_float64_tensor():
+    seen = []
+
+    def schedule(step):
+        seen.append((step.dtype, step.shape))
+        return 0.1 / step
+
+    w = tp.Variable(np.ones(2, np.float32))
+    opt = SGD(schedule)
+    opt.apply_gradients([(w, tp.ones(2))])
+    tp.jit(lambda: opt.apply_gradients([(w, tp.ones(2))]))()
+    assert set(seen) == {(tp.float64, ())}
+    np.testing.assert_allclose(w.numpy(), 1.0 - 0.1 - 0.05, rtol=1e-6)
+    assert opt.current_learning_rate() == pytest.approx(0.1 / 3)
+
+
 def test_a_compiled_step_with_a_constant_learning_rate_uploads_nothing_per_call():
     """The slots, the step count and the learning rate stay on the device between calls: the
-    state a call passes in is made of the previous call's outputs (no host array)."""
+    state the optimizer holds after a call is made of device arrays (no host array), which the
+    next call takes as they are."""
+    from tensorplug._jit_state import PackedState
+
     x, y = problem()
     w = tp.Variable(np.full((3, 2), 0.1, np.float32))
     opt = Adam(0.05)
     step = tp.jit(lambda: opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w]))
     for _ in range(3):
         step()
-    backend = tp.extend.start_backend("jax")
-    token, leaves = opt._jit_state(1, backend)
-    assert leaves and all(isinstance(leaf, jax.Array) and concrete(tp.extend.wrap(leaf, backend))
-                          for leaf in leaves)
-    assert leaves[-2] is opt._jit_natives[3][-1] and float(leaves[-2]) == opt.iterations == 3
+    left = opt.jit_state()
+    assert isinstance(left, PackedState) and left.backend is tp.extend.start_backend("jax")
+    assert all(isinstance(a, jax.Array) and concrete(tp.extend.wrap(a, left.backend)) for a in left.natives)
+    assert opt.iterations == 3
 
 
-def test_a_compiled_step_passes_the_slots_packed_one_buffer_per_dtype():
+def test_a_compiled_step_passes_the_state_packed_one_buffer_per_dtype():
     """A compiled call's host cost grows with the number of arrays passed in and out, so the
-    optimizer passes its slots as one flat buffer per dtype, not one array per slot; cut out
+    optimizer's state tensors go as one flat buffer per dtype, not one array per slot; cut out
     again when read, they match eager steps' (shapes, dtypes, values), over two argument keys."""
+    from tensorplug._jit_state import PackedState
+
     x, y = (t.numpy() for t in problem())
 
     def run(jit: bool):
         w = tp.Variable(np.full((3, 2), 0.1, np.float32))
         b = tp.Variable(np.zeros(2, np.float32))
-        s = tp.Variable(np.float64(0.5))  # a float64 scalar: a buffer of its own
+        s = tp.Variable(np.float64(0.5))  # a float64 scalar: its slots join the learning rate
         opt = Adam(0.05)
 
         def step(x, y):
@@ -181,12 +196,11 @@ def test_a_compiled_step_passes_the_slots_packed_one_buffer_per_dtype():
 
     opt_jit, vs_jit = run(True)
     opt_eager, vs_eager = run(False)
-    backend = tp.extend.start_backend("jax")
-    _, leaves = opt_jit._jit_state(1, backend)
-    # 2 slots x 3 variables: two buffers (float32, float64), then the step count and learning rate
-    assert [(leaf.dtype, leaf.shape) for leaf in leaves[:-2]] == [(np.float32, (2 * (6 + 2),)),
-                                                                  (np.float64, (2,))]
-    assert len(leaves) == 4
+    left = opt_jit.jit_state()
+    assert isinstance(left, PackedState)
+    # the step count; the learning rate and s's two slots; 2 slots x (6 + 2) for w and b
+    assert [(a.dtype, a.shape) for a in left.natives] == [(np.int64, ()), (np.float64, (3,)),
+                                                           (np.float32, (2 * (6 + 2),))]
     for v_jit, v_eager in zip(vs_jit, vs_eager):
         np.testing.assert_allclose(v_jit.numpy(), v_eager.numpy(), rtol=2e-5, atol=1e-6)
         slots_jit, slots_eager = opt_jit.get_slots(v_jit), opt_eager.get_slots(v_eager)
@@ -199,10 +213,10 @@ def test_a_compiled_step_passes_the_slots_packed_one_buffer_per_dtype():
 @pytest.mark.parametrize("make_opt", [lambda: Adam(0.05), lambda: SGD(0.1), lambda: SGD(0.1, momentum=0.9)],
                          ids=["adam", "sgd", "sgd-momentum"])
 def test_a_training_step_compiles_once_though_its_first_step_creates_the_slots(make_opt):
-    """The trace that finds the optimizer leaves it the (zero) slots its first step creates,
-    packed as the step leaves them: the first compiled version is the steady one. Traced twice
-    (once to find the state, a trace that is not compiled), so compiled once; the losses as
-    eager steps'."""
+    """The optimizer makes a variable's (zero) slots before its first step reads the state
+    (initialization, not part of the step): the trace that finds the optimizer leaves them, and
+    the first compiled version is the steady one. Traced twice (once to find the state, a trace
+    that is not compiled), so compiled once; the losses as eager steps'."""
     traces = []
     x, y = problem()
     w = tp.Variable(np.full((3, 2), 0.1, np.float32))
@@ -217,3 +231,68 @@ def test_a_training_step_compiles_once_though_its_first_step_creates_the_slots(m
     assert len(traces) == 2
     eager_losses, _ = train_changing(make_opt(), lambda opt: None, at=0, jit=False, steps=4)
     np.testing.assert_allclose(losses, eager_losses, rtol=2e-5)
+
+
+# -- the state tree ------------------------------------------------------------------------------
+def _halving(step):
+    return 0.5 / step
+
+
+_DYADIC_GRADS = [np.array([[1.0, -0.5], [2.0, 0.25], [-1.0, 0.5]], np.float32) * k for k in (1, -2, 0.5, 4)]
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: SGD(0.5, momentum=0.5, nesterov=True),
+    lambda: Adam(0.25, beta1=0.5, beta2=0.75),
+    lambda: Adam(_halving, beta1=0.5, beta2=0.75),
+], ids=["sgd-nesterov", "adam", "adam-schedule"])
+def test_the_state_tree_after_compiled_steps_is_the_one_after_eager_steps(make_opt):
+    """The optimizer's state after compiled steps has the structure of the one eager steps leave
+    and the same values, bit for bit. (Values chosen exactly representable, so that every
+    product is exact: XLA's CPU compiler fuses ``a * b + c`` into one FMA, rounded once, which
+    eager steps round twice; otherwise the two agree to rounding, as the tests above check.)"""
+    from tensorplug._jit_state import flatten
+
+    def run(jit: bool):
+        params = {"w": tp.full((3, 2), 0.25), "b": tp.zeros((2,))}
+        opt = make_opt()
+        step = tp.jit(opt.update) if jit else opt.update
+        for g in _DYADIC_GRADS:
+            params = step(params, {"w": tp.asarray(g), "b": tp.asarray(g[0])})
+        return params, opt
+
+    (p_eager, eager), (p_jit, compiled) = run(False), run(True)
+    structure_eager, leaves_eager = flatten(eager.state)
+    structure_jit, leaves_jit = flatten(compiled.state)
+    assert structure_jit == structure_eager  # step count, hyperparameters, slots per leaf
+    assert eager.state.iterations.dtype == tp.int64 and int(compiled.state.iterations) == 4
+    for t_eager, t_jit in zip(leaves_eager, leaves_jit):
+        assert concrete(t_jit) and t_jit.backend == "jax"
+        np.testing.assert_array_equal(t_jit.numpy(), t_eager.numpy())
+    for name in ("w", "b"):
+        np.testing.assert_array_equal(p_jit[name].numpy(), p_eager[name].numpy())
+
+
+def test_a_new_learning_rate_between_compiled_calls_takes_effect_without_compiling_again():
+    """The learning rate is a tensor of the state: a new value is a new input of the compiled
+    step. A new setting (a Python value of the state, compiled in) compiles again."""
+    traces = []
+    x, y = problem()
+    w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+    opt = Adam(0.05)
+
+    def step():
+        traces.append(1)
+        return opt.minimize(lambda: tp.mean((x @ w - y) ** 2), [w])
+
+    compiled = tp.jit(step)
+    for _ in range(3):
+        compiled()
+    before = w.numpy()
+    opt.learning_rate = 1e-9
+    compiled()
+    np.testing.assert_allclose(w.numpy(), before, atol=1e-7)  # (a step of ~1e-9)
+    assert len(traces) == 2 and opt.learning_rate == 1e-9
+    opt.beta1 = 0.5
+    compiled()
+    assert len(traces) == 3

@@ -235,3 +235,80 @@ def test_a_new_variable_with_a_reused_name_gets_fresh_slots() -> None:
 
 def test_repr() -> None:
     assert repr(optimizers.SGD(0.1, momentum=0.9)) == "SGD(learning_rate=0.1, momentum=0.9, nesterov=False)"
+
+
+# -- the explicit state -----------------------------------------------------------------------------
+def test_the_state_is_an_explicit_tree_that_steps_replace() -> None:
+    x, b = tp.Variable(X0), tp.Variable(B0)
+    opt = optimizers.Adam(0.05)
+    before = opt.state
+    assert isinstance(before, optimizers.OptimizerState) and before.slots == {}
+    assert before.iterations.dtype == tp.int64 and int(before.iterations) == 0
+    for g in _grad_sequence(2):
+        opt.apply_gradients([(x, tp.asarray(g["x"])), (b, tp.asarray(g["b"]))])
+    after = opt.state
+    assert int(before.iterations) == 0 and before.slots == {}  # a step makes a new state
+    assert int(after.iterations) == 2 == opt.iterations
+    assert list(after.slots) == [x.name, b.name]
+    assert {k: set(v) for k, v in after.slots.items()} == {x.name: {"m", "v"}, b.name: {"m", "v"}}
+    assert after.slots[x.name]["m"] is opt.get_slots(x)["m"]
+    lr = after.hyperparameters["learning_rate"]
+    assert lr.dtype == tp.float64 and float(lr) == 0.05
+    assert {k: v for k, v in after.hyperparameters.items() if k != "learning_rate"} == {
+        "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-7}
+
+
+def test_setting_the_state_restores_a_checkpoint() -> None:
+    grads = _grad_sequence(6)
+    x = tp.Variable(X0)
+    opt = optimizers.Adam(0.05)
+    for g in grads[:3]:
+        opt.apply_gradients([(x, tp.asarray(g["x"]))])
+    checkpoint, x_at = opt.state, x.numpy()
+    for g in grads[3:]:
+        opt.apply_gradients([(x, tp.asarray(g["x"]))])
+    x2 = tp.Variable(x_at)
+    restored = optimizers.Adam(0.05)
+    # (a new Variable has a new name: the checkpoint's slots go under it)
+    restored.state = optimizers.OptimizerState(
+        checkpoint.iterations, checkpoint.hyperparameters, {x2.name: checkpoint.slots[x.name]})
+    for g in grads[3:]:
+        restored.apply_gradients([(x2, tp.asarray(g["x"]))])
+    np.testing.assert_array_equal(x2.numpy(), x.numpy())
+    assert restored.iterations == 6
+    with pytest.raises(tp.StateError, match=r"Adam.state takes an OptimizerState, got dict"):
+        restored.state = {"iterations": 0}
+
+
+def test_the_step_count_can_be_set() -> None:
+    """Adam's bias correction counts from the step count in the state."""
+    grads = _grad_sequence(3)
+    x = tp.Variable(X0)
+    opt = optimizers.Adam(0.05)
+    opt.iterations = 1000  # a checkpoint's count: corrections are ~1 from here
+    for g in grads:
+        opt.apply_gradients([(x, tp.asarray(g["x"]))])
+    assert opt.iterations == 1003
+    x_ref = tp.Variable(X0)
+    ref = optimizers.Adam(0.05)
+    for g in grads:
+        ref.apply_gradients([(x_ref, tp.asarray(g["x"]))])
+    assert not np.allclose(x.numpy(), x_ref.numpy(), rtol=1e-3)
+
+
+def test_settings_are_hyperparameters_of_the_state() -> None:
+    opt = optimizers.Adam(0.05)
+    opt.beta1 = 0.5
+    opt.learning_rate = 0.01
+    assert opt.state.hyperparameters["beta1"] == 0.5 and opt.beta1 == 0.5
+    assert opt.learning_rate == 0.01 and opt.get_config()["learning_rate"] == 0.01
+    assert isinstance(optimizers.Adam.beta1, optimizers.Hyperparameter)
+    with pytest.raises(tp.HyperparameterError, match="learning_rate must be > 0"):
+        opt.learning_rate = -1.0
+    plain = optimizers.SGD(0.1)
+    fix = r"without momentum.*SGD\(learning_rate, momentum=\.\.\.\)"
+    with pytest.raises(tp.HyperparameterError, match=fix):
+        plain.momentum = 0.9
+    momentum = optimizers.SGD(0.1, momentum=0.9)
+    momentum.momentum = 0.5
+    assert momentum.get_config() == {"learning_rate": 0.1, "momentum": 0.5, "nesterov": False}

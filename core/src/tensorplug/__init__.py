@@ -31,12 +31,14 @@ from .errors import (
     DeviceError,
     DTypeError,
     GradientNotFoundError,
+    HyperparameterError,
     IndexOutOfRangeError,
     KernelError,
     KernelNotFoundError,
     PluginError,
     RegistrationError,
     ShapeError,
+    StateError,
     TensorplugError,
     TracedValueError,
     VariableNotFoundError,
@@ -65,5 +67,6 @@ __all__ = [
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
     "IndexOutOfRangeError", "VariableNotFoundError", "DeviceError", "TracedValueError",
+    "HyperparameterError", "StateError",
 ]
 __all__ += ops.__all__

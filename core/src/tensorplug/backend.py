@@ -109,10 +109,10 @@ class Backend:
 
     def joinable(self, natives: Sequence[Any]) -> bool:
         """Whether these native arrays (of this backend, or numpy arrays) can be joined into one
-        buffer without moving data between devices: tp.jit then packs an optimizer's slots
-        (fewer arrays per compiled call). A backend whose arrays may be sharded over several
-        devices says False for arrays laid out differently, so that state sharded like its
-        parameters stays so."""
+        buffer without moving data between devices: tp.jit then packs a state holder's tensors
+        of one dtype (an optimizer's slots) into one buffer, fewer arrays per compiled call. A
+        backend whose arrays may be sharded over several devices says False for arrays laid out
+        differently, so that state sharded like its parameters stays so."""
         return True
 
     def dispose(self) -> None:

@@ -16,6 +16,8 @@ __all__ = [
     "RegistrationError",
     "RegistrationConflictError",
     "VariableNotFoundError",
+    "HyperparameterError",
+    "StateError",
     "KernelError",
     "TracedValueError",
     "AutodiffError",
@@ -63,6 +65,15 @@ class GradientNotFoundError(TensorplugError, LookupError):
 
 class VariableNotFoundError(TensorplugError, LookupError):
     """A gradient or update names a Variable that is not live (or not given to the optimizer)."""
+
+
+class HyperparameterError(TensorplugError, ValueError):
+    """An optimizer's setting is out of its range (or cannot be changed that way)."""
+
+
+class StateError(TensorplugError, TypeError):
+    """A state holder was given state it cannot hold (an optimizer's ``state`` of another type,
+    a state tree that tp.jit cannot carry)."""
 
 
 class RegistrationError(TensorplugError, ValueError):

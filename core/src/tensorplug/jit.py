@@ -12,29 +12,25 @@ On a compiling backend:
   below), as if ``f`` had closed over it. Every trace for one key (the backend may trace
   again on its own, e.g. after ``jax.clear_caches()``) runs ``f`` on the arguments of the key's
   first call, its traced leaves replaced by the call's traced values.
-- **State.** ``f`` may read and assign Variables and step optimizers. While ``f`` is traced,
-  they report what they touch (``_Trace.touch``); tp.jit then passes their current values into
-  the compiled function at every call and stores the new values after it, so that no traced
-  value escapes and the state moves exactly as eager calls would move it (an optimizer's step
-  count goes in and out as state, and its per-step hyperparameters are computed inside the
-  compiled step; learning-rate schedules run on the host, per call; a new learning rate or a
-  step count set by hand applies at the next call; the rest of an optimizer's configuration,
-  e.g. Adam's betas, is compiled in, and changing it compiles again). Finding the state costs
-  one extra trace on the first call (per argument shapes).
+- **State.** ``f`` may read and assign Variables and step optimizers: state holders (see
+  ``tensorplug._jit_state``), whose state is a tree of tensors (a Variable's: its value; an
+  optimizer's: its ``OptimizerState``). While ``f`` is traced they report what they touch
+  (``_Trace.touch``); tp.jit then passes their state into the compiled function at every call
+  and gives them the new state after it, the same way for every holder, so that no traced value
+  escapes and the state moves exactly as eager calls would move it. A holder's tensors are
+  traced; its other leaves (an optimizer's settings such as Adam's betas, or a learning-rate
+  schedule) are compiled in, and a new value compiles again. State set between calls (a
+  Variable assigned, ``opt.learning_rate`` or ``opt.iterations`` set) is seen at the next call.
+  Finding the state costs one extra trace on the first call (per argument shapes).
 - **Results** are tensors (nested in lists, tuples and dicts as ``f`` returned them);
   non-tensor leaves ``f`` returns are constants of the trace.
 - Called while a gradient is recorded (``tp.grad(tp.jit(f))``) or inside another jitted
   function, ``f`` runs as it is (eagerly, or inlined into the outer trace), so gradients flow
   through it and never silently stop.
 
-State holders (Variable, Optimizer) implement four methods. Per call, ``_jit_state(memo,
-backend) -> (token, natives)`` gives the state to pass in (native arrays of `backend`, or numpy
-arrays) and ``_jit_commit(token, natives, memo, backend)`` takes the new values. While `f` is
-traced, ``_jit_bind(token, tensors) -> snapshot`` makes the holder use traced tensors (with
-None, it only remembers its state: a holder found during the trace) and ``_jit_unbind(snapshot)
--> (written, memo)`` restores it and returns ``(token, new tensors)`` or None. `memo` is what
-the holder learned in the trace (an optimizer: how many steps one call takes); it comes back
-at each call.
+A compiled call takes the holders' state as ``_jit_state.carry_in`` lays it out (a holder's
+tensors of one dtype packed into one buffer where the backend can join them) and hands each
+holder whose state changed its new state (``_jit_state.written``).
 """
 
 from __future__ import annotations
@@ -45,10 +41,22 @@ import operator
 import threading
 import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ._jit_state import (
+    StateLayout,
+    carry_in,
+    flatten,
+    layout_of,
+    leaves_of,
+    pack,
+    tensor_leaves,
+    unflatten,
+    written,
+)
 from ._jit_trees import (
     HOST_DTYPES,
     TRACED,
@@ -63,10 +71,10 @@ from ._jit_trees import (
 from ._state import backend_var, jit_trace_var, jit_tracing, recorders_var
 from .autodiff.tape import Tape
 from .backend import Backend, active_backend
+from .dtypes import DType
 from .engine import wrap
 from .errors import TensorplugError
 from .tensor import Tensor
-from .variable import Variable
 
 __all__ = ["jit", "tracing"]
 
@@ -77,18 +85,20 @@ _tracing_lock = threading.Lock()
 _Args = tuple[tuple[Any, ...], dict[str, Any]]  # positional and keyword arguments
 # (the call path's loops over holders, as C loops)
 _deref: Callable[[Any], Any] = weakref.ref.__call__
-_value_of = operator.attrgetter("_value")
+_state_of = operator.methodcaller("jit_state")
+_is = operator.is_
 
 
 def tracing() -> bool:
     """Whether a tp.jit trace is in progress in this context (backends use it to keep
-    constants made from host data concrete)."""
+    constants made from host data concrete; an optimizer, to compose its update from ops
+    rather than a fused kernel whose attributes would be compiled in)."""
     return jit_trace_var.get() is not None
 
 
 class _Trace:
     """One run of ``f`` while a backend traces it: the holders bound to traced state, and the
-    ones found touching state they were not given (snapshots to restore)."""
+    ones found touching state they were not given (with their state, to restore)."""
 
     __slots__ = ("backend", "bound", "found")
 
@@ -98,49 +108,60 @@ class _Trace:
         self.found: dict[int, tuple[Any, Any]] = {}
 
     def touch(self, holder: Any) -> None:
+        """Called by a state holder before it reads or writes its state."""
         key = id(holder)
         if key not in self.bound and key not in self.found:
-            self.found[key] = (holder, holder._jit_bind(None, None))
+            self.found[key] = (holder, holder.jit_state())
 
 
 class _Retrace(Exception):
     """Out of a trace that met state it was not given: trace again with it."""
 
-    def __init__(self, found: list[tuple[Any, Any]], memos: dict[int, Any]) -> None:
+    def __init__(self, found: list[Any]) -> None:
         super().__init__("tp.jit: retrace")
         self.found = found
-        self.memos = memos
 
 
 def _uncompiled(*args: Any) -> Any:
     raise AssertionError("tp.jit: called before the backend compiled it")
 
 
+@dataclass(frozen=True)
+class _Write:
+    """A holder whose state a compiled call changes: its new layout, and for each of its
+    buffers the array to take, as an index into the call's state arguments followed by its
+    state results (a buffer the call did not change is the array it was given)."""
+
+    holder: int
+    layout: StateLayout
+    arrays: tuple[int, ...]
+
+
 class _Compiled:
-    """One compiled function: per argument structure and state structure. Its side data
-    (result structure, which holders to commit) is filled when the backend traces it."""
+    """One compiled function: per argument structure and state layouts. Its side data
+    (result structure, which holders get new state) is filled when the backend traces it."""
 
-    __slots__ = ("fn", "tokens", "sizes", "out_tree", "single", "writes", "var_writes")
+    __slots__ = ("fn", "layouts", "out_tree", "single", "writes", "next_arrays")
 
-    def __init__(self, tokens: tuple[Any, ...], sizes: tuple[int, ...]) -> None:
+    def __init__(self, layouts: tuple[StateLayout, ...]) -> None:
         self.fn: Callable[..., Any] = _uncompiled
-        self.tokens = tokens  # per holder, the Variables' (None) included
-        self.sizes = sizes
+        self.layouts = layouts  # per holder
         self.out_tree: Any = None
         self.single: Any = None  # the dtype of the result when it is one tensor
-        # the holders to commit: plain Variables as (holder index, state index), the others as
-        # (holder index, token, first state index, n leaves, memo)
-        self.var_writes: list[tuple[int, int]] = []
-        self.writes: list[tuple[int, Any, int, int, Any]] = []
+        self.writes: list[_Write] = []
+        # when every holder's state keeps its layout: the next call's state arguments, as
+        # indices into this call's state arguments followed by its state results
+        self.next_arrays: tuple[int, ...] | None = None
 
 
 class _Entry:
-    """What tp.jit knows for one argument key: the state holders `f` touches (weakly) with
-    their memos, and the compiled functions per state structure. Plain Variables come first
-    (``n_vars`` of them): their state is one native each and needs no token."""
+    """What tp.jit knows for one argument key: the state holders `f` touches (weakly), the
+    compiled functions per state layouts, and what the last call left: each holder's state
+    object and the next call's state arguments (valid while the holders still hold exactly
+    those objects, which a step never changes in place)."""
 
-    __slots__ = ("template", "holders", "memos", "n_vars", "moved", "compiled", "last", "dead",
-                 "host", "__weakref__")
+    __slots__ = ("template", "holders", "compiled", "last", "dead", "host", "left_states",
+                 "left_arrays", "left_compiled", "__weakref__")
 
     def __init__(self, template: _Args, host: bool) -> None:
         # the arguments with their traced leaves as TRACED (what the traced function is called
@@ -148,24 +169,22 @@ class _Entry:
         self.template = template
         self.host = host  # the arguments' traced leaves are all numpy arrays, passed as they are
         self.holders: list[weakref.ref[Any]] = []
-        self.memos: list[Any] = []
-        self.n_vars = 0
-        self.moved: bool | None = None  # a plain Variable lives on another backend (None: not known)
-        self.compiled: dict[tuple[Any, ...], _Compiled] = {}
-        self.last: tuple[tuple[Any, ...], _Compiled] | None = None  # the last used, checked first
+        self.compiled: dict[tuple[StateLayout, ...], _Compiled] = {}
+        self.last: tuple[tuple[StateLayout, ...], _Compiled] | None = None  # the last used, checked first
         self.dead = False  # a holder was garbage-collected: find the state again
+        self.left_states: list[Any] | None = None
+        self.left_arrays: list[Any] = []
+        self.left_compiled: Any = None
 
     def retraced(self, retrace: _Retrace) -> None:
-        """A trace met state it was not given (or a holder's memo changed): take it in, and
-        compile again."""
+        """A trace met state it was not given: take it in, and compile again."""
         self.compiled.clear()
         self.last = None
-        for i, memo in retrace.memos.items():
-            self.memos[i] = memo
-        for holder, memo in retrace.found:
-            self.add(holder, memo)
+        self.left_states = None
+        for holder in retrace.found:
+            self.add(holder)
 
-    def add(self, holder: Any, memo: Any) -> None:
+    def add(self, holder: Any) -> None:
         entry = weakref.ref(self)
 
         def died(_: Any) -> None:
@@ -173,15 +192,7 @@ class _Entry:
             if alive is not None:
                 alive.dead = True
 
-        ref = weakref.ref(holder, died)
-        self.moved = None
-        if holder.__class__ is Variable:
-            self.holders.insert(self.n_vars, ref)
-            self.memos.insert(self.n_vars, memo)
-            self.n_vars += 1
-        else:
-            self.holders.append(ref)
-            self.memos.append(memo)
+        self.holders.append(weakref.ref(holder, died))
 
 
 def _taping() -> bool:
@@ -249,41 +260,22 @@ class _Jitted:
                 if entry.dead:  # some state was garbage-collected: find it again
                     entry = entries[key] = _Entry(entry.template, entry.host)
                 holders = list(map(_deref, entry.holders))
-                nv = entry.n_vars
-                # plain Variables: their native value (one each); then the other holders' state
-                moved = entry.moved
-                if moved is None:  # (fixed while the holders are: a Variable never changes backend)
-                    moved = entry.moved = any(h._backend is not backend for h in holders[:nv])
-                if moved:  # a Variable lives on another backend: its value converted
-                    leaves = [h._jit_state(None, backend)[1][0] for h in holders[:nv]]
+                states = list(map(_state_of, holders))
+                left = entry.left_states
+                if left is not None and all(map(_is, states, left)):  # as the last call left them
+                    compiled, state = entry.left_compiled, entry.left_arrays
                 else:
-                    leaves = list(map(_value_of, holders[:nv]))
-                if len(holders) == nv + 1:  # (the common case: one optimizer)
-                    token, state = holders[nv]._jit_state(entry.memos[nv], backend)
-                    tokens_t: tuple[Any, ...] = (token,)
-                    sizes: list[int] = [len(state)]
-                    leaves += state
-                elif nv < len(holders):
-                    tokens: list[Any] = []
-                    sizes = []
-                    for h, memo in zip(holders[nv:], entry.memos[nv:]):
-                        token, state = h._jit_state(memo, backend)
-                        tokens.append(token)
-                        sizes.append(len(state))
-                        leaves += state
-                    tokens_t = tuple(tokens)
-                else:
-                    tokens_t, sizes = (), []
-                last = entry.last
-                if last is not None and last[0] == tokens_t:  # the state's structure did not change
-                    compiled = last[1]
-                else:
-                    made = self._compiled(entry, holders, tokens_t, sizes, backend)
-                    if made is None:  # the backend cannot compile
-                        return self.eager(args, kwargs)
-                    compiled = made
+                    layouts, state = carry_in(states, backend)
+                    last = entry.last
+                    if last is not None and last[0] == layouts:  # the state's layout did not change
+                        compiled = last[1]
+                    else:
+                        made = self._compiled(entry, holders, layouts, backend)
+                        if made is None:  # the backend cannot compile
+                            return self.eager(args, kwargs)
+                        compiled = made
                 try:
-                    out_natives, new_state = compiled.fn(dyn_natives, leaves)
+                    out_natives, new_state = compiled.fn(dyn_natives, state)
                 except _Retrace as retrace:
                     entry.retraced(retrace)
                     continue
@@ -294,14 +286,17 @@ class _Jitted:
                     f"on the state it reads and writes after {_MAX_TRACES} traces; does it touch "
                     "different Variables or optimizers every time it is traced?"
                 )
-            if moved:
-                for index, at in compiled.var_writes:
-                    holders[index]._jit_commit(None, new_state[at:at + 1], None, backend)
+            arrays = state + new_state
+            for write in compiled.writes:
+                new = written(write.layout, list(map(arrays.__getitem__, write.arrays)), backend)
+                holders[write.holder].set_jit_state(new)
+                states[write.holder] = new
+            next_arrays = compiled.next_arrays
+            if next_arrays is not None:
+                entry.left_states, entry.left_compiled = states, compiled
+                entry.left_arrays = list(map(arrays.__getitem__, next_arrays))
             else:
-                for index, at in compiled.var_writes:
-                    holders[index]._value = new_state[at]
-            for index, token, start, count, memo in compiled.writes:
-                holders[index]._jit_commit(token, new_state[start:start + count], memo, backend)
+                entry.left_states = None
             single = compiled.single
             if single is not None:  # one tensor
                 t = _new_tensor(Tensor)
@@ -316,21 +311,20 @@ class _Jitted:
             a.__class__ is np.ndarray and a.dtype in HOST_DTYPES for a in args)
         return _Entry(self._template(args, kwargs), host)
 
-    def _compiled(self, entry: _Entry, holders: list[Any], tokens: tuple[Any, ...],
-                  sizes: list[int], backend: Backend) -> _Compiled | None:
-        """The entry's compiled function for this state structure (compiled on first use,
+    def _compiled(self, entry: _Entry, holders: list[Any], layouts: tuple[StateLayout, ...],
+                  backend: Backend) -> _Compiled | None:
+        """The entry's compiled function for these state layouts (compiled on first use,
         remembered as the last used); None when the backend cannot compile."""
-        compiled = entry.compiled.get(tokens)
+        compiled = entry.compiled.get(layouts)
         if compiled is None:
-            nv = entry.n_vars
-            compiled = _Compiled((None,) * nv + tokens, (1,) * nv + tuple(sizes))
+            compiled = _Compiled(layouts)
             fn = backend.compile(self._pure(entry, holders, compiled, backend))
             if fn is None:
                 self.per_backend[backend] = None
                 return None
             compiled.fn = fn
-            entry.compiled[tokens] = compiled
-        entry.last = (tokens, compiled)
+            entry.compiled[layouts] = compiled
+        entry.last = (layouts, compiled)
         return compiled
 
     def _template(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Args:
@@ -343,7 +337,7 @@ class _Jitted:
     def _pure(self, entry: _Entry, holders: list[Any], compiled: _Compiled,
               backend: Backend) -> Callable[..., Any]:
         """The function the backend compiles: lists of natives in, lists of natives out; runs
-        `f` on tensors wrapping the traced values, with the state holders bound."""
+        `f` on tensors wrapping the traced values, with the state holders given traced state."""
         fn = self.fn
 
         def pure(dyn_natives: list[Any], state_natives: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -353,42 +347,91 @@ class _Jitted:
             args = tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args))
             kwargs = {k: rebuild(v, traced) for k, v in kwargs.items()}
             trace = _Trace(backend)
-            snapshots = []
-            reset = jit_trace_var.set(trace)  # (binding may run ops: optimizers' hyperparameters)
+            before: list[Any] = []  # per holder, its state before the trace (restored after)
+            given: list[list[Tensor]] = []  # per holder, the traced tensors it was given
+            after: list[Any] = []  # per holder, its state after `f`
+            reset = jit_trace_var.set(trace)  # (cutting buffers runs ops)
             with _tracing_lock:  # read without the lock by Variables: only its zero-ness matters
                 jit_tracing[0] += 1
             try:
                 state = iter(state_natives)
-                for h, token, size in zip(holders, compiled.tokens, compiled.sizes):
-                    snapshots.append(h._jit_bind(token, [wrap(next(state), backend) for _ in range(size)]))
+                for h, layout in zip(holders, compiled.layouts):
+                    buffers = [wrap(next(state), backend, spec.dtype) for spec in layout.buffers]
+                    leaves = leaves_of(layout, buffers)
+                    before.append(h.jit_state())
+                    h.set_jit_state(unflatten(layout.structure, iter(leaves)))
                     trace.bound.add(id(h))
+                    given.append(leaves)
                 out = fn(*args, **kwargs)
                 out_natives: list[Any] = []
                 tree = compiled.out_tree = flatten_out(out, backend, out_natives)
                 compiled.single = tree[1] if tree[0] == "t" else None
-            finally:
+            finally:  # (restored inside the trace: a Variable takes back its value as it was)
+                after = [h.jit_state() for h in holders[:len(before)]]
+                for h, old in zip(holders, before):
+                    h.set_jit_state(old)
+                for h, old in trace.found.values():
+                    h.set_jit_state(old)
                 with _tracing_lock:
                     jit_tracing[0] -= 1
                 jit_trace_var.reset(reset)
-                results = [h._jit_unbind(s) for h, s in zip(holders, snapshots)]
-                found = [(h, h._jit_unbind(s)[1]) for h, s in trace.found.values()]
-            changed = {i: memo for i, (_, memo) in enumerate(results) if memo != entry.memos[i]}
-            if found or changed:
-                raise _Retrace(found, changed)
+            if trace.found:
+                raise _Retrace([h for h, _ in trace.found.values()])
             new_state: list[Any] = []
-            compiled.writes, compiled.var_writes = [], []
-            for i, (written, memo) in enumerate(results):
-                if written is not None:
-                    token, leaves = written
-                    if i < entry.n_vars:
-                        compiled.var_writes.append((i, len(new_state)))
-                    else:
-                        compiled.writes.append((i, token, len(new_state), len(leaves), memo))
-                    new_state.extend(t._data if t._backend is backend else backend.from_numpy(
-                        np.asarray(t.numpy())) for t in leaves)
+            self._writes(compiled, given, after, new_state, backend)
             return out_natives, new_state
 
         return pure
+
+    @staticmethod
+    def _writes(compiled: _Compiled, given: list[list[Tensor]], after: list[Any],
+                new_state: list[Any], backend: Backend) -> None:
+        """In a trace, after `f`: the holders whose state `f` changed (``compiled.writes``),
+        their new state's buffers appended to `new_state` (the compiled function's state
+        results). A buffer whose tensors are the ones the call was given is not returned: the
+        holder gets the array the call took. A holder whose state changed structure gets all of
+        it, laid out anew (packed where the call's state of that dtype was)."""
+        packable: set[DType] = {spec.dtype for layout in compiled.layouts
+                                for spec in layout.buffers if spec.packed}
+        n_in = sum(len(layout.buffers) for layout in compiled.layouts)
+        writes = []
+        next_arrays: list[int] | None = []
+        first = 0  # the index of the holder's first buffer in the state arguments
+        for i, (layout, inputs, state) in enumerate(zip(compiled.layouts, given, after)):
+            structure, leaves = flatten(state)
+            arrays: list[int] = []
+            if structure == layout.structure:
+                new_layout = layout
+                for k, spec in enumerate(layout.buffers):
+                    if all(leaves[j]._data is inputs[j]._data for j in spec.leaves):
+                        arrays.append(first + k)  # unchanged: the array the call took
+                    else:
+                        arrays.append(n_in + len(new_state))
+                        new_state.append(_buffer(leaves, spec.leaves, backend))
+            else:
+                new_layout = layout_of(structure, tensor_leaves(structure), packable.__contains__)
+                for spec in new_layout.buffers:
+                    arrays.append(n_in + len(new_state))
+                    new_state.append(_buffer(leaves, spec.leaves, backend))
+                next_arrays = None  # the next call has another layout
+            if arrays != list(range(first, first + len(layout.buffers))):  # something changed
+                writes.append(_Write(i, new_layout, tuple(arrays)))
+            if next_arrays is not None:
+                next_arrays.extend(arrays)
+            first += len(layout.buffers)
+        compiled.writes = writes
+        compiled.next_arrays = None if next_arrays is None else tuple(next_arrays)
+
+
+def _buffer(leaves: Sequence[Tensor], indices: tuple[int, ...], backend: Backend) -> Any:
+    """The native array of a buffer of a holder's new state (in a trace: packed with ops)."""
+    if len(indices) > 1:
+        t = pack([leaves[j] for j in indices])
+    else:
+        t = leaves[indices[0]]
+    if t._backend is backend:
+        return t._data
+    return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
 
 
 def jit(f: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = ()) -> Any:
@@ -401,4 +444,3 @@ def jit(f: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[i
         return _Jitted(fn, statics).call
 
     return decorate if f is None else decorate(f)
-

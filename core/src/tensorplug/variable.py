@@ -10,6 +10,7 @@ import numpy as np
 
 from ._state import jit_trace_var
 from ._state import jit_tracing as _tracing
+from .engine import wrap
 from .errors import RegistrationError, ShapeError, TracedValueError
 from .tensor import Tensor
 
@@ -27,11 +28,12 @@ class Variable(Tensor):
 
     Inside a function being traced by ``tp.jit``, reading or assigning a Variable reports it
     to the trace, which passes its value in and its new value out of the compiled function
-    (see ``tensorplug.jit``); outside a trace that costs one context-variable read. Its backend
-    is the one it was created on, for its whole life (tp.jit relies on it).
+    (a Variable is a state holder whose state is one tensor, its value: see
+    ``tensorplug._jit_state``); outside a trace that costs one context-variable read. Its
+    backend is the one it was created on, for its whole life.
     """
 
-    __slots__ = ("_name", "trainable", "_value")
+    __slots__ = ("_name", "trainable", "_value", "_value_tensor")
 
     def __init__(self, initial_value: Any, name: str | None = None, trainable: bool = True,
                  dtype: Any = None) -> None:
@@ -45,6 +47,9 @@ class Variable(Tensor):
             )
         t = asarray(initial_value, dtype=dtype)
         self._value, self._dtype, self._backend = t._data, t._dtype, t._backend
+        # the tensor of the value that jit_state last gave or set_jit_state took (one per value:
+        # tp.jit sees a Variable not assigned since as the same state object)
+        self._value_tensor: Tensor | None = None
         if name is None:
             name = f"Variable_{next(_counter)}"
             while name in _registry:
@@ -109,33 +114,22 @@ class Variable(Tensor):
             body = f"<traced, shape={self.shape}>"
         return f"Variable({body}, name={self._name!r}, dtype={self._dtype.name}, backend={self.backend!r})"
 
-    # -- tp.jit state protocol (see tensorplug.jit): the value goes in, the new value comes out
-    def _jit_state(self, memo: Any, backend: Any) -> tuple[Any, list[Any]]:
-        if self._backend is backend:
-            return None, [self._value]
-        return None, [np.asarray(self._backend.to_numpy(self._value))]
+    # -- tp.jit's state-holder protocol (tensorplug._jit_state.StateHolder) -------------------
+    def jit_state(self) -> Tensor:
+        """tp.jit's view of this Variable: its state is its value, one tensor."""
+        state = self._value_tensor
+        if state is None or state._data is not self._value:  # (assigned since)
+            state = self._value_tensor = wrap(self._value, self._backend, self._dtype)
+        return state
 
-    def _jit_bind(self, token: Any, leaves: list[Tensor] | None) -> Any:
-        snapshot = (self._value, self._backend)
-        if leaves is not None:
-            self._value, self._backend = leaves[0]._data, leaves[0]._backend
-        return snapshot + (self._value,)
-
-    def _jit_unbind(self, snapshot: Any) -> tuple[tuple[Any, list[Tensor]] | None, Any]:
-        value, backend, bound = snapshot
-        written = None
-        if self._value is not bound:
-            from .engine import wrap
-            written = (None, [wrap(self._value, self._backend, self._dtype)])
-        self._value, self._backend = value, backend
-        return written, None
-
-    def _jit_commit(self, token: Any, natives: list[Any], memo: Any, backend: Any) -> None:
-        if self._backend is backend:
-            self._value = natives[0]
-        else:
-            from .engine import wrap
-            self.assign(wrap(natives[0], backend, self._dtype))
+    def set_jit_state(self, state: Tensor) -> None:
+        """Take `state` as the value. Inside a tp.jit trace, as it is (a traced value stands for
+        the value until the call ends); after a compiled call, moved to this Variable's own
+        backend when the call ran on another."""
+        if state._backend is not self._backend and jit_trace_var.get() is None:
+            from .ops._convert import asarray
+            state = asarray(state, dtype=self._dtype, backend=self._backend.name)
+        self._value, self._backend, self._value_tensor = state._data, state._backend, state
 
 
 def trainable_variables() -> list[Variable]:

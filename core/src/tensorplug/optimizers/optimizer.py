@@ -1,142 +1,196 @@
-"""The Optimizer base class: slot state per variable, ``minimize``, ``apply_gradients`` and a
-functional ``update`` over pytrees.
+"""The Optimizer base class: an explicit state tree (``OptimizerState``), one pure update rule
+per subclass, and the TF.js-style API over them (``minimize``, ``apply_gradients``, a
+functional ``update`` over pytrees).
 
-A subclass gives the names of its slots and one pure update rule over tensors; the base class
-keeps the slots (on each variable's backend), counts steps and cuts the updates off from any
-recording tape (``tp.stop_gradient`` semantics: an optimizer step is never differentiated).
+A step reads the state, computes the new parameters and a new state from it with ops, and
+stores that state; under ``tp.jit`` the optimizer is a state holder like a Variable (its state
+goes into the compiled step and comes out of it, see ``tensorplug._jit_state``). Updates are cut
+off from any recording tape (``tp.stop_gradient`` semantics: a step is never differentiated).
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal, overload
 
+import numpy as np
+
+from .._jit_state import PackedState
 from .._state import backend_var, jit_trace_var, recorders_var, state
 from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import Tape
 from ..backend import backend_scope
-from ..errors import ShapeError, VariableNotFoundError
-from ..ops.creation import zeros_like
+from ..dtypes import float64
+from ..errors import HyperparameterError, ShapeError, StateError, VariableNotFoundError
 from ..tensor import Tensor
 from ..variable import Variable, _registry
-from . import _jit_protocol as _protocol
-from ._jit_protocol import STEP_ATTRS
-from ._packed import unpacked
+from .state import OptimizerState, SlotKey
 
-__all__ = ["Optimizer", "VariableNotFoundError", "LearningRate"]
+__all__ = ["Optimizer", "Hyperparameter", "Step", "VariableNotFoundError", "LearningRate"]
 
-LearningRate = float | Callable[[int], float]
+#: a number, or a schedule: a callable of the step number (a float64 scalar tensor, counting
+#: from 1) returning the learning rate, written with arithmetic (and tp ops) so that tp.jit can
+#: trace it into a compiled step
+LearningRate = float | Callable[[Tensor], Any]
 Grads = Mapping[str, Any] | Iterable[tuple[Variable, Any]]
+_MISSING: Any = object()
+
+
+class Hyperparameter:
+    """A setting of an optimizer, kept in its state's ``hyperparameters`` under the attribute's
+    name: declare it on the class (``beta1 = Hyperparameter()``) and pass its value to
+    ``Optimizer.__init__``; ``opt.beta1`` reads it, ``opt.beta1 = 0.5`` makes a new state with
+    it (a compiled step sees it at its next call, compiling again). `convert` normalizes a new
+    value (default: float)."""
+
+    def __init__(self, convert: Callable[[Any], Any] = float) -> None:
+        self.convert = convert
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, optimizer: Optimizer | None, owner: type | None = None) -> Any:
+        if optimizer is None:
+            return self
+        return optimizer.state.hyperparameters[self.name]
+
+    def __set__(self, optimizer: Optimizer, value: Any) -> None:
+        optimizer._set_hyperparameters({self.name: self.convert(value)})
 
 
 class Optimizer:
     """Base class of tensorplug's optimizers (as TF.js core ships them).
 
-    A new optimizer sets ``slot_names`` (state kept per variable, zero-initialized) and writes
-    ``_update(param, grad, slots, scalars)`` with ops, returning ``(new_param, new_slots)``;
-    ``_constants()`` and ``_hyper(step)`` name the Python scalars the rule needs (fixed ones,
-    and per-step ones such as the learning rate), which arrive in `scalars` as tensors of the
-    parameter's dtype and backend. An optimizer that overrides ``_hyper`` also writes
-    ``_traced_hyper(step, lr)`` with ops, so that tp.jit computes them inside the compiled step.
+    **State.** ``opt.state`` is an ``OptimizerState``: the step count, the hyperparameters and
+    the slots per variable, all of it. A step reads it and stores a new one; nothing else about
+    the optimizer changes while it trains, so ``tp.jit`` carries the optimizer's state in and
+    out of a compiled step as it does a Variable's value. Setting ``opt.state`` (a checkpoint)
+    replaces it.
 
-    Under tp.jit, a compiled call takes the optimizer's state as the previous call left it,
-    without checking its configuration again, until an attribute of the optimizer is set
-    (``__setattr__``): keep settings in attributes (public or private), not in mutable objects
-    changed in place. The slots go in and out of a compiled step packed, one flat buffer per
-    dtype (``_packed``), and are cut into tensors when something reads them.
+    **Writing an optimizer.** A subclass
+
+    - passes its settings to ``super().__init__(learning_rate, name=value, ...)`` and declares
+      each on the class as ``name = Hyperparameter()`` (so that ``opt.name`` reads and sets it
+      in the state);
+    - sets ``slot_names``: the tensors it keeps per variable (zeros before the first step, of
+      the variable's shape and dtype, on its backend);
+    - writes ``_update(param, grad, slots, step)`` with ops, returning ``(new_param,
+      new_slots)``, where `step` (a ``Step``) gives what the rule may read: ``step.number``,
+      ``step.hyperparameters`` and ``step.scalars(param)``; the rule reads nothing else of the
+      optimizer (an attribute it read would be compiled into a tp.jit step and never seen
+      again);
+    - may override ``_scalars(step, learning_rate, hyperparameters)``: the values that change
+      from step to step (default: the learning rate), written with arithmetic operators only,
+      so that they come out as numbers for numbers (host values, for a fused kernel's
+      attributes) and as tensors for tensors (inside a step, traced by tp.jit).
     """
 
     slot_names: tuple[str, ...] = ()
-    #: whether ``_traced_hyper`` matches ``_hyper`` (set per subclass)
-    _device_hyper: bool = True
 
-    def __init__(self, learning_rate: LearningRate) -> None:
-        if not callable(learning_rate) and not float(learning_rate) > 0:
-            raise ValueError(f"{type(self).__name__}: learning_rate must be > 0, got {learning_rate!r}")
-        self.learning_rate = learning_rate
-        self.iterations = 0  # steps taken (apply_gradients or update calls)
-        # key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})
-        self._slot_table: dict[Hashable, tuple[Any, dict[str, Tensor]]] = {}
-        # after a tp.jit call: (keys, refs, layout, natives, backend, iterations): the new slots
-        # packed in one native buffer per dtype (see _packed), and the step count after them
-        # when `iterations` is not None (the number of steps taken, as of that call); cut into
-        # tensors only when something reads them (the next compiled call takes the buffers)
-        self._jit_natives: tuple[Any, ...] | None = None
-        self._tree_structure: Any = None
-        # scalar tensors: constants per (dtype, backend, values); this step's per (dtype, backend)
-        self._constant_cache: dict[Hashable, dict[str, Tensor]] = {}
-        self._step_cache: dict[Hashable, dict[str, Any]] = {}  # scalar tensors, fused-kernel attrs
-        self._step_hyper: dict[str, Any] = {}
-        self._jit: _protocol.JitSteps | None = None  # while a tp.jit trace runs the optimizer
-        # tp.jit: (learning rate, native, backend), uploaded when it changes
-        self._jit_lr: tuple[float, Any, Any] | None = None
-        # tp.jit, a call after a call: (backend, token, state, steps) for the next call (the
-        # state ends with the learning rate's native), valid until an attribute outside
-        # STEP_ATTRS is set (see __setattr__)
-        self._jit_ready: tuple[Any, Any, list[Any], int] | None = None
+    def __init__(self, learning_rate: LearningRate, **hyperparameters: Any) -> None:
+        self._stored: OptimizerState | PackedState = OptimizerState(
+            iterations=_asarray(np.int64(0)),
+            hyperparameters={"learning_rate": self._learning_rate_value(learning_rate), **hyperparameters},
+            slots={})
+        # per slot key, the Variable its slots belong to (weakly; None: a pytree leaf's, or
+        # slots from a state set by hand, adopted by the next Variable of that name)
+        self._owners: dict[SlotKey, weakref.ref[Tensor] | None] = {}
+        self._tree_structure: Any = None  # the functional update's parameter tree
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        # The learning rate, the step count, the configuration (a subclass's attributes): a
-        # change makes the next compiled call check them again (_jit_state).
-        object.__setattr__(self, name, value)
-        if name not in STEP_ATTRS:
-            object.__setattr__(self, "_jit_ready", None)
+    # -- the state -----------------------------------------------------------------------------
+    @property
+    def state(self) -> OptimizerState:
+        """The optimizer's whole state; setting it (a checkpoint restored) replaces it."""
+        self._report()
+        stored = self._stored
+        if isinstance(stored, PackedState):  # as a compiled call left it: cut into tensors now
+            stored = self._stored = stored.unpack()
+        return stored
+
+    @state.setter
+    def state(self, new: OptimizerState) -> None:
+        if not isinstance(new, OptimizerState):
+            raise StateError(f"{type(self).__name__}.state takes an OptimizerState, got "
+                            f"{type(new).__name__}; pass one read from an optimizer's .state.")
+        self._replace(new)
+        self._owners = dict.fromkeys(new.slots)
+
+    def jit_state(self) -> OptimizerState | PackedState:
+        """tp.jit's state-holder protocol: the state as stored (``tensorplug._jit_state``)."""
+        return self._stored
+
+    def set_jit_state(self, new: OptimizerState | PackedState) -> None:
+        self._stored = new
+
+    def _replace(self, new: OptimizerState) -> None:
+        self._report()
+        self._stored = new
+
+    def _report(self) -> None:
+        """Tell a tp.jit trace in progress that this optimizer's state is read or written."""
+        trace = jit_trace_var.get()
+        if trace is not None:
+            trace.touch(self)
+
+    def _set_hyperparameters(self, values: Mapping[str, Any]) -> None:
+        current = self.state
+        self._replace(replace(current, hyperparameters={**current.hyperparameters, **values}))
 
     @property
-    def _slots(self) -> dict[Hashable, tuple[Any, dict[str, Tensor]]]:
-        """key -> (weak reference to the variable or None for pytree leaves, {slot name: Tensor})."""
-        pending = self._jit_natives
-        if pending is not None:  # the last compiled call's slots, packed: cut them out now
-            keys, refs, layout, natives, backend, _ = pending
-            self._jit_natives = None
-            it = iter(unpacked(natives[:len(layout[0])], layout, backend))
-            names = self.slot_names
-            for k, ref in zip(keys, refs):
-                self._slot_table[k] = (ref, {n: next(it) for n in names})
-        return self._slot_table
+    def iterations(self) -> int:
+        """The number of steps taken (``apply_gradients``, ``minimize`` or ``update`` calls);
+        setting it (a checkpoint restored) makes later steps count from there."""
+        return int(self.state.iterations)
 
-    @_slots.setter
-    def _slots(self, table: dict[Hashable, tuple[Any, dict[str, Tensor]]]) -> None:
-        self._jit_natives = None
-        self._slot_table = table
+    @iterations.setter
+    def iterations(self, value: int) -> None:
+        current = self.state
+        count = _asarray(np.int64(value), backend=current.iterations.backend)
+        self._replace(replace(current, iterations=count))
 
-    # -- the rule subclasses write -------------------------------------------------------------
-    def _constants(self) -> dict[str, float]:
-        """Fixed hyperparameters ``_update`` uses, by name (turned into scalar tensors of each
-        parameter's dtype and backend once, not at every step)."""
-        return {}
+    @property
+    def learning_rate(self) -> LearningRate:
+        """The learning rate: a number, or the schedule given."""
+        lr = self.state.hyperparameters["learning_rate"]
+        return lr if callable(lr) else float(lr)
 
-    def _hyper(self, step: int) -> dict[str, float]:
-        """Per-step scalars for ``_update`` (step counts from 1)."""
-        return {"lr": self.current_learning_rate(step)}
+    @learning_rate.setter
+    def learning_rate(self, value: LearningRate) -> None:
+        self._set_hyperparameters({"learning_rate": self._learning_rate_value(value)})
 
-    def _traced_hyper(self, step: Tensor, lr: Tensor) -> dict[str, Tensor]:
-        """``_hyper`` written with ops, for a compiled step (tp.jit): `step` and `lr` are
-        float64 scalar tensors. A subclass that overrides ``_hyper`` overrides this too, or its
-        compiled steps get their hyperparameters computed on the host at every call."""
-        return {"lr": lr}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        mro = cls.__mro__
-        owner = {name: next(i for i, c in enumerate(mro) if name in c.__dict__)
-                 for name in ("_hyper", "_traced_hyper")}
-        cls._device_hyper = owner["_traced_hyper"] <= owner["_hyper"]
-
-    def _update(self, param: Tensor, grad: Tensor, slots: dict[str, Tensor],
-                scalars: Mapping[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
-        """The new parameter and slots from the old ones and the gradient (all of the
-        parameter's dtype, on its backend); `scalars` holds ``_constants()`` and
-        ``_hyper(step)`` as scalar tensors of the same dtype and backend."""
-        raise NotImplementedError
+    def _learning_rate_value(self, value: LearningRate) -> Any:
+        """A learning rate as the state keeps it: a schedule as it is, a number as a float64
+        scalar tensor (a new value between compiled steps is a new input, not a new compile)."""
+        if callable(value):
+            return value
+        if not float(value) > 0:
+            raise HyperparameterError(f"{type(self).__name__}: learning_rate must be > 0, got {value!r}")
+        return _asarray(np.float64(value))
 
     def current_learning_rate(self, step: int | None = None) -> float:
         """The learning rate for `step` (default: the next step); schedules are called with it."""
-        lr = self.learning_rate
+        lr = self.state.hyperparameters["learning_rate"]
+        if not callable(lr):
+            return float(lr)
         step = self.iterations + 1 if step is None else step
-        return float(lr(step)) if callable(lr) else float(lr)
+        return float(lr(_asarray(np.float64(step))))
+
+    # -- the rule subclasses write -------------------------------------------------------------
+    def _scalars(self, step: Any, learning_rate: Any, hyperparameters: Mapping[str, Any]) -> dict[str, Any]:
+        """The values of one step that ``_update`` reads through ``Step.scalars`` (and a fused
+        kernel through ``Step.numbers``), from the step number (counting from 1) and the
+        learning rate: Python numbers, or scalar tensors inside a step. Arithmetic only."""
+        return {"learning_rate": learning_rate}
+
+    def _update(self, param: Tensor, grad: Tensor, slots: Mapping[str, Tensor],
+                step: Step) -> tuple[Tensor, dict[str, Tensor]]:
+        """The new parameter and slots from the old ones and the gradient (all of the
+        parameter's dtype, on its backend), with ops."""
+        raise NotImplementedError
 
     # -- the TF.js-style API -------------------------------------------------------------------
     @overload
@@ -155,36 +209,27 @@ class Optimizer:
         loss, grads = variable_grads(loss_fn, vs)
         if vs is None:
             self.apply_gradients(grads)
-        else:
-            self.apply_gradients([(v, grads[v.name]) for v in vs])
+        else:  # (pairs made here: nothing to check)
+            self._apply_to_variables([(v, grads[v.name]) for v in vs])
         return loss if return_loss else None
 
     def apply_gradients(self, grads: Grads) -> None:
         """One update of each variable from its gradient: `grads` is ``{variable name: grad}``
         (what ``tp.variable_grads`` returns) or a sequence of ``(variable, grad)`` pairs. A
         ``None`` gradient leaves its variable alone."""
-        pairs = self._pairs(grads)
-        self._next_step()
-        table = self._slots
-        for var, g in pairs:
-            if g is None:
-                continue
-            name = var._name
-            entry = table.get(name)
-            # a variable of the same name created later gets fresh slots
-            if entry is not None and entry[0]() is var:
-                ref, slots = entry
-            else:
-                ref, slots = weakref.ref(var), self._slots_for(name, var, var)
-            new, new_slots = self._step(var, g, slots)
-            var.assign(new)
-            table[name] = (ref, new_slots)
+        self._apply_to_variables(self._pairs(grads))
+
+    def _apply_to_variables(self, pairs: Sequence[tuple[Variable, Any]]) -> None:
+        items = [(var._name, var, g) for var, g in pairs if g is not None]
+        self._init_slots(items, owned=True)
+        for (_, var, _), value in zip(items, self._apply(items)):
+            var.assign(value)
 
     # -- the functional (JAX-style) API --------------------------------------------------------
     def update(self, params: Any, grads: Any) -> Any:
         """New parameters from `params` and `grads`, two pytrees (nested lists, tuples, dicts) of
         the same structure, e.g. what ``tp.grad`` returns for them. The slots live in the
-        optimizer, keyed by leaf position: use one optimizer per parameter tree."""
+        optimizer's state, keyed by leaf position: use one optimizer per parameter tree."""
         leaves, structure = _tree.flatten(params, _is_leaf)
         g_leaves, g_structure = _tree.flatten(grads, _is_leaf)
         if g_structure != structure:
@@ -195,28 +240,24 @@ class Optimizer:
         elif structure != self._tree_structure:
             raise ShapeError(f"{type(self).__name__}.update: the parameter tree changed structure since "
                              "the first call; use a new optimizer for a new set of parameters.")
-        self._next_step()
-        out = []
-        for i, (p, g) in enumerate(zip(leaves, g_leaves)):
-            if g is None:
-                out.append(p)
-                continue
-            p = p if isinstance(p, Tensor) else _asarray(p)
-            key = ("leaf", i)
-            new, new_slots = self._step(p, g, self._slots_for(key, p, None))
-            self._slots[key] = (None, new_slots)
-            out.append(new)
+        items = [(i, p if isinstance(p, Tensor) else _asarray(p), g)
+                 for i, (p, g) in enumerate(zip(leaves, g_leaves)) if g is not None]
+        self._init_slots(items, owned=False)
+        out = list(leaves)
+        for (i, _, _), value in zip(items, self._apply(items)):
+            out[i] = value
         return _tree.unflatten(structure, out)
 
     # -- inspection ----------------------------------------------------------------------------
     def get_slots(self, variable: Variable | str) -> dict[str, Tensor]:
         """The slot tensors kept for a variable (empty before its first update)."""
         name = variable if isinstance(variable, str) else variable.name
-        entry = self._slots.get(name)
-        return dict(entry[1]) if entry is not None else {}
+        return dict(self.state.slots.get(name, {}))
 
     def get_config(self) -> dict[str, Any]:
-        return {"learning_rate": self.learning_rate}
+        """The learning rate and the settings (the state's hyperparameters, as Python values)."""
+        settings = {k: v for k, v in self.state.hyperparameters.items() if k != "learning_rate"}
+        return {"learning_rate": self.learning_rate, **settings}
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
@@ -246,56 +287,56 @@ class Optimizer:
             pairs.append((item[0], item[1]))
         return pairs
 
-    def _slots_for(self, key: Hashable, like: Tensor, owner: Variable | None) -> dict[str, Tensor]:
-        entry = self._slots.get(key)
-        if entry is not None:
-            ref, slots = entry
-            # a variable of the same name created later gets fresh slots
-            if owner is None or (ref is not None and ref() is owner):
-                return slots
-        with _on_backend(like):
-            return {name: zeros_like(stop_gradient(like)) for name in self.slot_names}
+    def _init_slots(self, items: Sequence[tuple[SlotKey, Tensor, Any]], owned: bool) -> None:
+        """Zero slots for the parameters of `items` (slot key, parameter, gradient) seen for the
+        first time, or for a Variable (`owned`: the parameters are Variables, which own their
+        slots) that took the name of one gone. This is initialization (optax's ``init``), not
+        a step: it does not report to a tp.jit trace, so that a trace finds the slots already
+        there (zeros made from host data, concrete in a trace too) and the compiled step's
+        state keeps the layout of its first call."""
+        new: dict[SlotKey, dict[str, Tensor]] = {}
+        for key, param, _ in items:
+            owner = param if owned else None
+            known = self._owners.get(key, _MISSING)
+            if known is _MISSING or (known is not None and owner is not None and known() is not owner):
+                new[key] = {name: _zeros_like(param) for name in self.slot_names}
+                self._owners[key] = None if owner is None else weakref.ref(owner)
+            elif known is None and owner is not None:  # slots of a state set by hand: now its
+                self._owners[key] = weakref.ref(owner)
+        if new:
+            stored = self._stored
+            if isinstance(stored, PackedState):
+                stored = stored.unpack()
+            self._stored = replace(stored, slots={**stored.slots, **new})
 
-    def _next_step(self) -> None:
-        trace = jit_trace_var.get()
-        if trace is not None:
-            trace.touch(self)  # (before the state changes: a first touch takes a snapshot)
-        self.iterations += 1
-        self._step_cache = {}
-        if trace is not None:  # tp.jit: this step's hyperparameters come in as traced values
-            jit = self._jit
-            assert jit is not None
-            jit.steps += 1
-            if jit.hyper is not None and jit.steps <= len(jit.hyper):
-                self._step_hyper = jit.hyper[jit.steps - 1]
-                return
-        self._step_hyper = self._hyper(self.iterations)
+    def _apply(self, items: Sequence[tuple[SlotKey, Tensor, Any]]) -> list[Tensor]:
+        """One step: new values of the parameters of `items` (slot key, parameter, gradient)
+        and a new state."""
+        current = self.state
+        count = current.iterations
+        if backend_var.get() is count._backend:
+            number = count + 1
+        else:
+            with _on_backend(count):
+                number = count + 1
+        step = Step(self, number, current.hyperparameters)
+        slots = dict(current.slots)
+        out = []
+        for key, param, grad in items:
+            new_param, slots[key] = self._step(param, grad, slots[key], step)
+            out.append(new_param)
+        self._replace(OptimizerState(number, current.hyperparameters, slots))
+        return out
 
-    def _scalars(self, like: Tensor) -> dict[str, Tensor]:
-        """Constants and this step's hyperparameters as scalar tensors like `like` (run on its
-        backend)."""
-        key = (like._dtype, like._backend)
-        scalars = self._step_cache.get(key)
-        if scalars is None:
-            constants = self._constants()
-            ckey = (like._dtype, like._backend, tuple(constants.items()))
-            const_t = self._constant_cache.get(ckey)
-            if const_t is None:
-                const_t = self._constant_cache[ckey] = {
-                    k: _asarray(v, like._dtype) for k, v in constants.items()}
-            scalars = dict(const_t)
-            scalars.update({k: _asarray(v, like._dtype) for k, v in self._step_hyper.items()})
-            self._step_cache[key] = scalars
-        return scalars
-
-    def _step(self, param: Tensor, grad: Any, slots: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+    def _step(self, param: Tensor, grad: Any, slots: Mapping[str, Tensor],
+              step: Step) -> tuple[Tensor, dict[str, Tensor]]:
         if backend_var.get() is not param._backend:  # run on the parameter's backend
             with _on_backend(param):
-                return self._step_here(param, grad, slots)
-        return self._step_here(param, grad, slots)
+                return self._step_here(param, grad, slots, step)
+        return self._step_here(param, grad, slots, step)
 
-    def _step_here(self, param: Tensor, grad: Any,
-                   slots: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+    def _step_here(self, param: Tensor, grad: Any, slots: Mapping[str, Tensor],
+                   step: Step) -> tuple[Tensor, dict[str, Tensor]]:
         if recorders_var.get() and _taping():  # cut the update off from the tape (slots are never watched)
             p, g = stop_gradient(param), stop_gradient(grad)
         else:
@@ -306,39 +347,51 @@ class Optimizer:
                              f"parameter of shape {tuple(p_shape)}")
         if g._dtype is not p._dtype:
             g = g.astype(p._dtype)
-        return self._update(p, g, slots, _LazyScalars(self, p))
-
-    # -- tp.jit state protocol (see tensorplug.jit and ._jit_state) -----------------------------
-    _jit_state = _protocol.state
-    _compiled_config = _protocol.compiled_config
-    _jit_bind = _protocol.bind
-    _jit_unbind = _protocol.unbind
-    _jit_commit = _protocol.commit
+        return self._update(p, g, slots, step)
 
 
-class _LazyScalars(Mapping[str, Tensor]):
-    """The optimizer's scalars as tensors like `like`, made on first use (a fused update
-    kernel needs none)."""
+class Step:
+    """One step of an optimizer: what its update rule reads.
 
-    __slots__ = ("_optimizer", "_like", "_scalars")
+    ``number``: the step's number (counting from 1), an int64 scalar tensor; ``hyperparameters``:
+    the state's; ``scalars(like)``: the optimizer's ``_scalars`` as scalar tensors of `like`'s
+    dtype (computed with ops once per step, cast once per dtype); ``numbers()``: the same as
+    Python numbers, for a fused kernel's attributes: only where the step's values can be read
+    on the host, i.e. not in a traced step.
+    """
 
-    def __init__(self, optimizer: Optimizer, like: Tensor) -> None:
-        self._optimizer, self._like = optimizer, like
-        self._scalars: dict[str, Tensor] | None = None
+    __slots__ = ("optimizer", "number", "hyperparameters", "_tensors", "_by_dtype", "_numbers")
 
-    def _get(self) -> dict[str, Tensor]:
-        if self._scalars is None:
-            self._scalars = self._optimizer._scalars(self._like)
-        return self._scalars
+    def __init__(self, optimizer: Optimizer, number: Tensor, hyperparameters: Mapping[str, Any]) -> None:
+        self.optimizer = optimizer
+        self.number = number
+        self.hyperparameters = hyperparameters
+        self._tensors: dict[str, Any] | None = None
+        self._by_dtype: dict[Any, dict[str, Tensor]] = {}
+        self._numbers: dict[str, float] | None = None
 
-    def __getitem__(self, key: str) -> Tensor:
-        return self._get()[key]
+    def scalars(self, like: Tensor) -> dict[str, Tensor]:
+        key = (like._dtype, like._backend)
+        scalars = self._by_dtype.get(key)
+        if scalars is None:
+            if self._tensors is None:
+                with _on_backend(self.number):
+                    number = self.number.astype(float64)
+                    self._tensors = self.optimizer._scalars(
+                        number, self._learning_rate(number), self.hyperparameters)
+            scalars = self._by_dtype[key] = {k: _asarray(v, like._dtype) for k, v in self._tensors.items()}
+        return scalars
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
+    def numbers(self) -> dict[str, float]:
+        if self._numbers is None:
+            lr = self.hyperparameters["learning_rate"]
+            learning_rate = float(self._learning_rate(self.number.astype(float64)) if callable(lr) else lr)
+            self._numbers = self.optimizer._scalars(int(self.number), learning_rate, self.hyperparameters)
+        return self._numbers
 
-    def __len__(self) -> int:
-        return len(self._get())
+    def _learning_rate(self, number: Tensor) -> Any:
+        lr = self.hyperparameters["learning_rate"]
+        return lr(number) if callable(lr) else lr
 
 
 class _on_backend:
@@ -369,6 +422,13 @@ def _is_leaf(x: Any) -> bool:
     return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
 
 
-def _asarray(x: Any, dtype: Any = None) -> Tensor:
+def _zeros_like(t: Tensor) -> Tensor:
+    """Zeros of `t`'s shape and dtype on its backend, made from host data (concrete even
+    inside a tp.jit trace)."""
+    return _asarray(np.zeros(t.shape, t._dtype.numpy), backend=t._backend.name)
+
+
+def _asarray(x: Any, dtype: Any = None, backend: str | None = None) -> Tensor:
     from ..ops._convert import asarray
-    return asarray(x, dtype)
+    return asarray(x, dtype, backend=backend)
+

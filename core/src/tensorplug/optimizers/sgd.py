@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from ..errors import HyperparameterError
 from ..tensor import Tensor
-from .optimizer import LearningRate, Optimizer
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
 
 __all__ = ["SGD"]
 
@@ -15,31 +15,34 @@ class SGD(Optimizer):
     """``param -= lr * grad``; with ``momentum`` m > 0 an accumulator ``a = m * a + grad`` is
     kept per variable and ``param -= lr * a`` (Nesterov: ``param -= lr * (grad + m * a)``)."""
 
+    nesterov = Hyperparameter(bool)
+
     def __init__(self, learning_rate: LearningRate, momentum: float = 0.0, nesterov: bool = False) -> None:
-        super().__init__(learning_rate)
         if not 0.0 <= momentum < 1.0:
-            raise ValueError(f"SGD: momentum must be in [0, 1), got {momentum!r}")
+            raise HyperparameterError(f"SGD: momentum must be in [0, 1), got {momentum!r}")
         if nesterov and momentum == 0.0:
-            raise ValueError("SGD: nesterov=True needs a momentum > 0")
-        self.momentum = float(momentum)
-        self.nesterov = bool(nesterov)
-        self.slot_names = ("momentum",) if momentum else ()
+            raise HyperparameterError("SGD: nesterov=True needs a momentum > 0")
+        super().__init__(learning_rate, momentum=float(momentum), nesterov=bool(nesterov))
+        self.slot_names = ("momentum",) if momentum else ()  # fixed: the state's structure
 
-    def _constants(self) -> dict[str, float]:
-        return {"momentum": self.momentum}
+    @property
+    def momentum(self) -> float:
+        return float(self.state.hyperparameters["momentum"])
 
-    def _update(self, param: Tensor, grad: Tensor, slots: dict[str, Tensor],
-                scalars: Mapping[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
-        lr = scalars["lr"]
-        if not self.momentum:
-            return param - grad * lr, slots
-        m = scalars["momentum"]
+    @momentum.setter
+    def momentum(self, value: float) -> None:
+        if value and not self.slot_names:
+            raise HyperparameterError("SGD: this optimizer was made without momentum, so it keeps no "
+                             "accumulators; create SGD(learning_rate, momentum=...) to use one.")
+        self._set_hyperparameters({"momentum": float(value)})
+
+    def _update(self, param: Tensor, grad: Tensor, slots: Mapping[str, Tensor],
+                step: Step) -> tuple[Tensor, dict[str, Tensor]]:
+        lr = step.scalars(param)["learning_rate"]
+        if not self.slot_names:
+            return param - grad * lr, dict(slots)
+        hyper = step.hyperparameters
+        m = hyper["momentum"]
         acc = slots["momentum"] * m + grad
-        step = (grad + acc * m) if self.nesterov else acc
-        return param - step * lr, {"momentum": acc}
-
-    def _compiled_config(self) -> tuple[Any, ...]:
-        return (self.momentum, self.nesterov)  # get_config without the learning rate
-
-    def get_config(self) -> dict[str, Any]:
-        return {"learning_rate": self.learning_rate, "momentum": self.momentum, "nesterov": self.nesterov}
+        direction = (grad + acc * m) if hyper["nesterov"] else acc
+        return param - direction * lr, {"momentum": acc}
