@@ -78,8 +78,9 @@ def test_layouts_pack_the_tensors_of_a_dtype_where_allowed():
         np.testing.assert_array_equal(t.numpy(), original.numpy())
 
 
-def test_carry_in_lays_out_trees_packs_them_and_takes_a_packed_state_as_it_is():
+def test_carry_in_lays_out_trees_packs_them_and_takes_a_packed_state_as_it_is(monkeypatch):
     backend = tp.extend.start_backend("numpy")
+    monkeypatch.setattr(backend, "packs_jit_state", True)  # (the numpy backend plans: it packs nothing)
     opt_state = OptimizerState(tp.asarray(np.int64(2)), {"learning_rate": tp.asarray(np.float64(0.1))},
                                {"w": {"m": tp.ones((2, 2)), "v": tp.full((2, 2), 2.0)}})
     value = tp.asarray([1.0, 2.0])
@@ -93,3 +94,7 @@ def test_carry_in_lays_out_trees_packs_them_and_takes_a_packed_state_as_it_is():
     tree = left.unpack()
     assert isinstance(tree, OptimizerState) and float(tree.hyperparameters["learning_rate"]) == 0.1
     np.testing.assert_array_equal(tree.slots["w"]["v"].numpy(), np.full((2, 2), 2.0))
+    monkeypatch.setattr(backend, "packs_jit_state", False)  # each tensor as it is
+    layouts, natives = carry_in([opt_state, value], backend)
+    assert [len(layout.buffers) for layout in layouts] == [4, 1]
+    assert [n.shape for n in natives] == [(), (), (2, 2), (2, 2), (2,)]

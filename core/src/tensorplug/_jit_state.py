@@ -322,7 +322,8 @@ def _lay_out_trees(trees: dict[int, tuple[Structure, list[Tensor]]], layouts: li
     for _, leaves in trees.values():
         for t in leaves:
             by_dtype.setdefault(t._dtype, []).append(_native(t, backend))
-    joinable = {dtype: bool(backend.joinable(of_dtype)) for dtype, of_dtype in by_dtype.items()}
+    packs = backend.packs_jit_state
+    joinable = {dtype: packs and bool(backend.joinable(of_dtype)) for dtype, of_dtype in by_dtype.items()}
     for i, (structure, leaves) in trees.items():
         layout = layouts[i] = layout_of(structure, [_leaf_of(t) for t in leaves], joinable.__getitem__)
         for spec in layout.buffers:

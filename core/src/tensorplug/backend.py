@@ -52,9 +52,13 @@ class Backend:
     #: True when native arrays are never written and live on one device, so that the tensor
     #: made from a Python scalar (``x * 2.0``) can be made once and reused (numpy backend).
     reuses_scalars: bool = False
-    #: False while the engine must not call kernels' ``direct`` functions (see
-    #: ``tensorplug.engine``): e.g. while the backend needs a setting around every kernel call.
+    #: False while the dispatcher must not call kernels' direct functions (see
+    #: ``tensorplug.dispatch``): e.g. while the backend needs a setting around every kernel call.
     direct_kernels: bool = True
+    #: Whether tp.jit joins a state holder's tensors of one dtype into one buffer (where
+    #: ``joinable`` allows it): worth it where every array passed into or out of a compiled
+    #: function costs (jax); a planned function (``tensorplug.plan``) takes arrays for free.
+    packs_jit_state: bool = True
 
     def from_numpy(self, array: np.ndarray) -> Any:
         """A native array holding a copy of `array` (whose dtype is a supported one)."""

@@ -1,7 +1,8 @@
 """``tp.jit``: compile a function with the active backend when it can; otherwise run eagerly.
 
-A backend that compiles (jax, with ``jax.jit``) implements ``Backend.compile``; the numpy
-backend does not, so ``tp.jit(f)`` runs ``f`` eagerly there: same results, no compilation.
+A backend compiles through ``Backend.compile``: jax with ``jax.jit`` (one XLA computation);
+the numpy backend by planning (``tensorplug.plan``: the kernel calls of one trace, replayed,
+with eager results bit for bit). A backend whose ``compile`` returns None runs ``f`` eagerly.
 On a compiling backend:
 
 - **Arguments.** Tensors and numpy arrays anywhere in the arguments (nested lists, tuples and
@@ -29,8 +30,8 @@ On a compiling backend:
   through it and never silently stop.
 
 A compiled call takes the holders' state as ``_jit_state.carry_in`` lays it out (a holder's
-tensors of one dtype packed into one buffer where the backend can join them) and hands each
-holder whose state changed its new state (``_jit_state.written``).
+tensors of one dtype packed into one buffer where the backend packs state and can join them)
+and hands each holder whose state changed its new state (``_jit_state.written``).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ class NumpyBackend(Backend):
     ``tp.jit`` compiles by planning: a trace's kernel calls, replayed (``tensorplug.plan``)."""
 
     reuses_scalars = True
+    packs_jit_state = False  # tp.jit plans: its planned functions take each array as it is
 
     def from_numpy(self, array: np.ndarray) -> np.ndarray:
         return np.array(array, copy=True)

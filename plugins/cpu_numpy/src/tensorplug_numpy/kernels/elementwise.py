@@ -8,7 +8,8 @@ own result dtype is the spec's: a float32 quotient stays float32, an int32 maxim
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -79,6 +80,12 @@ def cast(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return inputs[0].astype(attrs["dtype"].numpy, copy=False)
 
 
+def _cast_to(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
+    """Cast's direct call: ``x.astype(dtype, copy=False)`` (warnings off: a float64 too large
+    for float32 gives inf)."""
+    return quieted(operator.methodcaller("astype", attrs["dtype"].numpy, copy=False))
+
+
 def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     condition, x, y = inputs
     return np.where(condition, x, y)
@@ -102,7 +109,7 @@ def _table_kernel(name: str, fn: Callable[..., Any]) -> Kernel:
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     **{name: _table_kernel(name, fn)
        for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power).items()},
-    "Cast": cast,
+    "Cast": Kernel(cast, DirectCall(ALL_DTYPES, specialize=_cast_to)),
     "Where": where,
     "Clip": clip,
 }

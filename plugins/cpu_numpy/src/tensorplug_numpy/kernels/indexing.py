@@ -15,6 +15,8 @@ import numpy as np
 
 from tensorplug.kernel_helpers import check_index_bounds, normalize_axis, slice_index
 
+from ._kernel import Kernel
+
 _ALL = slice(None)
 _INT64 = np.dtype(np.int64)
 
@@ -82,11 +84,12 @@ def one_hot(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any
     return np.where(hot, np.asarray(on).astype(dtype), np.asarray(off).astype(dtype))
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
-    "StridedSlice": strided_slice,
-    "StridedSliceGrad": strided_slice_grad,
-    "Gather": gather,
-    "ScatterAdd": scatter_add,
-    "NonZero": nonzero,
-    "OneHot": one_hot,
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
+    # (those that only move data or compare raise no floating-point warning: no switch)
+    "StridedSlice": Kernel(strided_slice, handles_warnings=True),
+    "StridedSliceGrad": Kernel(strided_slice_grad, handles_warnings=True),
+    "Gather": Kernel(gather, handles_warnings=True),
+    "ScatterAdd": scatter_add,  # (adds)
+    "NonZero": Kernel(nonzero, handles_warnings=True),
+    "OneHot": Kernel(one_hot, handles_warnings=True),
 }

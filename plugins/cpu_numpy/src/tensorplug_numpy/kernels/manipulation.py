@@ -4,14 +4,24 @@ Reshape and Transpose return numpy views of their input; that is safe because na
 are never written after creation. BroadcastTo materializes its result: numpy's broadcast view
 is read-only and repeats memory through zero strides, which a kernel writing into a copy of
 its input (or a user holding ``.numpy()``) should never meet.
+
+They move data and compute nothing, so no floating-point warning can arise: they run without
+the switch (``handles_warnings``). Reshape and Transpose offer their array method, bound to
+the attributes, as their direct call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+
+from tensorplug.dtypes import ALL_DTYPES
+from tensorplug.extend import DirectCall
+
+from ._kernel import Kernel
 
 
 def reshape(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -52,11 +62,20 @@ def pad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return out
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
-    "Reshape": reshape,
-    "Transpose": transpose,
-    "BroadcastTo": broadcast_to,
-    "Concat": concat,
-    "Stack": stack,
-    "Pad": pad,
+def _method(name: str, attr: str) -> Callable[[Mapping[str, Any]], Callable[[Any], Any]]:
+    """attrs -> ``x.name(attrs[attr])``, a C-level call (``operator.methodcaller``)."""
+    return lambda attrs: operator.methodcaller(name, attrs[attr])
+
+
+def _moving(kernel: Callable[..., Any], direct: DirectCall | None = None) -> Kernel:
+    return Kernel(kernel, direct, handles_warnings=True)
+
+
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
+    "Reshape": _moving(reshape, DirectCall(ALL_DTYPES, specialize=_method("reshape", "shape"))),
+    "Transpose": _moving(transpose, DirectCall(ALL_DTYPES, specialize=_method("transpose", "perm"))),
+    "BroadcastTo": _moving(broadcast_to),
+    "Concat": _moving(concat),
+    "Stack": _moving(stack),
+    "Pad": _moving(pad),
 }
