@@ -216,8 +216,8 @@ def test_fast_path_results_match_run_kernel():
 
 def test_floating_point_edge_cases_give_ieee_values_without_numpy_warnings():
     """log(0), 1/0, 0/0, exp overflow and sqrt(-1) give -inf, inf, nan, inf and nan silently,
-    as on jax and torch (pytest here turns any warning into an error); plain arithmetic warns
-    as numpy does (inf - inf); numpy's own settings outside the kernels are untouched."""
+    as on jax and torch (pytest here turns any warning into an error); plain arithmetic and
+    sums warn as numpy does (inf - inf); numpy's own settings outside the kernels are untouched."""
     tp.set_backend("numpy")
     zero, one = tp.asarray([0.0]), tp.asarray([1.0])
     inf = tp.asarray([np.inf])
@@ -227,7 +227,8 @@ def test_floating_point_edge_cases_give_ieee_values_without_numpy_warnings():
     assert np.isnan(tp.sqrt(tp.asarray(-1.0)).item())
     with pytest.warns(RuntimeWarning, match="invalid value"):
         assert np.isnan((inf - inf).item())
-    assert np.isnan(tp.sum(tp.asarray([np.inf, -np.inf])).item())
+    with pytest.warns(RuntimeWarning, match="invalid value"):  # a sum is plain arithmetic too
+        assert np.isnan(tp.sum(tp.asarray([np.inf, -np.inf])).item())
     assert tp.nn.log_softmax(tp.asarray([-np.inf, 0.0])).numpy().tolist() == [-np.inf, 0.0]
     with pytest.raises(RuntimeWarning):  # the user's numpy still warns (an error here)
         np.log(np.zeros(1))
@@ -236,7 +237,7 @@ def test_floating_point_edge_cases_give_ieee_values_without_numpy_warnings():
 
 def test_the_hot_kernels_offer_direct_calls_and_plain_arithmetic_offers_numpy_itself():
     """The dispatcher calls np.add itself for Add (no Python layer); kernels that switch numpy's
-    warnings off (Exp, Divide, Sum, MatMul) offer functions that switch them off too."""
+    warnings off (Exp, Divide) offer functions that switch them off too."""
     from tensorplug.extend import get_kernel
 
     tp.set_backend("numpy")
@@ -250,8 +251,10 @@ def test_the_hot_kernels_offer_direct_calls_and_plain_arithmetic_offers_numpy_it
         assert get_kernel(name, "numpy").direct is None, name
     with np.errstate(all="raise"):  # the user's numpy settings do not reach the switching kernels
         assert tp.exp(tp.asarray([1000.0])).tolist() == [np.inf]
-        assert tp.sum(tp.asarray([3e38, 3e38])).tolist() == np.inf
-        # plain arithmetic and MatMul keep them: the user asked numpy to raise, and it does
+        assert tp.divide(tp.asarray([1.0]), tp.asarray([0.0])).tolist() == [np.inf]
+        # plain arithmetic, sums and MatMul keep them: the user asked numpy to raise, and it does
+        with pytest.raises(FloatingPointError):
+            tp.sum(tp.asarray([3e38, 3e38]))
         with pytest.raises(FloatingPointError):
             tp.matmul(tp.asarray([[3e38]]), tp.asarray([[3e38]]))
         with pytest.raises(FloatingPointError):

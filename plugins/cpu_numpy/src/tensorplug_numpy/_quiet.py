@@ -3,8 +3,9 @@
 Kernels give IEEE results (``log(0) = -inf``, ``1/0 = inf``, ``0/0 = nan``, ``sqrt(-1) = nan``,
 ``exp(100) = inf``) silently, as the jax backend and torch do, instead of numpy's
 RuntimeWarnings (which ``-W error`` would turn into numpy exceptions raised from inside a
-kernel). The exception is plain arithmetic, comparison and the matrix product (add, subtract,
-multiply, maximum, minimum, negative, matmul, ..., a tenth of whose cost the switch would be),
+kernel). The exception is plain arithmetic, comparison, sums and the matrix product (add,
+subtract, multiply, maximum, minimum, negative, sum, max, matmul, ..., a tenth of whose cost
+the switch would be),
 which warns as numpy does when it overflows or meets inf - inf. The setting is numpy's
 per-context error state, swapped for the call only, so the user's own numpy code keeps its
 settings. numpy 2 keeps that state in

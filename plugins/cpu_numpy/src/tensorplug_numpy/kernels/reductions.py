@@ -18,7 +18,6 @@ from tensorplug.dtypes import NUMERIC_DTYPES, float32, float64, int64
 from tensorplug.extend import DirectCall
 from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES
 
-from .._quiet import quieted
 from ._kernel import Kernel
 
 _WIDE = dict(ACCUMULATOR_DTYPES)  # a dict of its own: the fastest lookup on the hot path
@@ -29,7 +28,8 @@ _INTP_IS_INT64 = np.dtype(np.intp) == _INT64
 def _reduce(ufunc: np.ufunc, widen: bool) -> Kernel:
     """The reduction of `ufunc`; its direct calls (``ufunc.reduce`` with the attributes bound)
     serve the dtypes that accumulate in their own dtype, for inputs of at least one axis (a
-    0-d input makes numpy refuse the axis: the kernel function then drops it)."""
+    0-d input makes numpy refuse the axis: the kernel function then drops it). Sums, products
+    and extrema are plain arithmetic: numpy's warning settings stay as they are."""
     reduce = ufunc.reduce
     wide = _WIDE if widen else {}
 
@@ -40,10 +40,10 @@ def _reduce(ufunc: np.ufunc, widen: bool) -> Kernel:
     kernel.__name__ = f"reduce_{ufunc.__name__}"
 
     def specialize(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
-        return quieted(functools.partial(reduce, axis=attrs["axis"], keepdims=attrs["keepdims"]))
+        return functools.partial(reduce, axis=attrs["axis"], keepdims=attrs["keepdims"])
 
     dtypes = (float32, float64, int64) if widen else NUMERIC_DTYPES
-    return Kernel(kernel, DirectCall(dtypes, specialize=specialize))
+    return Kernel(kernel, DirectCall(dtypes, specialize=specialize), handles_warnings=True)
 
 
 def _arg(fn: Callable[..., Any]) -> Callable[..., Any]:
