@@ -178,6 +178,8 @@ class Dispatcher:
         return found  # type: ignore[return-value]
 
     # -- calls -----------------------------------------------------------------------------
+    # unary and binary are the hot path of every elementwise op: each spells out the binding
+    # check and the direct call rather than share a helper (a Python call is ~5% of a tiny op).
     def unary(self, x: Tensor) -> Any:
         """The kernel on one input with the dispatcher's own attributes."""
         backend = _get_backend() or active_backend()
@@ -197,16 +199,10 @@ class Dispatcher:
                 except Exception:  # the kernel function runs below, and explains
                     pass
                 else:
+                    if out_dt is None or _get_recorders():  # (a first output, or a tape)
+                        return self._output(out, dt, outs, backend, (x,), self.attrs)
                     t = _new(Tensor)
-                    t._data = out
-                    if out_dt is None:
-                        out_dt = outs[dt] = backend.dtype_of(out)
-                    t._dtype = out_dt
-                    t._backend = backend
-                    recorders = _get_recorders()
-                    if recorders:
-                        for recorder in recorders:
-                            recorder.record(self.name, (x,), self.attrs, (t,))
+                    t._data, t._dtype, t._backend = out, out_dt, backend
                     return t
         return self._kernel(b, (x,), self.attrs)
 
@@ -229,16 +225,10 @@ class Dispatcher:
                 except Exception:  # the kernel function runs below, and explains
                     pass
                 else:
+                    if out_dt is None or _get_recorders():  # (a first output, or a tape)
+                        return self._output(out, dt, outs, backend, (x, y), self.attrs)
                     t = _new(Tensor)
-                    t._data = out
-                    if out_dt is None:
-                        out_dt = outs[dt] = backend.dtype_of(out)
-                    t._dtype = out_dt
-                    t._backend = backend
-                    recorders = _get_recorders()
-                    if recorders:
-                        for recorder in recorders:
-                            recorder.record(self.name, (x, y), self.attrs, (t,))
+                    t._data, t._dtype, t._backend = out, out_dt, backend
                     return t
         return self._kernel(b, (x, y), self.attrs)
 
@@ -254,11 +244,11 @@ class Dispatcher:
             d = b.fixed
         else:
             d = self._variant(b, attrs)
+        inputs = tuple(inputs)
         if d is not None and inputs and backend.direct_kernels:
             dt = inputs[0]._dtype
             outs = d.outs
-            out_dt = outs.get(dt, _ABSENT)
-            if out_dt is not _ABSENT and all(t._backend is backend and t._dtype is dt for t in inputs):
+            if dt in outs and all(t._backend is backend and t._dtype is dt for t in inputs):
                 try:
                     out = d.run(*[t._data for t in inputs])
                 except _PASS_THROUGH:
@@ -266,18 +256,21 @@ class Dispatcher:
                 except Exception:  # the kernel function runs below, and explains
                     pass
                 else:
-                    t = _new(Tensor)
-                    t._data = out
-                    if out_dt is None:
-                        out_dt = outs[dt] = backend.dtype_of(out)
-                    t._dtype = out_dt
-                    t._backend = backend
-                    recorders = _get_recorders()
-                    if recorders:
-                        for recorder in recorders:
-                            recorder.record(self.name, tuple(inputs), attrs, (t,))
-                    return t
-        return self._kernel(b, tuple(inputs), attrs)
+                    return self._output(out, dt, outs, backend, inputs, attrs)
+        return self._kernel(b, inputs, attrs)
+
+    def _output(self, out: Any, dt: DType, outs: dict[DType, DType | None], backend: Backend,
+                inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None) -> Tensor:
+        """The Tensor of a direct function's output (its dtype learned on first sight),
+        recorded on the active recorders."""
+        out_dt = outs[dt]
+        if out_dt is None:
+            out_dt = outs[dt] = backend.dtype_of(out)
+        t = _new(Tensor)
+        t._data, t._dtype, t._backend = out, out_dt, backend
+        for recorder in _get_recorders():
+            recorder.record(self.name, inputs, attrs, (t,))
+        return t
 
     def _kernel(self, b: _Binding, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None) -> Any:
         """The kernel function's path: inputs moved to the backend, outputs wrapped and
