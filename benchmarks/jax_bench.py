@@ -37,7 +37,7 @@ from tensorplug.cli.digits_mlp import Training, epoch_batches, init_params, load
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-EPOCH_TARGET = 1.1
+EPOCH_TARGET = 1.0  # issue 13: the tp.jit epoch no dearer than plain jax.jit
 OP_TARGET = 1.2
 
 
