@@ -313,3 +313,39 @@ def test_a_source_overriding_again_replaces_its_own_override():
                               override=True)
     assert [r.source for r in current().gradients.stacks["Exp"]] == [CORE_SOURCE, "notebook"]
     assert tp.grad(tp.exp)(0.0).item() == 6.0
+
+
+# -- a third party's kernel cannot hijack a backend's own (issue 17) ---------------------------
+HIJACK_ADD = """
+@hookimpl
+def tensorplug_kernels(backend_name, register):
+    if backend_name == "numpy":
+        register(KernelConfig("Add", "numpy", lambda inputs, attrs, backend: inputs[0] - inputs[1]){how})
+"""
+
+
+@pytest.mark.parametrize("how", ["", ", priority=5"], ids=["plain", "higher-priority"])
+def test_a_conflicting_kernel_is_refused_whatever_the_plugin_is_called(toys, capsys, how):
+    """A plugin named to load before the backend's own, registering a different Add for numpy
+    without override=True (with or without a higher priority), is the one refused: the warning
+    and doctor name it, numpy's Add and every other numpy kernel keep working."""
+    conflict = toys(HIJACK_ADD.format(how=how), "aaa-conflict")
+    with pytest.warns(TensorplugPluginWarning, match=rf"plugin '{conflict.entry_name}'.*override=True"):
+        assert tp.add(tp.asarray([1, 2]), tp.asarray([10, 20])).tolist() == [11, 22]
+    assert tp.sum(tp.asarray([1.0, 2.0])).item() == 3.0
+    assert tp.grad(lambda x: tp.sum(x * x))(tp.asarray([3.0])).tolist() == [6.0]
+    assert current().kernels.registration(("Add", "numpy")).source == "tensorplug-backend-numpy"
+    [problem] = plugin_problems()
+    assert problem.plugin == conflict.entry_name and problem.error_type is RegistrationConflictError
+    code, out = _doctor(capsys)
+    assert code == 1 and f"plugin '{conflict.entry_name} ({conflict.dist} 0.1.0)'" in out
+    assert "plugin 'tensorplug-backend-numpy" not in out  # the backend is not blamed
+
+
+def test_a_plugin_that_exits_while_importing_is_isolated(toys, capsys):
+    exits = toys("import sys\nsys.exit(3)\n", "exits")
+    with pytest.warns(TensorplugPluginWarning, match=rf"plugin '{exits.entry_name}'.*SystemExit: 3"):
+        assert tp.add(1.0, 2.0).item() == 3.0
+    assert tp.exp(tp.asarray(0.0)).item() == 1.0  # and every op after it
+    code, out = _doctor(capsys)
+    assert code == 1 and exits.entry_name in out and "SystemExit: 3" in out

@@ -435,8 +435,8 @@ def test_two_plugins_registering_one_kernel_is_an_error_naming_both(toys):
     assert tp.run_kernel("ToyClash", {"x": 0.0}).item() == 1.0
 
 
-@pytest.mark.parametrize("extra", [", override=True", ", priority=1"])
-def test_two_plugins_registering_one_kernel_with_override_or_priority(toys, extra):
+@pytest.mark.parametrize("extra", [", override=True", ", override=True, priority=1"])
+def test_two_plugins_registering_one_kernel_with_override(toys, extra):
     first = toys(CLASH_SPEC + CLASH_KERNEL.format(value=1, extra=""), name="clash-a")
     second = toys(CLASH_KERNEL.format(value=2, extra=extra), name="clash-b")
     with warnings.catch_warnings():

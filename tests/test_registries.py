@@ -197,13 +197,13 @@ def test_unregistering_what_is_not_there_is_a_clear_error(cube):
 
 # -- priorities ------------------------------------------------------------------------------
 @pytest.mark.parametrize("order", ["low first", "high first"])
-def test_higher_priority_wins_without_error_in_either_order(cube, order):
+def test_a_higher_priority_override_wins_in_either_order(cube, order):
     low = GradConfig("ToyCube", _grad_times(1.0))
     high = GradConfig("ToyCube", _grad_times(2.0))
-    regs = [(low, 0, "low-plugin"), (high, 5, "high-plugin")]
-    for config, priority, source in (regs if order == "low first" else regs[::-1]):
+    regs = [(low, 0, False, "low-plugin"), (high, 5, True, "high-plugin")]
+    for config, priority, override, source in (regs if order == "low first" else regs[::-1]):
         with registering_as(source):
-            register_gradient(config, priority=priority)
+            register_gradient(config, priority=priority, override=override)
     assert find_gradient("ToyCube") is high
     assert _constant_grad_value() == 2.0
     unregister_gradient("ToyCube")  # the active, high-priority one
@@ -211,12 +211,30 @@ def test_higher_priority_wins_without_error_in_either_order(cube, order):
     assert current().gradients.registration("ToyCube").source == "low-plugin"
 
 
+def test_a_priority_alone_does_not_replace_another_sources_registration(cube):
+    """override=True is what replaces another's entry, whatever the priority (issue 17: a
+    plugin's priority=5 silently replaced a backend's Add)."""
+    low = GradConfig("ToyCube", _grad_times(1.0))
+    with registering_as("low-plugin"):
+        register_gradient(low)
+    with registering_as("high-plugin"), pytest.raises(
+            tp.RegistrationError, match=r"Gradient of kernel 'ToyCube' is already registered by "
+            r"'low-plugin'; 'high-plugin' registers a different one\. Pass override=True"):
+        register_gradient(GradConfig("ToyCube", _grad_times(2.0)), priority=5)
+    assert find_gradient("ToyCube") is low
+    with registering_as("beneath-plugin"), pytest.raises(  # nor beneath it: order would decide
+            tp.RegistrationError, match=r"already registered by 'low-plugin'; 'beneath-plugin' "
+            r"registers a different one\. Pass override=True to replace it \(a priority alone"):
+        register_gradient(GradConfig("ToyCube", _grad_times(3.0)), priority=-1)
+    assert find_gradient("ToyCube") is low
+
+
 def test_kernel_priority_and_override_at_the_same_priority(cube):
     hi = KernelConfig("ToyCube", "numpy", lambda i, a, b: i[0] * 0 + 1)
-    register_kernel(hi, priority=2)
+    register_kernel(hi, priority=2, override=True)
     assert get_kernel("ToyCube", "numpy") is hi
     lower = KernelConfig("ToyCube", "numpy", lambda i, a, b: i[0] * 0 + 2)
-    register_kernel(lower, priority=1)  # beneath, no error
+    register_kernel(lower, priority=1, override=True)  # beneath, no error
     assert get_kernel("ToyCube", "numpy") is hi
     with pytest.raises(tp.RegistrationError, match="already registered"):
         register_kernel(KernelConfig("ToyCube", "numpy", lambda i, a, b: i[0]), priority=2)

@@ -42,6 +42,9 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "tensorplug"
+#: What a plugin raising while it loads is isolated from: any exception, SystemExit included
+#: (a plugin calling sys.exit() must not end the program); KeyboardInterrupt still interrupts.
+_PLUGIN_FAILURES = (Exception, SystemExit)
 ENV_STRICT = "TENSORPLUG_STRICT_PLUGINS"
 ENV_DISABLE = "TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD"
 _PHASES = ("tensorplug_kernel_specs", "tensorplug_backends", "tensorplug_gradients", "tensorplug_ops")
@@ -210,7 +213,7 @@ def _activate(infos: list[PluginInfo]) -> None:
                 continue
             try:
                 _call_hook(info, hook)
-            except Exception as exc:
+            except _PLUGIN_FAILURES as exc:
                 _deactivate(info)
                 _report(info, f"hook {hook}", exc,
                         "Fix the plugin or uninstall its distribution; everything it registered was "
@@ -232,7 +235,7 @@ def _deactivate(info: PluginInfo) -> None:
 def _kernels_for(info: PluginInfo, backend_name: str) -> None:
     try:
         _call_hook(info, "tensorplug_kernels", backend_name=backend_name)
-    except Exception as exc:
+    except _PLUGIN_FAILURES as exc:
         _roll_back(info.name, backend_name)
         _report(info, f"hook tensorplug_kernels (backend '{backend_name}')", exc,
                 "Fix the plugin or uninstall its distribution; its kernels for this backend were "
@@ -240,9 +243,14 @@ def _kernels_for(info: PluginInfo, backend_name: str) -> None:
 
 
 def register_backend_kernels(backend_name: str) -> None:
-    """Every active plugin registers its kernels for `backend_name`, which is starting."""
+    """Every active plugin registers its kernels for `backend_name`, which is starting: the
+    plugin that registered the backend first, so that a third party's conflicting kernel is
+    the one refused, whatever the plugins' names."""
+    owner = current().backends.registration(backend_name)
+    first = owner.source if owner is not None else None
+    infos = sorted((i for i in _plugins().plugins.values() if i.active), key=lambda i: i.name != first)
     with _deferring_strict_errors():
-        for info in list(_plugins().plugins.values()):
+        for info in infos:
             if info.active:
                 _kernels_for(info, backend_name)
 
@@ -313,7 +321,7 @@ def _load_entry_points() -> None:
         state.plugins[ep.name] = info
         try:
             module = ep.load()
-        except Exception as exc:
+        except _PLUGIN_FAILURES as exc:
             _report(info, "import", exc, f"Fix or reinstall {info.distribution or 'the plugin'}, "
                     "or uninstall it; the other plugins keep working.")
             continue

@@ -1,12 +1,14 @@
 """The registration rules shared by every registry: who registered what, conflicts, overrides.
 
 A slot (e.g. ``("MatMul", "numpy")``) holds a stack of registrations ordered by priority; the
-last one is active. Registering the identical config again is a no-op. A different config at
-the same priority is an error naming both sources, unless it says ``override=True`` (then it
-is above the plain registrations of its priority, whichever came first); two overrides of one
-slot at one priority by different sources are an error too (a source's new override replaces
-its own). A different priority decides without error (higher wins). Removing the active one makes the one
-beneath it active again, which is how unregistering a plugin restores the core default.
+last one is active. Registering the identical config again is a no-op. A different config from
+another source is an error naming both sources, whatever the priorities, unless it says
+``override=True`` (then it is above the plain registrations of its priority, whichever came
+first): replacing another source's entry needs ``override=True``, so the outcome never
+depends on which plugin loads first. Two overrides of one slot at one priority by different
+sources are an error too (a source's new override replaces its own); between overrides, the
+higher priority wins. Removing the active one makes the one beneath it active again, which is
+how unregistering a plugin restores the core default.
 """
 
 from __future__ import annotations
@@ -90,21 +92,40 @@ class SlotTable(Generic[K, C]):
             if reg.config == config:
                 return reg  # identical re-registration: a no-op
         # An override outranks the plain registrations of its priority whatever the order they
-        # come in (plugins load in name order). A plain one clashing with a plain one is an
-        # error, and so is an override clashing with another source's override: two plugins
-        # replacing one default cannot both win. A source's new override replaces its own.
-        level = [r for r in stack if r.priority == priority and r.override == override]
-        rivals = [r for r in level if r.source != source] if override else level
+        # come in (plugins load in name order). Two plain registrations of different sources
+        # clash at any priority (a priority alone never replaces another source's entry), and
+        # so do a source's two different plain ones at one priority; an override clashes with
+        # another source's override at its priority: two plugins replacing one default cannot
+        # both win. A source's new override replaces its own at that priority.
+        if override:
+            level = [r for r in stack if r.override and r.priority == priority]
+            rivals = [r for r in level if r.source != source]
+            mine = [r for r in level if r.source == source]
+        else:
+            rivals = [r for r in stack if not r.override and (r.source != source or r.priority == priority)]
+            mine = []
         if rivals:
             raise RegistrationConflictError(self._clash_message(key, rivals[-1], source, override))
-        stack = [r for r in stack if all(r is not mine for mine in level)]  # this source's override
+        active = stack[-1] if stack else None
+        stack = [r for r in stack if all(r is not m for m in mine)]
         reg = Registration(config, source, priority, override, next(_seq))
         stack.append(reg)
         stack.sort(key=lambda r: (r.priority, r.override, r.seq))
+        if stack[-1] is reg and active is not None and active.source != source and not override:
+            # (above another source's override, by priority alone)
+            raise RegistrationConflictError(self._replace_message(key, active, source, priority))
         self.stacks[key] = stack
         self.active[key] = stack[-1].config
         self.version = new_version()
         return reg
+
+    def _replace_message(self, key: K, other: Registration[C], source: str, priority: int) -> str:
+        return (
+            f"{self.describe(key)} is already registered by '{other.source}'; '{source}' registers "
+            f"a different one at priority {priority} without override=True. Replacing another "
+            f"source's registration needs override=True, whatever the priority: pass it if "
+            f"'{source}' means to replace '{other.source}'s, or unregister '{other.source}' first."
+        )
 
     def _clash_message(self, key: K, other: Registration[C], source: str, override: bool) -> str:
         if override:
@@ -116,9 +137,8 @@ class SlotTable(Generic[K, C]):
             )
         return (
             f"{self.describe(key)} is already registered by '{other.source}'; "
-            f"'{source}' registers a different one. Pass override=True to replace it, "
-            f"or give it another priority (the higher one is used), or unregister "
-            f"'{other.source}' first."
+            f"'{source}' registers a different one. Pass override=True to replace it (a priority "
+            f"alone does not), or unregister '{other.source}' first."
         )
 
     def remove(self, key: K, source: str | None = None) -> Registration[C]:
