@@ -179,17 +179,53 @@ def test_strict_mode_turns_each_problem_into_an_error(tmp_path):
     for dist in dists[:2] + dists[3:]:  # found while loading
         assert f"- tensorplug plugin '{dist.entry_name}' (distribution {dist.dist}) failed at" in proc.stderr
 
-    # the kernels hook runs when the numpy backend starts: an error then, every time
+    # every use raises the same error, until the environment is fixed
     code = ("import tensorplug as tp\n"
             "from tensorplug.errors import PluginError\n"
-            "for attempt in range(2):\n"
+            "for attempt in range(3):\n"
             "    try:\n"
             "        tp.asarray(1.0)\n"
             "    except PluginError as exc:\n"
-            "        print(attempt, exc.plugin)\n")
+            "        print(attempt, exc.plugin, str(exc).splitlines()[0])\n")
     proc = _subprocess(["-c", code], str(tmp_path), **{STRICT: "1"})
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == [f"0 {dists[0].entry_name}", f"1 {dists[2].entry_name}"]
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 3 and len(set(line[2:] for line in lines)) == 1, lines
+    assert lines[0].startswith(f"0 {dists[0].entry_name} 3 tensorplug plugins failed to load")
+
+
+KERNELS_HOOK_RAISES = """
+@hookimpl
+def tensorplug_kernels(backend_name, register):
+    raise ZeroDivisionError("no kernels today")
+"""
+
+FACTORY_RAISES = """
+@hookimpl
+def tensorplug_backends(register):
+    def start():
+        raise OSError("the device is gone")
+    register(BackendConfig("toyfail", start, priority=5))
+"""
+
+
+@pytest.mark.parametrize(("source", "stage"), [(KERNELS_HOOK_RAISES, "hook tensorplug_kernels"),
+                                               (FACTORY_RAISES, "starting backend 'toyfail'")],
+                         ids=["kernels-hook", "backend-factory"])
+def test_strict_mode_raises_the_same_error_at_every_use(toys, monkeypatch, source, stage):
+    """Issue 17: in strict mode a failing kernels hook or backend factory is a PluginError
+    naming the plugin at the first use and at every use after it (no second start of the
+    backend, no false conflicts of the backend's own kernels with themselves)."""
+    monkeypatch.setenv(STRICT, "1")
+    broken = toys(source, "strict-broken")
+    errors = []
+    for _ in range(3):
+        with pytest.raises(tp.PluginError) as caught:
+            tp.add(1.0, 2.0)
+        errors.append(caught.value)
+    assert errors[0] is errors[1] is errors[2]
+    assert errors[0].plugin == broken.entry_name and stage in str(errors[0])
+    assert "registers a different one" not in str(errors[0])
 
 
 def test_doctor_in_strict_mode_reports_instead_of_raising(toys, capsys, monkeypatch):

@@ -200,7 +200,13 @@ def test_strict_mode_turns_an_import_failure_into_a_plugin_error(toys, monkeypat
         tp.asarray(1.0)
     assert err.value.plugin == toy.entry_name
     assert isinstance(err.value.__cause__, RuntimeError)
-    # The error is raised once discovery has finished: the good plugins are loaded.
+    # The error is raised once discovery has finished: the good plugins are loaded; and it is
+    # raised again at every use until the environment is fixed.
+    assert {p.name: p.active for p in list_plugins()}["tensorplug-backend-numpy"]
+    with pytest.raises(PluginError) as again:
+        tp.asarray(1.0)
+    assert again.value is err.value
+    monkeypatch.delenv(STRICT)  # not strict: the problem was reported, the rest works
     _numpy_still_works()
 
 
@@ -332,6 +338,9 @@ def test_strict_mode_refuses_another_api_version_with_a_plugin_version_error(toy
     toy = toys(VERSIONED.format(declaration=declaration), name="versioned", header=False)
     with pytest.raises(PluginVersionError, match=rf"plugin '{toy.entry_name}'.*API version check"):
         tp.list_backends()
+    with pytest.raises(PluginVersionError):  # at every use, until the environment is fixed
+        tp.list_backends()
+    monkeypatch.delenv(STRICT)
     assert "toyversioned" not in tp.list_backends()
 
 

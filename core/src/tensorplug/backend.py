@@ -139,7 +139,7 @@ class BackendConfig:
 def _discover() -> None:
     from .plugins.manager import load_plugins  # (plugin loading sits above the backends)
 
-    load_plugins()
+    load_plugins()  # (in strict mode, raises the plugin error met before, every time)
 
 
 def register_backend(config: BackendConfig, *, override: bool = False, priority: int | None = None) -> None:
@@ -214,6 +214,9 @@ def start_backend(name: str) -> Backend:
         except TensorplugError:
             raise
         except Exception as exc:
+            from .plugins.manager import report_backend_failure
+
+            report_backend_failure(name, exc)  # strict mode: a PluginError, now and at every use
             raise TensorplugError(
                 f"Backend '{name}' failed to start: {type(exc).__name__}: {exc}. Check that its "
                 "distribution and dependencies are installed, or choose another with "

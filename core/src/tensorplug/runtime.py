@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from .errors import PluginError
 from .plugins import hookspecs
 from .registry._slots import CORE_SOURCE, Registration, SlotTable, new_version
 
@@ -44,18 +45,22 @@ def new_plugin_manager() -> pluggy.PluginManager:
 @dataclass
 class PluginState:
     """The plugin manager's state: pluggy's manager, the plugins tensorplug knows of (by name),
-    the problems met loading them, and whether the entry points were scanned."""
+    the problems met loading them, whether the entry points were scanned, and in strict mode
+    the error met (raised at every use until the environment is fixed)."""
 
     pm: pluggy.PluginManager = field(default_factory=new_plugin_manager)
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
     problems: list[PluginProblem] = field(default_factory=list)
     loaded: bool = False
     lock: threading.RLock = field(default_factory=threading.RLock)
+    #: in strict mode, the PluginError met loading plugins: raised again at every use
+    strict_error: PluginError | None = None
 
     def copy(self) -> PluginState:
         """The same plugins (registered with a pluggy manager of its own) and problems."""
         state = PluginState(plugins={n: dataclasses.replace(i) for n, i in self.plugins.items()},
-                            problems=list(self.problems), loaded=self.loaded)
+                            problems=list(self.problems), loaded=self.loaded,
+                            strict_error=self.strict_error)
         for name, plugin in self.pm.list_name_plugin():
             if name is not None and plugin is not None:
                 state.pm.register(plugin, name=name)

@@ -3,7 +3,8 @@ process, each plugin isolated (a broken one is reported and rolled back; the res
 
 Phases: import and register every plugin with pluggy, then, for all of them in turn, kernel
 specs, backends, gradients, ops; a backend's kernels when that backend starts. Environment:
-``TENSORPLUG_STRICT_PLUGINS=1`` raises on any plugin problem, ``TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD=1``
+``TENSORPLUG_STRICT_PLUGINS=1`` raises on any plugin problem (and raises it again at every use
+until the environment is fixed), ``TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD=1``
 loads no entry point (plugins can still be registered by hand).
 """
 
@@ -39,6 +40,7 @@ from . import hookspecs
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginInfo", "PluginProblem", "load_plugins", "register_plugin",
     "unregister_plugin", "list_plugins", "plugin_problems", "contributions", "register_backend_kernels",
+    "strict_error", "report_backend_failure",
 ]
 
 ENTRY_POINT_GROUP = "tensorplug"
@@ -111,8 +113,10 @@ def _report(info: PluginInfo, stage: str, exc: BaseException | str, fix: str) ->
         if isinstance(exc, BaseException):
             err.__cause__ = exc
         pending = _deferred.get()
-        if pending is None or _raise_problems.get():
+        if _raise_problems.get():  # (hand registration: the caller fixes it there and then)
             raise err
+        if pending is None:
+            raise _remembered(err)
         pending.append(err)
         return
     warnings.warn(problem.message(), TensorplugPluginWarning, stacklevel=4)
@@ -128,12 +132,27 @@ def _deferring_strict_errors() -> Iterator[None]:
     finally:
         _deferred.reset(token)
     if len(pending) == 1:
-        raise pending[0]
+        raise _remembered(pending[0])
     if pending:
         cls = PluginVersionError if all(isinstance(e, PluginVersionError) for e in pending) else PluginError
         err = cls(f"{len(pending)} tensorplug plugins failed to load:\n"
                   + "\n".join(f"- {e}" for e in pending), plugin=pending[0].plugin)
-        raise err from pending[0].__cause__
+        err.__cause__ = pending[0].__cause__
+        raise _remembered(err)
+
+
+def _remembered(err: PluginError) -> PluginError:
+    """`err`, kept on the runtime: in strict mode every later use of tensorplug raises it again
+    (``strict_error``), rather than going on with what loaded."""
+    _plugins().strict_error = err
+    return err
+
+
+def strict_error() -> PluginError | None:
+    """The PluginError strict mode met, which every use of a backend raises until the
+    environment is fixed (None when there is none, or strict mode is off)."""
+    err = _plugins().strict_error
+    return err if err is not None and _strict() else None
 
 
 # -- the register callables handed to hooks --------------------------------------------------
@@ -242,6 +261,19 @@ def _kernels_for(info: PluginInfo, backend_name: str) -> None:
                 "rolled back.")
 
 
+def report_backend_failure(backend_name: str, exc: BaseException) -> None:
+    """A backend failed to start (its factory raised): in strict mode a PluginError naming the
+    plugin that registered it, raised now and at every later use; else nothing (the caller
+    warns and tries the next backend)."""
+    if not _strict():
+        return
+    owner = current().backends.registration(backend_name)
+    name = owner.source if owner is not None else "unknown"
+    info = _plugins().plugins.get(name) or PluginInfo(name)
+    _report(info, f"starting backend '{backend_name}'", exc,
+            "Fix the backend's plugin or its dependencies, or choose another backend.")
+
+
 def register_backend_kernels(backend_name: str) -> None:
     """Every active plugin registers its kernels for `backend_name`, which is starting: the
     plugin that registered the backend first, so that a third party's conflicting kernel is
@@ -290,9 +322,12 @@ def _admit(info: PluginInfo, module: Any) -> bool:
 
 
 def load_plugins() -> None:
-    """Discover and load entry-point plugins; idempotent, runs once per runtime (process)."""
+    """Discover and load entry-point plugins; idempotent, runs once per runtime (process). In
+    strict mode, a plugin problem met once is raised again at every call."""
     state = _plugins()
     if state.loaded:
+        if state.strict_error is not None and _strict():
+            raise state.strict_error
         return
     with state.lock:
         if state.loaded:
@@ -367,13 +402,23 @@ def unregister_plugin(name: str) -> None:
         del state.plugins[name]
 
 
+def _load_for_a_look() -> None:
+    """Load the plugins (once) for introspection: the strict-mode error they met is what is
+    looked at, not raised again."""
+    try:
+        load_plugins()
+    except PluginError as exc:
+        if exc is not _plugins().strict_error:
+            raise
+
+
 def list_plugins() -> list[PluginInfo]:
-    load_plugins()
+    _load_for_a_look()
     return list(_plugins().plugins.values())
 
 
 def plugin_problems() -> list[PluginProblem]:
-    load_plugins()
+    _load_for_a_look()
     return list(_plugins().problems)
 
 
