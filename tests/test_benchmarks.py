@@ -1,0 +1,23 @@
+"""The benchmark script runs (a smoke run: one round, two epochs, no torch); its figures are
+for people, not asserted here (speed targets are met in benchmarks, never in timed tests)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_numpy_benchmark_runs_and_reports_every_row(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--no-torch", "--rounds", "1",
+         "--epochs", "2", "--results", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for row in ("tiny add", "tiny matmul", "tiny exp", "tiny sum", "value_and_grad", "MLP epoch",
+                "a plugin's op through the public Dispatcher", "MLP epoch under tp.jit"):
+        assert row in proc.stdout, row
+    assert len(list(tmp_path.glob("bench-*.json"))) == 1
