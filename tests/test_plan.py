@@ -145,3 +145,28 @@ def test_a_kernel_registered_after_tracing_applies_on_the_next_call():
     register_kernel(KernelConfig("Exp", "numpy", lambda inputs, attrs, backend: inputs[0] + 5),
                     override=True)
     assert f(x).tolist() == [5.0, 5.0]
+
+
+def test_a_raw_exception_in_a_replay_is_explained_from_the_kernels_spec():
+    """A kernel that raises a plain exception on some values (here: negative ones) fails the
+    replay; the plan finds the step and explains it as the dispatcher would: no raw ValueError."""
+    from tensorplug.extend import KernelSpec, register_kernel_spec
+
+    register_kernel_spec(KernelSpec("Picky", ("x",), lambda infos, attrs: [infos[0]]))
+
+    def picky(inputs, attrs, backend):
+        (x,) = inputs
+        if (x < 0).any():
+            raise ValueError("no negative values, please")
+        return x * 2
+
+    register_kernel(KernelConfig("Picky", "numpy", picky))
+
+    @tp.jit
+    def f(x):
+        return tp.run_kernel("Picky", {"x": tp.exp(x) - 2.0})
+
+    assert f(np.ones(2, np.float32)).tolist() == pytest.approx([2 * (np.e - 2)] * 2)
+    with pytest.raises(tp.KernelError, match=r"Kernel 'Picky' on backend 'numpy' \(inputs x: "
+                       r"float32\[2\]\) raised ValueError: no negative values, please"):
+        f(np.zeros(2, np.float32))
