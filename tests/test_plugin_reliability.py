@@ -261,7 +261,8 @@ def test_two_plugins_overriding_one_gradient_is_an_error_naming_both(toys, capsy
     assert code == 1
     assert (f"[conflict] plugin '{second.entry_name} ({second.dist} 0.1.0)' at hook "
             "tensorplug_gradients") in out
-    assert "fix:   Two plugins claim one slot: uninstall one of them" in out
+    assert "fix:   Its registration clashes with the one named above: uninstall one of the two" in out
+    assert ".. " not in out  # one full stop after the cause
     assert f"[override] gradient of Exp: {first.entry_name} replaces tensorplug-core's (override=True)" in out
 
 

@@ -142,6 +142,26 @@ def test_numpy_is_read_only_and_array_protocol():
     assert x.tolist() == [1.0, 2.0]
 
 
+def test_numpy_is_read_only_whatever_the_backend_hands_out():
+    """A backend whose to_numpy gives a writable alias of its array (issue 18) cannot let a
+    caller change an immutable tensor: the core hands out a read-only view."""
+    from tensorplug.extend import Backend, BackendConfig, register_backend
+
+    class Aliasing(Backend):
+        def from_numpy(self, array):
+            return np.array(array, copy=True)
+
+        def to_numpy(self, native):
+            return native  # the backend's own array, writable
+
+    register_backend(BackendConfig("aliasing", Aliasing, priority=-5))
+    x = tp.asarray([[1.0, 2.0]], backend="aliasing")
+    view = x.numpy()
+    with pytest.raises(ValueError, match="read-only"):
+        view[0, 0] = 99.0
+    assert x.tolist() == [[1.0, 2.0]] and np.shares_memory(view, x.native)
+
+
 def test_item_tolist_and_python_numbers():
     assert tp.asarray(2.5).item() == 2.5 and isinstance(tp.asarray(2.5).item(), float)
     assert tp.asarray([[7]]).item() == 7 and isinstance(tp.asarray(7).item(), int)

@@ -75,8 +75,13 @@ class Tensor:
 
     # -- conversion -------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
-        """The values as a numpy array (read-only when it shares memory with the tensor)."""
-        return self._host()
+        """The values as a read-only numpy array (it may share memory with the tensor, which
+        is immutable, whatever the backend's ``to_numpy`` gives: copy it to write)."""
+        arr = self._host()
+        if arr.flags.writeable:  # (a backend handing out a writable alias of its array)
+            arr = arr.view()
+            arr.flags.writeable = False
+        return arr
 
     def _host(self) -> np.ndarray:
         """The values on the host; TracedValueError while tp.jit plans a function whose inputs

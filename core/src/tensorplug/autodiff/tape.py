@@ -165,8 +165,23 @@ def _grads_of_entry(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
                 cache.append(list(thunk()))
             return cache[0][i]
         return [functools.partial(part, i) for i in range(len(entry.inputs))]
+    if len(result) > len(spec.inputs) or not all(n in spec.inputs for n in result):
+        unknown = sorted(str(n) for n in result if n not in spec.inputs)
+        raise AutodiffError(
+            f"the gradient of kernel '{entry.name}' returned gradients for {unknown}, which are "
+            f"not its inputs; its inputs are {list(spec.inputs)}: key the dict by those names."
+        )
     get = result.get
     return [get(n) for n in spec.inputs]
+
+
+def _input_name(entry: Entry, position: int) -> str:
+    """An entry's input as messages name it: by the spec's name (``input 'xs[2]'`` for a
+    variadic one), or by position for a custom gradient's (``input 1``)."""
+    if entry.custom is not None:
+        return f"input {position}"
+    spec = get_kernel_spec(entry.name)
+    return f"input '{spec.inputs[0]}[{position}]'" if spec.variadic else f"input '{spec.inputs[position]}'"
 
 
 def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[Entry], set[int]]:
@@ -219,14 +234,15 @@ def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]
                 continue
             dy = tuple(d if d is not None else _zeros_like(o) for d, o in zip(found, outputs))
         thunks = _grads_of_entry(entry, dy)
-        for t, thunk in zip(entry.inputs, thunks):
+        for position, (t, thunk) in enumerate(zip(entry.inputs, thunks)):
             key = id(t)
             if key not in needed:
                 continue
             if thunk is None:
                 raise AutodiffError(
-                    f"the gradient of kernel '{entry.name}' gives no gradient for an input that is "
-                    "on the differentiation path; return one for every differentiable input."
+                    f"the gradient of kernel '{entry.name}' gives no gradient for its "
+                    f"{_input_name(entry, position)}, which is on the differentiation path; "
+                    "return one for every differentiable input."
                 )
             g = thunk()
             if not isinstance(g, Tensor):

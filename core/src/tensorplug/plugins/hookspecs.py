@@ -36,4 +36,4 @@ def tensorplug_gradients(register: Any) -> None:
 
 @hookspec
 def tensorplug_ops(register: Any) -> None:
-    """Add public ops: ``register(name, func)`` makes them ``tp.ops.<name>``."""
+    """Add public ops: ``register(OpConfig(name, func))`` makes each ``tp.ops.<name>``."""

@@ -77,7 +77,8 @@ class PluginProblem:
 
     def message(self) -> str:
         dist = f" (distribution {self.distribution})" if self.distribution else ""
-        return f"tensorplug plugin '{self.plugin}'{dist} failed at {self.stage}: {self.cause}. {self.fix}"
+        cause = self.cause if self.cause.endswith(".") else f"{self.cause}."
+        return f"tensorplug plugin '{self.plugin}'{dist} failed at {self.stage}: {cause} {self.fix}"
 
 
 def _plugins() -> PluginState:
@@ -102,8 +103,8 @@ _deferred: contextvars.ContextVar[list[PluginError] | None] = contextvars.Contex
 def _report(info: PluginInfo, stage: str, exc: BaseException | str, fix: str) -> None:
     cause = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     if isinstance(exc, RegistrationConflictError):
-        fix = ("Two plugins claim one slot: uninstall one of them, or have one register with a higher "
-               "priority (register(config, override=True, priority=1)). " + fix)
+        fix = ("Its registration clashes with the one named above: uninstall one of the two, or, "
+               "where replacing it is meant, register with override=True. " + fix)
     problem = PluginProblem(info.name, info.distribution, stage, cause, fix,
                             None if isinstance(exc, str) else type(exc))
     _plugins().problems.append(problem)
