@@ -91,8 +91,11 @@ def test_set_and_get_backend(toy):
     tp.set_backend("numpy")
     assert tp.get_backend() == "numpy" and tp.asarray(1.0).backend == "numpy"
     with pytest.raises(tp.BackendNotFoundError, match=r"No backend named 'nope'; registered backends: "
-                       r"\['numpy', 'jax', 'toy'\]\. Install a backend distribution"):
+                       r"\['numpy', 'jax', 'toy'\]\. Install its distribution \(e\.g\. pip install "
+                       r"tensorplug-backend-nope"):
         tp.set_backend("nope")
+    with pytest.raises(tp.BackendNotFoundError, match=r"No backend named 'numpi'.*Did you mean 'numpy'\?"):
+        tp.set_backend("numpi")
     assert tp.get_backend() == "numpy"
 
 

@@ -4,6 +4,7 @@ priorities and the per-thread active backend."""
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -186,9 +187,12 @@ def backend_info() -> list[dict[str, Any]]:
 
 def _not_found(name: str) -> BackendNotFoundError:
     known = list_backends()
+    close = difflib.get_close_matches(str(name), known, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
     return BackendNotFoundError(
-        f"No backend named '{name}'; registered backends: {known or 'none'}. Install a backend "
-        "distribution (e.g. pip install tensorplug-backend-numpy) or check the name."
+        f"No backend named '{name}'; registered backends: {known or 'none'}.{hint} Install its "
+        f"distribution (e.g. pip install tensorplug-backend-{name}, where one of that name "
+        "exists) or check the name."
         + (" Plugin autoload is disabled (TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD)."
            if os.environ.get("TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD") else "")
     )
