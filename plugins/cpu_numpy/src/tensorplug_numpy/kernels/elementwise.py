@@ -110,6 +110,6 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     **{name: _table_kernel(name, fn)
        for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power).items()},
     "Cast": Kernel(cast, DirectCall(ALL_DTYPES, specialize=_cast_to)),
-    "Where": where,
+    "Where": Kernel(where, handles_warnings=True),  # (selects: no floating-point warning)
     "Clip": clip,
 }
