@@ -235,9 +235,44 @@ def test_a_missing_kernel_names_kernel_backend_and_the_backends_that_have_it(toy
 def test_a_kernel_no_backend_has():
     tp.extend.register_kernel_spec(tp.extend.KernelSpec("ToyNowhere", ("x",), lambda i, a: [i[0]]))
     with pytest.raises(tp.KernelNotFoundError, match=r"Kernel 'ToyNowhere' is not registered for backend "
-                       r"'numpy'; no backend has it\. Install a plugin that provides it, or register one "
-                       r"with tensorplug\.extend\.register_kernel"):
+                       r"'numpy'; no installed backend provides it\. Install a plugin that provides it, "
+                       r"or register one with tensorplug\.extend\.register_kernel"):
         run_kernel("ToyNowhere", {"x": 1.0})
+
+
+def test_a_kernel_only_a_backend_not_started_yet_provides_is_named_with_it():
+    """Issue 18: 'no backend has it' was wrong when the backend that has it had not started;
+    its plugin is asked which kernels it would register, and the backend stays unstarted."""
+    import types
+
+    from tensorplug.extend import BackendConfig, KernelConfig, KernelSpec, hookimpl, register_plugin
+    from tensorplug.runtime import current
+
+    plugin = types.SimpleNamespace(tensorplug_api_version=tp.extend.API_VERSION)
+
+    @hookimpl
+    def tensorplug_kernel_specs(register):
+        register(KernelSpec("ToyRare", ("x",), lambda infos, attrs: [infos[0]]))
+
+    @hookimpl
+    def tensorplug_backends(register):
+        register(BackendConfig("toyrare", ToyBackend, priority=-9))
+
+    @hookimpl
+    def tensorplug_kernels(backend_name, register):
+        if backend_name == "toyrare":
+            register(KernelConfig("ToyRare", "toyrare", lambda inputs, attrs, backend: inputs[0]))
+
+    plugin.tensorplug_kernel_specs = tensorplug_kernel_specs
+    plugin.tensorplug_backends = tensorplug_backends
+    plugin.tensorplug_kernels = tensorplug_kernels
+    register_plugin(plugin, name="rare-plugin")
+    with tp.backend_scope("numpy"), pytest.raises(
+            tp.KernelNotFoundError, match=r"Kernel 'ToyRare' is not registered for backend 'numpy'; the "
+            r"installed backend\(s\) 'toyrare' provide it \(not started yet\)\. Call "
+            r"tp\.set_backend\('toyrare'\)"):
+        run_kernel("ToyRare", {"x": 1.0})
+    assert "toyrare" not in current().instances
 
 
 def test_a_kernel_that_raises_on_valid_input_is_a_kernel_error_naming_its_registrant(toy):

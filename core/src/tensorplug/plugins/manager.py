@@ -34,13 +34,13 @@ from ..registry import kernels as _kernels
 from ..registry import ops as _ops
 from ..registry import specs as _specs
 from ..registry._slots import registering_as
-from ..runtime import PluginState, current
+from ..runtime import PluginState, Runtime, current, use_runtime
 from . import hookspecs
 
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginInfo", "PluginProblem", "load_plugins", "register_plugin",
     "unregister_plugin", "list_plugins", "plugin_problems", "contributions", "register_backend_kernels",
-    "strict_error", "report_backend_failure",
+    "strict_error", "report_backend_failure", "offered_by_unstarted_backends",
 ]
 
 ENTRY_POINT_GROUP = "tensorplug"
@@ -260,6 +260,45 @@ def _kernels_for(info: PluginInfo, backend_name: str) -> None:
         _report(info, f"hook tensorplug_kernels (backend '{backend_name}')", exc,
                 "Fix the plugin or uninstall its distribution; its kernels for this backend were "
                 "rolled back.")
+
+
+def offered_by_unstarted_backends(kernel_name: str) -> list[str]:
+    """The registered backends, not started yet, whose plugins would register `kernel_name`
+    when they start: their kernels hooks are asked with a register that only collects (no
+    backend starts; a plugin may import its library). For error messages."""
+    with use_runtime(current().copy()) as runtime:  # (a hook registering by hand: thrown away)
+        return _offered(runtime, kernel_name)
+
+
+def _offered(runtime: Runtime, kernel_name: str) -> list[str]:
+    found = []
+    for backend_name in sorted(runtime.backends.active):
+        if backend_name in runtime.instances:
+            continue
+        names: set[str] = set()
+
+        def collect(config: Any, *, override: bool = False, priority: int | None = None,
+                    into: set[str] = names, wanted: str = backend_name) -> None:
+            if isinstance(config, _kernels.KernelConfig) and config.backend_name == wanted:
+                into.add(config.kernel_name)
+
+        for info in list(_plugins().plugins.values()):
+            if not info.active:
+                continue
+            for impl in _plugins().pm.hook.tensorplug_kernels.get_hookimpls():
+                if impl.plugin_name != info.name:
+                    continue
+                args = {"register": collect, "backend_name": backend_name}
+                try:
+                    returned = impl.function(**{k: args[k] for k in impl.argnames})
+                    if isinstance(returned, Iterable):  # (a hook may return its configs)
+                        for config in returned:
+                            collect(config)
+                except Exception:  # (a broken hook is reported when the backend starts)
+                    continue
+        if kernel_name in names:
+            found.append(backend_name)
+    return found
 
 
 def report_backend_failure(backend_name: str, exc: BaseException) -> None:

@@ -111,11 +111,23 @@ def missing_kernel_error(kernel_name: str, backend_name: str) -> KernelNotFoundE
     if kernel_name not in current().specs.active:
         return KernelNotFoundError(str(spec_not_found(kernel_name)))
     others = backends_with_kernel(kernel_name)
+    if not others:  # backends not started yet have registered nothing: ask their plugins
+        from ..plugins.manager import offered_by_unstarted_backends  # (plugins sit above)
+
+        offered = offered_by_unstarted_backends(kernel_name)
+        if offered:
+            names = ", ".join(repr(b) for b in offered)
+            return KernelNotFoundError(
+                f"Kernel '{kernel_name}' is not registered for backend '{backend_name}'; the "
+                f"installed backend(s) {names} provide it (not started yet). Call "
+                f"tp.set_backend({offered[0]!r}), or install a plugin that provides it for "
+                f"'{backend_name}'."
+            )
     if others:
         where = f"it is registered for {', '.join(repr(b) for b in others)}"
         fix = f"Install a plugin that provides it, or call tp.set_backend({others[0]!r})."
     else:
-        where = "no backend has it"
+        where = "no installed backend provides it"
         fix = "Install a plugin that provides it, or register one with tensorplug.extend.register_kernel."
     return KernelNotFoundError(
         f"Kernel '{kernel_name}' is not registered for backend '{backend_name}'; {where}. {fix}"
