@@ -22,6 +22,7 @@ with registering_as(CORE_SOURCE):
 from . import dtypes, extend, nn, ops, optimizers, random
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
+from .debug import debug_nans
 from .devices import device_put, devices, set_default_device
 from .dtypes import DType, bool_, float32, float64, int32, int64
 from .engine import run_kernel
@@ -35,6 +36,7 @@ from .errors import (
     IndexOutOfRangeError,
     KernelError,
     KernelNotFoundError,
+    NonFiniteError,
     PluginError,
     RegistrationError,
     ShapeError,
@@ -62,11 +64,11 @@ __all__ = [
     "Tensor", "Variable", "DType", "bool", "bool_", "int32", "int64", "float32", "float64",
     "dtypes", "extend", "nn", "optimizers", "random", "run_kernel", "jit",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
-    "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope",
+    "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "device_put", "devices", "set_default_device",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
-    "IndexOutOfRangeError", "VariableNotFoundError", "DeviceError", "TracedValueError",
+    "IndexOutOfRangeError", "VariableNotFoundError", "DeviceError", "TracedValueError", "NonFiniteError",
     "HyperparameterError", "StateError",
 ]
 __all__ += ops.__all__

@@ -7,12 +7,15 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
+from .debug import checks_from_environment
+
 __all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
            "remove_recorder", "state"]
 
 backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
+# (every context starts with the NaN check when TENSORPLUG_DEBUG_NANS is set: see tensorplug.debug)
 recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
-    "tensorplug_recorders", default=()
+    "tensorplug_recorders", default=checks_from_environment()  # noqa: B039  (a tuple: immutable)
 )
 # The tp.jit trace in progress in this context (tensorplug.jit._Trace), or None: Variables and
 # optimizers report to it what state they read and write.

@@ -20,6 +20,7 @@ __all__ = [
     "StateError",
     "KernelError",
     "TracedValueError",
+    "NonFiniteError",
     "AutodiffError",
     "PluginError",
     "PluginVersionError",
@@ -93,6 +94,11 @@ class TracedValueError(TensorplugError, TypeError):
     """The values of a traced tensor were needed on the host (``.numpy()``, ``float()``,
     ``if tensor:``, a value-dependent shape) while ``tp.jit`` traces a function, or a traced
     tensor escaped the function it was traced in."""
+
+
+class NonFiniteError(TensorplugError, FloatingPointError):
+    """While ``tp.debug_nans()`` (or ``TENSORPLUG_DEBUG_NANS=1``) is on, a kernel gave NaN or
+    infinity."""
 
 
 class AutodiffError(TensorplugError, ValueError):

@@ -52,6 +52,7 @@ class PluginState:
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
     problems: list[PluginProblem] = field(default_factory=list)
     loaded: bool = False
+    loading: bool = False  # (the entry points are being loaded, by the thread holding `lock`)
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: in strict mode, the PluginError met loading plugins: raised again at every use
     strict_error: PluginError | None = None

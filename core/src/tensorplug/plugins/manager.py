@@ -369,14 +369,17 @@ def load_plugins() -> None:
         if state.strict_error is not None and _strict():
             raise state.strict_error
         return
-    with state.lock:
-        if state.loaded:
+    with state.lock:  # (another thread loading: wait for it to finish)
+        if state.loaded or state.loading:  # (loading: re-entered by this thread, from a hook)
             return
-        state.loaded = True
-        if os.environ.get(ENV_DISABLE, "").lower() not in ("", "0", "false", "no"):
-            return
-        with _deferring_strict_errors():
-            _load_entry_points()
+        state.loading = True
+        try:
+            if os.environ.get(ENV_DISABLE, "").lower() in ("", "0", "false", "no"):
+                with _deferring_strict_errors():
+                    _load_entry_points()
+        finally:
+            state.loading = False
+            state.loaded = True  # (only now: other threads see every plugin loaded)
 
 
 def _load_entry_points() -> None:

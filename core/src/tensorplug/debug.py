@@ -1,0 +1,82 @@
+"""NaN and infinity checking: ``with tp.debug_nans():`` (or ``TENSORPLUG_DEBUG_NANS=1`` for the
+whole process) raises ``NonFiniteError`` at the first kernel whose floating output holds a NaN
+or an infinity, naming the kernel, its backend, who registered it and its inputs' shapes and
+dtypes, in the forward and the backward pass alike (gradients run kernels too). The check is a
+recorder on the engine's recorder list, so it costs nothing while off.
+
+A compiled function (``tp.jit``) is checked while it is traced, where values exist (numpy's
+plans), not when it replays: run the step without ``tp.jit`` to check every call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from .errors import NonFiniteError, TensorplugError
+
+__all__ = ["debug_nans", "NonFiniteCheck", "ENV_DEBUG_NANS"]
+
+ENV_DEBUG_NANS = "TENSORPLUG_DEBUG_NANS"
+
+
+class NonFiniteCheck:
+    """A recorder that raises NonFiniteError for a kernel output holding NaN or infinity."""
+
+    def record(self, name: str, inputs: Any, attrs: Mapping[str, Any], outputs: tuple[Any, ...],
+               custom: Any = None) -> None:
+        if custom is not None:  # (a custom gradient's link: its values come from kernels)
+            return
+        for position, out in enumerate(outputs):
+            if out._dtype.kind != "float":
+                continue
+            try:
+                values = np.asarray(out._backend.to_numpy(out._data))
+            except (TensorplugError, TypeError):  # traced (jax.jit): no values to look at
+                return
+            if not np.isfinite(values).all():
+                raise _error(name, inputs, outputs, position, values)
+
+
+def _error(name: str, inputs: Any, outputs: tuple[Any, ...], position: int,
+           values: np.ndarray) -> NonFiniteError:
+    from .engine import tensor_info
+    from .kernel_spec import describe
+    from .runtime import current
+
+    out = outputs[position]
+    backend = out._backend.name
+    reg = current().kernels.registration((name, backend))
+    spec = current().specs.active.get(name)
+    out_name = spec.outputs[position] if spec is not None and position < len(spec.outputs) else str(position)
+    what = "NaN" if np.isnan(values).any() else "infinity"
+    shown = ", ".join(describe(tensor_info(t)) for t in inputs) or "no inputs"
+    return NonFiniteError(
+        f"Kernel '{name}' on backend '{backend}' (registered by '{reg.source if reg else 'unknown'}') "
+        f"gave {what} in its output '{out_name}' ({describe(tensor_info(out))}) from inputs {shown}, "
+        "while NaN checking is on. The traceback shows the op (or gradient) that called it: look at "
+        "its inputs' values."
+    )
+
+
+@contextlib.contextmanager
+def debug_nans() -> Iterator[None]:
+    """Check every kernel output in this thread inside the block (see the module docstring)."""
+    from ._state import push_recorder, remove_recorder
+
+    check = NonFiniteCheck()
+    push_recorder(check)
+    try:
+        yield
+    finally:
+        remove_recorder(check)
+
+
+def checks_from_environment() -> tuple[NonFiniteCheck, ...]:
+    """The recorders every context starts with: a NaN check when TENSORPLUG_DEBUG_NANS is set."""
+    flag = os.environ.get(ENV_DEBUG_NANS, "").lower()
+    return (NonFiniteCheck(),) if flag not in ("", "0", "false", "no") else ()
