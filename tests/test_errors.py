@@ -24,6 +24,7 @@ HIERARCHY = {
     "KernelError": RuntimeError,
     "DeviceError": LookupError,
     "TracedValueError": TypeError,
+    "NonFiniteError": FloatingPointError,
     "AutodiffError": ValueError,
     "PluginError": RuntimeError,
     "PluginVersionError": RuntimeError,
