@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ._state import backend_var, recorders_var
 from .backend import Backend, active_backend
 from .dtypes import DType
@@ -31,7 +33,7 @@ from .registry.specs import get_kernel_spec
 from .runtime import ACTIVE
 from .tensor import Tensor
 
-__all__ = ["Dispatcher", "wrap", "to_backend"]
+__all__ = ["Dispatcher", "dispatcher_of", "wrap", "to_backend"]
 
 _new = object.__new__
 _get_backend = backend_var.get
@@ -51,8 +53,6 @@ def to_backend(t: Tensor, backend: Backend) -> Any:
     """The native array of `t` on `backend` (moved through the host if it lives elsewhere)."""
     if t._backend is backend:
         return t._data
-    import numpy as np
-
     return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
 
 
@@ -70,7 +70,7 @@ class _Binding:
     """A dispatcher's kernel on one backend, valid while the registries keep `version` (the
     registries' ``CHANGES`` when it was bound)."""
 
-    __slots__ = ("backend", "version", "spec", "func", "direct", "fixed", "variants")
+    __slots__ = ("backend", "version", "spec", "func", "direct_call", "fixed", "variants")
 
     def __init__(self, backend: Backend | None, version: int, spec: KernelSpec | None,
                  func: KernelFunc | None, direct: DirectCall | None, fixed: _Direct | None) -> None:
@@ -78,7 +78,7 @@ class _Binding:
         self.version = version
         self.spec = spec
         self.func = func
-        self.direct = direct
+        self.direct_call = direct
         self.fixed = fixed  # the direct function for the dispatcher's own attributes
         self.variants: dict[tuple[Any, ...], _Direct | None] = {}  # by other attribute values
 
@@ -160,7 +160,7 @@ class Dispatcher:
 
     def _variant(self, binding: _Binding, attrs: Mapping[str, Any]) -> _Direct | None:
         """The direct function for attribute values other than the dispatcher's own."""
-        direct = binding.direct
+        direct = binding.direct_call
         if direct is None:
             return None
         if direct.function is not None:
@@ -293,3 +293,15 @@ class Dispatcher:
         for recorder in _get_recorders():
             recorder.record(self.name, inputs, attrs, outputs)
         return outputs[0] if single else outputs
+
+
+_shared: dict[str, Dispatcher] = {}
+
+
+def dispatcher_of(kernel_name: str) -> Dispatcher:
+    """The shared dispatcher of `kernel_name` without attributes of its own, for code that runs
+    kernels by name (``run_kernel``, gradients' ``kernel``)."""
+    found = _shared.get(kernel_name)
+    if found is None:
+        found = _shared[kernel_name] = Dispatcher(kernel_name)
+    return found

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .backend import Backend, active_backend
-from .dispatch import Dispatcher, to_backend, wrap
+from .dispatch import dispatcher_of, to_backend, wrap
 from .errors import DTypeError, KernelError, ShapeError, TensorplugError
 from .kernel_spec import KernelSpec, TensorInfo, describe
 from .registry.specs import get_kernel_spec
@@ -58,9 +58,6 @@ def _input_names(spec: KernelSpec, n: int) -> list[str]:
     return list(spec.inputs)
 
 
-_dispatchers: dict[str, Dispatcher] = {}
-
-
 def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
                attrs: Mapping[str, Any] | None = None) -> Any:
     """Run one kernel on the active backend (TF.js's engine.runKernel).
@@ -97,7 +94,5 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
         spec.check([tensor_info(t) for t in tensors], full_attrs)
     except (ShapeError, DTypeError) as exc:
         raise explain_failure(kernel_name, active_backend(), tensors, full_attrs, exc) from None
-    dispatcher = _dispatchers.get(kernel_name)
-    if dispatcher is None:
-        dispatcher = _dispatchers[kernel_name] = Dispatcher(kernel_name)
+    dispatcher = dispatcher_of(kernel_name)
     return dispatcher(tensors, full_attrs)

@@ -16,7 +16,7 @@ On a compiling backend:
 - **State.** ``f`` may read and assign Variables and step optimizers: state holders (see
   ``tensorplug._jit_state``), whose state is a tree of tensors (a Variable's: its value; an
   optimizer's: its ``OptimizerState``). While ``f`` is traced they report what they touch
-  (``_Trace.touch``); tp.jit then passes their state into the compiled function at every call
+  (``Trace.touch``); tp.jit then passes their state into the compiled function at every call
   and gives them the new state after it, the same way for every holder, so that no traced value
   escapes and the state moves exactly as eager calls would move it. A holder's tensors are
   traced; its other leaves (an optimizer's settings such as Adam's betas, or a learning-rate
@@ -42,11 +42,11 @@ import operator
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ._jit_entries import Args, Compiled, Entry, Retrace, Trace, Write
 from ._jit_state import (
     StateLayout,
     carry_in,
@@ -70,7 +70,7 @@ from ._jit_trees import (
     unflatten_out,
 )
 from ._state import backend_var, jit_trace_var, jit_tracing, recorders_var
-from .autodiff.tape import Tape
+from .autodiff.tape import taping
 from .backend import Backend, active_backend
 from .dtypes import DType
 from .engine import wrap
@@ -83,7 +83,6 @@ _new_tensor = object.__new__
 _MAX_TRACES = 8  # per call; the state a function touches is normally found in two
 _ATTEMPTS = range(_MAX_TRACES)
 _tracing_lock = threading.Lock()
-_Args = tuple[tuple[Any, ...], dict[str, Any]]  # positional and keyword arguments
 # (the call path's loops over holders, as C loops)
 _deref: Callable[[Any], Any] = weakref.ref.__call__
 _state_of = operator.methodcaller("jit_state")
@@ -97,109 +96,6 @@ def tracing() -> bool:
     return jit_trace_var.get() is not None
 
 
-class _Trace:
-    """One run of ``f`` while a backend traces it: the holders bound to traced state, and the
-    ones found touching state they were not given (with their state, to restore)."""
-
-    __slots__ = ("backend", "bound", "found")
-
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
-        self.bound: set[int] = set()
-        self.found: dict[int, tuple[Any, Any]] = {}
-
-    def touch(self, holder: Any) -> None:
-        """Called by a state holder before it reads or writes its state."""
-        key = id(holder)
-        if key not in self.bound and key not in self.found:
-            self.found[key] = (holder, holder.jit_state())
-
-
-class _Retrace(Exception):
-    """Out of a trace that met state it was not given: trace again with it."""
-
-    def __init__(self, found: list[Any]) -> None:
-        super().__init__("tp.jit: retrace")
-        self.found = found
-
-
-def _uncompiled(*args: Any) -> Any:
-    raise AssertionError("tp.jit: called before the backend compiled it")
-
-
-@dataclass(frozen=True)
-class _Write:
-    """A holder whose state a compiled call changes: its new layout, and for each of its
-    buffers the array to take, as an index into the call's state arguments followed by its
-    state results (a buffer the call did not change is the array it was given)."""
-
-    holder: int
-    layout: StateLayout
-    arrays: tuple[int, ...]
-
-
-class _Compiled:
-    """One compiled function: per argument structure and state layouts. Its side data
-    (result structure, which holders get new state) is filled when the backend traces it."""
-
-    __slots__ = ("fn", "layouts", "out_tree", "single", "writes", "next_arrays")
-
-    def __init__(self, layouts: tuple[StateLayout, ...]) -> None:
-        self.fn: Callable[..., Any] = _uncompiled
-        self.layouts = layouts  # per holder
-        self.out_tree: Any = None
-        self.single: Any = None  # the dtype of the result when it is one tensor
-        self.writes: list[_Write] = []
-        # when every holder's state keeps its layout: the next call's state arguments, as
-        # indices into this call's state arguments followed by its state results
-        self.next_arrays: tuple[int, ...] | None = None
-
-
-class _Entry:
-    """What tp.jit knows for one argument key: the state holders `f` touches (weakly), the
-    compiled functions per state layouts, and what the last call left: each holder's state
-    object and the next call's state arguments (valid while the holders still hold exactly
-    those objects, which a step never changes in place)."""
-
-    __slots__ = ("template", "holders", "compiled", "last", "dead", "host", "left_states",
-                 "left_arrays", "left_compiled", "__weakref__")
-
-    def __init__(self, template: _Args, host: bool) -> None:
-        # the arguments with their traced leaves as TRACED (what the traced function is called
-        # with: every call of this key has the same static leaves and Variables)
-        self.template = template
-        self.host = host  # the arguments' traced leaves are all numpy arrays, passed as they are
-        self.holders: list[weakref.ref[Any]] = []
-        self.compiled: dict[tuple[StateLayout, ...], _Compiled] = {}
-        self.last: tuple[tuple[StateLayout, ...], _Compiled] | None = None  # the last used, checked first
-        self.dead = False  # a holder was garbage-collected: find the state again
-        self.left_states: list[Any] | None = None
-        self.left_arrays: list[Any] = []
-        self.left_compiled: Any = None
-
-    def retraced(self, retrace: _Retrace) -> None:
-        """A trace met state it was not given: take it in, and compile again."""
-        self.compiled.clear()
-        self.last = None
-        self.left_states = None
-        for holder in retrace.found:
-            self.add(holder)
-
-    def add(self, holder: Any) -> None:
-        entry = weakref.ref(self)
-
-        def died(_: Any) -> None:
-            alive = entry()
-            if alive is not None:
-                alive.dead = True
-
-        self.holders.append(weakref.ref(holder, died))
-
-
-def _taping() -> bool:
-    return any(isinstance(r, Tape) for r in recorders_var.get())
-
-
 # -- the jitted function -----------------------------------------------------------------------
 class _Jitted:
     """``tp.jit(f)``'s state: per backend, per argument key, the state `f` touches and its
@@ -208,8 +104,8 @@ class _Jitted:
     def __init__(self, fn: Callable[..., Any], statics: tuple[int, ...]) -> None:
         self.fn = fn
         self.statics = statics
-        # backend -> {argument key: _Entry}, or None when the backend cannot compile
-        self.per_backend: dict[Backend, dict[Any, _Entry] | None] = {}
+        # backend -> {argument key: Entry}, or None when the backend cannot compile
+        self.per_backend: dict[Backend, dict[Any, Entry] | None] = {}
         self.call = functools.update_wrapper(self._call_path(), fn)
 
     def eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -227,7 +123,7 @@ class _Jitted:
         negative_statics = any(i < 0 for i in given_statics)
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            if jit_trace_var.get() is not None or (recorders_var.get() and _taping()):
+            if jit_trace_var.get() is not None or (recorders_var.get() and taping()):
                 return self.eager(args, kwargs)  # inlined into the outer trace, or differentiated
             backend = backend_var.get() or active_backend()
             entries = per_backend.get(backend)
@@ -259,7 +155,7 @@ class _Jitted:
             dyn_natives = dyn if entry.host else [native(x, backend) for x in dyn]
             for _ in _ATTEMPTS:
                 if entry.dead:  # some state was garbage-collected: find it again
-                    entry = entries[key] = _Entry(entry.template, entry.host)
+                    entry = entries[key] = Entry(entry.template, entry.host)
                 holders = list(map(_deref, entry.holders))
                 states = list(map(_state_of, holders))
                 left = entry.left_states
@@ -277,7 +173,7 @@ class _Jitted:
                         compiled = made
                 try:
                     out_natives, new_state = compiled.fn(dyn_natives, state)
-                except _Retrace as retrace:
+                except Retrace as retrace:
                     entry.retraced(retrace)
                     continue
                 break
@@ -307,18 +203,18 @@ class _Jitted:
 
         return call
 
-    def _new_entry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Entry:
+    def _new_entry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Entry:
         host = not self.statics and not kwargs and all(
             a.__class__ is np.ndarray and a.dtype in HOST_DTYPES for a in args)
-        return _Entry(self._template(args, kwargs), host)
+        return Entry(self._template(args, kwargs), host)
 
-    def _compiled(self, entry: _Entry, holders: list[Any], layouts: tuple[StateLayout, ...],
-                  backend: Backend) -> _Compiled | None:
+    def _compiled(self, entry: Entry, holders: list[Any], layouts: tuple[StateLayout, ...],
+                  backend: Backend) -> Compiled | None:
         """The entry's compiled function for these state layouts (compiled on first use,
         remembered as the last used); None when the backend cannot compile."""
         compiled = entry.compiled.get(layouts)
         if compiled is None:
-            compiled = _Compiled(layouts)
+            compiled = Compiled(layouts)
             fn = backend.compile(self._pure(entry, holders, compiled, backend))
             if fn is None:
                 self.per_backend[backend] = None
@@ -328,14 +224,14 @@ class _Jitted:
         entry.last = (layouts, compiled)
         return compiled
 
-    def _template(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Args:
-        """The arguments with their traced leaves replaced by TRACED (see _Entry)."""
+    def _template(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Args:
+        """The arguments with their traced leaves replaced by TRACED (see Entry)."""
         statics = nonnegative(self.statics, len(args))
         traced = itertools.repeat(TRACED)
         return (tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args)),
                 {k: rebuild(v, traced) for k, v in kwargs.items()})
 
-    def _pure(self, entry: _Entry, holders: list[Any], compiled: _Compiled,
+    def _pure(self, entry: Entry, holders: list[Any], compiled: Compiled,
               backend: Backend) -> Callable[..., Any]:
         """The function the backend compiles: lists of natives in, lists of natives out; runs
         `f` on tensors wrapping the traced values, with the state holders given traced state."""
@@ -347,7 +243,7 @@ class _Jitted:
             traced = iter([wrap(x, backend) for x in dyn_natives])
             args = tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args))
             kwargs = {k: rebuild(v, traced) for k, v in kwargs.items()}
-            trace = _Trace(backend)
+            trace = Trace(backend)
             before: list[Any] = []  # per holder, its state before the trace (restored after)
             given: list[list[Tensor]] = []  # per holder, the traced tensors it was given
             after: list[Any] = []  # per holder, its state after `f`
@@ -377,7 +273,7 @@ class _Jitted:
                     jit_tracing[0] -= 1
                 jit_trace_var.reset(reset)
             if trace.found:
-                raise _Retrace([h for h, _ in trace.found.values()])
+                raise Retrace([h for h, _ in trace.found.values()])
             new_state: list[Any] = []
             self._writes(compiled, given, after, new_state, backend)
             return out_natives, new_state
@@ -385,7 +281,7 @@ class _Jitted:
         return pure
 
     @staticmethod
-    def _writes(compiled: _Compiled, given: list[list[Tensor]], after: list[Any],
+    def _writes(compiled: Compiled, given: list[list[Tensor]], after: list[Any],
                 new_state: list[Any], backend: Backend) -> None:
         """In a trace, after `f`: the holders whose state `f` changed (``compiled.writes``),
         their new state's buffers appended to `new_state` (the compiled function's state
@@ -416,7 +312,7 @@ class _Jitted:
                     new_state.append(_buffer(leaves, spec.leaves, backend))
                 next_arrays = None  # the next call has another layout
             if arrays != list(range(first, first + len(layout.buffers))):  # something changed
-                writes.append(_Write(i, new_layout, tuple(arrays)))
+                writes.append(Write(i, new_layout, tuple(arrays)))
             if next_arrays is not None:
                 next_arrays.extend(arrays)
             first += len(layout.buffers)

@@ -64,6 +64,11 @@ class Tape:
                 return
 
 
+def taping() -> bool:
+    """Whether an autodiff tape is recording in this context (kernel counters do not count)."""
+    return any(isinstance(r, Tape) for r in state.tapes)
+
+
 def record_custom(name: str, inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...],
                   custom: CustomGrad) -> None:
     """Record an entry with its own gradient function on every recording tape."""

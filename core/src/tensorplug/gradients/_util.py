@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..dispatch import Dispatcher
+from ..dispatch import Dispatcher, dispatcher_of
 from ..registry.gradients import GradConfig, GradFunc, register_gradient
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
@@ -42,9 +42,6 @@ def gradient(kernel_name: str, inputs: Sequence[str] = (),
     return register
 
 
-_dispatchers: dict[str, Dispatcher] = {}
-
-
 def kernel(name: str, *inputs: Tensor, **attrs: Any) -> Tensor:
     """Run kernel `name` on `inputs` with `attrs` (completed and checked by its spec).
 
@@ -52,9 +49,7 @@ def kernel(name: str, *inputs: Tensor, **attrs: Any) -> Tensor:
     ScatterAdd). It dispatches like an op and is recorded on recording tapes, so a gradient
     written with it still runs on any backend and is itself differentiable."""
     spec = get_kernel_spec(name)
-    dispatcher = _dispatchers.get(name)
-    if dispatcher is None:
-        dispatcher = _dispatchers[name] = Dispatcher(name)
+    dispatcher = dispatcher_of(name)
     result: Tensor = dispatcher(inputs, spec.normalize_attrs(attrs))
     return result
 

@@ -18,16 +18,15 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from .._jit_state import PackedState
-from .._state import backend_var, jit_trace_var, recorders_var, state
+from .._state import backend_var, jit_trace_var, recorders_var
 from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
-from ..autodiff.tape import Tape
-from ..backend import backend_scope
-from ..dtypes import float64
+from ..autodiff.tape import taping
 from ..errors import HyperparameterError, ShapeError, StateError, VariableNotFoundError
 from ..tensor import Tensor
 from ..variable import Variable, _registry
 from .state import OptimizerState, SlotKey
+from .step import Hyperparameter, Step, on_backend
 
 __all__ = ["Optimizer", "Hyperparameter", "Step", "VariableNotFoundError", "LearningRate"]
 
@@ -37,29 +36,6 @@ __all__ = ["Optimizer", "Hyperparameter", "Step", "VariableNotFoundError", "Lear
 LearningRate = float | Callable[[Tensor], Any]
 Grads = Mapping[str, Any] | Iterable[tuple[Variable, Any]]
 _MISSING: Any = object()
-
-
-class Hyperparameter:
-    """A setting of an optimizer, kept in its state's ``hyperparameters`` under the attribute's
-    name: declare it on the class (``beta1 = Hyperparameter()``) and pass its value to
-    ``Optimizer.__init__``; ``opt.beta1`` reads it, ``opt.beta1 = 0.5`` makes a new state with
-    it (a compiled step sees it at its next call, compiling again). `convert` normalizes a new
-    value (default: float)."""
-
-    def __init__(self, convert: Callable[[Any], Any] = float) -> None:
-        self.convert = convert
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, optimizer: Optimizer | None, owner: type | None = None) -> Any:
-        if optimizer is None:
-            return self
-        return optimizer.state.hyperparameters[self.name]
-
-    def __set__(self, optimizer: Optimizer, value: Any) -> None:
-        optimizer._set_hyperparameters({self.name: self.convert(value)})
 
 
 class Optimizer:
@@ -317,7 +293,7 @@ class Optimizer:
         if backend_var.get() is count._backend:
             number = count + 1
         else:
-            with _on_backend(count):
+            with on_backend(count):
                 number = count + 1
         step = Step(self, number, current.hyperparameters)
         slots = dict(current.slots)
@@ -331,13 +307,13 @@ class Optimizer:
     def _step(self, param: Tensor, grad: Any, slots: Mapping[str, Tensor],
               step: Step) -> tuple[Tensor, dict[str, Tensor]]:
         if backend_var.get() is not param._backend:  # run on the parameter's backend
-            with _on_backend(param):
+            with on_backend(param):
                 return self._step_here(param, grad, slots, step)
         return self._step_here(param, grad, slots, step)
 
     def _step_here(self, param: Tensor, grad: Any, slots: Mapping[str, Tensor],
                    step: Step) -> tuple[Tensor, dict[str, Tensor]]:
-        if recorders_var.get() and _taping():  # cut the update off from the tape (slots are never watched)
+        if recorders_var.get() and taping():  # cut the update off from the tape (slots are never watched)
             p, g = stop_gradient(param), stop_gradient(grad)
         else:
             p, g = param, (grad if isinstance(grad, Tensor) else _asarray(grad))
@@ -348,74 +324,6 @@ class Optimizer:
         if g._dtype is not p._dtype:
             g = g.astype(p._dtype)
         return self._update(p, g, slots, step)
-
-
-class Step:
-    """One step of an optimizer: what its update rule reads.
-
-    ``number``: the step's number (counting from 1), an int64 scalar tensor; ``hyperparameters``:
-    the state's; ``scalars(like)``: the optimizer's ``_scalars`` as scalar tensors of `like`'s
-    dtype (computed with ops once per step, cast once per dtype); ``numbers()``: the same as
-    Python numbers, for a fused kernel's attributes: only where the step's values can be read
-    on the host, i.e. not in a traced step.
-    """
-
-    __slots__ = ("optimizer", "number", "hyperparameters", "_tensors", "_by_dtype", "_numbers")
-
-    def __init__(self, optimizer: Optimizer, number: Tensor, hyperparameters: Mapping[str, Any]) -> None:
-        self.optimizer = optimizer
-        self.number = number
-        self.hyperparameters = hyperparameters
-        self._tensors: dict[str, Any] | None = None
-        self._by_dtype: dict[Any, dict[str, Tensor]] = {}
-        self._numbers: dict[str, float] | None = None
-
-    def scalars(self, like: Tensor) -> dict[str, Tensor]:
-        key = (like._dtype, like._backend)
-        scalars = self._by_dtype.get(key)
-        if scalars is None:
-            if self._tensors is None:
-                with _on_backend(self.number):
-                    number = self.number.astype(float64)
-                    self._tensors = self.optimizer._scalars(
-                        number, self._learning_rate(number), self.hyperparameters)
-            scalars = self._by_dtype[key] = {k: _asarray(v, like._dtype) for k, v in self._tensors.items()}
-        return scalars
-
-    def numbers(self) -> dict[str, float]:
-        if self._numbers is None:
-            lr = self.hyperparameters["learning_rate"]
-            learning_rate = float(self._learning_rate(self.number.astype(float64)) if callable(lr) else lr)
-            self._numbers = self.optimizer._scalars(int(self.number), learning_rate, self.hyperparameters)
-        return self._numbers
-
-    def _learning_rate(self, number: Tensor) -> Any:
-        lr = self.hyperparameters["learning_rate"]
-        return lr(number) if callable(lr) else lr
-
-
-class _on_backend:
-    """Run the block on the backend holding `t` (a no-op when it is the active one)."""
-
-    __slots__ = ("_t", "_scope")
-
-    def __init__(self, t: Tensor) -> None:
-        self._t = t
-        self._scope: Any = None
-
-    def __enter__(self) -> None:
-        if state.backend is not self._t._backend:
-            self._scope = backend_scope(self._t.backend)
-            self._scope.__enter__()
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._scope is not None:
-            self._scope.__exit__(*exc)
-
-
-def _taping() -> bool:
-    """Whether an autodiff tape is recording in this context (kernel counters do not count)."""
-    return any(isinstance(r, Tape) for r in state.tapes)
 
 
 def _is_leaf(x: Any) -> bool:

@@ -10,13 +10,9 @@ loads no entry point (plugins can still be registered by hand).
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import difflib
 import os
-import warnings
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
@@ -24,136 +20,39 @@ from .. import backend as _backend
 from .._version import API_VERSION
 from ..errors import (
     PluginError,
-    PluginVersionError,
-    RegistrationConflictError,
     RegistrationError,
-    TensorplugPluginWarning,
 )
 from ..registry import gradients as _gradients
 from ..registry import kernels as _kernels
 from ..registry import ops as _ops
 from ..registry import specs as _specs
 from ..registry._slots import registering_as
-from ..runtime import PluginState, Runtime, current, use_runtime
+from ..runtime import Runtime, current, use_runtime
 from . import hookspecs
+from .problems import (
+    ENV_STRICT,
+    PluginInfo,
+    PluginProblem,
+    deferring_strict_errors,
+    plugin_state,
+    raise_problems,
+    report,
+    report_backend_failure,
+    strict,
+)
 
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginInfo", "PluginProblem", "load_plugins", "register_plugin",
     "unregister_plugin", "list_plugins", "plugin_problems", "contributions", "register_backend_kernels",
-    "strict_error", "report_backend_failure", "offered_by_unstarted_backends",
+    "report_backend_failure", "offered_by_unstarted_backends", "ENV_STRICT", "ENV_DISABLE",
 ]
 
 ENTRY_POINT_GROUP = "tensorplug"
 #: What a plugin raising while it loads is isolated from: any exception, SystemExit included
 #: (a plugin calling sys.exit() must not end the program); KeyboardInterrupt still interrupts.
 _PLUGIN_FAILURES = (Exception, SystemExit)
-ENV_STRICT = "TENSORPLUG_STRICT_PLUGINS"
 ENV_DISABLE = "TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD"
 _PHASES = ("tensorplug_kernel_specs", "tensorplug_backends", "tensorplug_gradients", "tensorplug_ops")
-
-
-@dataclass
-class PluginInfo:
-    """A plugin tensorplug knows of: where it came from and whether it is active."""
-
-    name: str
-    module: Any = None
-    distribution: str | None = None
-    version: str | None = None
-    origin: str = "entry point"  # or "registered by hand"
-    active: bool = False
-
-
-@dataclass(frozen=True)
-class PluginProblem:
-    """Something a plugin got wrong: which plugin, at what stage, why, and the fix."""
-
-    plugin: str
-    distribution: str | None
-    stage: str
-    cause: str
-    fix: str
-    error_type: type[BaseException] | None = None  # the exception behind it, if one was raised
-
-    def message(self) -> str:
-        dist = f" (distribution {self.distribution})" if self.distribution else ""
-        cause = self.cause if self.cause.endswith(".") else f"{self.cause}."
-        return f"tensorplug plugin '{self.plugin}'{dist} failed at {self.stage}: {cause} {self.fix}"
-
-
-def _plugins() -> PluginState:
-    """The plugin manager's state, kept on the runtime."""
-    return current().plugins
-
-
-# Hand registration raises on problems whatever the environment says.
-_raise_problems: contextvars.ContextVar[bool] = contextvars.ContextVar("tensorplug_raise", default=False)
-
-
-def _strict() -> bool:
-    return _raise_problems.get() or os.environ.get(ENV_STRICT, "").lower() not in ("", "0", "false", "no")
-
-
-# Strict-mode errors met while all plugins load (or a backend's kernels register) are collected
-# here and raised once that is done, so that one broken plugin does not stop the others loading.
-_deferred: contextvars.ContextVar[list[PluginError] | None] = contextvars.ContextVar(
-    "tensorplug_deferred", default=None)
-
-
-def _report(info: PluginInfo, stage: str, exc: BaseException | str, fix: str) -> None:
-    cause = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, RegistrationConflictError):
-        fix = ("Its registration clashes with the one named above: uninstall one of the two, or, "
-               "where replacing it is meant, register with override=True. " + fix)
-    problem = PluginProblem(info.name, info.distribution, stage, cause, fix,
-                            None if isinstance(exc, str) else type(exc))
-    _plugins().problems.append(problem)
-    if _strict():
-        cls = PluginVersionError if stage == "API version check" else PluginError
-        err = cls(problem.message(), plugin=info.name)
-        if isinstance(exc, BaseException):
-            err.__cause__ = exc
-        pending = _deferred.get()
-        if _raise_problems.get():  # (hand registration: the caller fixes it there and then)
-            raise err
-        if pending is None:
-            raise _remembered(err)
-        pending.append(err)
-        return
-    warnings.warn(problem.message(), TensorplugPluginWarning, stacklevel=4)
-
-
-@contextlib.contextmanager
-def _deferring_strict_errors() -> Iterator[None]:
-    """Run a loading phase to its end, then raise the strict-mode errors it met (if any)."""
-    pending: list[PluginError] = []
-    token = _deferred.set(pending)
-    try:
-        yield
-    finally:
-        _deferred.reset(token)
-    if len(pending) == 1:
-        raise _remembered(pending[0])
-    if pending:
-        cls = PluginVersionError if all(isinstance(e, PluginVersionError) for e in pending) else PluginError
-        err = cls(f"{len(pending)} tensorplug plugins failed to load:\n"
-                  + "\n".join(f"- {e}" for e in pending), plugin=pending[0].plugin)
-        err.__cause__ = pending[0].__cause__
-        raise _remembered(err)
-
-
-def _remembered(err: PluginError) -> PluginError:
-    """`err`, kept on the runtime: in strict mode every later use of tensorplug raises it again
-    (``strict_error``), rather than going on with what loaded."""
-    _plugins().strict_error = err
-    return err
-
-
-def strict_error() -> PluginError | None:
-    """The PluginError strict mode met, which every use of a backend raises until the
-    environment is fixed (None when there is none, or strict mode is off)."""
-    err = _plugins().strict_error
-    return err if err is not None and _strict() else None
 
 
 # -- the register callables handed to hooks --------------------------------------------------
@@ -193,7 +92,7 @@ def _registrar(hook: str, backend_name: str | None = None) -> Callable[..., Any]
 
 def _call_hook(info: PluginInfo, hook: str, **kwargs: Any) -> None:
     """Call one plugin's implementation of `hook`, with registrations attributed to it."""
-    caller = getattr(_plugins().pm.hook, hook)
+    caller = getattr(plugin_state().pm.hook, hook)
     register = _registrar(hook, kwargs.get("backend_name"))
     for impl in caller.get_hookimpls():
         if impl.plugin_name != info.name:
@@ -235,7 +134,7 @@ def _activate(infos: list[PluginInfo]) -> None:
                 _call_hook(info, hook)
             except _PLUGIN_FAILURES as exc:
                 _deactivate(info)
-                _report(info, f"hook {hook}", exc,
+                report(info, f"hook {hook}", exc,
                         "Fix the plugin or uninstall its distribution; everything it registered was "
                         "rolled back.")
     for info in infos:
@@ -247,7 +146,7 @@ def _activate(infos: list[PluginInfo]) -> None:
 def _deactivate(info: PluginInfo) -> None:
     info.active = False
     _roll_back(info.name)
-    pm = _plugins().pm
+    pm = plugin_state().pm
     if pm.has_plugin(info.name):
         pm.unregister(name=info.name)
 
@@ -257,7 +156,7 @@ def _kernels_for(info: PluginInfo, backend_name: str) -> None:
         _call_hook(info, "tensorplug_kernels", backend_name=backend_name)
     except _PLUGIN_FAILURES as exc:
         _roll_back(info.name, backend_name)
-        _report(info, f"hook tensorplug_kernels (backend '{backend_name}')", exc,
+        report(info, f"hook tensorplug_kernels (backend '{backend_name}')", exc,
                 "Fix the plugin or uninstall its distribution; its kernels for this backend were "
                 "rolled back.")
 
@@ -282,10 +181,10 @@ def _offered(runtime: Runtime, kernel_name: str) -> list[str]:
             if isinstance(config, _kernels.KernelConfig) and config.backend_name == wanted:
                 into.add(config.kernel_name)
 
-        for info in list(_plugins().plugins.values()):
+        for info in list(plugin_state().plugins.values()):
             if not info.active:
                 continue
-            for impl in _plugins().pm.hook.tensorplug_kernels.get_hookimpls():
+            for impl in plugin_state().pm.hook.tensorplug_kernels.get_hookimpls():
                 if impl.plugin_name != info.name:
                     continue
                 args = {"register": collect, "backend_name": backend_name}
@@ -301,27 +200,14 @@ def _offered(runtime: Runtime, kernel_name: str) -> list[str]:
     return found
 
 
-def report_backend_failure(backend_name: str, exc: BaseException) -> None:
-    """A backend failed to start (its factory raised): in strict mode a PluginError naming the
-    plugin that registered it, raised now and at every later use; else nothing (the caller
-    warns and tries the next backend)."""
-    if not _strict():
-        return
-    owner = current().backends.registration(backend_name)
-    name = owner.source if owner is not None else "unknown"
-    info = _plugins().plugins.get(name) or PluginInfo(name)
-    _report(info, f"starting backend '{backend_name}'", exc,
-            "Fix the backend's plugin or its dependencies, or choose another backend.")
-
-
 def register_backend_kernels(backend_name: str) -> None:
     """Every active plugin registers its kernels for `backend_name`, which is starting: the
     plugin that registered the backend first, so that a third party's conflicting kernel is
     the one refused, whatever the plugins' names."""
     owner = current().backends.registration(backend_name)
     first = owner.source if owner is not None else None
-    infos = sorted((i for i in _plugins().plugins.values() if i.active), key=lambda i: i.name != first)
-    with _deferring_strict_errors():
+    infos = sorted((i for i in plugin_state().plugins.values() if i.active), key=lambda i: i.name != first)
+    with deferring_strict_errors():
         for info in infos:
             if info.active:
                 _kernels_for(info, backend_name)
@@ -333,12 +219,12 @@ def _admit(info: PluginInfo, module: Any) -> bool:
     if declared != API_VERSION:
         what = "does not declare tensorplug_api_version" if declared is None else (
             f"was built for tensorplug API version {declared}")
-        _report(info, "API version check",
+        report(info, "API version check",
                 f"it {what}, and this tensorplug-core has API version {API_VERSION}",
                 f"Install a release of the plugin built for API version {API_VERSION} (or set "
                 f"`tensorplug_api_version = {API_VERSION}` in its plugin module if it is yours).")
         return False
-    state = _plugins()
+    state = plugin_state()
     try:
         state.pm.register(module, name=info.name)
     except Exception as exc:
@@ -346,7 +232,7 @@ def _admit(info: PluginInfo, module: Any) -> bool:
         fix = ("Another plugin already has this name" + (f" (from {other.distribution})" if other else "")
                + "; rename one entry point.") if isinstance(exc, ValueError) else (
             "Fix the hook implementations (names and arguments must match tensorplug's hookspecs).")
-        _report(info, "registration with pluggy", exc, fix)
+        report(info, "registration with pluggy", exc, fix)
         return False
     unknown = sorted(c.name for c in state.pm.get_hookcallers(module) or () if c.spec is None)
     if unknown:  # a misspelled hook would otherwise be silently ignored
@@ -354,7 +240,7 @@ def _admit(info: PluginInfo, module: Any) -> bool:
         known = [n for n in dir(hookspecs) if n.startswith("tensorplug_")]
         hints = [f"'{n}' (did you mean {difflib.get_close_matches(n, known, n=1)[0]!r}?)"
                  if difflib.get_close_matches(n, known, n=1) else f"'{n}'" for n in unknown]
-        _report(info, "registration with pluggy", f"it implements unknown hook(s) {', '.join(hints)}",
+        report(info, "registration with pluggy", f"it implements unknown hook(s) {', '.join(hints)}",
                 f"Implement only tensorplug's hooks: {', '.join(known)}.")
         return False
     info.active = True
@@ -364,9 +250,9 @@ def _admit(info: PluginInfo, module: Any) -> bool:
 def load_plugins() -> None:
     """Discover and load entry-point plugins; idempotent, runs once per runtime (process). In
     strict mode, a plugin problem met once is raised again at every call."""
-    state = _plugins()
+    state = plugin_state()
     if state.loaded:
-        if state.strict_error is not None and _strict():
+        if state.strict_error is not None and strict():
             raise state.strict_error
         return
     with state.lock:  # (another thread loading: wait for it to finish)
@@ -375,7 +261,7 @@ def load_plugins() -> None:
         state.loading = True
         try:
             if os.environ.get(ENV_DISABLE, "").lower() in ("", "0", "false", "no"):
-                with _deferring_strict_errors():
+                with deferring_strict_errors():
                     _load_entry_points()
         finally:
             state.loading = False
@@ -386,21 +272,21 @@ def _load_entry_points() -> None:
     """Import, admit and activate every entry point of the group, each plugin isolated."""
     from importlib_metadata import entry_points
 
-    state = _plugins()
+    state = plugin_state()
     admitted = []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         dist = getattr(ep, "dist", None)
         info = PluginInfo(ep.name, distribution=dist.name if dist else None,
                           version=dist.version if dist else None)
         if ep.name in state.plugins:
-            _report(info, "discovery", f"the plugin name '{ep.name}' is already taken by "
+            report(info, "discovery", f"the plugin name '{ep.name}' is already taken by "
                     f"{state.plugins[ep.name].distribution}", "Rename one entry point.")
             continue
         state.plugins[ep.name] = info
         try:
             module = ep.load()
         except _PLUGIN_FAILURES as exc:
-            _report(info, "import", exc, f"Fix or reinstall {info.distribution or 'the plugin'}, "
+            report(info, "import", exc, f"Fix or reinstall {info.distribution or 'the plugin'}, "
                     "or uninstall it; the other plugins keep working.")
             continue
         info.module = module
@@ -414,7 +300,7 @@ def register_plugin(plugin: ModuleType | object, name: str | None = None) -> Plu
     problem, since the caller is right there to fix it."""
     load_plugins()
     name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
-    state = _plugins()
+    state = plugin_state()
     with state.lock:
         if name in state.plugins and state.plugins[name].active:
             if state.plugins[name].module is plugin:
@@ -422,7 +308,7 @@ def register_plugin(plugin: ModuleType | object, name: str | None = None) -> Plu
             raise RegistrationError(f"a plugin named '{name}' is already registered; pass another name=")
         info = PluginInfo(name, module=plugin, origin="registered by hand")
         state.plugins[name] = info
-        token = _raise_problems.set(True)
+        token = raise_problems.set(True)
         try:
             if _admit(info, plugin):
                 _activate([info])
@@ -430,13 +316,13 @@ def register_plugin(plugin: ModuleType | object, name: str | None = None) -> Plu
             state.plugins.pop(name, None)
             raise
         finally:
-            _raise_problems.reset(token)
+            raise_problems.reset(token)
         return info
 
 
 def unregister_plugin(name: str) -> None:
     """Remove a plugin and everything it registered; overridden core entries come back."""
-    state = _plugins()
+    state = plugin_state()
     with state.lock:
         info = state.plugins.get(name)
         if info is None:
@@ -451,18 +337,18 @@ def _load_for_a_look() -> None:
     try:
         load_plugins()
     except PluginError as exc:
-        if exc is not _plugins().strict_error:
+        if exc is not plugin_state().strict_error:
             raise
 
 
 def list_plugins() -> list[PluginInfo]:
     _load_for_a_look()
-    return list(_plugins().plugins.values())
+    return list(plugin_state().plugins.values())
 
 
 def plugin_problems() -> list[PluginProblem]:
     _load_for_a_look()
-    return list(_plugins().problems)
+    return list(plugin_state().problems)
 
 
 def contributions(source: str) -> dict[str, list[str]]:
