@@ -170,3 +170,13 @@ def test_a_raw_exception_in_a_replay_is_explained_from_the_kernels_spec():
     with pytest.raises(tp.KernelError, match=r"Kernel 'Picky' on backend 'numpy' \(inputs x: "
                        r"float32\[2\]\) raised ValueError: no negative values, please"):
         f(np.zeros(2, np.float32))
+
+
+@pytest.mark.parametrize("bad", [3, -1])
+def test_a_label_out_of_range_gives_a_nan_loss_in_a_plan_and_the_others_are_as_eager(bad):
+    loss = tp.jit(lambda y, z: tp.nn.sparse_softmax_cross_entropy(y, z, reduction="none"))
+    logits = RNG.normal(size=(3, 3)).astype(np.float32)
+    got = loss(np.array([0, bad, 2]), logits).numpy()
+    eager = tp.nn.sparse_softmax_cross_entropy(tp.asarray([0, 1, 2]), tp.asarray(logits), reduction="none")
+    assert np.isnan(got[1])
+    assert got[[0, 2]].tolist() == eager.numpy()[[0, 2]].tolist()

@@ -19,12 +19,10 @@ from ._convert import asarray, astype, caller, to_float
 from .elementwise import abs as _abs
 from .elementwise import (
     add,
+    divide,
     equal,
     exp,
-    greater_equal,
-    less,
     log,
-    logical_and,
     multiply,
     negative,
     sigmoid,
@@ -183,9 +181,9 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
     targets = one_hot(labels, classes, dtype=logits._dtype)
     try:
         host = np.asarray(labels.numpy())
-    except TracedValueError:  # inside tp.jit: no values to check; a label out of range gives NaN
-        valid = logical_and(greater_equal(labels, 0), less(labels, classes))
-        targets = where(expand_dims(valid, -1), targets, float("nan"))
+    except TracedValueError:  # inside tp.jit: no values to check; a label out of range gives NaN:
+        # its one-hot row is all zeros, and 0 / 0 is NaN (a valid row sums to 1: divided exactly)
+        targets = divide(targets, _sum(targets, axis=-1, keepdims=True))
     else:
         # one reduction finds both kinds of bad label: as unsigned, a negative one is huge
         if host.size and host.view(_UNSIGNED[host.dtype]).max() >= classes:
