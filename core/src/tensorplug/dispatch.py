@@ -275,8 +275,6 @@ class Dispatcher:
     def _kernel(self, b: _Binding, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None) -> Any:
         """The kernel function's path: inputs moved to the backend, outputs wrapped and
         recorded, a failure explained."""
-        from .engine import explain_failure  # the engine explains with ops' help
-
         backend = b.backend
         assert backend is not None and b.func is not None and b.spec is not None
         if attrs is None:  # none given, and the spec has required ones
@@ -289,6 +287,7 @@ class Dispatcher:
         except _PASS_THROUGH:
             raise
         except Exception as exc:
+            from .engine import explain_failure  # (the engine explains with ops' help)
             raise explain_failure(self.name, backend, inputs, attrs, exc) from exc
         for recorder in _get_recorders():
             recorder.record(self.name, inputs, attrs, outputs)

@@ -15,6 +15,8 @@ from typing import Any
 from .._state import state
 from ..engine import wrap
 from ..errors import AutodiffError, GradientNotFoundError
+from ..ops.creation import zeros_like
+from ..ops.elementwise import add
 from ..registry.gradients import find_gradient
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
@@ -88,14 +90,6 @@ def _differentiable(t: Tensor) -> bool:
     return t._dtype.kind == "float"
 
 
-def _zeros_like(t: Tensor) -> Tensor:
-    from ..ops.creation import zeros_like
-    return zeros_like(t)
-
-
-def _add(a: Tensor, b: Tensor) -> Tensor:
-    from ..ops.elementwise import add
-    return add(a, b)
 
 
 # kernel name -> (gradient config, spec, positions of the saved inputs, of the saved outputs)
@@ -237,7 +231,7 @@ def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]
             found = [get(id(o)) for o in outputs]
             if all(d is None for d in found):
                 continue
-            dy = tuple(d if d is not None else _zeros_like(o) for d, o in zip(found, outputs))
+            dy = tuple(d if d is not None else zeros_like(o) for d, o in zip(found, outputs))
         thunks = _grads_of_entry(entry, dy)
         for position, (t, thunk) in enumerate(zip(entry.inputs, thunks)):
             key = id(t)
@@ -263,5 +257,5 @@ def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]
             if g._dtype is not t._dtype:
                 g = g.astype(t._dtype)
             prev = get(key)
-            grads[key] = g if prev is None else _add(prev, g)
-    return [grads[id(s)] if id(s) in grads else _zeros_like(s) for s in sources]
+            grads[key] = g if prev is None else add(prev, g)
+    return [grads[id(s)] if id(s) in grads else zeros_like(s) for s in sources]

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
+from ..ops.manipulation import permute_dims
 from ..registry.gradients import GradConfig, GradFunc, register_gradient
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
@@ -69,7 +70,5 @@ def inverse_permutation(perm: Sequence[int]) -> tuple[int, ...]:
 
 def permute(x: Tensor, perm: Sequence[int]) -> Tensor:
     """x with its axes permuted (x itself for the identity permutation)."""
-    from ..ops.manipulation import permute_dims
-
     perm = tuple(perm)
     return x if perm == tuple(range(len(perm))) else permute_dims(x, perm)
