@@ -13,7 +13,7 @@ import pytest
 import tensorplug as tp
 from _toy_backend import install_toy_backend
 from tensorplug.abstract import ABSTRACT_BACKEND, abstract_backend
-from tensorplug.autodiff.tape import Entry, _grads_of_entry
+from tensorplug.autodiff.tape import Entry, gradient_thunks
 from tensorplug.cli import main
 from tensorplug.errors import KernelNotFoundError
 from tensorplug.extend import GradConfig, get_kernel_spec, register_gradient
@@ -63,7 +63,7 @@ def test_the_abstract_needs_are_the_kernels_a_real_run_dispatches(kernel, core_g
         outputs = out if isinstance(out, tuple) else (out,)
         dy = tuple(tp.ones_like(o) for o in outputs)
         with count_kernels() as calls:
-            thunks = _grads_of_entry(Entry(kernel, inputs, attrs, outputs), dy[0] if len(dy) == 1 else dy)
+            thunks = gradient_thunks(Entry(kernel, inputs, attrs, outputs), dy[0] if len(dy) == 1 else dy)
             for t, thunk in zip(inputs, thunks):
                 if thunk is not None and t.dtype.kind == "float":
                     thunk()

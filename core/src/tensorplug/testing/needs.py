@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..abstract import AbstractBackend, abstract_backend
-from ..autodiff.tape import Entry, _grads_of_entry
+from ..autodiff.tape import Entry, gradient_thunks
 from ..dispatch import dispatcher_of, wrap
 from ..dtypes import float32, float64, from_numpy_dtype
 from ..kernel_spec import KernelSpec
@@ -72,7 +72,7 @@ def _run_gradient(spec: KernelSpec, case: Case, backend: AbstractBackend) -> Non
     outputs = out if isinstance(out, tuple) else (out,)
     backend.called.clear()  # the forward kernel is not the gradient's need
     zeros = tuple(wrap(np.zeros(o.shape, o.dtype.numpy), backend, o.dtype) for o in outputs)
-    thunks = _grads_of_entry(Entry(spec.name, inputs, attrs, outputs), zeros[0] if len(zeros) == 1 else zeros)
+    thunks = gradient_thunks(Entry(spec.name, inputs, attrs, outputs), zeros[0] if len(zeros) == 1 else zeros)
     for t, thunk in zip(inputs, thunks):
         if thunk is not None and t.dtype.kind == "float":
             thunk()
