@@ -98,7 +98,7 @@ def check_gradient(spec: KernelSpec, cases: Sequence[Case], has_float64: bool, r
     if in_force is not None and in_force is not config:
         _check_override_needs(spec, in_force, result)
     with override_gradient(config) if config is not in_force else contextlib.nullcontext():
-        if _check_needs(spec, picked, dtype, order, result):
+        if _check_needs(spec, picked, gradient_cases(spec, cases, dtype, len(cases)), dtype, order, result):
             result.gradient = "blocked (not run: the backend lacks kernels it needs)"
             return
         _check_cases(spec, picked, dtype, order, result)
@@ -130,20 +130,23 @@ def _gradient_to_check(spec: KernelSpec, result: OpCheckResult) -> GradConfig | 
     return active
 
 
-def _check_needs(spec: KernelSpec, picked: Sequence[Case], dtype: DType, order: int,
-                 result: OpCheckResult) -> bool:
+def _check_needs(spec: KernelSpec, picked: Sequence[Case], every: Sequence[Case], dtype: DType,
+                 order: int, result: OpCheckResult) -> bool:
     """Run the gradient check's gradients abstractly (``run_gradients`` on the abstract
-    backend) to learn every kernel they dispatch; if the backend lacks any, record them all as
-    one 'blocked' problem and return True. A gradient that cannot run abstractly is noted and
-    left to the real check."""
+    backend: to `order` on the `picked` cases, to order 1 on `every` other small case, whose
+    shapes may take other paths) to learn every kernel they dispatch; if the backend lacks
+    any, record them all as one 'blocked' problem and return True. A gradient that cannot run
+    abstractly is noted and left to the real check."""
     have = {k for k, b in current().kernels.active if b == result.backend}
+    chosen = {id(c) for c in picked}
+    runs = [(c, order) for c in picked] + [(c, 1) for c in every if id(c) not in chosen]
     try:
         with abstract_backend() as abstract:
-            for case in picked:
+            for case, up_to in runs:
                 argnums = [i for i, a in enumerate(case.inputs) if a.dtype.kind == "f"]
                 for k in range(len(spec.outputs)):
                     run_gradients(_kernel_function(spec, case.attrs, k), *case.inputs, argnums=argnums,
-                                  order=order, dtype=dtype)
+                                  order=up_to, dtype=dtype)
     except Exception as exc:  # values matter to it, or it is broken: the real check says which
         result.notes.append(f"the gradient check of '{spec.name}' could not be run abstractly (on shapes "
                             f"and dtypes alone) to find the kernels it needs: {type(exc).__name__}: {exc}")

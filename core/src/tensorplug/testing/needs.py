@@ -50,11 +50,13 @@ class GradientNeeds:
 
 
 def sample_cases(spec: KernelSpec) -> list[Case]:
-    """A few small cases of float inputs for `spec`'s kernel: the kit's reference cases, or
-    cases built from the spec alone (the ones its gradient check uses)."""
+    """Every small case of float inputs (float64, else float32) among the kit's reference cases
+    for `spec`'s kernel, or among cases built from the spec alone: every shape path a gradient
+    may take (broadcasting or not, ...) is run; abstractly, each costs well under a millisecond."""
     ref = get_reference(spec.name)
     cases = list(ref.cases(spec)) if ref is not None else generic_cases(spec)
-    return gradient_cases(spec, cases, float64) or gradient_cases(spec, cases, float32)
+    every = len(cases)
+    return gradient_cases(spec, cases, float64, every) or gradient_cases(spec, cases, float32, every)
 
 
 def _source(kernel: str, config: GradConfig) -> str:
