@@ -33,13 +33,14 @@ def add_parser(subparsers: Any) -> None:
                     "from.",
     )
     p.add_argument("--backend", metavar="NAME", default=None, help="show only this backend's column")
-    p.add_argument("--missing", action="store_true",
-                   help="list only the gaps (kernels a backend lacks, gradients a differentiable "
-                        "kernel lacks); the exit status is 1 if there are any")
-    p.add_argument("--needs", action="store_true",
-                   help="for each kernel with a gradient, the kernels its gradient needs (found by "
-                        "running it on shapes and dtypes alone) and which of them each backend lacks; "
-                        "the exit status is 1 if a backend lacks any for a kernel it has")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--missing", action="store_true",
+                      help="list only the gaps (kernels a backend lacks, gradients a differentiable "
+                           "kernel lacks); the exit status is 1 if there are any")
+    view.add_argument("--needs", action="store_true",
+                      help="for each kernel with a gradient, the kernels its gradient needs (found by "
+                           "running it on shapes and dtypes alone) and which of them each backend "
+                           "lacks; the exit status is 1 if a backend lacks any for a kernel it has")
     p.set_defaults(handler=run)
 
 
