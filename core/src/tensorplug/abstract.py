@@ -36,7 +36,7 @@ __all__ = ["ABSTRACT_BACKEND", "AbstractBackend", "AbstractEvaluationError", "ab
 ABSTRACT_BACKEND = "tensorplug-abstract"
 
 
-class AbstractEvaluationError(TensorplugError):
+class AbstractEvaluationError(TensorplugError, ValueError):
     """Code could not be run on shapes and dtypes alone (an output shape depends on values)."""
 
 
