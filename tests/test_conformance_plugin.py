@@ -159,6 +159,7 @@ def test_summary_by_category():
         "excluded (1, --tensorplug-exclude): Tanh",
         "not run (1): Sum",
         "gradients: 3 checked, 2 passing, 0 failing, 1 blocked",
+        "gradients need, backend lacks (2): Fill, Reshape",
         "no reference values (shapes, dtypes and gradient checked only): Log",
         "plugin kernel specs this backend does not provide (optional): Erf",
         "rerun one kernel: pytest ... --tensorplug-include NAME",

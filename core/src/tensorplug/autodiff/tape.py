@@ -21,7 +21,7 @@ from ..registry.gradients import find_gradient
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 
-__all__ = ["Tape", "Entry", "backward", "record_custom", "fresh"]
+__all__ = ["Tape", "Entry", "backward", "gradient_thunks", "record_custom", "fresh"]
 
 # custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
 CustomGrad = Callable[[Any], Sequence[Any]]
@@ -115,9 +115,10 @@ def _constant(g: Any) -> Callable[[], Any]:
     return lambda: g
 
 
-def _grads_of_entry(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
-    """One thunk (or None) per input of `entry`; `dy` is the upstream gradient (a tuple for
-    several outputs)."""
+def gradient_thunks(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
+    """One thunk (or None) per input of `entry`, from its gradient in force (what backward calls,
+    and what ``tensorplug.testing.needs`` runs abstractly); `dy` is the upstream gradient (a
+    tuple for several outputs)."""
     if entry.custom is not None:
         results = entry.custom(dy)
         if isinstance(results, Tensor) or not isinstance(results, (tuple, list)):
@@ -232,7 +233,7 @@ def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]
             if all(d is None for d in found):
                 continue
             dy = tuple(d if d is not None else zeros_like(o) for d, o in zip(found, outputs))
-        thunks = _grads_of_entry(entry, dy)
+        thunks = gradient_thunks(entry, dy)
         for position, (t, thunk) in enumerate(zip(entry.inputs, thunks)):
             key = id(t)
             if key not in needed:

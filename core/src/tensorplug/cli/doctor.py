@@ -1,9 +1,10 @@
 """``tensorplug doctor``: every plugin problem (import failure, version mismatch, conflict,
 invalid hooks, a hook that raised or registered something wrong), every backend that fails to
-start, and the overrides in force, each with its cause and fix.
+start, every gradient in force that needs kernels a started backend lacks (for a kernel that
+backend has), and the overrides in force, each with its cause and fix.
 
-The exit status is 1 if something is broken (a problem or a backend that does not start), 0
-if there are only overrides, which are deliberate."""
+The exit status is 1 if something is broken (a problem, a backend that does not start, a gradient
+that cannot run on a backend), 0 if there are only overrides, which are deliberate."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "doctor", help="plugin problems and overrides in force, with causes and fixes",
         description="Load every plugin and start every backend, then list each plugin problem "
-                    "and each backend that fails to start (exit status 1), and each kernel, "
+                    "each backend that fails to start and each gradient needing kernels a "
+                    "backend lacks (exit status 1), and each kernel, "
                     "gradient, spec, op or backend whose active registration replaced another "
                     "one (an override: listed, but not an error).",
     )
@@ -105,7 +107,35 @@ def findings(started: dict[str, str | None]) -> list[Finding]:
             "no installed plugin registers a backend",
             f"Unset {ENV_DISABLE}, or register a backend by hand." if disabled else
             "Install one, e.g. `pip install tensorplug-backend-numpy`.", True))
+    out.extend(_needs_findings([b for b, e in started.items() if e is None]))
     out.extend(_override_finding(o) for o in _inventory.overrides())
+    return out
+
+
+def _needs_findings(backends: list[str]) -> list[Finding]:
+    """A gradient in force (the core's or an override) needing kernels a started backend lacks,
+    for a kernel that backend has: tp.grad through it fails there."""
+    from ..testing.needs import gradient_needs, unmet_gradient_needs
+
+    if not backends:
+        return []
+    needs = gradient_needs()
+    out = []
+    for backend in backends:
+        for n, missing in unmet_gradient_needs(backend, needs):
+            kernels = ", ".join(missing)
+            spec = current().specs.registration(n.kernel)
+            fix = (f"Register {kernels} for '{backend}' (KernelConfig(name, '{backend}', kernel_func) from "
+                   "its plugin's tensorplug_kernels hook)")
+            if spec is None or n.source != spec.source:
+                fix += (f", or drop the override: tensorplug.extend.unregister_gradient('{n.kernel}', "
+                        f"'{n.source}') (or uninstall its plugin)")
+            out.append(Finding(
+                "gradient needs missing kernels",
+                f"gradient of {n.kernel} (registered by {_inventory.label(n.source)}) on backend '{backend}'",
+                f"it runs {kernels}, which backend '{backend}' has no kernel for (found by running it "
+                f"on shapes and dtypes alone), so tp.grad through {n.kernel} fails there",
+                fix + ".", True))
     return out
 
 

@@ -1,5 +1,6 @@
 """``tensorplug kernels``: the kernel x backend matrix, with a gradient column and who
-provides each cell; ``--missing`` lists the gaps, ``--backend NAME`` shows one column.
+provides each cell; ``--missing`` lists the gaps, ``--needs`` the kernels each gradient needs
+(and which of them each backend lacks), ``--backend NAME`` shows one backend.
 
 Every backend is started first (that is when plugins register its kernels); one that fails
 to start is shown as such."""
@@ -18,7 +19,7 @@ from ..runtime import current
 from . import _inventory
 from ._table import heading, plural, table
 
-__all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "gaps"]
+__all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "gaps", "needs_view"]
 
 OWN = "yes"  # a cell filled by the plugin that registered the backend itself
 MISSING = "-"
@@ -32,9 +33,14 @@ def add_parser(subparsers: Any) -> None:
                     "from.",
     )
     p.add_argument("--backend", metavar="NAME", default=None, help="show only this backend's column")
-    p.add_argument("--missing", action="store_true",
-                   help="list only the gaps (kernels a backend lacks, gradients a differentiable "
-                        "kernel lacks); the exit status is 1 if there are any")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--missing", action="store_true",
+                      help="list only the gaps (kernels a backend lacks, gradients a differentiable "
+                           "kernel lacks); the exit status is 1 if there are any")
+    view.add_argument("--needs", action="store_true",
+                      help="for each kernel with a gradient, the kernels its gradient needs (found by "
+                           "running it on shapes and dtypes alone) and which of them each backend "
+                           "lacks; the exit status is 1 if a backend lacks any for a kernel it has")
     p.set_defaults(handler=run)
 
 
@@ -77,6 +83,40 @@ def gaps(backends: list[str]) -> list[str]:
     return lines
 
 
+def needs_view(backends: list[str]) -> list[str]:
+    """Print the --needs table; return one line per backend lacking kernels its gradients need."""
+    from ..testing.needs import gradient_needs, minimum_grad_kernels, unmet_gradient_needs
+
+    needs = gradient_needs()
+    unmet = {b: {n.kernel: missing for n, missing in unmet_gradient_needs(b, needs)} for b in backends}
+
+    def lacks(kernel: str, backend: str) -> str:
+        if (kernel, backend) not in current().kernels.active:
+            return "(no kernel)"
+        return ", ".join(unmet[backend].get(kernel, ())) or MISSING
+
+    rows = [(n.kernel, gradient_cell(n.kernel, True), ", ".join(n.needs) or "nothing",
+             *(lacks(n.kernel, b) for b in backends)) for n in needs.values()]
+    print(heading(f"Gradient needs: {plural(len(needs), 'gradient')}, run on shapes and dtypes alone"))
+    print(table(("kernel", "gradient", "needs", *(f"{b} lacks" for b in backends)), rows))
+    print(f"\n  '{MISSING}': the backend has every kernel the gradient needs; '(no kernel)': it has no "
+          "kernel for the kernel itself.")
+    print(f"  tp.grad needs at least: {', '.join(minimum_grad_kernels())}.")
+    for n in needs.values():
+        if n.untraced:
+            print(f"  gradient of {n.kernel} (by {n.source}) could not be run abstractly, so its needs "
+                  f"may be incomplete: {n.untraced}")
+    found = []
+    for b in backends:
+        lacking = sorted({k for missing in unmet[b].values() for k in missing})
+        if lacking:
+            found.append(f"backend '{b}' lacks {', '.join(lacking)}: tp.grad fails there through "
+                         f"{', '.join(sorted(unmet[b]))}")
+    if found:
+        print("\n" + "\n".join(f"  {line}" for line in found))
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
     _inventory.load_quietly()
     names = list_backends()
@@ -90,7 +130,9 @@ def run(args: argparse.Namespace) -> int:
     working = [b for b in names if started[b] is None]
     specs = list_kernel_specs()
 
-    if args.missing:
+    if args.needs:
+        found = needs_view(working)
+    elif args.missing:
         found = gaps(working)
         if found:
             print(heading(f"Gaps ({len(found)})"))

@@ -137,6 +137,10 @@ class Coverage:
             lines.append(_wrap(f"gradients: {len(grads)} checked, {len(grads) - len(bad) - blocked} passing, "
                                f"{len(bad)} failing, {blocked} blocked",
                                (": failing " + ", ".join(bad)) if bad else "", width))
+        lacking = sorted({k for (c, _), r in self.records.items() if c == "gradient" for k in r.blocked_by})
+        if lacking:
+            lines.append(_wrap(f"gradients need, backend lacks ({len(lacking)}): ", ", ".join(lacking),
+                               width))
         no_ref = sorted({k for (c, k), r in self.records.items() if r.reference == "none"})
         if no_ref:
             lines.append(_wrap("no reference values (shapes, dtypes and gradient checked only): ",

@@ -10,7 +10,7 @@ cotangent ``c`` (1 for a scalar output). Order k + 1 does the same for the scala
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from ..kernel_spec import TensorInfo, describe
 from ..ops._convert import asarray
 from ..tensor import Tensor
 
-__all__ = ["check_gradients"]
+__all__ = ["check_gradients", "run_gradients"]
 
 _DEFAULT_EPS = 1e-6
 _DEFAULT_ATOL = 1e-5
@@ -48,50 +48,76 @@ def check_gradients(f: Callable[..., Any], *args: Any, order: int = 1, eps: floa
     Raises AssertionError naming the argument, the order and the worst element (index,
     analytic and numeric values, absolute and relative error) on a mismatch.
     """
-    if not isinstance(order, int) or order < 1:
-        raise ValueError(f"check_gradients: order must be an int >= 1, got {order!r}")
     eps = _DEFAULT_EPS if eps is None else float(eps)
     atol = _DEFAULT_ATOL if atol is None else float(atol)
     rtol = _DEFAULT_RTOL if rtol is None else float(rtol)
-    nums = _argnums(argnums, args)
-    points = [np.asarray(_host(args[n]), dtype=np.float64) for n in nums]
-    rng = np.random.default_rng(seed)
-    name = getattr(f, "__name__", type(f).__name__)
-    dt = float64 if dtype is None else as_dtype(dtype)
-    if not dt.is_floating:
-        raise ValueError(f"check_gradients: dtype must be a floating dtype, got {dt.name}")
+    run = _Run(f, args, order, argnums, seed, dtype)
+    for level, value, weight, gradient in run.levels():
+        analytic = [np.asarray(g.numpy(), dtype=np.float64) for g in gradient(*run.tensors)]
+        for k, n in enumerate(run.nums):
+            numeric = _finite_differences(value, weight, run.points, k, eps, run.dtype)
+            _compare(analytic[k], numeric, n, level, atol, rtol, eps, run.context)
 
-    def call(*diff: Tensor) -> Tensor:
-        full = list(args)
-        for n, d in zip(nums, diff):
-            full[n] = d
-        out = f(*full)
-        if not isinstance(out, Tensor):
-            raise TypeError(f"check_gradients: {name} must return a Tensor, got {type(out).__name__}")
-        if out.dtype.kind != "float":
-            raise TypeError(f"check_gradients: {name} returned dtype {out.dtype.name}; gradients "
-                            "need a floating output")
-        return out
 
-    tensors = [asarray(p, dtype=dt) for p in points]
-    out = call(*tensors)
-    cotangent = np.ones(()) if out.shape == () else rng.standard_normal(out.shape)
-    context = _context(name, nums, points, out, dt)
-    if out.dtype is not dt and out.dtype.itemsize < dt.itemsize:
-        context += (f"\n  note: the output is {out.dtype.name}, not {dt.name}; something in {name} "
-                    "computes in lower precision, so finite differences are unreliable")
+def run_gradients(f: Callable[..., Any], *args: Any, order: int = 1,
+                  argnums: int | Sequence[int] | None = None, seed: int = 0, dtype: Any = None) -> None:
+    """Compute the reverse-mode gradients of `f` at `args` to `order` exactly as
+    ``check_gradients`` does (same arguments), without finite differences or comparisons:
+    what the kit runs abstractly to learn every kernel a gradient check dispatches."""
+    run = _Run(f, args, order, argnums, seed, dtype)
+    for _, _, _, gradient in run.levels():
+        gradient(*run.tensors)
 
-    value: Callable[..., Tensor] = call  # the function whose gradient this level checks
-    weight = cotangent
-    for level in range(1, order + 1):
-        gradient = _reverse(value, weight)
-        analytic = [np.asarray(g.numpy(), dtype=np.float64) for g in gradient(*tensors)]
-        for k, n in enumerate(nums):
-            numeric = _finite_differences(value, weight, points, k, eps, dt)
-            _compare(analytic[k], numeric, n, level, atol, rtol, eps, context)
-        if level < order:
-            directions = [rng.standard_normal(p.shape) for p in points]
-            value, weight = _projected(gradient, directions, dt), np.ones(())
+
+class _Run:
+    """One gradient computation of check_gradients: the differentiated arguments (host points
+    and tensors of `dtype`), the output, and the levels of reverse mode to `order`."""
+
+    def __init__(self, f: Callable[..., Any], args: Sequence[Any], order: int,
+                 argnums: int | Sequence[int] | None, seed: int, dtype: Any) -> None:
+        if not isinstance(order, int) or order < 1:
+            raise ValueError(f"check_gradients: order must be an int >= 1, got {order!r}")
+        self.order = order
+        self.nums = nums = _argnums(argnums, args)
+        self.points = [np.asarray(_host(args[n]), dtype=np.float64) for n in nums]
+        self.rng = np.random.default_rng(seed)
+        name = getattr(f, "__name__", type(f).__name__)
+        self.dtype = dt = float64 if dtype is None else as_dtype(dtype)
+        if not dt.is_floating:
+            raise ValueError(f"check_gradients: dtype must be a floating dtype, got {dt.name}")
+
+        def call(*diff: Tensor) -> Tensor:
+            full = list(args)
+            for n, d in zip(nums, diff):
+                full[n] = d
+            out = f(*full)
+            if not isinstance(out, Tensor):
+                raise TypeError(f"check_gradients: {name} must return a Tensor, got {type(out).__name__}")
+            if out.dtype.kind != "float":
+                raise TypeError(f"check_gradients: {name} returned dtype {out.dtype.name}; gradients "
+                                "need a floating output")
+            return out
+
+        self.call = call
+        self.tensors = [asarray(p, dtype=dt) for p in self.points]
+        out = call(*self.tensors)
+        self.cotangent = np.ones(()) if out.shape == () else self.rng.standard_normal(out.shape)
+        self.context = _context(name, nums, self.points, out, dt)
+        if out.dtype is not dt and out.dtype.itemsize < dt.itemsize:
+            self.context += (f"\n  note: the output is {out.dtype.name}, not {dt.name}; something in "
+                             f"{name} computes in lower precision, so finite differences are unreliable")
+
+    def levels(self) -> Iterator[tuple[int, Callable[..., Tensor], np.ndarray, Level]]:
+        """(level, the function whose gradient this level checks, its cotangent, the gradient
+        function): level 1 is f's; level k + 1 is that of a random projection of level k's."""
+        value: Callable[..., Tensor] = self.call
+        weight = self.cotangent
+        for level in range(1, self.order + 1):
+            gradient = _reverse(value, weight)
+            yield level, value, weight, gradient
+            if level < self.order:
+                directions = [self.rng.standard_normal(p.shape) for p in self.points]
+                value, weight = _projected(gradient, directions, self.dtype), np.ones(())
 
 
 def _reverse(value: Callable[..., Tensor], weight: np.ndarray) -> Level:

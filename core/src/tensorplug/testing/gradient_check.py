@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..abstract import abstract_backend
 from ..dtypes import DType, float32, float64
 from ..engine import run_kernel
 from ..errors import DTypeError, KernelNotFoundError, ShapeError
@@ -19,7 +20,7 @@ from ..kernel_spec import KernelSpec
 from ..registry.gradients import GradConfig, find_gradient, override_gradient
 from ..runtime import current
 from ..tensor import Tensor
-from .gradcheck import check_gradients
+from .gradcheck import check_gradients, run_gradients
 from .inputs import Case
 from .result import OpCheckResult
 
@@ -93,7 +94,13 @@ def check_gradient(spec: KernelSpec, cases: Sequence[Case], has_float64: bool, r
     if not picked:
         result.gradient = f"not checked (no small {dtype.name} case to check it on)"
         return
-    with override_gradient(config) if config is not find_gradient(spec.name) else contextlib.nullcontext():
+    in_force = find_gradient(spec.name)
+    if in_force is not None and in_force is not config:
+        _check_override_needs(spec, in_force, result)
+    with override_gradient(config) if config is not in_force else contextlib.nullcontext():
+        if _check_needs(spec, picked, gradient_cases(spec, cases, dtype, len(cases)), dtype, order, result):
+            result.gradient = "blocked (not run: the backend lacks kernels it needs)"
+            return
         _check_cases(spec, picked, dtype, order, result)
     result.gradient = (f"checked on {result.gradient_cases} case(s) in {dtype.name}"
                        + (f", to order {order}" if order > 1 else ""))
@@ -121,6 +128,57 @@ def _gradient_to_check(spec: KernelSpec, result: OpCheckResult) -> GradConfig | 
                                     f"the kit checked the one registered by '{chosen.source}'")
             return chosen.config
     return active
+
+
+def _check_needs(spec: KernelSpec, picked: Sequence[Case], every: Sequence[Case], dtype: DType,
+                 order: int, result: OpCheckResult) -> bool:
+    """Run the gradient check's gradients abstractly (``run_gradients`` on the abstract
+    backend: to `order` on the `picked` cases, to order 1 on `every` other small case, whose
+    shapes may take other paths) to learn every kernel they dispatch; if the backend lacks
+    any, record them all as one 'blocked' problem and return True. A gradient that cannot run
+    abstractly is noted and left to the real check."""
+    have = {k for k, b in current().kernels.active if b == result.backend}
+    chosen = {id(c) for c in picked}
+    runs = [(c, order) for c in picked] + [(c, 1) for c in every if id(c) not in chosen]
+    try:
+        with abstract_backend() as abstract:
+            for case, up_to in runs:
+                argnums = [i for i, a in enumerate(case.inputs) if a.dtype.kind == "f"]
+                for k in range(len(spec.outputs)):
+                    run_gradients(_kernel_function(spec, case.attrs, k), *case.inputs, argnums=argnums,
+                                  order=up_to, dtype=dtype)
+    except Exception as exc:  # values matter to it, or it is broken: the real check says which
+        result.notes.append(f"the gradient check of '{spec.name}' could not be run abstractly (on shapes "
+                            f"and dtypes alone) to find the kernels it needs: {type(exc).__name__}: {exc}")
+        return False
+    missing = sorted(abstract.called - have)
+    if not missing:
+        return False
+    result.blocked_by.extend(k for k in missing if k not in result.blocked_by)
+    to = f" to order {order}" if order > 1 else ""
+    result.add("blocked", "", f"checking the gradient of '{spec.name}'{to} needs kernel(s) "
+               f"{', '.join(missing)}, which backend '{result.backend}' does not have: tp.grad through "
+               f"'{spec.name}' (or its higher derivatives) fails there until it has them")
+    return True
+
+
+def _check_override_needs(spec: KernelSpec, in_force: GradConfig, result: OpCheckResult) -> None:
+    """The gradient in force is not the one the kit checks (another plugin's override): it is
+    not held to finite differences, but tp.grad uses it, so it must find its kernels."""
+    from .needs import needs_of
+
+    needs = needs_of(spec.name, in_force)
+    missing = needs.missing_on(result.backend)
+    if missing:
+        result.blocked_by.extend(k for k in missing if k not in result.blocked_by)
+        result.add("blocked", "", f"the gradient of '{spec.name}' in force, registered by '{needs.source}', "
+                   f"needs kernel(s) {', '.join(missing)}, which backend '{result.backend}' does not have: "
+                   f"tp.grad through '{spec.name}' fails there. Register them for '{result.backend}', or "
+                   f"unregister that gradient (tensorplug.extend.unregister_gradient('{spec.name}', "
+                   f"'{needs.source}'))")
+    elif needs.untraced:
+        result.notes.append(f"the gradient of '{spec.name}' in force, registered by '{needs.source}', could "
+                            f"not be run abstractly to find the kernels it needs: {needs.untraced}")
 
 
 def _check_cases(spec: KernelSpec, picked: Sequence[Case], dtype: DType, order: int,
