@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from _conformance_run import run_kit
 from tensorplug.dtypes import FLOAT_DTYPES
 from tensorplug.extend import (
     API_VERSION,
@@ -49,6 +50,12 @@ def test_the_plugins_reference_holds_its_kernel_to_numpys_values():
     with pytest.raises(OpCheckError, match=r"(?s)opcheck 'Erf' on backend 'numpy'.*values with x: "
                                            r"float32.*worst element"):
         assert_opcheck("Erf", backend="numpy", checks=("values",))
+
+
+def test_the_conformance_suite_checks_erfs_values_without_dash_p(tmp_path):
+    run = run_kit("numpy", "--tensorplug-include", "Erf", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "1 passing" in run.summary and "no reference values" not in run.summary, run.summary
 
 
 def test_the_kit_is_not_imported_when_the_plugin_loads():
