@@ -183,11 +183,16 @@ def test_a_jitted_call_on_numpy_is_one_event_its_trace_kernels_marked_traced():
     assert {e.name for e in kernels} == {"Exp", "Multiply"}
 
 
-def test_on_jax_kernels_and_jitted_calls_are_timed():
-    with tp.backend_scope("jax"):
+def test_on_jax_kernels_and_jitted_calls_are_timed_once_computed(monkeypatch):
+    waited: list[int] = []
+    with tp.backend_scope("jax") as jax_backend:
+        wait = jax_backend.synchronize
+        monkeypatch.setattr(jax_backend, "synchronize", lambda natives: (waited.append(len(natives)),
+                                                                         wait(natives)))
         x = f32(3)
         step = tp.jit(lambda v: tp.exp(v) + 1.0)
         step(x)
+        assert waited == []  # nothing waits while no profile records
         with tp.profile() as prof:
             tp.exp(x)
             step(x)
@@ -195,3 +200,4 @@ def test_on_jax_kernels_and_jitted_calls_are_timed():
         ("Exp", "jax", "kernel"), ("jit(<lambda>)", "jax", "jit")]
     assert prof.events[0].source == "tensorplug-backend-jax"
     assert all(e.duration_ns > 0 for e in prof.events)
+    assert waited == [1, 1]  # the kernel's output, the compiled call's output

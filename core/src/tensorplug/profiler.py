@@ -224,8 +224,10 @@ def profile() -> Iterator[Profile]:
     shapes and dtypes, wall time (``perf_counter_ns``, after waiting for asynchronous backends'
     results) and the bytes of new outputs; forward or backward. The live tensor bytes are
     followed from the block's start (tensors alive then, and every kernel output; tensors made
-    otherwise, e.g. by ``tp.asarray``, are not), giving ``peak_bytes``. Costs nothing while no
-    profile records; while one does, every kernel call in the process takes time stamps.
+    otherwise, e.g. by ``tp.asarray``, are not), giving ``peak_bytes``; finding the tensors
+    alive at the start walks the process's objects once (as ``tp.memory()`` does). Costs
+    nothing while no profile records; while one does, every kernel call in the process takes
+    time stamps.
 
     Under ``tp.jit`` a compiled call is one event, ``jit(<function>)``, timing the whole
     computation (a replayed plan on numpy, an XLA call on jax): its kernels do not run one by
