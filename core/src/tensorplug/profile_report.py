@@ -57,6 +57,7 @@ class ProfileRow:
 
     @property
     def mean_us(self) -> float:
+        """The mean time of one call, in microseconds."""
         return self.total_ns / self.calls / 1e3
 
 
