@@ -83,8 +83,9 @@ def test_the_distribution_depends_only_on_core_and_ships_its_types():
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
 def test_the_plugin_uses_only_the_public_api(path):
-    """Imports of tensorplug are `tensorplug` and `tensorplug.extend` only; jax is imported
-    only inside a function (never when the plugin loads)."""
+    """Imports of tensorplug are `tensorplug` and `tensorplug.extend` only, and the testing kit
+    in `references.py` (which the plugin imports only inside its references hook); jax is
+    imported only inside a function (never when the plugin loads)."""
     tree = ast.parse(path.read_text())
     top_level = set(tree.body)
     for node in ast.walk(tree):
@@ -96,9 +97,13 @@ def test_the_plugin_uses_only_the_public_api(path):
             continue
         for module in modules:
             if module.startswith("tensorplug"):
-                assert module in ("tensorplug", "tensorplug.extend"), f"{path.name} imports {module}"
+                public = ("tensorplug", "tensorplug.extend") + (
+                    ("tensorplug.testing",) if path.name == "references.py" else ())
+                assert module in public, f"{path.name} imports {module}"
             if module.split(".")[0] == "jax":
                 assert node not in top_level, f"{path.name} imports jax at module level"
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module == "references":
+            assert node not in top_level, f"{path.name} imports the references at module level"
 
 
 # -- path 1: an op composed from existing ops ------------------------------------------------

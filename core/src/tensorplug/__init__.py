@@ -46,6 +46,7 @@ from .errors import (
     VariableNotFoundError,
 )
 from .jit import jit
+from .memory_stats import memory
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
 from .ops import asarray, astype, to_backend
@@ -55,6 +56,7 @@ from .ops.indexing import *  # noqa: F403
 from .ops.linalg import *  # noqa: F403
 from .ops.manipulation import *  # noqa: F403
 from .ops.reductions import *  # noqa: F403
+from .profiler import profile
 from .variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
@@ -65,6 +67,7 @@ __all__ = [
     "dtypes", "extend", "nn", "optimizers", "random", "run_kernel", "jit",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
+    "profile", "memory",
     "device_put", "devices", "set_default_device",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",

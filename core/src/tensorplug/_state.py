@@ -1,6 +1,11 @@
 """Per-thread (per-context) engine state: the active backend and the active recorders (tapes
-being recorded, kernel counters). Kept in ContextVars: a read costs a few tens of nanoseconds,
-and each thread starts with its own (empty) values."""
+being recorded, kernel counters, profiles). Kept in ContextVars: a read costs a few tens of
+nanoseconds, and each thread starts with its own (empty) values.
+
+A recorder has ``record(name, inputs, attrs, outputs, custom=None, start=0)``, called after
+every kernel call in its context: `inputs` and `outputs` are Tensors, `custom` a custom
+gradient's function (an entry that is no kernel call), `start` the ``time.perf_counter_ns()``
+taken just before the kernel ran while a profile is recording in the process (else 0)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from typing import Any
 from .debug import checks_from_environment
 
 __all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
-           "remove_recorder", "state"]
+           "remove_recorder", "state", "profiling", "gradient_var"]
 
 backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
 # (every context starts with the NaN check when TENSORPLUG_DEBUG_NANS is set: see tensorplug.debug)
@@ -26,6 +31,13 @@ jit_tracing = [0]
 # The planner's recorder while it traces a function in this context (tensorplug.plan), or None:
 # it knows which native arrays depend on the function's inputs (their values cannot be read).
 plan_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_plan_trace", default=None)
+# How many profiles (tp.profile) are recording in the process (any thread): when 0, the
+# dispatcher takes no time stamps.
+profiling = [0]
+# While the tape's backward pass runs in this context: a one-item list holding the name of the
+# kernel whose gradient is running (the profiler reads it); None otherwise.
+gradient_var: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("tensorplug_gradient",
+                                                                                default=None)
 
 
 def push_recorder(recorder: Any) -> None:

@@ -120,6 +120,10 @@ class Backend:
         differently, so that state sharded like its parameters stays so."""
         return True
 
+    def synchronize(self, natives: Sequence[Any]) -> None:
+        """Wait until these native arrays are computed. A backend that computes asynchronously
+        (jax) blocks here; ``tp.profile`` calls it before it reads the clock. Default: nothing."""
+
     def dispose(self) -> None:
         """Release what the backend holds; called by dispose_backend."""
 

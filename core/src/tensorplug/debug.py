@@ -28,7 +28,7 @@ class NonFiniteCheck:
     """A recorder that raises NonFiniteError for a kernel output holding NaN or infinity."""
 
     def record(self, name: str, inputs: Any, attrs: Mapping[str, Any], outputs: tuple[Any, ...],
-               custom: Any = None) -> None:
+               custom: Any = None, start: int = 0) -> None:
         if custom is not None:  # (a custom gradient's link: its values come from kernels)
             return
         for position, out in enumerate(outputs):

@@ -9,7 +9,8 @@ version), and then costs a few attribute reads, the kernel call and the output T
 - otherwise, or when the direct function raises, the kernel function runs; a kernel that
   raises is explained from its spec (``engine.explain_failure``).
 
-Outputs are recorded on the active recorders (tapes, counters) either way. Shapes are the
+Outputs are recorded on the active recorders (tapes, counters, profiles) either way; while a
+profile records (``tensorplug.profiler``), the kernel call is timed for it. Shapes are the
 caller's to get right (a kernel refusing them is explained); attributes must be complete and
 validated (``KernelSpec.normalize_attrs``).
 """
@@ -17,11 +18,12 @@ validated (``KernelSpec.normalize_attrs``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from time import perf_counter_ns as _clock
 from typing import Any
 
 import numpy as np
 
-from ._state import backend_var, recorders_var
+from ._state import backend_var, profiling, recorders_var
 from .backend import Backend, active_backend
 from .dtypes import DType
 from .errors import KernelError, TensorplugError
@@ -192,6 +194,9 @@ class Dispatcher:
             dt = x._dtype
             out_dt = outs.get(dt, _ABSENT)
             if out_dt is not _ABSENT:
+                recorders = _get_recorders()
+                if recorders and profiling[0]:  # (a profile records: the call is timed)
+                    return self._timed(b, d, (x,), self.attrs)
                 try:
                     out = d.run(x._data)
                 except _PASS_THROUGH:
@@ -199,7 +204,7 @@ class Dispatcher:
                 except Exception:  # the kernel function runs below, and explains
                     pass
                 else:
-                    if out_dt is None or _get_recorders():  # (a first output, or a tape)
+                    if out_dt is None or recorders:  # (a first output, or a tape)
                         return self._output(out, dt, outs, backend, (x,), self.attrs)
                     t = _new(Tensor)
                     t._data, t._dtype, t._backend = out, out_dt, backend
@@ -218,6 +223,9 @@ class Dispatcher:
             dt = x._dtype
             out_dt = outs.get(dt, _ABSENT) if dt is y._dtype else _ABSENT
             if out_dt is not _ABSENT:
+                recorders = _get_recorders()
+                if recorders and profiling[0]:  # (a profile records: the call is timed)
+                    return self._timed(b, d, (x, y), self.attrs)
                 try:
                     out = d.run(x._data, y._data)
                 except _PASS_THROUGH:
@@ -225,7 +233,7 @@ class Dispatcher:
                 except Exception:  # the kernel function runs below, and explains
                     pass
                 else:
-                    if out_dt is None or _get_recorders():  # (a first output, or a tape)
+                    if out_dt is None or recorders:  # (a first output, or a tape)
                         return self._output(out, dt, outs, backend, (x, y), self.attrs)
                     t = _new(Tensor)
                     t._data, t._dtype, t._backend = out, out_dt, backend
@@ -249,6 +257,9 @@ class Dispatcher:
             dt = inputs[0]._dtype
             outs = d.outs
             if dt in outs and all(t._backend is backend and t._dtype is dt for t in inputs):
+                recorders = _get_recorders()
+                if recorders and profiling[0]:  # (a profile records: the call is timed)
+                    return self._timed(b, d, inputs, attrs)
                 try:
                     out = d.run(*[t._data for t in inputs])
                 except _PASS_THROUGH:
@@ -256,20 +267,39 @@ class Dispatcher:
                 except Exception:  # the kernel function runs below, and explains
                     pass
                 else:
-                    return self._output(out, dt, outs, backend, inputs, attrs)
+                    out_dt = outs[dt]
+                    if out_dt is None or recorders:  # (a first output, or a tape)
+                        return self._output(out, dt, outs, backend, inputs, attrs)
+                    t = _new(Tensor)
+                    t._data, t._dtype, t._backend = out, out_dt, backend
+                    return t
         return self._kernel(b, inputs, attrs)
 
+    def _timed(self, b: _Binding, d: _Direct, inputs: tuple[Tensor, ...],
+               attrs: Mapping[str, Any] | None) -> Any:
+        """The direct function's call while a profile records: timed, its output recorded (the
+        kernel function runs instead if it raises)."""
+        start = _clock()
+        try:
+            out = d.run(*[t._data for t in inputs])
+        except _PASS_THROUGH:
+            raise
+        except Exception:  # the kernel function runs, and explains
+            return self._kernel(b, inputs, attrs)
+        assert b.backend is not None
+        return self._output(out, inputs[0]._dtype, d.outs, b.backend, inputs, attrs, start)
+
     def _output(self, out: Any, dt: DType, outs: dict[DType, DType | None], backend: Backend,
-                inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None) -> Tensor:
+                inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None, start: int = 0) -> Tensor:
         """The Tensor of a direct function's output (its dtype learned on first sight),
-        recorded on the active recorders."""
+        recorded on the active recorders (`start`: when the call began, for profiles)."""
         out_dt = outs[dt]
         if out_dt is None:
             out_dt = outs[dt] = backend.dtype_of(out)
         t = _new(Tensor)
         t._data, t._dtype, t._backend = out, out_dt, backend
         for recorder in _get_recorders():
-            recorder.record(self.name, inputs, attrs, (t,))
+            recorder.record(self.name, inputs, attrs, (t,), start=start)
         return t
 
     def _kernel(self, b: _Binding, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None) -> Any:
@@ -281,6 +311,7 @@ class Dispatcher:
             attrs = b.spec.normalize_attrs(None)  # raises, naming the missing attribute
         arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
         single = len(b.spec.outputs) == 1
+        start = _clock() if profiling[0] else 0
         try:
             out = b.func(arrays, attrs if isinstance(attrs, dict) else dict(attrs), backend)
             outputs = (wrap(out, backend),) if single else tuple(wrap(o, backend) for o in out)
@@ -290,7 +321,7 @@ class Dispatcher:
             from .engine import explain_failure  # (the engine explains with ops' help)
             raise explain_failure(self.name, backend, inputs, attrs, exc) from exc
         for recorder in _get_recorders():
-            recorder.record(self.name, inputs, attrs, outputs)
+            recorder.record(self.name, inputs, attrs, outputs, start=start)
         return outputs[0] if single else outputs
 
 

@@ -25,6 +25,8 @@ On a compiling backend:
   Finding the state costs one extra trace on the first call (per argument shapes).
 - **Results** are tensors (nested in lists, tuples and dicts as ``f`` returned them);
   non-tensor leaves ``f`` returns are constants of the trace.
+- While ``tp.profile`` records, a compiled call is one event (``jit(<function>)``); the
+  kernels inside it do not run one by one.
 - Called while a gradient is recorded (``tp.grad(tp.jit(f))``) or inside another jitted
   function, ``f`` runs as it is (eagerly, or inlined into the outer trace), so gradients flow
   through it and never silently stop.
@@ -69,12 +71,13 @@ from ._jit_trees import (
     rebuild,
     unflatten_out,
 )
-from ._state import backend_var, jit_trace_var, jit_tracing, recorders_var
+from ._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
 from .autodiff.tape import taping
 from .backend import Backend, active_backend
 from .dtypes import DType
 from .engine import wrap
 from .errors import TensorplugError
+from .profiler import time_compiled
 from .tensor import Tensor
 
 __all__ = ["jit", "tracing"]
@@ -122,8 +125,11 @@ class _Jitted:
         given_statics = self.statics
         negative_statics = any(i < 0 for i in given_statics)
 
+        name = getattr(self.fn, "__name__", "function")
+
         def call(*args: Any, **kwargs: Any) -> Any:
-            if jit_trace_var.get() is not None or (recorders_var.get() and taping()):
+            recorders = recorders_var.get()
+            if jit_trace_var.get() is not None or (recorders and taping()):
                 return self.eager(args, kwargs)  # inlined into the outer trace, or differentiated
             backend = backend_var.get() or active_backend()
             entries = per_backend.get(backend)
@@ -172,7 +178,10 @@ class _Jitted:
                             return self.eager(args, kwargs)
                         compiled = made
                 try:
-                    out_natives, new_state = compiled.fn(dyn_natives, state)
+                    if recorders and profiling[0]:  # (a profile records: it times the call)
+                        out_natives, new_state = time_compiled(name, backend, compiled.fn, dyn_natives, state)
+                    else:
+                        out_natives, new_state = compiled.fn(dyn_natives, state)
                 except Retrace as retrace:
                     entry.retraced(retrace)
                     continue

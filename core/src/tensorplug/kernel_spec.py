@@ -8,12 +8,13 @@ come from it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .dtypes import DType
-from .errors import DTypeError, ShapeError
+from .errors import DTypeError, RegistrationError, ShapeError
 
 __all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "describe"]
 
@@ -61,6 +62,9 @@ class KernelSpec:
     the kernel takes any number (>= 1) of tensors under the one input name. ``input_dtypes``
     maps an input name to the dtypes it accepts (all, if absent); the names in
     ``same_dtype`` must share one dtype. ``infer`` returns one TensorInfo per output.
+    ``domain`` is the open interval of input values where the kernel is defined, e.g.
+    ``(0, math.inf)`` for a logarithm (default: every real number); the testing kit samples
+    there for a kernel it has no reference for.
     """
 
     name: str
@@ -73,6 +77,15 @@ class KernelSpec:
     differentiable: bool = True
     variadic: bool = False
     doc: str = ""
+    domain: tuple[float, float] = (-math.inf, math.inf)
+
+    def __post_init__(self) -> None:
+        low, high = self.domain
+        if not low < high:
+            raise RegistrationError(
+                f"KernelSpec '{self.name}': domain must be (low, high) with low < high (math.inf for "
+                f"no bound), got {self.domain!r}."
+            )
 
     def attr_defaults(self) -> dict[str, Any]:
         return {a.name: a.default for a in self.attrs}

@@ -80,7 +80,7 @@ class _Recorder:
         return found
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
-               outputs: tuple[Tensor, ...], custom: Any = None) -> None:
+               outputs: tuple[Tensor, ...], custom: Any = None, start: int = 0) -> None:
         if custom is not None:  # a custom gradient's link: its values come from kernels recorded
             return
         for t in inputs + outputs:

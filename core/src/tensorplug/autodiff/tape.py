@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .._state import state
+from .._state import gradient_var, state
 from ..engine import wrap
 from ..errors import AutodiffError, GradientNotFoundError
 from ..ops.creation import zeros_like
@@ -52,7 +52,8 @@ class Tape:
         self.entries: list[Entry] = []
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
-               outputs: tuple[Tensor, ...], custom: CustomGrad | None = None) -> None:
+               outputs: tuple[Tensor, ...], custom: CustomGrad | None = None,
+               start: int = 0) -> None:
         watched = self.watched
         for t in inputs:
             if id(t) in watched:
@@ -219,6 +220,16 @@ def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[E
 
 def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]) -> list[Tensor]:
     """Gradients of `output` (weighted by `seed`) with respect to each of `sources`."""
+    running = [""]  # the kernel whose gradient runs (for profiles: see _state.gradient_var)
+    token = gradient_var.set(running)
+    try:
+        return _backward(tape, output, seed, sources, running)
+    finally:
+        gradient_var.reset(token)
+
+
+def _backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor],
+              running: list[str]) -> list[Tensor]:
     path, needed = _path(tape, output, sources)
     grads: dict[int, Tensor] = {id(output): seed}
     get = grads.get
@@ -233,6 +244,7 @@ def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]
             if all(d is None for d in found):
                 continue
             dy = tuple(d if d is not None else zeros_like(o) for d, o in zip(found, outputs))
+        running[0] = entry.name
         thunks = gradient_thunks(entry, dy)
         for position, (t, thunk) in enumerate(zip(entry.inputs, thunks)):
             key = id(t)

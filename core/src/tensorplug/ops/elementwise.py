@@ -5,7 +5,7 @@ float-only math promotes integer and bool inputs to the default float dtype."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ..dtypes import bool_
 from ..errors import DTypeError
@@ -21,6 +21,17 @@ __all__ = [
     "where", "clip", "astype", "reciprocal", "tan", "log2", "log10", "logaddexp",
 ]
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _named(op: F, name: str) -> F:
+    """`op`, a function made from a table, named `name` (its code too, for tracebacks and the
+    ops tp.profile reports)."""
+    op.__name__ = op.__qualname__ = name
+    op.__code__ = op.__code__.replace(co_name=name)
+    return op
+
+
 def _no_bool(name: str) -> DTypeError:
     return DTypeError(f"{name} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
 
@@ -35,8 +46,7 @@ def _numeric(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
             raise _no_bool(name)
         return binary(x, y)
 
-    op.__name__ = op.__qualname__ = name
-    return op
+    return _named(op, name)
 
 
 def _compare(name: str, kernel: str, allow_bool: bool) -> Callable[[Any, Any], Tensor]:
@@ -49,8 +59,7 @@ def _compare(name: str, kernel: str, allow_bool: bool) -> Callable[[Any, Any], T
             raise _no_bool(name)
         return binary(x, y)
 
-    op.__name__ = op.__qualname__ = name
-    return op
+    return _named(op, name)
 
 
 def _logical(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
@@ -59,8 +68,7 @@ def _logical(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
     def op(x: Any, y: Any) -> Tensor:
         return binary(astype(x, bool_), astype(y, bool_))
 
-    op.__name__ = op.__qualname__ = name
-    return op
+    return _named(op, name)
 
 
 def _float_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
@@ -71,8 +79,7 @@ def _float_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
             x = to_float(x)
         return unary(x)
 
-    op.__name__ = op.__qualname__ = name
-    return op
+    return _named(op, name)
 
 
 def _numeric_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
@@ -85,8 +92,7 @@ def _numeric_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
             raise _no_bool(name)
         return unary(x)
 
-    op.__name__ = op.__qualname__ = name
-    return op
+    return _named(op, name)
 
 
 def _rounding(name: str, kernel: str) -> Callable[[Any], Tensor]:
@@ -101,8 +107,7 @@ def _rounding(name: str, kernel: str) -> Callable[[Any], Tensor]:
             return x  # integers are already whole
         return unary(x)
 
-    op.__name__ = op.__qualname__ = name
-    return op
+    return _named(op, name)
 
 
 add = _numeric("add", "Add")

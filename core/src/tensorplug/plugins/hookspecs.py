@@ -37,3 +37,9 @@ def tensorplug_gradients(register: Any) -> None:
 @hookspec
 def tensorplug_ops(register: Any) -> None:
     """Add public ops: ``register(OpConfig(name, func))`` makes each ``tp.ops.<name>``."""
+
+
+@hookspec
+def tensorplug_references(register: Any) -> None:
+    """Give the testing kit reference values for this plugin's kernels:
+    ``register(tensorplug.testing.Reference(...))``; asked only when the kit needs one."""

@@ -44,7 +44,7 @@ from .problems import (
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginInfo", "PluginProblem", "load_plugins", "register_plugin",
     "unregister_plugin", "list_plugins", "plugin_problems", "contributions", "register_backend_kernels",
-    "report_backend_failure", "offered_by_unstarted_backends", "ENV_STRICT", "ENV_DISABLE",
+    "report_backend_failure", "offered_by_unstarted_backends", "ask_plugins", "ENV_STRICT", "ENV_DISABLE",
 ]
 
 ENTRY_POINT_GROUP = "tensorplug"
@@ -90,10 +90,11 @@ def _registrar(hook: str, backend_name: str | None = None) -> Callable[..., Any]
     return register_kernel
 
 
-def _call_hook(info: PluginInfo, hook: str, **kwargs: Any) -> None:
+def _call_hook(info: PluginInfo, hook: str, register: Callable[..., Any] | None = None,
+               **kwargs: Any) -> None:
     """Call one plugin's implementation of `hook`, with registrations attributed to it."""
     caller = getattr(plugin_state().pm.hook, hook)
-    register = _registrar(hook, kwargs.get("backend_name"))
+    register = register or _registrar(hook, kwargs.get("backend_name"))
     for impl in caller.get_hookimpls():
         if impl.plugin_name != info.name:
             continue
@@ -198,6 +199,29 @@ def _offered(runtime: Runtime, kernel_name: str) -> list[str]:
         if kernel_name in names:
             found.append(backend_name)
     return found
+
+
+def ask_plugins(hook: str, register: Callable[..., Any]) -> list[str]:
+    """Call `hook` of every active plugin, by name, with `register` (what each registers is
+    attributed to it): for hooks asked on demand, not when plugins load (the testing kit's
+    ``tensorplug_references``). A hook that raises is a PluginError naming the plugin. Returns
+    the names of the plugins asked."""
+    load_plugins()
+    asked = []
+    for info in sorted(plugin_state().plugins.values(), key=lambda i: i.name):
+        if not info.active:
+            continue
+        try:
+            _call_hook(info, hook, register)
+        except PluginError:
+            raise
+        except _PLUGIN_FAILURES as exc:
+            raise PluginError(
+                f"Plugin '{info.name}' (distribution {info.distribution or 'unknown'}): its {hook} hook "
+                f"raised {type(exc).__name__}: {exc}. Fix the plugin, or uninstall its distribution."
+            ) from exc
+        asked.append(info.name)
+    return asked
 
 
 def register_backend_kernels(backend_name: str) -> None:

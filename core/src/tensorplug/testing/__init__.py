@@ -8,21 +8,32 @@
   it on shapes and dtypes alone; ``minimum_grad_kernels()``: the fewest with which tp.grad works.
 - The conformance suite, run by the pytest plugin this distribution ships:
   ``pytest --pyargs tensorplug.testing.conformance --tensorplug-backend NAME``.
-- ``Reference`` / ``register_reference``: teach the kit a kernel of your own.
+- ``Reference`` (with a ``CaseMaker``: ``unary_cases``, ``binary_cases`` or your own function
+  of the spec giving ``Case``s): teach the kit a kernel of your own, from your plugin's
+  ``tensorplug_references`` hook (or by hand with ``register_reference``).
 - ``isolated_registries`` / ``fresh_plugin_discovery``: registry isolation for tests.
 """
 
 from .gradcheck import check_gradients
-from .inputs import BadCase, Case, Domain
+from .inputs import BadCase, Case, Domain, accepted, sample
 from .isolation import fresh_plugin_discovery, isolated_registries
 from .needs import GradientNeeds, gradient_needs, minimum_grad_kernels, needs_of
 from .opcheck import CHECKS, assert_opcheck, opcheck, supports_float64
-from .references import Reference, get_reference, register_reference
+from .references import (
+    BadCaseMaker,
+    CaseMaker,
+    Reference,
+    binary_cases,
+    get_reference,
+    register_reference,
+    unary_cases,
+)
 from .result import OpCheckError, OpCheckResult, Problem
 
 __all__ = [
-    "CHECKS", "BadCase", "Case", "Domain", "GradientNeeds", "OpCheckError", "OpCheckResult", "Problem",
-    "Reference", "assert_opcheck", "check_gradients", "fresh_plugin_discovery", "get_reference",
-    "gradient_needs", "isolated_registries", "minimum_grad_kernels", "needs_of", "opcheck",
-    "register_reference", "supports_float64",
+    "CHECKS", "BadCase", "BadCaseMaker", "Case", "CaseMaker", "Domain", "GradientNeeds", "OpCheckError",
+    "OpCheckResult", "Problem", "Reference", "accepted", "assert_opcheck", "binary_cases",
+    "check_gradients", "fresh_plugin_discovery", "get_reference", "gradient_needs",
+    "isolated_registries", "minimum_grad_kernels", "needs_of", "opcheck", "register_reference",
+    "sample", "supports_float64", "unary_cases",
 ]

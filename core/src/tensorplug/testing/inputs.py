@@ -9,6 +9,7 @@ use ("x: float32[2, 3], y: float32[3]; attrs {}").
 from __future__ import annotations
 
 import itertools
+import math
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from ..kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 
 __all__ = [
     "Domain", "Case", "BadCase", "sample", "EDGE_SHAPES", "BROADCAST_PAIRS", "NOT_BROADCASTABLE",
-    "accepted", "dtype_groups", "generic_cases", "generic_bad_cases", "infos_of",
+    "accepted", "dtype_groups", "generic_cases", "generic_domain", "generic_bad_cases", "infos_of",
 ]
 
 #: Shapes every elementwise kernel meets: 0-d, empty, size-1, a vector and two matrices.
@@ -143,8 +144,23 @@ def dtype_groups(spec: KernelSpec, choices: Mapping[str, Sequence[DType]] | None
 
 # -- generic cases: for specs the kit has no reference for ----------------------------------
 _GENERIC_SHAPES: tuple[tuple[int, ...], ...] = ((2, 3), (), (1,), (4,), (0,), (2, 1, 3))
-#: positive values: safe for kernels with a restricted domain (logarithms, roots)
-GENERIC_DOMAIN = Domain(0.5, 1.5)
+#: for a spec that declares no domain: both signs (a kernel missing an abs must show it), and
+#: clear of 0 (where abs-like kernels have a kink that finite differences would trip on)
+GENERIC_DOMAIN = Domain(-1.5, 1.5, margin=0.5)
+_SPAN = 3.0  # the width sampled of a domain bounded on one side only
+
+
+def generic_domain(spec: KernelSpec) -> Domain:
+    """Where generic cases sample: GENERIC_DOMAIN, or inside the domain the spec declares
+    (``KernelSpec.domain``), a tenth of its sampled width clear of each bound: (0, inf) gives
+    [0.3, 2.7], (-1, 1) gives [-0.8, 0.8]."""
+    low, high = spec.domain
+    if math.isinf(low) and math.isinf(high):
+        return GENERIC_DOMAIN
+    lo = low if not math.isinf(low) else high - _SPAN
+    hi = high if not math.isinf(high) else low + _SPAN
+    pad = (hi - lo) / 10
+    return Domain(lo + pad, hi - pad)
 
 
 def _default_attrs(spec: KernelSpec) -> dict[str, Any] | None:
@@ -154,17 +170,19 @@ def _default_attrs(spec: KernelSpec) -> dict[str, Any] | None:
 
 def generic_cases(spec: KernelSpec) -> list[Case]:
     """Cases built from the spec alone: default attributes, every accepted dtype assignment,
-    and the shapes of a small list (the same for every input) that the spec's rule accepts.
+    and the shapes of a small list (the same for every input) that the spec's rule accepts,
+    with values of both signs unless the spec declares its domain (``generic_domain``).
     Empty when an attribute is required (the kit cannot guess its value)."""
     attrs = _default_attrs(spec)
     if attrs is None:
         return []
+    domain = generic_domain(spec)
     cases = []
     n = 2 if spec.variadic else len(spec.inputs)
     for dtypes in dtype_groups(spec):
         per_input = [dtypes[spec.inputs[0]]] * n if spec.variadic else [dtypes[i] for i in spec.inputs]
         for shape in _GENERIC_SHAPES if n else [()]:
-            arrays = tuple(sample(shape, d, GENERIC_DOMAIN, key=(spec.name, i))
+            arrays = tuple(sample(shape, d, domain, key=(spec.name, i))
                            for i, d in enumerate(per_input))
             case = Case(arrays, attrs)
             try:

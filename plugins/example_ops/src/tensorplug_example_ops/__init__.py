@@ -5,12 +5,13 @@ one module per path of the guide ``docs/guide/custom-ops-kernels-gradients.md``:
 2. ``erf.py`` + ``kernels.py``: a new kernel, ``Erf``: its spec, its numpy and jax kernels,
    the op that dispatches it and its gradient;
 3. ``straight_through.py``: a gradient override of a core kernel (``Round``);
-4. ``softplus.py``, ``clip_gradient.py``: ops whose gradient is given with ``tp.custom_grad``.
+4. ``softplus.py``, ``clip_gradient.py``: ops whose gradient is given with ``tp.custom_grad``;
+5. ``references.py``: the testing kit's reference values for ``Erf``.
 
 ``plugin.py`` registers them through tensorplug's hooks. Installed, the ops are reachable as
 ``tp.ops.ema``, ``tp.ops.erf``, ``tp.ops.softplus`` and ``tp.ops.clip_gradient``, and
-importable from here. The plugin uses only ``tensorplug``'s public API and
-``tensorplug.extend``.
+importable from here. The plugin uses only ``tensorplug``'s public API, ``tensorplug.extend``
+and (for its references) ``tensorplug.testing``.
 """
 
 from .clip_gradient import clip_gradient

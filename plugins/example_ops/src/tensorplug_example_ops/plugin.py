@@ -49,3 +49,12 @@ def tensorplug_gradients(register: Any) -> None:
 def tensorplug_ops(register: Any) -> None:
     for config in OPS:
         register(config)
+
+
+@hookimpl
+def tensorplug_references(register: Any) -> None:
+    # asked only when the testing kit runs (opcheck, the conformance suite): the kit is
+    # imported here, never when the plugin loads
+    from .references import ERF_REFERENCE
+
+    register(ERF_REFERENCE)

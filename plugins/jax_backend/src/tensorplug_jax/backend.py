@@ -176,6 +176,10 @@ class JaxBackend(Backend):
                 return False
         return True
 
+    def synchronize(self, natives: Sequence[Any]) -> None:
+        """Block until jax's asynchronous dispatch has computed them (for tp.profile's times)."""
+        jax.block_until_ready([a for a in natives if isinstance(a, jax.Array)])
+
     # -- compilation --------------------------------------------------------------------------
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
         """``jax.jit(fn)``, called in the backend's scope; jax's complaints about traced values

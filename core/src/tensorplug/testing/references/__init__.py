@@ -5,11 +5,23 @@ check where values cannot be predicted (random kernels). Also the inputs each ke
 refuse, and with which typed error.
 
 The references are numpy computations of the kit's own, never the numpy backend's kernels, so
-the kit checks the numpy backend too. A plugin that declares kernel specs can teach the kit
-its kernels with ``register_reference``.
+the kit checks the numpy backend too. A plugin that declares kernel specs teaches the kit its
+kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand with
+``register_reference``.
 """
 
 from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
-from ._base import REFERENCES, Reference, get_reference, reference, register_reference
+from ._base import (
+    REFERENCES,
+    BadCaseMaker,
+    CaseMaker,
+    Reference,
+    binary_cases,
+    reference,
+    register_reference,
+    unary_cases,
+)
+from .from_plugins import get_reference, plugin_references
 
-__all__ = ["REFERENCES", "Reference", "get_reference", "reference", "register_reference"]
+__all__ = ["REFERENCES", "BadCaseMaker", "CaseMaker", "Reference", "binary_cases", "get_reference",
+           "plugin_references", "reference", "register_reference", "unary_cases"]

@@ -25,11 +25,14 @@ from ..inputs import (
 )
 
 __all__ = [
-    "Reference", "REFERENCES", "register_reference", "get_reference", "reference",
-    "unary_cases", "binary_cases", "broadcast_bad_cases", "no_cases",
+    "Reference", "REFERENCES", "register_reference", "check_reference", "reference", "CaseMaker",
+    "BadCaseMaker", "unary_cases", "binary_cases", "broadcast_bad_cases", "no_cases",
 ]
 
+#: ``cases(spec)``: the kernel's spec in, the Cases to call the kernel with out (host arrays in
+#: the spec's input order, attributes, a label); ``unary_cases``/``binary_cases`` make the kit's own.
 CaseMaker = Callable[[KernelSpec], Iterable[Case]]
+#: ``bad_cases(spec)``: BadCases, inputs the spec must refuse and the error type it must raise.
 BadCaseMaker = Callable[[KernelSpec], Iterable[BadCase]]
 #: ``check(outputs, case, attrs, rerun)``: a property check for kernels whose values cannot be
 #: predicted (random numbers); ``rerun(attrs)`` runs the kernel again with other attributes.
@@ -49,10 +52,12 @@ class Reference:
     """What the kit knows about one kernel beyond its spec: the inputs to call it with, and
     either numpy code computing its outputs or a property check of them.
 
-    ``compute(*inputs, **attrs)`` gets the case's host arrays (floats in float64 when
-    ``upcast``) and the spec-normalized attributes, and returns the output (a tuple for
-    several); the kit casts it to the dtype the spec's rule gives. ``bad_cases`` are inputs
-    the spec must refuse (beyond those the kit derives from the spec itself).
+    ``cases(spec)`` is a CaseMaker: given the kernel's spec, it returns the Cases to run (their
+    non-"special" ones also serve the gradient check). ``compute(*inputs, **attrs)`` gets the
+    case's host arrays (floats in float64 when ``upcast``) and the spec-normalized attributes,
+    and returns the output (a tuple for several); the kit casts it to the dtype the spec's rule
+    gives. ``bad_cases(spec)`` gives inputs the spec must refuse (beyond those the kit derives
+    from the spec itself).
     ``rtol``/``atol`` replace the float tolerances (one value, or one per dtype name): looser
     for kernels that need it, tighter where small values must be accurate (Expm1 near 0).
     """
@@ -73,11 +78,7 @@ REFERENCES: dict[str, Reference] = {}
 def register_reference(ref: Reference, *, override: bool = False) -> Reference:
     """Teach the kit a kernel (a plugin's own kernel spec, say); ``override=True`` replaces an
     existing entry."""
-    if not isinstance(ref, Reference):
-        raise RegistrationError(f"register_reference takes a Reference, got {type(ref).__name__}")
-    if (ref.compute is None) == (ref.check is None):
-        raise RegistrationError(f"Reference for '{ref.kernel}' needs exactly one of compute= "
-                                "(numpy reference values) or check= (a property check).")
+    check_reference(ref, "register_reference")
     old = REFERENCES.get(ref.kernel)
     if old is not None and old != ref and not override:
         raise RegistrationError(f"the kit already has a reference for '{ref.kernel}'; pass "
@@ -86,8 +87,13 @@ def register_reference(ref: Reference, *, override: bool = False) -> Reference:
     return ref
 
 
-def get_reference(kernel_name: str) -> Reference | None:
-    return REFERENCES.get(kernel_name)
+def check_reference(ref: Any, who: str) -> None:
+    """Raise RegistrationError unless `ref` is a Reference with exactly one of compute/check."""
+    if not isinstance(ref, Reference):
+        raise RegistrationError(f"{who} takes a tensorplug.testing.Reference, got {type(ref).__name__}")
+    if (ref.compute is None) == (ref.check is None):
+        raise RegistrationError(f"Reference for '{ref.kernel}' needs exactly one of compute= "
+                                "(numpy reference values) or check= (a property check).")
 
 
 def reference(kernel: str, cases: CaseMaker, bad_cases: BadCaseMaker = no_cases,
