@@ -2,7 +2,7 @@
 #   make demo   set up .venv from stock python3 and run `tensorplug demo`
 #   make test   set up .venv with the development tools and run the whole test suite
 # Extras: make bench (benchmarks), make conformance BACKEND=NAME (the backend kit), make lint
-# (ruff + mypy), make clean.
+# (ruff + mypy), make docs (the reference site, into site/), make clean.
 #
 # The distributions are installed into .venv NON-editable, as a user would get them. Stamp
 # files in .venv make re-runs fast: dependencies are installed again only when a
@@ -28,7 +28,7 @@ STAMP_DEMO_DISTS := $(VENV)/.stamp-dists-demo
 STAMP_TEST_DISTS := $(VENV)/.stamp-dists-test
 
 .NOTPARALLEL:
-.PHONY: demo test bench lint conformance clean
+.PHONY: demo test bench lint conformance docs clean
 
 demo: $(STAMP_DEMO) $(STAMP_DEMO_DISTS)
 	$(VENV)/bin/tensorplug demo
@@ -49,8 +49,12 @@ lint: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) -m ruff check .
 	$(VPY) -m mypy
 
+# the reference site (mkdocs.yml: the guides and the API reference) into site/
+docs: $(STAMP_DEV) $(STAMP_TEST_DISTS)
+	$(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) build dist core/build core/dist plugins/*/build plugins/*/dist
+	rm -rf $(VENV) site build dist core/build core/dist plugins/*/build plugins/*/dist
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)

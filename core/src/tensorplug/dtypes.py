@@ -45,14 +45,17 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
+        """True for float32 and float64."""
         return self.kind == "float"
 
     @property
     def is_integer(self) -> bool:
+        """True for the signed integer dtypes (int32, int64)."""
         return self.kind == "int"
 
     @property
     def is_bool(self) -> bool:
+        """True for bool."""
         return self.kind == "bool"
 
     def __repr__(self) -> str:

@@ -87,6 +87,7 @@ def register_reference(ref: Reference, *, override: bool = False) -> Reference:
 
 
 def get_reference(kernel_name: str) -> Reference | None:
+    """The registered numpy reference of `kernel_name`, or None if the kit has none."""
     return REFERENCES.get(kernel_name)
 
 
