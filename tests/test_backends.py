@@ -404,3 +404,19 @@ def test_run_kernel_records_for_autodiff_and_dispatches_on_the_active_backend(to
     with tp.backend_scope("toy"):
         y = run_kernel("Multiply", {"x": 2.0, "y": 3.0})
     assert y.backend == "toy" and toy.calls["Multiply"] == 1
+
+
+@pytest.mark.parametrize("asked", ["jax", "numpy"])
+def test_with_no_backend_installed_the_hint_names_the_backend_asked_for(asked):
+    """TENSORPLUG_BACKEND=jax in an environment with no backend: the error says to install
+    tensorplug-backend-jax (the numpy backend would not give the user jax)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORPLUG_")}
+    env.update(TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD="1", TENSORPLUG_BACKEND=asked)
+    run = subprocess.run([sys.executable, "-c", "import tensorplug as tp; tp.asarray([1.0])"],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0
+    error = run.stderr.strip().splitlines()[-1]
+    assert error.startswith("tensorplug.errors.BackendNotFoundError: No backend named"), error
+    assert f"pip install tensorplug-backend-{asked}" in error
+    other = {"jax": "numpy", "numpy": "jax"}[asked]
+    assert f"tensorplug-backend-{other}" not in error

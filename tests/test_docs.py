@@ -61,15 +61,16 @@ def test_every_python_block_runs(path, tmp_path, monkeypatch):
                                  f"{type(exc).__name__}: {exc}") from exc
 
 
-@pytest.mark.parametrize("path", MARKDOWN, ids=_id)
-def test_relative_links_point_at_files(path):
+@pytest.mark.parametrize("path", MARKDOWN + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"], ids=_id)
+def test_relative_links_point_at_files_in_the_repository(path):
     broken = []
     for target in LINK.findall(path.read_text()):
         if re.match(r"[a-z]+:", target) or target.startswith("#"):
             continue  # a URL or an anchor in the page
-        if not (path.parent / target.split("#")[0]).exists():
+        file = (path.parent / target.split("#")[0]).resolve()
+        if not (file.exists() and file.is_relative_to(ROOT)):
             broken.append(target)
-    assert not broken, f"{_id(path)} links to missing files: {broken}"
+    assert not broken, f"{_id(path)} links to missing files or files outside the repository: {broken}"
 
 
 def test_the_index_links_the_guides():
