@@ -10,14 +10,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import venv
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import pytest
-from packaging.requirements import Requirement
 
+from _reader_env import dependency_closure, fresh_venv, see_installed
 from _wheels import build_wheels, clean_env
 from _wheels import run as _run
 
@@ -26,47 +24,15 @@ ONE_LINER = ('import tensorplug as tp; x = tp.asarray([1.0, 2.0]); '
              'print(tp.grad(lambda x: tp.sum(tp.tanh(x) ** 2))(x))')
 
 
-def dependency_closure(names: list[str]) -> set[str]:
-    """The installed distributions `names` need, recursively (no extras), without `names`."""
-    seen: set[str] = set()
-    todo = list(names)
-    while todo:
-        dist = metadata.distribution(todo.pop())
-        for line in dist.requires or []:
-            req = Requirement(line)
-            if req.marker is not None and not req.marker.evaluate({"extra": ""}):
-                continue
-            name = metadata.distribution(req.name).metadata["Name"]
-            if name not in seen and name not in names:
-                seen.add(name)
-                todo.append(name)
-    return seen
-
-
-def link_installed(names: set[str], folder: Path) -> None:
-    """Links in `folder` to every top-level file or package of the installed distributions."""
-    folder.mkdir()
-    for name in names:
-        dist = metadata.distribution(name)
-        for top in {Path(str(f)).parts[0] for f in dist.files or []} - {".."}:
-            target = Path(str(dist.locate_file(top)))
-            if target.exists() and not (folder / top).exists():
-                (folder / top).symlink_to(target, target_is_directory=target.is_dir())
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The python of a fresh venv holding the two wheels, and their dependencies, offline."""
     tmp = tmp_path_factory.mktemp("install")
     built = build_wheels(DISTS, tmp / "wheels")
     assert [w.name.split("-")[0] for w in built] == ["tensorplug_backend_numpy", "tensorplug_core"]
-    env_dir = tmp / "venv"
-    venv.EnvBuilder(with_pip=False, clear=True).create(env_dir)  # ensurepip alone takes ~10 s
-    python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                     cwd=tmp).stdout.strip())
-    link_installed(dependency_closure(["tensorplug-core", "tensorplug-backend-numpy"]), tmp / "deps")
-    (site / "deps.pth").write_text(str(tmp / "deps") + "\n")
+    python = fresh_venv(tmp / "venv")
+    ours = ["tensorplug-core", "tensorplug-backend-numpy"]
+    see_installed(python, dependency_closure(ours) - set(ours), tmp / "deps")
     # this environment's pip installs into the new one (--python); our wheels by path, never
     # from an index (there is none: the dependencies are satisfied by the linked ones)
     _run([sys.executable, "-m", "pip", "--isolated", "--python", str(python), "install", "--quiet",
