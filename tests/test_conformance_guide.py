@@ -38,9 +38,14 @@ def test_the_guide_runs_where_it_says(tmp_path):
     python = reader_python(install_line(GUIDE.read_text()), tmp_path / "env")
     work = tmp_path / "work"
     work.mkdir()
-    run = run_blocks(python, GUIDE, cwd=work, epilogue="print('FINAL:', final.stdout)")
+    run = run_blocks(python, GUIDE, cwd=work, epilogue="print('LAZY:', lazy)\nprint('FINAL:', final.stdout)")
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-6000:]
     final = run.stdout[run.stdout.index("FINAL:"):]
+    # section 13: plugin discovery registers the strict backend without importing its library
+    # (checked in a fresh process, through sys.modules); its first use imports it
+    discovered, used = run.stdout[run.stdout.index("LAZY:"):].removeprefix("LAZY: ").splitlines()[:2]
+    assert discovered == "['numpy', 'strict', 'tiny'] False", discovered
+    assert used.startswith("True array_api_strict._array_object tp.float32 [3.0, 6.43656"), used
     assert re.search(r"5 implemented; 0 passing, 0 failing, 5 blocked, 0 missing, \d+ excluded", final)
     assert (work / "site" / "tensorplug_tiny" / "plugin.py").is_file()
     assert list((work / "site").glob("tensorplug_backend_tiny-0.1.0.dist-info"))
