@@ -16,9 +16,12 @@ PIP    := $(VPY) -m pip --disable-pip-version-check
 PYTEST_ARGS ?= -n 2
 
 # `make demo` needs the core and the numpy backend; `make test` also the JAX backend (and jax)
-# and the example plugin, whose tests run in CI.
+# and the example plugin, whose tests run in CI. jax needs Python >= 3.11: on 3.10 the JAX
+# backend is left out, and its tests are skipped, each saying so (tests/conftest.py).
 DEMO_DISTS  := ./core ./plugins/cpu_numpy
-TEST_DISTS  := $(DEMO_DISTS) ./plugins/jax_backend ./plugins/example_ops
+PY_VERSION  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+JAX_DISTS   := $(if $(filter 3.10,$(PY_VERSION)),,./plugins/jax_backend)
+TEST_DISTS  := $(DEMO_DISTS) $(JAX_DISTS) ./plugins/example_ops
 # every file of the distributions, and their folders (a deleted file changes its folder)
 DIST_FILES  := $(shell find core plugins \( -name __pycache__ -o -name build -o -name dist \) -prune \
                  -o \( -type d -o -name '*.py' -o -name '*.toml' -o -name py.typed -o -name '*.md' \) -print 2>/dev/null)

@@ -25,8 +25,9 @@ def run(cmd: list[str], cwd: Path, timeout: float = 600) -> subprocess.Completed
 
 
 def build_wheels(folders: list[str], dest: Path) -> list[Path]:
-    """One wheel per distribution folder (relative to the repository), in `dest`, sorted."""
+    """One wheel per distribution folder (relative to the repository), in `dest`, sorted; a
+    wheel is pure Python, so also one whose Requires-Python excludes this interpreter."""
     run([sys.executable, "-m", "pip", "--isolated", "wheel", "--no-deps", "--no-build-isolation",
-         "--no-index", "--quiet", "--wheel-dir", str(dest), *(str(ROOT / f) for f in folders)],
-        cwd=dest.parent)
+         "--no-index", "--ignore-requires-python", "--quiet", "--wheel-dir", str(dest),
+         *(str(ROOT / f) for f in folders)], cwd=dest.parent)
     return sorted(dest.glob("*.whl"))

@@ -6,10 +6,13 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 import tensorplug as tp
+from _jax_absent import JAX_ABSENT
 from tensorplug.runtime import current
 from tensorplug.testing.isolation import isolated_registries
 
@@ -39,6 +42,39 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 #: test modules whose every test runs on each first-party backend (made active by `tp_backend`)
 PER_BACKEND_MODULES = ("test_kernels_", "test_gradients")
 BACKENDS = ("numpy", "jax")
+
+
+# -- where the jax backend cannot be installed (Python 3.10: tests/_jax_absent.py), every test
+# that needs it is reported as skipped, with the reason: never collected silently away
+class _JaxModuleSkipped(pytest.Item):
+    def runtest(self) -> None:
+        pytest.skip(JAX_ABSENT)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, 0, self.name
+
+
+class _JaxModule(pytest.File):
+    """A test_jax_* module not imported (it imports jax): one item that says why."""
+
+    def collect(self) -> list[pytest.Item]:
+        return [_JaxModuleSkipped.from_parent(self, name="needs the jax backend")]
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if JAX_ABSENT and module_path.name.startswith("test_jax_"):
+        return _JaxModule.from_parent(parent, path=module_path)
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if not JAX_ABSENT:
+        return
+    skip = pytest.mark.skip(reason=JAX_ABSENT)
+    for item in items:
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        if item.get_closest_marker("jax") or "jax" in (params.get("tp_backend"), params.get("backend")):
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+import types
 from typing import Any
 
 PLACEHOLDER = re.compile(r"^\[\[api ([\w.]+)\]\]$", re.MULTILINE)
@@ -22,7 +23,7 @@ def reference(module_name: str) -> str:
         obj = getattr(module, name)
         if inspect.ismodule(obj):
             values.append(f"- `{name}`: the module `{obj.__name__}`")
-        elif inspect.isclass(obj) or inspect.isfunction(obj):
+        elif (inspect.isclass(obj) or inspect.isfunction(obj)) and not isinstance(obj, types.GenericAlias):
             parts.append(f"::: {obj.__module__}.{obj.__qualname__}\n"
                          f"    options:\n      heading: {module_name}.{name}")
         else:
