@@ -2,7 +2,7 @@
 #   make demo   set up .venv from stock python3 and run `tensorplug demo`
 #   make test   set up .venv with the development tools and run the whole test suite
 # Extras: make bench (benchmarks), make conformance BACKEND=NAME (the backend kit), make lint
-# (ruff + mypy), make clean.
+# (ruff + mypy), make docs (the reference site, into site/), make clean.
 #
 # The distributions are installed into .venv NON-editable, as a user would get them. Stamp
 # files in .venv make re-runs fast: dependencies are installed again only when a
@@ -16,9 +16,12 @@ PIP    := $(VPY) -m pip --disable-pip-version-check
 PYTEST_ARGS ?= -n 2
 
 # `make demo` needs the core and the numpy backend; `make test` also the JAX backend (and jax)
-# and the example plugin, whose tests run in CI.
+# and the example plugin, whose tests run in CI. jax needs Python >= 3.11: on 3.10 the JAX
+# backend is left out, and its tests are skipped, each saying so (tests/conftest.py).
 DEMO_DISTS  := ./core ./plugins/cpu_numpy
-TEST_DISTS  := $(DEMO_DISTS) ./plugins/jax_backend ./plugins/example_ops
+PY_VERSION  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+JAX_DISTS   := $(if $(filter 3.10,$(PY_VERSION)),,./plugins/jax_backend)
+TEST_DISTS  := $(DEMO_DISTS) $(JAX_DISTS) ./plugins/example_ops
 # every file of the distributions, and their folders (a deleted file changes its folder)
 DIST_FILES  := $(shell find core plugins \( -name __pycache__ -o -name build -o -name dist \) -prune \
                  -o \( -type d -o -name '*.py' -o -name '*.toml' -o -name py.typed -o -name '*.md' \) -print 2>/dev/null)
@@ -28,7 +31,7 @@ STAMP_DEMO_DISTS := $(VENV)/.stamp-dists-demo
 STAMP_TEST_DISTS := $(VENV)/.stamp-dists-test
 
 .NOTPARALLEL:
-.PHONY: demo test bench lint conformance clean
+.PHONY: demo test bench lint conformance docs clean
 
 demo: $(STAMP_DEMO) $(STAMP_DEMO_DISTS)
 	$(VENV)/bin/tensorplug demo
@@ -49,8 +52,12 @@ lint: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) -m ruff check .
 	$(VPY) -m mypy
 
+# the reference site (mkdocs.yml: the guides and the API reference) into site/
+docs: $(STAMP_DEV) $(STAMP_TEST_DISTS)
+	$(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) build dist core/build core/dist plugins/*/build plugins/*/dist
+	rm -rf $(VENV) site build dist core/build core/dist plugins/*/build plugins/*/dist
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)

@@ -4,26 +4,79 @@ and gradient tests run once per first-party backend (`tp_backend`)."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 import tensorplug as tp
+from _jax_absent import JAX_ABSENT
 from tensorplug.runtime import current
 from tensorplug.testing.isolation import isolated_registries
 
 # jax compiles every kernel for every new shape, dtype and attribute (~50 ms each on a small
-# machine): its persistent compilation cache lets the test processes (xdist workers, the
-# conformance kit's subprocess) and later runs share what one of them compiled. Set before jax
-# is imported; subprocesses inherit it. Results do not depend on it.
-os.environ.setdefault("JAX_COMPILATION_CACHE_DIR",
-                      os.path.join(tempfile.gettempdir(), "tensorplug-tests-jax-cache"))
-os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
-os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+# machine): its persistent compilation cache lets the test processes of one run (xdist workers,
+# the conformance kit's subprocess) share what one of them compiled. The first process of the
+# run (the xdist controller, or the only one) makes a temporary folder for it, before any
+# worker starts and before jax is imported (they inherit the variables), and removes it when
+# the run ends. Results do not depend on it.
+_JAX_CACHE_OWNER = "TP_TESTS_JAX_CACHE_OWNER"  # the pid of the process that removes it
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "JAX_COMPILATION_CACHE_DIR" in os.environ:
+        return  # set by the user, or by the process that started this one
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="tensorplug-tests-jax-cache-")
+    os.environ[_JAX_CACHE_OWNER] = str(os.getpid())
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if os.environ.get(_JAX_CACHE_OWNER) == str(os.getpid()):
+        shutil.rmtree(os.environ.pop("JAX_COMPILATION_CACHE_DIR"), ignore_errors=True)
+        del os.environ[_JAX_CACHE_OWNER]
 
 #: test modules whose every test runs on each first-party backend (made active by `tp_backend`)
 PER_BACKEND_MODULES = ("test_kernels_", "test_gradients")
 BACKENDS = ("numpy", "jax")
+
+
+# -- where the jax backend cannot be installed (Python 3.10: tests/_jax_absent.py), every test
+# that needs it is reported as skipped, with the reason: never collected silently away
+class _JaxModuleSkipped(pytest.Item):
+    def runtest(self) -> None:  # (never runs: skipped below, reported at the module's path)
+        raise AssertionError(JAX_ABSENT)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, 0, self.name
+
+
+class _JaxModule(pytest.File):
+    """A test_jax_* module not imported (it imports jax): one item that says why."""
+
+    def collect(self) -> list[pytest.Item]:
+        item = _JaxModuleSkipped.from_parent(self, name="needs the jax backend")
+        item.add_marker(pytest.mark.skip(reason=JAX_ABSENT))
+        return [item]
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if JAX_ABSENT and module_path.name.startswith("test_jax_"):
+        return _JaxModule.from_parent(parent, path=module_path)
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if not JAX_ABSENT:
+        return
+    skip = pytest.mark.skip(reason=JAX_ABSENT)
+    for item in items:
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        if item.get_closest_marker("jax") or "jax" in (params.get("tp_backend"), params.get("backend")):
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,7 @@
 """docs/guide/writing-a-backend.md runs: its python blocks, in order, in one namespace, from an
-empty temporary folder (they write a backend distribution, install it into a folder and run the
-conformance kit on it, asserting what the text says)."""
+empty temporary folder, in an environment holding only what its install line says (they write
+a backend distribution, install it into a folder and run the conformance kit on it, asserting
+what the text says)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from _reader_env import install_line, reader_python, run_blocks
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "writing-a-backend.md"
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.S | re.M)
@@ -29,17 +32,20 @@ def test_the_guide_has_runnable_blocks_for_every_step():
 
 
 @pytest.mark.slow
-def test_the_guide_runs(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)
-    namespace: dict[str, object] = {"__name__": "__guide__"}
-    for i, block in enumerate(python_blocks(GUIDE.read_text())):
-        try:
-            exec(compile(block, f"{GUIDE.name}, python block {i + 1}", "exec"), namespace)
-        except Exception as exc:
-            out = capsys.readouterr().out
-            raise AssertionError(f"python block {i + 1} of {GUIDE.name} failed: {exc!r}\n"
-                                 f"--- block ---\n{block}\n--- its output ---\n{out[-4000:]}") from exc
-    final = namespace["final"]
-    assert re.search(r"5 implemented; 0 passing, 0 failing, 5 blocked, 0 missing, \d+ excluded", final.stdout)
-    assert (tmp_path / "site" / "tensorplug_tiny" / "plugin.py").is_file()
-    assert list((tmp_path / "site").glob("tensorplug_backend_tiny-0.1.0.dist-info"))
+def test_the_guide_runs_where_it_says(tmp_path):
+    """In a fresh environment holding what the guide's ``pip install`` line installs (and
+    nothing else: no jax, no scikit-learn), from an empty folder."""
+    python = reader_python(install_line(GUIDE.read_text()), tmp_path / "env")
+    work = tmp_path / "work"
+    work.mkdir()
+    run = run_blocks(python, GUIDE, cwd=work, epilogue="print('LAZY:', lazy)\nprint('FINAL:', final.stdout)")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-6000:]
+    final = run.stdout[run.stdout.index("FINAL:"):]
+    # section 13: plugin discovery registers the strict backend without importing its library
+    # (checked in a fresh process, through sys.modules); its first use imports it
+    discovered, used = run.stdout[run.stdout.index("LAZY:"):].removeprefix("LAZY: ").splitlines()[:2]
+    assert discovered == "['numpy', 'strict', 'tiny'] False", discovered
+    assert used.startswith("True array_api_strict._array_object tp.float32 [3.0, 6.43656"), used
+    assert re.search(r"5 implemented; 0 passing, 0 failing, 5 blocked, 0 missing, \d+ excluded", final)
+    assert (work / "site" / "tensorplug_tiny" / "plugin.py").is_file()
+    assert list((work / "site").glob("tensorplug_backend_tiny-0.1.0.dist-info"))

@@ -182,6 +182,7 @@ class _JaxArrays(Backend):
         return np.asarray(native)
 
 
+@pytest.mark.jax
 def test_erf_kernel_on_the_jax_backend():
     """The plugin's jax branch: with the jax backend installed it is that backend; without
     it, a minimal backend named 'jax' stands in, so the kernel is exercised either way."""

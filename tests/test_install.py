@@ -1,50 +1,42 @@
 """The distributions as users get them: wheels of core and the numpy plugin, installed into a
-fresh virtual environment (not editable), found through the entry point; the issue's one-liner."""
+fresh virtual environment (not editable), found through the entry point; the issue's one-liner.
+
+Offline: the wheels are built here, pip runs with ``--no-index``, and the new environment sees
+its dependencies (numpy, pluggy, importlib-metadata and theirs, nothing else) through a
+``.pth`` file naming a folder of links to what the test environment has installed."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-DISTS = [ROOT / "core", ROOT / "plugins" / "cpu_numpy"]
+from _reader_env import dependency_closure, fresh_venv, see_installed
+from _wheels import build_wheels, clean_env
+from _wheels import run as _run
+
+DISTS = ["core", "plugins/cpu_numpy"]
 ONE_LINER = ('import tensorplug as tp; x = tp.asarray([1.0, 2.0]); '
              'print(tp.grad(lambda x: tp.sum(tp.tanh(x) ** 2))(x))')
 
 
-def _run(cmd: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TENSORPLUG_", "PYTHON", "VIRTUAL_ENV", "PIP_REQUIRE"))}
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
-    return proc
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The python of a fresh venv holding the two wheels and their dependencies."""
+    """The python of a fresh venv holding the two wheels, and their dependencies, offline."""
     tmp = tmp_path_factory.mktemp("install")
-    wheels = tmp / "wheels"
-    # hatchling is a dev requirement: build here, without an isolated build environment
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
-          "--wheel-dir", str(wheels), *map(str, DISTS)], cwd=tmp)
-    built = sorted(wheels.glob("*.whl"))
+    built = build_wheels(DISTS, tmp / "wheels")
     assert [w.name.split("-")[0] for w in built] == ["tensorplug_backend_numpy", "tensorplug_core"]
-    env_dir = tmp / "venv"
-    venv.EnvBuilder(with_pip=False, clear=True).create(env_dir)  # ensurepip alone takes ~10 s
-    python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    # this environment's pip installs into the new one (--python); our wheels by path (never a
-    # same-named project from an index); numpy, pluggy and importlib-metadata from pip's
-    # configured index (PyPI unless configured otherwise; its cache makes re-runs fast), as
-    # binaries only
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
-          "--disable-pip-version-check", "--only-binary", ":all:", *map(str, built)], cwd=tmp)
+    python = fresh_venv(tmp / "venv")
+    ours = ["tensorplug-core", "tensorplug-backend-numpy"]
+    see_installed(python, dependency_closure(ours) - set(ours), tmp / "deps")
+    # this environment's pip installs into the new one (--python); our wheels by path, never
+    # from an index (there is none: the dependencies are satisfied by the linked ones)
+    _run([sys.executable, "-m", "pip", "--isolated", "--python", str(python), "install", "--quiet",
+          "--no-index", "--disable-pip-version-check", "--only-binary", ":all:", *map(str, built)], cwd=tmp)
     return python
 
 
@@ -82,8 +74,7 @@ def test_installed_not_editable_and_found_through_the_entry_point(installed: Pat
 def test_console_script_without_demo_extras(installed: Path, tmp_path: Path) -> None:
     script = installed.parent / ("tensorplug.exe" if os.name == "nt" else "tensorplug")
     assert "demo" in _run([str(script)], cwd=tmp_path).stdout
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORPLUG_")}
-    proc = subprocess.run([str(script), "demo"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run([str(script), "demo"], cwd=tmp_path, env=clean_env(), capture_output=True,
+                          text=True, timeout=120)
     assert proc.returncode != 0
     assert "pip install 'tensorplug-core[demo]'" in proc.stderr

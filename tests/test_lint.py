@@ -25,3 +25,15 @@ def test_the_linters_pass(tool, tmp_path):
     else:
         run = _run("mypy", "--cache-dir", str(tmp_path / "mypy"))
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+
+
+def test_the_linters_are_pinned():
+    """A new ruff or mypy release must not fail the suite: requirements-dev.txt pins both to the
+    exact versions installed, and the installed ones are those."""
+    from importlib.metadata import version
+
+    pins = dict(line.split("#")[0].strip().split("==") for line in
+                (ROOT / "requirements-dev.txt").read_text().splitlines() if "==" in line.split("#")[0])
+    assert pins.keys() >= {"ruff", "mypy"}, pins
+    for tool in ("ruff", "mypy"):
+        assert version(tool) == pins[tool], f"{tool} {version(tool)} is installed, {pins[tool]} pinned"

@@ -74,6 +74,7 @@ class Backend:
         return from_numpy_dtype(native.dtype)
 
     def shape_of(self, native: Any) -> tuple[int, ...]:
+        """The shape of a native array (default: its numpy-style ``.shape``, as a tuple)."""
         return tuple(native.shape)
 
     def device_of(self, native: Any) -> str:
@@ -148,6 +149,8 @@ def _discover() -> None:
 
 
 def register_backend(config: BackendConfig, *, override: bool = False, priority: int | None = None) -> None:
+    """Make `config` available under ``config.name``; TypeError if it is not a BackendConfig, and
+    RegistrationError if the name is taken by another source without ``override=True``."""
     if not isinstance(config, BackendConfig):
         raise TypeError(f"register_backend takes a BackendConfig, got {type(config).__name__}")
     current().backends.add(config.name, config, override=override,

@@ -32,7 +32,14 @@ __all__ = [
 
 
 class DType:
-    """A tensorplug dtype: a name, a kind ('bool', 'int', 'float') and its numpy equivalent."""
+    """A tensorplug dtype; the members are ``bool_`` (``tp.bool``), ``int32``, ``int64``,
+    ``float32`` and ``float64`` (``ALL_DTYPES``), compared by identity.
+
+    ``name`` is the Array API standard's name ('bool', 'int32', ...), which libraries that follow
+    the standard share: ``getattr(xp, dtype.name)`` is the library's dtype. ``kind`` is 'bool',
+    'int' or 'float'; ``itemsize`` is in bytes; ``numpy`` is the numpy dtype. ``as_dtype`` and
+    ``from_numpy_dtype`` map names, numpy dtypes and Python types to members.
+    """
 
     __slots__ = ("name", "kind", "itemsize", "numpy", "_rank")
 
@@ -45,14 +52,17 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
+        """True for float32 and float64."""
         return self.kind == "float"
 
     @property
     def is_integer(self) -> bool:
+        """True for the signed integer dtypes (int32, int64)."""
         return self.kind == "int"
 
     @property
     def is_bool(self) -> bool:
+        """True for bool."""
         return self.kind == "bool"
 
     def __repr__(self) -> str:

@@ -88,6 +88,7 @@ class KernelSpec:
             )
 
     def attr_defaults(self) -> dict[str, Any]:
+        """Each attribute's default, by name (``REQUIRED`` for one without)."""
         return {a.name: a.default for a in self.attrs}
 
     def normalize_attrs(self, attrs: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -34,18 +34,22 @@ class Tensor:
     # -- properties -------------------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
+        """The size of each axis, as a tuple of ints."""
         return self._backend.shape_of(self._data)
 
     @property
     def dtype(self) -> DType:
+        """The element type, a `DType` (``tp.float32``, ``tp.int64``, ...)."""
         return self._dtype
 
     @property
     def ndim(self) -> int:
+        """The number of axes (0 for a scalar)."""
         return len(self.shape)
 
     @property
     def size(self) -> int:
+        """The number of elements (the product of the shape; 1 for a scalar)."""
         return math.prod(self.shape)
 
     @property
@@ -55,6 +59,7 @@ class Tensor:
 
     @property
     def device(self) -> str:
+        """The device the values live on, as the backend names it (``'cpu'``, ``'gpu:1'``, ...)."""
         return self._backend.device_of(self._data)
 
     @property
@@ -64,6 +69,7 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:
+        """The transpose of a 2-d tensor; ShapeError for any other rank (use ``.mT``)."""
         if self.ndim != 2:
             raise ShapeError(f"Tensor.T needs a 2-d tensor, got shape {self.shape}; use .mT or "
                              "tp.permute_dims.")
@@ -71,6 +77,7 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:
+        """The transpose of the last two axes (``tp.matrix_transpose``); needs at least 2 axes."""
         return _ops.matrix_transpose(self)
 
     # -- conversion -------------------------------------------------------------------------
@@ -112,15 +119,18 @@ class Tensor:
         return arr
 
     def item(self) -> bool | int | float:
+        """The one element as a Python bool, int or float; ShapeError if the tensor has more."""
         arr = self._host()
         if arr.size != 1:
             raise ShapeError(f"item() needs a tensor with one element, got shape {self.shape}.")
         return arr.item()
 
     def tolist(self) -> Any:
+        """The values as nested Python lists (a scalar gives a Python number)."""
         return self.numpy().tolist()
 
     def astype(self, dtype: Any) -> Tensor:
+        """This tensor cast to `dtype` (``tp.astype``); the same tensor if it already has it."""
         return _ops.astype(self, dtype)
 
     def to(self, backend: str) -> Tensor:

@@ -80,6 +80,7 @@ class Variable(Tensor):
 
     @property
     def name(self) -> str:
+        """The name (unique among live variables); it keys this variable in ``tp.variable_grads``' result."""
         return self._name
 
     def assign(self, value: Any) -> Variable:
@@ -102,9 +103,11 @@ class Variable(Tensor):
         return self
 
     def assign_add(self, delta: Any) -> Variable:
+        """``assign(self + delta)``: add `delta` (broadcast to the shape) in place; returns self."""
         return self.assign(self + delta)
 
     def assign_sub(self, delta: Any) -> Variable:
+        """``assign(self - delta)``: subtract `delta` (broadcast to the shape) in place; returns self."""
         return self.assign(self - delta)
 
     def __repr__(self) -> str:

@@ -149,6 +149,7 @@ def to_float(x: Any) -> Tensor:
 
 
 def to_backend(x: Tensor, backend: str) -> Tensor:
+    """`x` moved to backend `backend` (started if needed); the same values, shape and dtype."""
     return asarray(x, backend=backend)
 
 

@@ -33,10 +33,12 @@ def full(shape: int | Sequence[int], fill_value: bool | int | float, dtype: Any 
 
 
 def zeros(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
+    """A tensor of `shape` filled with 0 (float32 unless `dtype` is given)."""
     return _fill("zeros", shape, 0, default_float if dtype is None else dtype)
 
 
 def ones(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
+    """A tensor of `shape` filled with 1 (float32 unless `dtype` is given)."""
     return _fill("ones", shape, 1, default_float if dtype is None else dtype)
 
 
@@ -46,19 +48,23 @@ def empty(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
 
 
 def full_like(x: Any, fill_value: bool | int | float, dtype: Any = None) -> Tensor:
+    """A tensor of x's shape filled with `fill_value`, of x's dtype unless `dtype` is given."""
     x = asarray(x)
     return full(x.shape, fill_value, x.dtype if dtype is None else dtype)
 
 
 def zeros_like(x: Any, dtype: Any = None) -> Tensor:
+    """A tensor of x's shape filled with 0, of x's dtype unless `dtype` is given."""
     return full_like(x, 0, dtype)
 
 
 def ones_like(x: Any, dtype: Any = None) -> Tensor:
+    """A tensor of x's shape filled with 1, of x's dtype unless `dtype` is given."""
     return full_like(x, 1, dtype)
 
 
 def empty_like(x: Any, dtype: Any = None) -> Tensor:
+    """Like zeros_like (tensors are immutable, so there is nothing to gain from garbage)."""
     return zeros_like(x, dtype)
 
 

@@ -167,10 +167,12 @@ def pow(x: Any, y: Any) -> Tensor:  # noqa: A001
 
 
 def logical_not(x: Any) -> Tensor:
+    """not x, elementwise; any input is first cast to bool (nonzero is True)."""
     return _LOGICAL_NOT.unary(astype(x, bool_))
 
 
 def positive(x: Any) -> Tensor:
+    """+x: `x` as a tensor, unchanged."""
     return asarray(x)
 
 
@@ -198,20 +200,24 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
 
 
 def reciprocal(x: Any) -> Tensor:
+    """1 / x, elementwise; integer and bool inputs give the default float dtype."""
     return divide(1.0, to_float(x))
 
 
 def tan(x: Any) -> Tensor:
+    """Tangent, elementwise (as sin(x) / cos(x)); integer and bool inputs give the default float dtype."""
     x = to_float(x)
     return divide(sin(x), cos(x))
 
 
 def log2(x: Any) -> Tensor:
+    """Base-2 logarithm, elementwise; integer and bool inputs give the default float dtype."""
     x = to_float(x)
     return divide(log(x), log(asarray(2.0, dtype=x.dtype)))
 
 
 def log10(x: Any) -> Tensor:
+    """Base-10 logarithm, elementwise; integer and bool inputs give the default float dtype."""
     x = to_float(x)
     return divide(log(x), log(asarray(10.0, dtype=x.dtype)))
 

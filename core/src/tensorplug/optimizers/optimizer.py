@@ -100,6 +100,7 @@ class Optimizer:
         return self._stored
 
     def set_jit_state(self, new: OptimizerState | PackedState) -> None:
+        """tp.jit's state-holder protocol: replace the stored state by `new` (as ``jit_state()`` gave)."""
         self._stored = new
 
     def _replace(self, new: OptimizerState) -> None:

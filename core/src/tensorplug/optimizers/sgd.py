@@ -27,6 +27,8 @@ class SGD(Optimizer):
 
     @property
     def momentum(self) -> float:
+        """The momentum (0.0: plain SGD); setting a nonzero one on an SGD made without momentum
+        raises HyperparameterError."""
         return float(self.state.hyperparameters["momentum"])
 
     @momentum.setter

@@ -61,6 +61,7 @@ class Step:
         self._numbers: dict[str, float] | None = None
 
     def scalars(self, like: Tensor) -> dict[str, Tensor]:
+        """The optimizer's step scalars as scalar tensors of `like`'s dtype and backend."""
         key = (like._dtype, like._backend)
         scalars = self._by_dtype.get(key)
         if scalars is None:
@@ -73,6 +74,8 @@ class Step:
         return scalars
 
     def numbers(self) -> dict[str, float]:
+        """The optimizer's step scalars as Python floats; reads the step number on the host, so
+        not inside a traced step."""
         if self._numbers is None:
             lr = self.hyperparameters["learning_rate"]
             learning_rate = float(self._learning_rate(self.number.astype(float64)) if callable(lr) else lr)

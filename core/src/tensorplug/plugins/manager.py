@@ -366,11 +366,14 @@ def _load_for_a_look() -> None:
 
 
 def list_plugins() -> list[PluginInfo]:
+    """Every plugin loaded so far (its name, distribution, version), loading them on first call."""
     _load_for_a_look()
     return list(plugin_state().plugins.values())
 
 
 def plugin_problems() -> list[PluginProblem]:
+    """Every plugin problem found so far (import failure, version mismatch, conflict, a hook
+    that raised), loading plugins on first call."""
     _load_for_a_look()
     return list(plugin_state().problems)
 

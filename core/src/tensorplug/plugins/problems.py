@@ -45,6 +45,7 @@ class PluginProblem:
     error_type: type[BaseException] | None = None  # the exception behind it, if one was raised
 
     def message(self) -> str:
+        """The problem as one sentence: plugin, distribution, stage, cause and fix."""
         dist = f" (distribution {self.distribution})" if self.distribution else ""
         cause = self.cause if self.cause.endswith(".") else f"{self.cause}."
         return f"tensorplug plugin '{self.plugin}'{dist} failed at {self.stage}: {cause} {self.fix}"

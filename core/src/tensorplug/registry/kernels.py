@@ -104,6 +104,8 @@ def kernels_for_backend(backend_name: str) -> list[KernelConfig]:
 
 
 def backends_with_kernel(kernel_name: str) -> list[str]:
+    """Names of the backends with a kernel registered for `kernel_name`, sorted (a backend not
+    started yet has registered none: ``missing_kernel_error`` asks its plugins)."""
     return sorted(b for (k, b) in current().kernels.active if k == kernel_name)
 
 

@@ -25,6 +25,8 @@ _reserved: set[str] = set()  # the core's own op names, filled by tensorplug.ops
 
 
 def register_op(config: OpConfig, *, override: bool = False, priority: int = 0) -> Registration[OpConfig]:
+    """Add `config.func` as ``tp.ops.<name>``; RegistrationError for a core op's name, a
+    non-identifier or a taken name without ``override=True``."""
     if not isinstance(config, OpConfig):
         raise RegistrationError(f"register_op takes an OpConfig, got {type(config).__name__}")
     if not config.name.isidentifier() or config.name.startswith("_"):
@@ -40,13 +42,16 @@ def register_op(config: OpConfig, *, override: bool = False, priority: int = 0) 
 
 
 def unregister_op(name: str, source: str | None = None) -> None:
+    """Remove the active op `name` (or `source`'s); the one beneath becomes active."""
     current().ops.remove(name, source)
 
 
 def get_op(name: str) -> Callable[..., Any] | None:
+    """The function registered as op `name`, or None."""
     config = current().ops.active.get(name)
     return None if config is None else config.func
 
 
 def list_ops() -> list[str]:
+    """Names of every registered plugin op, sorted."""
     return sorted(current().ops.active)

@@ -25,6 +25,7 @@ def register_kernel_spec(spec: KernelSpec, *, override: bool = False, priority: 
 
 
 def unregister_kernel_spec(name: str, source: str | None = None) -> None:
+    """Remove the active spec of `name` (or `source`'s); the one beneath becomes active."""
     current().specs.remove(name, source)
 
 

@@ -96,9 +96,11 @@ class Case:
     label: str = ""
 
     def infos(self) -> list[TensorInfo]:
+        """The shape and dtype of each input, as ``TensorInfo``."""
         return infos_of(self.inputs)
 
     def describe(self, spec: KernelSpec) -> str:
+        """The case in words for a report: each input's name, shape and dtype, and the attributes."""
         names = ([f"{spec.inputs[0]}[{i}]" for i in range(len(self.inputs))] if spec.variadic
                  else list(spec.inputs))
         shown = ", ".join(f"{n}: {describe(i)}" for n, i in zip(names, self.infos())) or "no inputs"

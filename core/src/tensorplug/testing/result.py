@@ -29,6 +29,7 @@ class Problem:
     message: str
 
     def render(self) -> str:
+        """The problem as an indented list item of a report."""
         where = f" with {self.case}" if self.case else ""
         body = self.message.replace("\n", "\n    ")
         return f"- {self.kind}{where}:\n    {body}"
@@ -60,6 +61,7 @@ class OpCheckResult:
 
     @property
     def ok(self) -> bool:
+        """True if no check found a problem."""
         return not self.problems
 
     @property
@@ -73,6 +75,7 @@ class OpCheckResult:
         return "blocked" if all(p.kind == "blocked" for p in self.problems) else "failed"
 
     def add(self, kind: str, case: str, message: str) -> None:
+        """Record a problem of `kind` found with `case`."""
         self.problems.append(Problem(kind, case, message))
 
     def summary(self) -> str:

@@ -1,0 +1,2 @@
+"""Autodiff: the tape that records kernel calls (``tape``), the functional API (``api``: grad,
+value_and_grad, vjp, variable_grads, custom_grad, stop_gradient) and pytree helpers."""
