@@ -180,3 +180,24 @@ def test_a_label_out_of_range_gives_a_nan_loss_in_a_plan_and_the_others_are_as_e
     eager = tp.nn.sparse_softmax_cross_entropy(tp.asarray([0, 1, 2]), tp.asarray(logits), reduction="none")
     assert np.isnan(got[1])
     assert got[[0, 2]].tolist() == eager.numpy()[[0, 2]].tolist()
+
+
+def test_a_plan_drops_each_intermediate_after_its_last_use_and_keeps_its_outputs():
+    @tp.jit
+    def f(x):
+        h = tp.exp(x) * 2.0  # h's arrays are dead once the sum has read them
+        return tp.sum(h), tp.tanh(x)
+
+    x = np.arange(3, dtype=np.float32)
+    before = _plans()
+    total, t = f(x)
+    (planned,) = _plans() - before
+    lines = planned.plan.source.splitlines()
+    exp_line = next(i for i, line in enumerate(lines) if "# Exp" in line)
+    exp_out = lines[exp_line].split("=")[0].strip()
+    deletions = [line.strip() for line in lines if line.strip().startswith("del ")]
+    assert any(exp_out in d.removeprefix("del ").split(", ") for d in deletions)
+    returned = lines[-1]
+    assert not any(name in d for d in deletions for name in returned.split("[")[1].split("]")[0].split(", "))
+    assert total.item() == pytest.approx(float(np.sum(np.exp(x) * 2.0)), rel=1e-6)
+    assert t.numpy().tolist() == tp.tanh(tp.asarray(x)).numpy().tolist()

@@ -207,6 +207,14 @@ def _generate(steps: list[Step], n_args: int, n_state: int, constants: dict[int,
         lines.append(f"    {''.join(f'a{i}, ' for i in range(n_args))}= args")
     if n_state:
         lines.append(f"    {''.join(f's{i}, ' for i in range(n_state))}= state")
+    # an intermediate is deleted after its last use, as eager code drops it: its memory goes
+    # back to the allocator while still in cache, for the next step's output
+    last_use = {i: k for k, step in enumerate(steps) for i in step.inputs}
+    kept = set(outputs) | set(new_state)
+    dead_after: dict[int, list[str]] = {}
+    for i, k in sorted(last_use.items()):
+        if i >= n_args + n_state and i not in constants and i not in kept:
+            dead_after.setdefault(k, []).append(ref(i))
     for k, step in enumerate(steps):
         fn = f"f{k}"
         names[fn] = step.func
@@ -218,6 +226,8 @@ def _generate(steps: list[Step], n_args: int, n_state: int, constants: dict[int,
             names[f"attrs{k}"] = step.attrs
             call = f"{fn}(({ins}{',' if len(step.inputs) == 1 else ''}), attrs{k}, B)"
         lines.append(f"    {target} = {call}  # {step.kernel}")
+        if k in dead_after:
+            lines.append(f"    del {', '.join(dead_after[k])}")
     returned = ", ".join(ref(i) for i in outputs)
     lines.append(f"    return [{returned}], [{', '.join(ref(i) for i in new_state)}]")
     return "\n".join(lines) + "\n", names
