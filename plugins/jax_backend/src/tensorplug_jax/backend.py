@@ -105,6 +105,11 @@ class JaxBackend(Backend):
                 "Reading the values of a traced tensor (tensor.numpy(), float(), int(), bool(), "
                 "printing, or moving it to another backend)", exc) from exc
 
+    def out_of_memory(self, exc: BaseException) -> bool:
+        # XLA reports it as RESOURCE_EXHAUSTED at dispatch, or (an asynchronous computation)
+        # as an INTERNAL error saying so when the values are read
+        return isinstance(exc, MemoryError) or "Out of memory" in str(exc) or "RESOURCE_EXHAUSTED" in str(exc)
+
     # (``native.aval``, a jax array's abstract value, is read in C++; ``.dtype`` and ``.shape``
     # are Python properties over it: these run for every kernel output and op)
     def dtype_of(self, native: Any) -> DType:
