@@ -168,6 +168,18 @@ def test_out_of_memory_names_kernel_backend_and_shape(backend: str) -> None:
         tp.zeros((10**6, 10**6)).numpy()
 
 
+def test_reading_a_tensor_that_ran_out_of_memory_is_an_error_not_an_abort() -> None:
+    """jax makes tp.eye(3 * 10**8) lazily (within the limits, past the memory); printing it
+    aborted the process."""
+    pytest.importorskip("jax")
+    with tp.backend_scope("jax"):
+        big = tp.eye(3 * 10**8)
+        with pytest.raises(tp.OutOfMemoryError, match=r"'jax' ran out of memory .* shape \(300000000, "):
+            big.numpy()
+        with pytest.raises(tp.OutOfMemoryError):
+            repr(big)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_integer_floor_divide_by_zero_is_zero(backend: str) -> None:
     """One documented answer on every backend: an integer divided by 0 gives 0."""

@@ -99,6 +99,11 @@ class JaxBackend(Backend):
 
     def to_numpy(self, native: Any) -> np.ndarray:
         try:
+            ready = None if isinstance(native, _Tracer) else getattr(native, "block_until_ready", None)
+            if ready is not None:
+                # an asynchronous computation that failed (out of memory) raises its error here;
+                # reading its buffer would abort the process
+                ready()
             return np.asarray(native)
         except TRACER_ERRORS as exc:
             raise traced_error(
