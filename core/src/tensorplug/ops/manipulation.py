@@ -118,7 +118,8 @@ def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Tensor:
     if not isinstance(arrays, (list, tuple)) or not arrays:
         raise ShapeError("stack takes a non-empty sequence (list or tuple) of arrays.")
     tensors, _ = promote_all(arrays)
-    a, _ = stack_shape([t.shape for t in tensors], axis, "stack")
+    a, shape = stack_shape([t.shape for t in tensors], axis, "stack")
+    valid.checked_size(shape, tensors[0]._backend, "stack")
     return _STACK(tuple(tensors), {"axis": a})
 
 
