@@ -20,10 +20,14 @@ from .dtypes import DType, as_dtype
 from .errors import ArgumentError, DTypeError, ShapeError
 
 __all__ = ["backend_name", "function", "flag", "integer", "size", "shape", "number", "dtype", "checked_size",
-           "new_shape"]
+           "new_shape", "shown"]
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """`value` for a message: arrays and tensors by type, shape and dtype (not their values)."""
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        dtype = getattr(value.dtype, "name", value.dtype)
+        return f"a {type(value).__name__} of shape {tuple(value.shape)} and dtype {dtype}"
     text = repr(value)
     return text if len(text) <= 60 else f"a {type(value).__name__}"
 
@@ -32,14 +36,14 @@ def backend_name(value: Any, op: str, arg: str = "backend") -> str:
     """A backend's name: a str, e.g. 'numpy'."""
     if not isinstance(value, str):
         raise ArgumentError(f"{op}: {arg} must be a backend name (a str such as 'numpy'), got "
-                            f"{_shown(value)}; tp.list_backends() lists the installed ones.")
+                            f"{shown(value)}; tp.list_backends() lists the installed ones.")
     return value
 
 
 def function(value: Any, op: str, arg: str = "f") -> Callable[..., Any]:
     """A callable."""
     if not callable(value):
-        raise ArgumentError(f"{op}: {arg} must be a function, got {_shown(value)}.")
+        raise ArgumentError(f"{op}: {arg} must be a function, got {shown(value)}.")
     return value
 
 
@@ -47,7 +51,7 @@ def flag(value: Any, op: str, arg: str) -> bool:
     """A bool (numpy's bool_ and the ints 0 and 1 too)."""
     if isinstance(value, (bool, np.bool_)) or (type(value) is int and value in (0, 1)):
         return bool(value)
-    raise ArgumentError(f"{op}: {arg} must be True or False, got {_shown(value)}.")
+    raise ArgumentError(f"{op}: {arg} must be True or False, got {shown(value)}.")
 
 
 def integer(value: Any, op: str, arg: str, *, minimum: int | None = None) -> int:
@@ -55,12 +59,12 @@ def integer(value: Any, op: str, arg: str, *, minimum: int | None = None) -> int
     float); ShapeError below `minimum`."""
     if type(value) is not int:
         if isinstance(value, (bool, np.bool_, float, np.floating)) or not hasattr(value, "__index__"):
-            raise ArgumentError(f"{op}: {arg} must be an int, got {_shown(value)}.")
+            raise ArgumentError(f"{op}: {arg} must be an int, got {shown(value)}.")
         try:
             value = operator.index(value)
         except (TypeError, ValueError):
             raise ArgumentError(f"{op}: {arg} must be an int (or a 0-d integer tensor), got "
-                                f"{_shown(value)}.") from None
+                                f"{shown(value)}.") from None
     if minimum is not None and value < minimum:
         raise ShapeError(f"{op}: {arg} must be >= {minimum}, got {value}.")
     return value
@@ -74,17 +78,17 @@ def size(value: Any, op: str, arg: str) -> int:
 def shape(value: Any, op: str, arg: str = "shape") -> tuple[int, ...]:
     """A shape: an int or a sequence of ints, each >= 0."""
     if isinstance(value, (str, bytes)) or not (hasattr(value, "__index__") or hasattr(value, "__iter__")):
-        raise ArgumentError(f"{op}: {arg} must be an int or a sequence of ints, got {_shown(value)}.")
+        raise ArgumentError(f"{op}: {arg} must be an int or a sequence of ints, got {shown(value)}.")
     if hasattr(value, "__index__") and getattr(value, "ndim", 0) == 0:  # an int, a 0-d array or tensor
         return (size(value, op, arg),)
     try:
         dims = tuple(value)
     except TypeError:
         raise ArgumentError(f"{op}: {arg} must be an int or a sequence of ints, "
-                            f"got {_shown(value)}.") from None
+                            f"got {shown(value)}.") from None
     for d in dims:
         if isinstance(d, (bool, np.bool_)) or not hasattr(d, "__index__"):
-            raise ArgumentError(f"{op}: {arg} {_shown(value)} holds {_shown(d)}; each size must be an int.")
+            raise ArgumentError(f"{op}: {arg} {shown(value)} holds {shown(d)}; each size must be an int.")
     out = tuple(integer(d, op, arg) for d in dims)
     if any(d < 0 for d in out):
         raise ShapeError(f"{op}: {arg} {out} has a negative size; sizes must be >= 0.")
@@ -98,7 +102,7 @@ def number(value: Any, op: str, arg: str) -> bool | int | float:
     if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0 \
             and np.asarray(value).dtype.kind in "biuf":
         return value.item()
-    raise ArgumentError(f"{op}: {arg} must be a real number, got {_shown(value)}.")
+    raise ArgumentError(f"{op}: {arg} must be a real number, got {shown(value)}.")
 
 
 def dtype(value: Any, op: str, arg: str = "dtype") -> DType:

@@ -14,6 +14,7 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._validate import shown
 from ..dtypes import ALL_DTYPES, DType, as_dtype
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import TensorInfo
@@ -70,8 +71,7 @@ def normalize_axis(axis: Any, ndim: int, op: str | None = None, *, allow_0d: boo
             raise TypeError
         a = operator.index(axis)
     except (TypeError, ValueError):  # (a float, an array or a tensor that is not one integer)
-        shown = repr(axis) if len(repr(axis)) <= 60 else f"a {type(axis).__name__}"
-        raise ShapeError(f"{op_prefix(op)}axis must be an int, got {shown}.") from None
+        raise ShapeError(f"{op_prefix(op)}axis must be an int, got {shown(axis)}.") from None
     n = 1 if allow_0d and not ndim else ndim
     if -n <= a < n:
         return a % n
