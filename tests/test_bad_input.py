@@ -195,3 +195,16 @@ def test_integer_floor_divide_by_zero_is_zero(backend: str) -> None:
             y = tp.asarray([0, 0, 0, 2], dtype=dtype)
             assert tp.floor_divide(x, y).numpy().tolist() == [0, 0, 0, 1]
             assert (x // 0).numpy().tolist() == [0, 0, 0, 0]
+
+
+def test_the_validators_accept_what_the_ops_took_before() -> None:
+    """0-d tensors and numpy scalars where numbers belong, ints as flags, numpy ints as sizes."""
+    spaced = tp.linspace(tp.asarray(0.0), np.float32(1.0), np.int64(3))
+    np.testing.assert_allclose(spaced.numpy(), [0, 0.5, 1])
+    assert tp.arange(tp.asarray(3)).numpy().tolist() == [0, 1, 2]
+    assert tp.var(tp.asarray([1.0, 3.0]), correction=tp.asarray(1)).item() == 2.0
+    assert tp.pad(tp.ones(2), 1, constant_values=tp.asarray(2.0)).numpy().tolist() == [2, 1, 1, 2]
+    assert tp.full((2,), tp.asarray(1.5)).numpy().tolist() == [1.5, 1.5]
+    assert tp.sum(tp.ones((2, 2)), axis=0, keepdims=1).shape == (1, 2)
+    assert tp.zeros(np.array([2, 3])).shape == (2, 3)
+    assert tp.eye(tp.asarray(2), k=np.int32(1)).numpy().tolist() == [[0, 1], [0, 0]]

@@ -48,8 +48,8 @@ def function(value: Any, op: str, arg: str = "f") -> Callable[..., Any]:
 
 
 def flag(value: Any, op: str, arg: str) -> bool:
-    """A bool (numpy's bool_ and the ints 0 and 1 too)."""
-    if isinstance(value, (bool, np.bool_)) or (type(value) is int and value in (0, 1)):
+    """A bool (numpy's bool_ and Python ints too, by their truth)."""
+    if isinstance(value, (bool, int, np.bool_)):
         return bool(value)
     raise ArgumentError(f"{op}: {arg} must be True or False, got {shown(value)}.")
 
@@ -96,12 +96,14 @@ def shape(value: Any, op: str, arg: str = "shape") -> tuple[int, ...]:
 
 
 def number(value: Any, op: str, arg: str) -> bool | int | float:
-    """A real Python scalar (bool, int, float, or a numpy scalar or 0-d array of one)."""
+    """A real Python scalar from a bool, int or float, or a numpy scalar, 0-d array or 0-d
+    tensor holding one."""
     if isinstance(value, (bool, int, float)):
         return value
-    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0 \
-            and np.asarray(value).dtype.kind in "biuf":
-        return value.item()
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        item = value.item()
+        if isinstance(item, (bool, int, float)):
+            return item
     raise ArgumentError(f"{op}: {arg} must be a real number, got {shown(value)}.")
 
 
