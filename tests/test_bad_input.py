@@ -37,6 +37,8 @@ CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
      "to_backend: backend must be a backend name"),
     ("devices(list)", lambda: tp.devices([None]), (tp.ArgumentError, TypeError),
      "devices: backend must be"),
+    ("set_backend(np.float16)", lambda: tp.set_backend(np.float16), (tp.ArgumentError,),
+     "set_backend: name must be a backend name .* got <class 'numpy.float16'>"),
     ("asarray(backend=1)", lambda: tp.asarray([1.0], backend=1), (tp.ArgumentError, TypeError),
      "asarray: backend must be"),
     # an axis given as a float, a non-scalar tensor or a numpy array

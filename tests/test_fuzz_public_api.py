@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 import tensorplug as tp
 from tensorplug.runtime import current
 
-EXAMPLES = int(os.environ.get("TENSORPLUG_FUZZ_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("TENSORPLUG_FUZZ_EXAMPLES", "20"))
 NAMESPACES = {"tp": tp, "tp.nn": tp.nn, "tp.random": tp.random}
 if hasattr(tp, "linalg"):
     NAMESPACES["tp.linalg"] = tp.linalg

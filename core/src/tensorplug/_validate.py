@@ -25,9 +25,12 @@ __all__ = ["backend_name", "function", "flag", "integer", "size", "shape", "numb
 
 def shown(value: Any) -> str:
     """`value` for a message: arrays and tensors by type, shape and dtype (not their values)."""
-    if hasattr(value, "shape") and hasattr(value, "dtype"):
-        dtype = getattr(value.dtype, "name", value.dtype)
-        return f"a {type(value).__name__} of shape {tuple(value.shape)} and dtype {dtype}"
+    if not isinstance(value, type) and hasattr(value, "shape") and hasattr(value, "dtype"):
+        try:
+            dtype = getattr(value.dtype, "name", value.dtype)
+            return f"a {type(value).__name__} of shape {tuple(value.shape)} and dtype {dtype}"
+        except Exception:  # (an object whose shape is no sequence): its repr below
+            pass
     text = repr(value)
     return text if len(text) <= 60 else f"a {type(value).__name__}"
 
