@@ -11,6 +11,8 @@ from tensorplug import errors
 HIERARCHY = {
     "ShapeError": ValueError,
     "DTypeError": TypeError,
+    "ArgumentError": TypeError,
+    "OutOfMemoryError": MemoryError,
     "KernelNotFoundError": LookupError,
     "KernelSpecNotFoundError": LookupError,
     "BackendNotFoundError": LookupError,
@@ -41,7 +43,8 @@ def test_every_error_is_a_tensorplug_error_and_its_builtin(name, builtin):
 def test_the_errors_are_all_listed_and_exported():
     assert set(errors.__all__) == {"TensorplugError", "TensorplugPluginWarning", *HIERARCHY}
     for name in ["TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
-                 "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError"]:
+                 "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
+                 "ArgumentError", "OutOfMemoryError"]:
         assert getattr(tp, name) is getattr(errors, name)
 
 

@@ -28,6 +28,7 @@ from .devices import device_put, devices, set_default_device
 from .dtypes import DType, bool_, float32, float64, int32, int64
 from .engine import run_kernel
 from .errors import (
+    ArgumentError,
     AutodiffError,
     BackendNotFoundError,
     DeviceError,
@@ -38,6 +39,7 @@ from .errors import (
     KernelError,
     KernelNotFoundError,
     NonFiniteError,
+    OutOfMemoryError,
     PluginError,
     RegistrationError,
     ShapeError,
@@ -75,6 +77,6 @@ __all__ = [
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
     "IndexOutOfRangeError", "VariableNotFoundError", "DeviceError", "TracedValueError", "NonFiniteError",
-    "HyperparameterError", "StateError",
+    "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
 ]
 __all__ += ops.__all__

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _validate as valid
 from ._state import backend_var, state
 from .dtypes import DType, from_numpy_dtype
 from .errors import (
@@ -60,6 +61,13 @@ class Backend:
     #: ``joinable`` allows it): worth it where every array passed into or out of a compiled
     #: function costs (jax); a planned function (``tensorplug.plan``) takes arrays for free.
     packs_jit_state: bool = True
+    #: The most elements one tensor may have: creation ops and shape rules refuse larger shapes
+    #: (a ShapeError) before anything is allocated. The default keeps a tensor's size in bytes
+    #: within int64; a backend whose library fails worse than a clean out-of-memory error on
+    #: huge shapes (an abort) states a smaller limit.
+    max_elements: int = 2**59
+    #: The most axes one tensor may have (numpy's limit: 64).
+    max_ndim: int = 64
 
     def from_numpy(self, array: np.ndarray) -> Any:
         """A native array holding a copy of `array` (whose dtype is a supported one)."""
@@ -88,14 +96,14 @@ class Backend:
     def device_put(self, native: Any, where: Any) -> Any:
         """`native` placed on `where`: a name from ``devices()``, or an object of the backend's
         own (a device, a sharding). Backends with one device accept only its name."""
-        if where in self.devices():
+        if isinstance(where, str) and where in self.devices():
             return native
         raise DeviceError(f"Backend '{self.name}' has no device {where!r}; its devices are "
                           f"{self.devices()}.")
 
     def set_default_device(self, where: Any) -> None:
         """Place the arrays this backend creates from now on on `where` (as ``device_put``)."""
-        if where not in self.devices():
+        if not (isinstance(where, str) and where in self.devices()):
             raise DeviceError(f"Backend '{self.name}' has no device {where!r}; its devices are "
                               f"{self.devices()}.")
 
@@ -124,6 +132,11 @@ class Backend:
     def synchronize(self, natives: Sequence[Any]) -> None:
         """Wait until these native arrays are computed. A backend that computes asynchronously
         (jax) blocks here; ``tp.profile`` calls it before it reads the clock. Default: nothing."""
+
+    def out_of_memory(self, exc: BaseException) -> bool:
+        """Whether `exc`, raised by a kernel or ``to_numpy``, means the backend ran out of
+        memory (tensorplug then raises OutOfMemoryError naming the kernel and the shapes)."""
+        return isinstance(exc, MemoryError)
 
     def dispose(self) -> None:
         """Release what the backend holds; called by dispose_backend."""
@@ -208,6 +221,8 @@ def _not_found(name: str) -> BackendNotFoundError:
 def start_backend(name: str) -> Backend:
     """The started instance of backend `name` (created, and its kernels registered, on first use)."""
     runtime = current()
+    if name.__class__ is not str:
+        valid.backend_name(name, "start_backend", "name")
     backend = runtime.instances.get(name)
     if backend is not None:
         return backend
@@ -327,7 +342,7 @@ def get_backend() -> str:
 
 def set_backend(name: str) -> Backend:
     """Make `name` the active backend of the calling thread (other threads keep theirs)."""
-    backend = start_backend(name)
+    backend = start_backend(valid.backend_name(name, "set_backend", "name"))
     state.backend = backend
     return backend
 
@@ -335,7 +350,7 @@ def set_backend(name: str) -> Backend:
 def set_default_backend(name: str | None) -> None:
     """The backend that threads use until they call set_backend (None: back to priorities)."""
     if name is not None:
-        start_backend(name)
+        start_backend(valid.backend_name(name, "set_default_backend", "name"))
     current().default_backend = name
 
 
@@ -343,7 +358,8 @@ def set_default_backend(name: str | None) -> None:
 def backend_scope(name: str) -> Iterator[Backend]:
     """Make `name` the active backend of this thread inside the block."""
     previous = state.backend
-    backend = set_backend(name)
+    backend = start_backend(valid.backend_name(name, "backend_scope", "name"))
+    state.backend = backend
     try:
         yield backend
     finally:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _validate as valid
 from ._state import state
 from .autodiff import _tree
 from .autodiff.tape import record_custom
@@ -42,10 +43,12 @@ def _put(t: Tensor, where: Any) -> Tensor:
 
 def devices(backend: str | None = None) -> list[str]:
     """The devices of `backend` (default: the active one), by name."""
-    return (start_backend(backend) if backend is not None else active_backend()).devices()
+    return (start_backend(valid.backend_name(backend, "devices")) if backend is not None
+            else active_backend()).devices()
 
 
 def set_default_device(where: Any, backend: str | None = None) -> None:
     """Make `backend` (default: the active one) create its arrays on `where` from now on;
     tensors that exist stay where they are."""
-    (start_backend(backend) if backend is not None else active_backend()).set_default_device(where)
+    (start_backend(valid.backend_name(backend, "set_default_device")) if backend is not None
+     else active_backend()).set_default_device(where)

@@ -98,11 +98,11 @@ def from_numpy_dtype(np_dtype: Any) -> DType:
         pass
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
-    except (KeyError, TypeError):
+    except Exception:  # (KeyError; TypeError or ValueError for what is no dtype at all: a tensor)
         try:
             shown = np.dtype(np_dtype).name
-        except TypeError:
-            shown = repr(np_dtype)
+        except Exception:
+            shown = repr(np_dtype) if len(repr(np_dtype)) <= 60 else f"a {type(np_dtype).__name__}"
         names = ", ".join(d.name for d in ALL_DTYPES)
         raise DTypeError(
             f"dtype {shown} is not supported by tensorplug; supported dtypes are {names}. "

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._validate import checked_size
 from .backend import Backend, active_backend
 from .dispatch import dispatcher_of, to_backend, wrap
-from .errors import DTypeError, KernelError, ShapeError, TensorplugError
+from .errors import ArgumentError, DTypeError, KernelError, OutOfMemoryError, ShapeError, TensorplugError
 from .kernel_spec import KernelSpec, TensorInfo, describe
 from .registry.specs import get_kernel_spec
 from .runtime import current
@@ -28,7 +29,8 @@ def tensor_info(t: Tensor) -> TensorInfo:
 def explain_failure(name: str, backend: Backend, inputs: Sequence[Tensor], attrs: Mapping[str, Any],
                     exc: BaseException) -> TensorplugError:
     """A tensorplug error for a kernel that raised: the spec's reason if the inputs break the
-    contract (ShapeError/DTypeError), else a KernelError blaming the kernel's registrant."""
+    contract (ShapeError/DTypeError), an OutOfMemoryError if the backend says `exc` means so,
+    else a KernelError blaming the kernel's registrant."""
     spec = get_kernel_spec(name)
     infos = [tensor_info(t) for t in inputs]
     shown = ", ".join(
@@ -37,12 +39,16 @@ def explain_failure(name: str, backend: Backend, inputs: Sequence[Tensor], attrs
     attr_text = f", attrs {dict(attrs)}" if attrs else ""
     where = f"Kernel '{name}' on backend '{backend.name}' (inputs {shown}{attr_text})"
     try:
-        spec.check(infos, attrs)
+        outs = spec.check(infos, attrs)
     except (ShapeError, DTypeError) as reason:
         return type(reason)(f"{where}: {reason}")
     except Exception as bug:  # the spec's own rule failed: still say what we know
         return KernelError(f"{where} raised {type(exc).__name__}: {exc} (and its spec rule "
                            f"raised {type(bug).__name__}: {bug}).")
+    if backend.out_of_memory(exc):
+        made = ", ".join(describe(o) for o in outs)
+        return OutOfMemoryError(f"{where} ran out of memory making {made}: {type(exc).__name__}: {exc}. "
+                                "Make the tensors smaller (or free memory).")
     reg = current().kernels.registration((name, backend.name))
     source = reg.source if reg else "unknown"
     return KernelError(
@@ -69,6 +75,9 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
     from .ops._convert import asarray  # ops sit above the engine
 
     active_backend()  # make sure plugins (and their specs) are loaded
+    if not isinstance(kernel_name, str):
+        raise ArgumentError(f"run_kernel: kernel_name must be a kernel's name (a str such as 'Add'), "
+                            f"got {type(kernel_name).__name__}.")
     spec = get_kernel_spec(kernel_name)
     if isinstance(inputs, Mapping):
         if spec.variadic:
@@ -90,9 +99,12 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
     full_attrs = spec.normalize_attrs(attrs)
     # The public path holds callers to the contract: a kernel given dtypes or shapes its spec
     # refuses may well succeed (np.exp of int32 gives float64) and return the wrong thing.
+    backend = active_backend()
     try:
-        spec.check([tensor_info(t) for t in tensors], full_attrs)
+        outs = spec.check([tensor_info(t) for t in tensors], full_attrs)
     except (ShapeError, DTypeError) as exc:
-        raise explain_failure(kernel_name, active_backend(), tensors, full_attrs, exc) from None
+        raise explain_failure(kernel_name, backend, tensors, full_attrs, exc) from None
+    for out in outs:  # a shape past the backend's limits is refused before it is allocated
+        checked_size(out.shape, backend, f"run_kernel('{kernel_name}')")
     dispatcher = dispatcher_of(kernel_name)
     return dispatcher(tensors, full_attrs)

@@ -7,6 +7,8 @@ __all__ = [
     "TensorplugError",
     "ShapeError",
     "DTypeError",
+    "ArgumentError",
+    "OutOfMemoryError",
     "KernelNotFoundError",
     "KernelSpecNotFoundError",
     "BackendNotFoundError",
@@ -38,6 +40,16 @@ class ShapeError(TensorplugError, ValueError):
 
 class DTypeError(TensorplugError, TypeError):
     """A dtype is not accepted by an op or kernel."""
+
+
+class ArgumentError(TensorplugError, TypeError):
+    """An op's argument is of a kind it does not take (a backend name that is not a string, a
+    function that is not callable, an array where a flag belongs); the message names the op,
+    the argument and what it accepts."""
+
+
+class OutOfMemoryError(TensorplugError, MemoryError):
+    """A kernel ran out of memory: the message names the kernel, the backend and the shapes."""
 
 
 class KernelNotFoundError(TensorplugError, LookupError):

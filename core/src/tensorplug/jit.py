@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _validate as valid
 from ._jit_entries import Args, Compiled, Entry, Retrace, Trace, Write
 from ._jit_state import (
     StateLayout,
@@ -344,9 +345,12 @@ def jit(f: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[i
     """Compile `f` with the active backend (per backend, per argument shapes and dtypes, on
     first call); usable as a decorator with or without arguments. Backends that cannot compile
     run `f` eagerly. See the module docstring for arguments, state and results."""
-    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if isinstance(static_argnums, (list, tuple)):
+        statics = tuple(valid.integer(n, "jit", "static_argnums") for n in static_argnums)
+    else:
+        statics = (valid.integer(static_argnums, "jit", "static_argnums"),)
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        return _Jitted(fn, statics).call
+        return _Jitted(valid.function(fn, "jit"), statics).call
 
     return decorate if f is None else decorate(f)

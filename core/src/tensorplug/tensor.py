@@ -10,7 +10,7 @@ import numpy as np
 
 from ._state import jit_tracing, plan_trace_var
 from .dtypes import DType
-from .errors import ShapeError, TracedValueError
+from .errors import DTypeError, OutOfMemoryError, ShapeError, TensorplugError, TracedValueError
 
 if TYPE_CHECKING:
     from .backend import Backend
@@ -103,7 +103,17 @@ class Tensor:
                     "static_argnums=...)), use ops instead of Python control flow on tensor values "
                     "(e.g. tp.where), or call it outside tp.jit."
                 )
-        return self._backend.to_numpy(self._data)
+        try:
+            return self._backend.to_numpy(self._data)
+        except TensorplugError:
+            raise
+        except Exception as exc:
+            if not self._backend.out_of_memory(exc):
+                raise
+            raise OutOfMemoryError(
+                f"Backend '{self._backend.name}' ran out of memory computing or reading a tensor of "
+                f"shape {tuple(self.shape)}, dtype {self._dtype.name}: {type(exc).__name__}: {exc}. "
+                "Make the tensors smaller (or free memory).") from exc
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """numpy ufuncs on tensors: ``np.exp(t)`` and ``np_array + t`` run tensorplug's ops (a
@@ -153,7 +163,7 @@ class Tensor:
 
     def __index__(self) -> int:
         if self._dtype.kind != "int" or self.size != 1:
-            raise TypeError("only integer tensors with one element can be used as an index, got "
+            raise DTypeError("only integer tensors with one element can be used as an index, got "
                             f"{self._dtype.name}{list(self.shape)}")
         return int(self.item())
 

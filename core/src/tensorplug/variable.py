@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from . import _validate as valid
 from ._state import jit_trace_var
 from ._state import jit_tracing as _tracing
 from .engine import wrap
-from .errors import RegistrationError, ShapeError, TracedValueError
+from .errors import ArgumentError, RegistrationError, ShapeError, TracedValueError
 from .tensor import Tensor
 
 __all__ = ["Variable", "trainable_variables"]
@@ -45,6 +46,9 @@ class Variable(Tensor):
                 "created once, when the function is traced, not at every call. Create it outside "
                 "the function (and read or assign it inside)."
             )
+        if name is not None and not isinstance(name, str):
+            raise ArgumentError(f"Variable: name must be a str (or None), got {type(name).__name__}.")
+        trainable = valid.flag(trainable, "Variable", "trainable")
         t = asarray(initial_value, dtype=dtype)
         self._value, self._dtype, self._backend = t._data, t._dtype, t._backend
         # the tensor of the value that jit_state last gave or set_jit_state took (one per value:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate as valid
 from .._state import backend_var, push_recorder, remove_recorder, state
 from ..backend import active_backend
 from ..engine import wrap
@@ -34,6 +35,13 @@ def _diff_leaf(x: Any, where: str) -> Tensor:
             "are defined for floating inputs; pass floats (e.g. 3.0, or .astype(tp.float32))."
         )
     return fresh(t)
+
+
+def _checked_argnums(argnums: Any, op: str) -> int | tuple[int, ...]:
+    """`argnums` as an int or a tuple of ints (checked when the function is made)."""
+    if isinstance(argnums, (list, tuple)):
+        return tuple(valid.integer(n, op, "argnums") for n in argnums)
+    return valid.integer(argnums, op, "argnums")
 
 
 def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
@@ -80,6 +88,9 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
     """A function returning ``(f(*args), gradient)``; the gradient has the structure of the
     argument at `argnums` (a tuple of them if `argnums` is a tuple). With ``has_aux``, f returns
     ``(output, aux)`` and the result is ``((output, aux), gradient)``."""
+    valid.function(f, "value_and_grad")
+    argnums = _checked_argnums(argnums, "value_and_grad")
+    has_aux = valid.flag(has_aux, "value_and_grad", "has_aux")
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -111,7 +122,8 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
 def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
          has_aux: bool = False) -> Callable[..., Any]:
     """A function returning the gradient of scalar-valued `f` with respect to argument `argnums`."""
-    vg = value_and_grad(f, argnums, has_aux)
+    valid.function(f, "grad")
+    vg = value_and_grad(f, _checked_argnums(argnums, "grad"), valid.flag(has_aux, "grad", "has_aux"))
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -124,6 +136,7 @@ def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
 def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Tensor, ...]]]:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per primal, for an
     output of any shape (the cotangent has the output's shape)."""
+    valid.function(f, "vjp")
     sources = [_diff_leaf(p, f"primal {i}") for i, p in enumerate(primals)]
     tape = Tape(sources)
     out = _run(f, tape, sources, {})
@@ -143,6 +156,10 @@ def variable_grads(f: Callable[[], Any],
                    variables: Sequence[Variable] | None = None) -> tuple[Tensor, dict[str, Tensor]]:
     """``(f(), {variable name: gradient})`` over `variables` (default: every trainable
     Variable); like TF.js's variableGrads."""
+    valid.function(f, "variable_grads")
+    if variables is not None and not isinstance(variables, (list, tuple)):
+        raise AutodiffError(f"variable_grads: variables must be a list of Variables, got "
+                            f"{type(variables).__name__}.")
     vs = list(trainable_variables() if variables is None else variables)
     for v in vs:
         if not isinstance(v, Variable):
@@ -167,6 +184,7 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
     is one input; None for an input without gradient). ``grad_fn`` written with ops is itself
     differentiable, also where it uses values computed by the forward pass.
     """
+    valid.function(f, "custom_grad")
 
     @functools.wraps(f)
     def wrapper(*args: Any) -> Any:
@@ -182,6 +200,11 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
             )
         value, grad_fn = result
         multi = isinstance(value, (tuple, list))
+        if not all(isinstance(v, Tensor) for v in (value if multi else (value,))):
+            raise AutodiffError(
+                f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn) with a Tensor "
+                f"(or a tuple of Tensors) as value, got {type(value).__name__}; wrap it with "
+                "tp.asarray(...).")
         outs = tuple(wrap(v._data, v._backend, v._dtype) for v in (value if multi else (value,)))
         if state.tapes:
             record_custom(getattr(f, "__name__", "custom_grad"), inputs, outs, grad_fn)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate as valid
 from .._state import state
 from ..backend import active_backend, start_backend
 from ..dispatch import Dispatcher, wrap
@@ -60,8 +61,9 @@ def asarray(obj: Any, dtype: Any = None, *, backend: str | None = None, copy: bo
     """A Tensor from `obj` (Tensor, numpy array, nested sequence, scalar) on the active backend
     (or `backend`). Python floats become float32, Python ints int64; numpy arrays keep their
     dtype (float16 and small ints are widened to float32 and int32)."""
-    target = start_backend(backend) if backend is not None else (state.backend or active_backend())
-    dt = None if dtype is None else as_dtype(dtype)
+    target = (start_backend(valid.backend_name(backend, "asarray")) if backend is not None
+              else (state.backend or active_backend()))
+    dt = None if dtype is None else valid.dtype(dtype, "asarray")
     if isinstance(obj, Tensor):
         t = obj
         if t._backend is not target:
@@ -150,7 +152,7 @@ def to_float(x: Any) -> Tensor:
 
 def to_backend(x: Tensor, backend: str) -> Tensor:
     """`x` moved to backend `backend` (started if needed); the same values, shape and dtype."""
-    return asarray(x, backend=backend)
+    return asarray(x, backend=valid.backend_name(backend, "to_backend"))
 
 
 _CAST = caller("Cast")

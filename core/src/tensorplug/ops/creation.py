@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..dtypes import DType, as_dtype, default_float, default_int, scalar_dtype
+from .. import _validate as valid
+from ..backend import active_backend
+from ..dtypes import DType, default_float, default_int, scalar_dtype
 from ..errors import ShapeError
-from ..specs.creation import created_shape, range_length
+from ..specs.creation import range_length
 from ..tensor import Tensor
 from ._convert import asarray, caller
 
@@ -20,10 +23,10 @@ _EYE = caller("Eye")
 
 
 def _fill(op: str, shape: int | Sequence[int], fill_value: bool | int | float, dtype: Any) -> Tensor:
-    if isinstance(shape, int):
-        shape = (shape,)
-    dims = created_shape(tuple(int(d) for d in shape), op)
-    dt: DType = scalar_dtype(fill_value) if dtype is None else as_dtype(dtype)
+    dims = valid.new_shape(shape, op)
+    if not isinstance(fill_value, (bool, int, float)):
+        fill_value = valid.number(fill_value, op, "fill_value")
+    dt: DType = scalar_dtype(fill_value) if dtype is None else valid.dtype(dtype, op)
     return _FILL((), {"shape": dims, "value": fill_value, "dtype": dt})
 
 
@@ -73,26 +76,36 @@ def arange(start: int | float, stop: int | float | None = None, step: int | floa
     """Evenly spaced values in [start, stop); ``arange(n)`` counts from 0."""
     if stop is None:
         start, stop = 0, start
+    start, stop, step = (valid.number(v, "arange", name)
+                         for v, name in ((start, "start"), (stop, "stop"), (step, "step")))
+    if not all(math.isfinite(v) for v in (start, stop, step)):
+        raise ShapeError(f"arange: start, stop and step must be finite, got {start}, {stop}, {step}.")
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, stop, step))
         dtype = default_float if is_float else default_int
-    range_length(start, stop, step, "arange")  # the Range spec's rule: refuses a zero step
-    return _RANGE((), {"start": start, "stop": stop, "step": step, "dtype": as_dtype(dtype)})
+    n = range_length(start, stop, step, "arange")  # the Range spec's rule: refuses a zero step
+    valid.checked_size((n,), active_backend(), "arange")
+    return _RANGE((), {"start": start, "stop": stop, "step": step, "dtype": valid.dtype(dtype, "arange")})
 
 
 def eye(n_rows: int, n_cols: int | None = None, *, k: int = 0, dtype: Any = None) -> Tensor:
     """Ones on the k-th diagonal of an n_rows x n_cols matrix."""
-    return _EYE((), {"n_rows": int(n_rows), "n_cols": int(n_rows if n_cols is None else n_cols),
-                     "k": int(k), "dtype": as_dtype(default_float if dtype is None else dtype)})
+    n = valid.size(n_rows, "eye", "n_rows")
+    m = n if n_cols is None else valid.size(n_cols, "eye", "n_cols")
+    valid.checked_size((n, m), active_backend(), "eye")
+    return _EYE((), {"n_rows": n, "n_cols": m, "k": valid.integer(k, "eye", "k"),
+                     "dtype": valid.dtype(default_float if dtype is None else dtype, "eye")})
 
 
 def linspace(start: float, stop: float, num: int, *, dtype: Any = None, endpoint: bool = True) -> Tensor:
     """`num` evenly spaced values from start to stop (included when endpoint)."""
     from .elementwise import add, multiply
 
-    dt = as_dtype(default_float if dtype is None else dtype)
-    if num < 0:
-        raise ShapeError(f"linspace: num must be >= 0, got {num}")
+    dt = valid.dtype(default_float if dtype is None else dtype, "linspace")
+    num = valid.size(num, "linspace", "num")
+    start = valid.number(start, "linspace", "start")
+    stop = valid.number(stop, "linspace", "stop")
+    valid.flag(endpoint, "linspace", "endpoint")
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
     return add(multiply(arange(0, num, dtype=dt), step), start).astype(dt)

@@ -114,6 +114,8 @@ add = _numeric("add", "Add")
 subtract = _numeric("subtract", "Subtract")
 multiply = _numeric("multiply", "Multiply")
 floor_divide = _numeric("floor_divide", "FloorDivide")
+floor_divide.__doc__ = ("floor(x / y), elementwise; an integer divided by 0 gives 0 on every backend "
+                        "(the Array API leaves it unspecified), a float one +-inf or nan.")
 maximum = _numeric("maximum", "Maximum")
 minimum = _numeric("minimum", "Minimum")
 equal = _compare("equal", "Equal", allow_bool=True)

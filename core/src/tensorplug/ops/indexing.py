@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate as valid
 from ..dtypes import int64
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from ..specs._rules import broadcast_shapes, normalize_axis
@@ -219,7 +220,7 @@ def _general(x: Tensor, shape: tuple[int, ...], entries: list[tuple[int, tuple[s
     if any(s != (0, d, 1) for s, d in zip(slices, shape)):
         y = _STRIDED_SLICE((y,), {"slices": tuple(slices)})
     if tuple(y_shape) != tuple(len(range(*s)) for s in slices):
-        y = _RESHAPE((y,), {"shape": tuple(y_shape)})
+        y = _RESHAPE((y,), {"shape": valid.checked_size(tuple(y_shape), y._backend, "getitem")})
     if not adv:
         return y
     return _advanced(y, tuple(y_shape), adv, int_positions)

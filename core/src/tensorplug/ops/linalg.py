@@ -69,8 +69,8 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
 
 
 def _axis_list(op: str, axes: Any, ndim: int) -> list[int]:
-    if isinstance(axes, int) and not isinstance(axes, bool):
-        axes = (axes,)
+    if not isinstance(axes, (list, tuple)):  # one axis, or an array of them
+        axes = tuple(axes) if getattr(axes, "ndim", 0) else (axes,)
     return [normalize_axis(a, ndim, op) for a in axes]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate as valid
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import broadcast_shapes, normalize_axes, normalize_axis
 from ..specs.manipulation import (
@@ -58,6 +59,7 @@ def reshape(x: Any, /, shape: int | Shape, *, copy: bool | None = None) -> Tenso
     target = reshaped_shape(x.shape, _ints("reshape", "shape", shape), "reshape")
     if target == x.shape:
         return x
+    valid.checked_size(target, x._backend, "reshape")
     return _RESHAPE((x,), {"shape": target})
 
 
@@ -86,6 +88,7 @@ def broadcast_to(x: Any, /, shape: Shape) -> Tensor:
     target = broadcast_target(x.shape, _ints("broadcast_to", "shape", shape), "broadcast_to")
     if target == x.shape:
         return x
+    valid.checked_size(target, x._backend, "broadcast_to")
     return _BROADCAST_TO((x,), {"shape": target})
 
 
@@ -98,7 +101,7 @@ def broadcast_arrays(*arrays: Any) -> list[Tensor]:
 
 def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Tensor:
     """The arrays joined along an existing axis (flattened first if axis is None); dtypes promote."""
-    if isinstance(arrays, Tensor) or not len(arrays):
+    if not isinstance(arrays, (list, tuple)) or not arrays:
         raise ShapeError("concat takes a non-empty sequence (list or tuple) of arrays.")
     tensors, _ = promote_all(arrays)
     if axis is None:
@@ -112,10 +115,11 @@ def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Tensor:
 
 def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Tensor:
     """The arrays (all of one shape) joined along a new axis at position `axis`; dtypes promote."""
-    if isinstance(arrays, Tensor) or not len(arrays):
+    if not isinstance(arrays, (list, tuple)) or not arrays:
         raise ShapeError("stack takes a non-empty sequence (list or tuple) of arrays.")
     tensors, _ = promote_all(arrays)
-    a, _ = stack_shape([t.shape for t in tensors], axis, "stack")
+    a, shape = stack_shape([t.shape for t in tensors], axis, "stack")
+    valid.checked_size(shape, tensors[0]._backend, "stack")
     return _STACK(tuple(tensors), {"axis": a})
 
 
@@ -145,6 +149,7 @@ def expand_dims(x: Any, /, axis: int | Shape = 0) -> Tensor:
     out = list(shape)
     for a in axes:
         out.insert(a, 1)
+    valid.checked_size(tuple(out), x._backend, "expand_dims")
     return _RESHAPE((x,), {"shape": tuple(out)})
 
 
@@ -242,7 +247,9 @@ def pad(x: Any, /, pad_width: Any, constant_values: bool | int | float = 0) -> T
     padded_shape(x.shape, pairs, "pad")  # the spec's rule: refuses negative widths
     if not any(lo or hi for lo, hi in pairs):
         return x
-    return _PAD((x,), {"pad_width": pairs, "constant_value": float(constant_values)})
+    valid.checked_size(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, pairs)), x._backend, "pad")
+    return _PAD((x,), {"pad_width": pairs,
+                       "constant_value": float(valid.number(constant_values, "pad", "constant_values"))})
 
 
 def tile(x: Any, repetitions: Shape, /) -> Tensor:

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import as_dtype, bool_, float32
+from .. import _validate as valid
+from ..dtypes import bool_, float32
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from ..specs._rules import normalize_axes, normalize_axis
 from ..specs.indexing import one_hot_shape
@@ -81,7 +82,7 @@ def logsumexp(x: Any, /, axis: int | tuple[int, ...] | None = None, keepdims: bo
     m = detached(_max(x, axis=axes, keepdims=True))
     m = where(equal(_abs(m), float("inf")), 0.0, m)
     out = add(log(_sum(exp(subtract(x, m)), axis=axes, keepdims=True)), m)
-    return out if keepdims else squeeze(out, axes)
+    return out if valid.flag(keepdims, "logsumexp", "keepdims") else squeeze(out, axes)
 
 
 def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float = 1.0,
@@ -92,14 +93,16 @@ def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float =
     if idx._dtype.kind != "int":
         raise DTypeError(f"one_hot: indices must be integers, got {idx._dtype.name}; cast them with "
                          ".astype(tp.int64).")
-    depth = int(depth)
-    one_hot_shape(idx.shape, depth, "one_hot")  # the spec's rule: refuses a negative depth
-    return _ONE_HOT((idx,), {"depth": depth, "on_value": float(on_value),
-                             "off_value": float(off_value), "dtype": as_dtype(dtype)})
+    depth = valid.integer(depth, "one_hot", "depth")
+    shape = one_hot_shape(idx.shape, depth, "one_hot")  # the spec's rule: refuses a negative depth
+    valid.checked_size(shape, idx._backend, "one_hot")
+    return _ONE_HOT((idx,), {"depth": depth, "on_value": float(valid.number(on_value, "one_hot", "on_value")),
+                             "off_value": float(valid.number(off_value, "one_hot", "off_value")),
+                             "dtype": valid.dtype(dtype, "one_hot")})
 
 
 def _check_reduction(op: str, reduction: str) -> None:
-    if reduction not in _REDUCTIONS:
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
         raise ShapeError(f"{op}: reduction={reduction!r} is not one of "
                          f"{', '.join(repr(r) for r in _REDUCTIONS)}.")
 

@@ -3,13 +3,13 @@ integer seed (the same seed gives the same values on one backend)."""
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
 
-from ..dtypes import as_dtype, default_float
-from ..errors import DTypeError, ShapeError
-from ..specs.creation import created_shape, random_dtype
+from .. import _validate as valid
+from ..dtypes import default_float
+from ..errors import DTypeError
+from ..specs.creation import random_dtype
 from ..tensor import Tensor
 from ._convert import caller
 
@@ -23,20 +23,17 @@ def _attrs(op: str, shape: int | Sequence[int], seed: Any, dtype: Any) -> dict[s
     if isinstance(seed, bool) or not hasattr(seed, "__index__"):
         raise DTypeError(f"{op}: seed must be an int, got {seed!r}; pass an explicit seed, e.g. "
                          f"tp.random.{op}((2, 3), seed=0).")
-    try:
-        dims = (operator.index(shape),) if hasattr(shape, "__index__") else tuple(
-            operator.index(d) for d in shape)
-    except TypeError:
-        raise ShapeError(f"{op}: shape must be an int or a sequence of ints, got {shape!r}.") from None
-    dims = created_shape(dims, op)
-    dt = random_dtype(default_float if dtype is None else as_dtype(dtype), op)
-    return {"shape": dims, "seed": operator.index(seed), "dtype": dt}
+    seed = valid.integer(seed, op, "seed")
+    dims = valid.new_shape(shape, op)
+    dt = random_dtype(default_float if dtype is None else valid.dtype(dtype, op), op)
+    return {"shape": dims, "seed": seed, "dtype": dt}
 
 
 def uniform(shape: int | Sequence[int], *, seed: int, low: float = 0.0, high: float = 1.0,
             dtype: Any = None) -> Tensor:
     """Samples uniform in [low, high) of `shape` (float32 unless `dtype`), from `seed`."""
     attrs = _attrs("uniform", shape, seed, dtype)
+    low, high = valid.number(low, "uniform", "low"), valid.number(high, "uniform", "high")
     return _UNIFORM((), {**attrs, "low": float(low), "high": float(high)})
 
 
@@ -44,4 +41,5 @@ def normal(shape: int | Sequence[int], *, seed: int, mean: float = 0.0, stddev: 
            dtype: Any = None) -> Tensor:
     """Normal samples with `mean` and `stddev` of `shape` (float32 unless `dtype`), from `seed`."""
     attrs = _attrs("normal", shape, seed, dtype)
+    mean, stddev = valid.number(mean, "normal", "mean"), valid.number(stddev, "normal", "stddev")
     return _NORMAL((), {**attrs, "mean": float(mean), "stddev": float(stddev)})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _validate as valid
 from ..dtypes import as_dtype, bool_, int32, int64
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import normalize_axes, normalize_axis
@@ -55,12 +56,12 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
         ndim = len(x._backend.shape_of(x._data))
         if not ndim:
             return x
-        return call((x,), {"axis": tuple(range(ndim)), "keepdims": bool(keepdims)})
+        return call((x,), {"axis": tuple(range(ndim)), "keepdims": valid.flag(keepdims, op, "keepdims")})
     x = _accumulated(asarray(x), dtype)
     axes = normalize_axes(axis, x.ndim, op)
     if not axes:
         return x
-    return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
+    return call((x,), {"axis": axes, "keepdims": valid.flag(keepdims, op, "keepdims")})
 
 
 def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,  # noqa: A001
@@ -88,7 +89,7 @@ def _extremum(op: str, call: Any, x: Any, axis: Any, keepdims: bool) -> Tensor:
     axes = extremum_axes(x.shape, axis, op)
     if not axes:
         return x
-    return call((x,), {"axis": axes, "keepdims": bool(keepdims)})
+    return call((x,), {"axis": axes, "keepdims": valid.flag(keepdims, op, "keepdims")})
 
 
 def max(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
@@ -114,7 +115,7 @@ def mean(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool
     axes = normalize_axes(axis, x.ndim, "mean")
     if not axes:
         return x
-    total = _SUM((x,), {"axis": axes, "keepdims": bool(keepdims)})
+    total = _SUM((x,), {"axis": axes, "keepdims": valid.flag(keepdims, "mean", "keepdims")})
     n = _count(x.shape, axes)
     return divide(total, float(n)) if n else multiply(total, float("nan"))
 
@@ -128,8 +129,10 @@ def var(x: Any, /, *, axis: int | tuple[int, ...] | None = None, correction: int
 def _var(op: str, x: Any, axis: Any, correction: float, keepdims: bool) -> Tensor:
     x = to_float(x)
     axes = normalize_axes(axis, x.ndim, op)
+    correction = valid.number(correction, op, "correction")
+    keepdims = valid.flag(keepdims, op, "keepdims")
     deviations = square(subtract(x, mean(x, axis=axes, keepdims=True)))
-    total = _SUM((deviations,), {"axis": axes, "keepdims": bool(keepdims)}) if axes else deviations
+    total = _SUM((deviations,), {"axis": axes, "keepdims": keepdims}) if axes else deviations
     dof = _count(x.shape, axes) - correction
     return divide(total, float(dof)) if dof > 0 else multiply(total, float("nan"))
 
@@ -144,7 +147,7 @@ def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor
     x = asarray(x)
     if x._dtype is bool_:
         x = astype(x, int32)
-    return call((x,), {"axis": arg_axis(x.shape, axis, op), "keepdims": bool(keepdims)})
+    return call((x,), {"axis": arg_axis(x.shape, axis, op), "keepdims": valid.flag(keepdims, op, "keepdims")})
 
 
 def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
@@ -196,7 +199,8 @@ def any(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
     axes = normalize_axes(axis, x.ndim, "any")
     if not axes:
         return x
-    return greater(_SUM((x,), {"axis": axes, "keepdims": bool(keepdims)}), 0)
+    keep = valid.flag(keepdims, "any", "keepdims")
+    return greater(_SUM((x,), {"axis": axes, "keepdims": keep}), 0)
 
 
 def all(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
@@ -206,5 +210,6 @@ def all(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
     axes = normalize_axes(axis, x.ndim, "all")
     if not axes:
         return x
-    return equal(_SUM((logical_not(x),), {"axis": axes, "keepdims": bool(keepdims)}), 0)
+    keep = valid.flag(keepdims, "all", "keepdims")
+    return equal(_SUM((logical_not(x),), {"axis": axes, "keepdims": keep}), 0)
 

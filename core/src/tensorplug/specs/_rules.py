@@ -14,6 +14,7 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._validate import shown
 from ..dtypes import ALL_DTYPES, DType, as_dtype
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import TensorInfo
@@ -65,9 +66,12 @@ def normalize_axis(axis: Any, ndim: int, op: str | None = None, *, allow_0d: boo
     axis 0 or -1, as a 1-element 1-d input would, and the result is 0."""
     if type(axis) is int and -ndim <= axis < ndim:
         return axis % ndim
-    if isinstance(axis, bool) or not hasattr(axis, "__index__"):
-        raise ShapeError(f"{op_prefix(op)}axis must be an int, got {axis!r}.")
-    a = operator.index(axis)
+    try:
+        if isinstance(axis, bool) or not hasattr(axis, "__index__"):
+            raise TypeError
+        a = operator.index(axis)
+    except (TypeError, ValueError):  # (a float, an array or a tensor that is not one integer)
+        raise ShapeError(f"{op_prefix(op)}axis must be an int, got {shown(axis)}.") from None
     n = 1 if allow_0d and not ndim else ndim
     if -n <= a < n:
         return a % n

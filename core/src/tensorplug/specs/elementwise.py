@@ -57,7 +57,8 @@ ADD = _binary("Add", NUMERIC_DTYPES, "x + y")
 SUBTRACT = _binary("Subtract", NUMERIC_DTYPES, "x - y")
 MULTIPLY = _binary("Multiply", NUMERIC_DTYPES, "x * y")
 DIVIDE = _binary("Divide", FLOAT_DTYPES, "x / y (true division; ops cast integers to float)")
-FLOOR_DIVIDE = _binary("FloorDivide", NUMERIC_DTYPES, "floor(x / y); gradient zero",
+FLOOR_DIVIDE = _binary("FloorDivide", NUMERIC_DTYPES, "floor(x / y); integers divided by 0 give 0 "
+                       "(the Array API leaves it unspecified); gradient zero",
                        differentiable=True)
 POW = _binary("Pow", NUMERIC_DTYPES, "x ** y")
 MAXIMUM = _binary("Maximum", NUMERIC_DTYPES, "elementwise max; ties split the gradient")

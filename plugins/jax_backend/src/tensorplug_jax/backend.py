@@ -99,11 +99,21 @@ class JaxBackend(Backend):
 
     def to_numpy(self, native: Any) -> np.ndarray:
         try:
+            ready = None if isinstance(native, _Tracer) else getattr(native, "block_until_ready", None)
+            if ready is not None:
+                # an asynchronous computation that failed (out of memory) raises its error here;
+                # reading its buffer would abort the process
+                ready()
             return np.asarray(native)
         except TRACER_ERRORS as exc:
             raise traced_error(
                 "Reading the values of a traced tensor (tensor.numpy(), float(), int(), bool(), "
                 "printing, or moving it to another backend)", exc) from exc
+
+    def out_of_memory(self, exc: BaseException) -> bool:
+        # XLA reports it as RESOURCE_EXHAUSTED at dispatch, or (an asynchronous computation)
+        # as an INTERNAL error saying so when the values are read
+        return isinstance(exc, MemoryError) or "Out of memory" in str(exc) or "RESOURCE_EXHAUSTED" in str(exc)
 
     # (``native.aval``, a jax array's abstract value, is read in C++; ``.dtype`` and ``.shape``
     # are Python properties over it: these run for every kernel output and op)

@@ -67,7 +67,6 @@ _BINARY: dict[str, tuple[Callable[[Any, Any], Any], Domain, Domain, tuple[Any, .
     "Subtract": (np.subtract, Domain(), Domain(), ()),
     "Multiply": (np.multiply, Domain(), Domain(), ()),
     "Divide": (np.divide, Domain(), NONZERO, ((1, -3, 0), (2, 2, -4))),
-    "FloorDivide": (np.floor_divide, Domain(), NONZERO, ((7, -7, 7, -7, 6), (2, 2, -2, -2, 3))),
     "Maximum": (np.maximum, Domain(), Domain(), _TIES),
     "Minimum": (np.minimum, Domain(), Domain(), _TIES),
     "Equal": (np.equal, Domain(), Domain(), _TIES),
@@ -95,6 +94,21 @@ def _pow_cases(spec: KernelSpec) -> list[Case]:
 
 
 reference("Pow", _pow_cases, broadcast_bad_cases)(np.power)
+
+
+def _floor_divide_cases(spec: KernelSpec) -> list[Case]:
+    """Nonzero divisors, and (integers) division by zero, which gives 0 on every backend."""
+    cases = binary_cases(Domain(), NONZERO, ((7, -7, 7, -7, 6), (2, 2, -2, -2, 3)))(spec)
+    by_zero = binary_cases(Domain(), NONZERO, ((7, -7, 0, 3), (0, 0, 0, 2)))(spec)
+    return cases + [c for c in by_zero if c.label == "special" and c.inputs[0].dtype.kind == "i"]
+
+
+@reference("FloorDivide", _floor_divide_cases, broadcast_bad_cases)
+def _floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """floor(x / y); an integer divided by 0 is 0 (tensorplug's choice: the Array API leaves it
+    unspecified)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.floor_divide(x, y)
 
 
 # -- Cast, Where, Clip ----------------------------------------------------------------------

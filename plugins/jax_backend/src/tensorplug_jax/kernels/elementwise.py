@@ -42,6 +42,15 @@ def power(x: Any, y: Any) -> Any:
     return jnp.where(negative, truncated, out)
 
 
+def floor_divide(x: Any, y: Any) -> Any:
+    """floor(x / y); an integer divided by zero gives 0, as tensorplug defines it (XLA gives
+    -1 or other values)."""
+    if not jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.floor_divide(x, y)
+    zero = y == 0
+    return jnp.where(zero, 0, jnp.floor_divide(x, jnp.where(zero, 1, y))).astype(x.dtype)
+
+
 def _cast(x: Any, dtype: Any) -> Any:
     return x.astype(dtype.numpy)
 
@@ -82,7 +91,8 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     **{name: (unary if name in UNARY_KERNELS else binary)(fn)
-       for name, fn in elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power).items()},
+       for name, fn in elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power,
+                                                FloorDivide=floor_divide).items()},
     "Cast": cast,
     "Where": _WHERE,
     "Clip": clip,
