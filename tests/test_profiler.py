@@ -201,3 +201,18 @@ def test_on_jax_kernels_and_jitted_calls_are_timed_once_computed(monkeypatch):
     assert prof.events[0].source == "tensorplug-backend-jax"
     assert all(e.duration_ns > 0 for e in prof.events)
     assert waited == [1, 1]  # the kernel's output, the compiled call's output
+
+
+def test_a_variable_whose_constructor_raised_is_left_out_of_profiles_and_memory():
+    try:
+        tp.Variable([1.0], trainable=np.array([True, False]))  # refused: not a flag
+    except tp.TensorplugError as exc:
+        kept = exc  # (its traceback keeps the half-made Variable alive)
+    else:
+        raise AssertionError("a numpy array was accepted as trainable")
+    assert any(isinstance(o, tp.Variable) and not hasattr(o, "_value") for o in gc.get_objects())
+    with tp.profile() as prof:
+        tp.add(tp.asarray([1.0]), tp.asarray([2.0]))
+    assert [e.name for e in prof.events] == ["Add"]
+    assert isinstance(tp.memory(), dict)
+    del kept

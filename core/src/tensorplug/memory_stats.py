@@ -35,9 +35,13 @@ def nbytes(t: Tensor) -> int:
 
 def live_tensors() -> Iterator[Tensor]:
     """Every Tensor object (Variables included) alive in the process, found through the
-    garbage collector."""
+    garbage collector; one whose constructor raised before it held a value is left out."""
     for obj in gc.get_objects():
         if isinstance(obj, Tensor):
+            try:
+                obj._backend, obj._data  # noqa: B018  (both set: a complete tensor)
+            except AttributeError:  # (kept alive by a traceback or a cycle, until collected)
+                continue
             yield obj
 
 
