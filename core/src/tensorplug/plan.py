@@ -11,7 +11,8 @@ the trace's kernels, and what kernels computed from constants alone, folded) and
 outputs. A plan
 is one generated Python function, a straight sequence of calls (``Plan.source`` shows it), so
 that later calls run no op layer, no tape and no spec work, and give what eager calls give, bit
-for bit (the same kernels on the same arrays).
+for bit (the same kernels on the same arrays). Each intermediate is deleted after its last use
+(``del`` lines), so that its memory is reused while still in cache, as in eager code.
 
 As under jax.jit, values are not known while tracing: reading one that depends on the inputs
 (``float(t)``, ``bool(t)``, ``t.numpy()``, Python control flow on it) raises TracedValueError
