@@ -55,7 +55,13 @@ CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
     # a tensor or an array as dtype
     ("zeros(dtype=tensor)", lambda: tp.zeros((2,), dtype=_x()), (tp.DTypeError, TypeError),
      "zeros: dtype: .*not supported"),
-    ("astype(x, tensor)", lambda: tp.astype(_x(), _x()), (tp.DTypeError, TypeError), "not supported"),
+    ("astype(x, tensor)", lambda: tp.astype(_x(), _x()), (tp.DTypeError, TypeError),
+     "astype: dtype: .*not supported"),
+    ("x.astype(name)", lambda: _x().astype("bogus"), (tp.DTypeError,), "astype: dtype: .*not supported"),
+    ("sum(dtype=name)", lambda: tp.sum(_x(), dtype="bogus"), (tp.DTypeError,), "sum: dtype: .*not supported"),
+    ("prod(dtype=list)", lambda: tp.prod(_x(), dtype=[1]), (tp.DTypeError,), "prod: dtype: .*not supported"),
+    ("cumulative_sum(dtype=int)", lambda: tp.cumulative_sum(_x(), axis=0, dtype=3), (tp.DTypeError,),
+     "cumulative_sum: dtype: .*not supported"),
     ("zeros_like(dtype=array)", lambda: tp.zeros_like(_x(), dtype=np.zeros(3)), (tp.DTypeError,),
      "not supported"),
     # shapes, sizes and numbers

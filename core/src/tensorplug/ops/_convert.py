@@ -12,7 +12,7 @@ from .. import _validate as valid
 from .._state import state
 from ..backend import active_backend, start_backend
 from ..dispatch import Dispatcher, wrap
-from ..dtypes import DType, as_dtype, default_float, default_int, from_numpy_dtype, result_type, scalar_dtype
+from ..dtypes import DType, default_float, default_int, from_numpy_dtype, result_type, scalar_dtype
 from ..errors import DTypeError
 from ..tensor import Tensor
 
@@ -79,7 +79,7 @@ def asarray(obj: Any, dtype: Any = None, *, backend: str | None = None, copy: bo
 def astype(x: Any, dtype: Any) -> Tensor:
     """x converted to `dtype` (a new tensor; the same one if the dtype already matches)."""
     x = asarray(x)
-    dt = as_dtype(dtype)
+    dt = dtype if dtype.__class__ is DType else valid.dtype(dtype, "astype")
     if x._dtype is dt:
         return x
     return _CAST((x,), {"dtype": dt})

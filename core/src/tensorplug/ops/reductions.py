@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _validate as valid
-from ..dtypes import as_dtype, bool_, int32, int64
+from ..dtypes import bool_, int32, int64
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import normalize_axes, normalize_axis
 from ..specs.reductions import arg_axis, extremum_axes
@@ -34,10 +34,11 @@ _CUMPROD = caller("Cumprod")
 _PAD = caller("Pad")
 
 
-def _accumulated(x: Tensor, dtype: Any) -> Tensor:
-    """x cast to `dtype`, or (None) to the dtype sums and products of x have."""
+def _accumulated(op: str, x: Tensor, dtype: Any) -> Tensor:
+    """x cast to `dtype` (op `op`'s argument), or (None) to the dtype sums and products of x
+    have."""
     if dtype is not None:
-        return astype(x, as_dtype(dtype))
+        return astype(x, valid.dtype(dtype, op))
     return astype(x, int64) if x._dtype in (bool_, int32) else x
 
 
@@ -57,7 +58,7 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
         if not ndim:
             return x
         return call((x,), {"axis": tuple(range(ndim)), "keepdims": valid.flag(keepdims, op, "keepdims")})
-    x = _accumulated(asarray(x), dtype)
+    x = _accumulated(op, asarray(x), dtype)
     axes = normalize_axes(axis, x.ndim, op)
     if not axes:
         return x
@@ -162,7 +163,7 @@ def argmin(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Ten
 
 def _cumulative(op: str, call: Any, initial: float, x: Any, axis: int | None, dtype: Any,
                 include_initial: bool) -> Tensor:
-    x = _accumulated(asarray(x), dtype)
+    x = _accumulated(op, asarray(x), dtype)
     shape = x.shape
     if not shape:
         raise ShapeError(f"{op} needs an input with at least one dimension, got a 0-d tensor; "
