@@ -261,10 +261,10 @@ def tile(x: Any, repetitions: Shape, /) -> Tensor:
     ndim = max(len(reps), x.ndim)
     reps = (1,) * (ndim - len(reps)) + reps
     shape = (1,) * (ndim - x.ndim) + x.shape
+    target = valid.checked_size(tuple(r * d for r, d in zip(reps, shape)), x._backend, "tile")
     interleaved = tuple(v for d in shape for v in (1, d))
     spread = tuple(v for r, d in zip(reps, shape) for v in (r, d))
-    out = broadcast_to(reshape(x, interleaved), spread)
-    return reshape(out, tuple(r * d for r, d in zip(reps, shape)))
+    return reshape(broadcast_to(reshape(x, interleaved), spread), target)
 
 
 def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
