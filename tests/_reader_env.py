@@ -9,11 +9,14 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import venv
 from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
+
+from _wheels import build_wheels, run
 
 FENCE = re.compile(r"^```(\S*)[^\n]*\n(.*?)^```\s*$", re.DOTALL | re.MULTILINE)
 
@@ -74,6 +77,21 @@ def see_installed(python: Path, names: set[str], folder: Path) -> None:
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           capture_output=True, text=True, check=True).stdout.strip()
     (Path(site) / "reader-env.pth").write_text(str(folder) + "\n")
+
+
+def venv_with_wheels(folders: list[str], tmp: Path) -> Path:
+    """The python of a fresh environment where wheels of `folders` (distribution folders: the
+    repository's, relative to it, or absolute paths) are pip-installed offline, their
+    dependencies on core and the numpy backend (and those's own) linked from here."""
+    wheels = build_wheels(folders, tmp / "wheels")
+    python = fresh_venv(tmp / "venv")
+    ours = ["tensorplug-core", "tensorplug-backend-numpy"]
+    see_installed(python, dependency_closure(ours) - set(ours), tmp / "deps")
+    # this environment's pip installs into the new one (--python); the wheels by path, never
+    # from an index (there is none: the dependencies are satisfied by the linked ones)
+    run([sys.executable, "-m", "pip", "--isolated", "--python", str(python), "install", "--quiet",
+         "--no-index", "--disable-pip-version-check", "--only-binary", ":all:", *map(str, wheels)], cwd=tmp)
+    return python
 
 
 def reader_python(requirements: list[str], tmp: Path) -> Path:

@@ -9,15 +9,13 @@ in process, one at a time.)"""
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from _reader_env import dependency_closure, fresh_venv, see_installed
-from _wheels import build_wheels, clean_env
-from _wheels import run as _run
+from _reader_env import venv_with_wheels
+from _wheels import clean_env
 
 HIJACK = """
 from tensorplug.extend import API_VERSION, KernelConfig, hookimpl
@@ -63,15 +61,8 @@ def _plugin_folder(root: Path, dist: str, source: str) -> Path:
 def venv_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with core, the numpy backend and the three hostile plugins, as wheels."""
     tmp = tmp_path_factory.mktemp("hostile")
-    folders = ["core", "plugins/cpu_numpy"]
-    folders += [str(_plugin_folder(tmp / "src", d, s)) for d, s in PLUGINS.items()]
-    wheels = build_wheels(folders, tmp / "wheels")
-    python = fresh_venv(tmp / "venv")
-    ours = ["tensorplug-core", "tensorplug-backend-numpy"]
-    see_installed(python, dependency_closure(ours) - set(ours), tmp / "deps")
-    _run([sys.executable, "-m", "pip", "--isolated", "--python", str(python), "install", "--quiet",
-          "--no-index", "--disable-pip-version-check", "--only-binary", ":all:", *map(str, wheels)], cwd=tmp)
-    return python
+    plugins = [str(_plugin_folder(tmp / "src", d, s)) for d, s in PLUGINS.items()]
+    return venv_with_wheels(["core", "plugins/cpu_numpy", *plugins], tmp)
 
 
 def _python(python: Path, code: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from _reader_env import dependency_closure, fresh_venv, see_installed
-from _wheels import build_wheels, clean_env
+from _reader_env import venv_with_wheels
+from _wheels import clean_env
 from _wheels import run as _run
 
 DISTS = ["core", "plugins/cpu_numpy"]
@@ -28,15 +27,9 @@ ONE_LINER = ('import tensorplug as tp; x = tp.asarray([1.0, 2.0]); '
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The python of a fresh venv holding the two wheels, and their dependencies, offline."""
     tmp = tmp_path_factory.mktemp("install")
-    built = build_wheels(DISTS, tmp / "wheels")
-    assert [w.name.split("-")[0] for w in built] == ["tensorplug_backend_numpy", "tensorplug_core"]
-    python = fresh_venv(tmp / "venv")
-    ours = ["tensorplug-core", "tensorplug-backend-numpy"]
-    see_installed(python, dependency_closure(ours) - set(ours), tmp / "deps")
-    # this environment's pip installs into the new one (--python); our wheels by path, never
-    # from an index (there is none: the dependencies are satisfied by the linked ones)
-    _run([sys.executable, "-m", "pip", "--isolated", "--python", str(python), "install", "--quiet",
-          "--no-index", "--disable-pip-version-check", "--only-binary", ":all:", *map(str, built)], cwd=tmp)
+    python = venv_with_wheels(DISTS, tmp)
+    wheels = sorted(w.name.split("-")[0] for w in (tmp / "wheels").glob("*.whl"))
+    assert wheels == ["tensorplug_backend_numpy", "tensorplug_core"]
     return python
 
 
