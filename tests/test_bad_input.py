@@ -97,6 +97,12 @@ CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
     ("custom_grad(None)", lambda: tp.custom_grad(None), (tp.ArgumentError,), "custom_grad: f must be"),
     ("custom_grad returning a float", _custom_grad_float, (tp.AutodiffError,),
      "must return .* with a Tensor .* as value, got float"),
+    ("grad(has_aux=True) of no pair", lambda: tp.grad(tp.sum, has_aux=True)(_x()), (tp.AutodiffError,),
+     r"sum was differentiated with has_aux=True, so it must return a pair \(value, aux\); it "
+     "returned Tensor"),
+    ("value_and_grad(has_aux=1) of a triple", lambda: tp.value_and_grad(lambda x: (tp.sum(x), 1, 2),
+                                                                        has_aux=1)(_x()),
+     (tp.AutodiffError, ValueError), "returned tuple of length 3"),
     ("jit('f')", lambda: tp.jit("f"), (tp.ArgumentError,), "jit: f must be a function"),
     ("jit(static_argnums=(None,))", lambda: tp.jit(tp.sum, static_argnums=(None,)), (tp.ArgumentError,),
      "jit: static_argnums must be an int"),

@@ -106,7 +106,7 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
             sources.extend(leaves)
         tape = Tape(sources)
         result = _run(f, tape, args_l, kwargs)
-        out, aux = result if has_aux else (result, None)
+        out, aux = _with_aux(result, f) if has_aux else (result, None)
         out = _scalar_output(out, f"grad of {getattr(f, '__name__', 'f')}")
         grads = backward(tape, out, _seed(out), sources)
         trees, start = [], 0
@@ -117,6 +117,18 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
         return ((out, aux), g) if has_aux else (out, g)
 
     return wrapper
+
+
+def _with_aux(result: Any, f: Callable[..., Any]) -> tuple[Any, Any]:
+    """(value, aux) of what `f` returned with ``has_aux=True``; AutodiffError if not a pair."""
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise AutodiffError(
+            f"{getattr(f, '__name__', 'f')} was differentiated with has_aux=True, so it must return "
+            f"a pair (value, aux); it returned {type(result).__name__}"
+            f"{f' of length {len(result)}' if isinstance(result, (tuple, list)) else ''}. Return "
+            "(value, aux), or drop has_aux."
+        )
+    return result[0], result[1]
 
 
 def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
