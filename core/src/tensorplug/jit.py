@@ -77,7 +77,7 @@ from .autodiff.tape import taping
 from .backend import Backend, active_backend
 from .dtypes import DType
 from .engine import wrap
-from .errors import TensorplugError
+from .errors import ArgumentError, TensorplugError
 from .profiler import time_compiled
 from .tensor import Tensor
 
@@ -156,7 +156,9 @@ class _Jitted:
             try:
                 entry = entries.get(key)
             except TypeError:
-                raise TypeError("tp.jit: a static argument (static_argnums) must be hashable") from None
+                raise ArgumentError("tp.jit: a static argument (static_argnums) must be hashable, such as "
+                                    "an int, a str or a tuple of them; pass arrays as traced arguments "
+                                    "instead") from None
             if entry is None:
                 entry = entries[key] = self._new_entry(args, kwargs)
             dyn_natives = dyn if entry.host else [native(x, backend) for x in dyn]

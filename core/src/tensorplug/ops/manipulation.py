@@ -275,7 +275,10 @@ def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
         x, axis = reshape(x, (-1,)), 0
     shape = x.shape
     a = normalize_axis(axis, len(shape), "repeat")
-    counts = np.asarray(repeats.numpy() if isinstance(repeats, Tensor) else repeats)
+    try:
+        counts = np.asarray(repeats.numpy() if isinstance(repeats, Tensor) else repeats)
+    except ValueError:  # a ragged nesting of sequences
+        counts = np.asarray(None)
     if counts.dtype.kind not in "iub" or (counts < 0).any():
         raise DTypeError(f"repeat: repeats must be non-negative ints, got {repeats!r}.")
     if counts.ndim == 0:
