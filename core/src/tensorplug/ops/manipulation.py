@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as valid
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, OutOfMemoryError, ShapeError
 from ..specs._rules import broadcast_shapes, normalize_axes, normalize_axis
 from ..specs.manipulation import (
     broadcast_target,
@@ -283,10 +283,17 @@ def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
         raise DTypeError(f"repeat: repeats must be non-negative ints, got {repeats!r}.")
     if counts.ndim == 0:
         r = int(counts)
+        valid.checked_size(shape[:a] + (shape[a] * r,) + shape[a + 1:], x._backend, "repeat")
         out = broadcast_to(expand_dims(x, a + 1), shape[:a + 1] + (r,) + shape[a + 1:])
         return reshape(out, shape[:a] + (shape[a] * r,) + shape[a + 1:])
     if counts.shape != (shape[a],):
         raise ShapeError(f"repeat: repeats has shape {counts.shape}; it must be an int or have one "
                          f"count per element of axis {a} (size {shape[a]}).")
-    indices = np.repeat(np.arange(shape[a], dtype=np.int64), counts)
+    total = sum(counts.tolist())  # (Python ints: no overflow)
+    valid.checked_size(shape[:a] + (total,) + shape[a + 1:], x._backend, "repeat")
+    try:
+        indices = np.repeat(np.arange(shape[a], dtype=np.int64), counts)
+    except MemoryError:
+        raise OutOfMemoryError(f"repeat: the {total} indices of the result along axis {a} do not fit "
+                               "in memory; repeat fewer times.") from None
     return _GATHER((x, asarray(indices)), {"axis": a})
