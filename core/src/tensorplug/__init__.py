@@ -20,7 +20,6 @@ with registering_as(CORE_SOURCE):
     from . import gradients  # noqa: F401  (registers the core's default gradients)
 
 from . import dtypes, extend, nn, ops, optimizers, random
-from ._op_docs import document_ops
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .debug import debug_nans
@@ -61,8 +60,6 @@ from .ops.manipulation import *  # noqa: F403
 from .ops.reductions import *  # noqa: F403
 from .profiler import profile
 from .variable import Variable
-
-document_ops(ops.elementwise)  # the docstrings of the ops made by factories
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 

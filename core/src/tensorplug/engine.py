@@ -74,7 +74,7 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
     """
     from .ops._convert import asarray  # ops sit above the engine
 
-    active_backend()  # make sure plugins (and their specs) are loaded
+    backend = active_backend()  # (started: plugins and their specs are loaded)
     if not isinstance(kernel_name, str):
         raise ArgumentError(f"run_kernel: kernel_name must be a kernel's name (a str such as 'Add'), "
                             f"got {type(kernel_name).__name__}.")
@@ -99,7 +99,6 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
     full_attrs = spec.normalize_attrs(attrs)
     # The public path holds callers to the contract: a kernel given dtypes or shapes its spec
     # refuses may well succeed (np.exp of int32 gives float64) and return the wrong thing.
-    backend = active_backend()
     try:
         outs = spec.check([tensor_info(t) for t in tensors], full_attrs)
     except (ShapeError, DTypeError) as exc:

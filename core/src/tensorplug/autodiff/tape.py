@@ -91,8 +91,6 @@ def _differentiable(t: Tensor) -> bool:
     return t._dtype.kind == "float"
 
 
-
-
 # kernel name -> (gradient config, spec, positions of the saved inputs, of the saved outputs)
 _plans: dict[str, tuple[Any, Any, tuple[int, ...], tuple[int, ...]]] = {}
 

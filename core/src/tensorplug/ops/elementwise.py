@@ -24,19 +24,27 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _named(op: F, name: str) -> F:
+def _named(op: F, name: str, doc: str) -> F:
     """`op`, a function made from a table, named `name` (its code too, for tracebacks and the
-    ops tp.profile reports)."""
+    ops tp.profile reports), with docstring `doc`."""
     op.__name__ = op.__qualname__ = name
     op.__code__ = op.__code__.replace(co_name=name)
+    op.__doc__ = doc
     return op
+
+
+_BINARY = ("elementwise, with broadcasting; the dtypes promote by the Array API table (Python "
+           "scalars are weak).")
+_BOOL = "DTypeError for bool tensors."
+_FLOAT = "elementwise; integer and bool inputs give the default float dtype (float32)."
+_LOGICAL = "elementwise with broadcasting; both are first cast to bool (nonzero is True)."
 
 
 def _no_bool(name: str) -> DTypeError:
     return DTypeError(f"{name} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
 
 
-def _numeric(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
+def _numeric(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
     binary = caller(kernel).binary
 
     def op(x: Any, y: Any) -> Tensor:
@@ -46,10 +54,10 @@ def _numeric(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
             raise _no_bool(name)
         return binary(x, y)
 
-    return _named(op, name)
+    return _named(op, name, doc)
 
 
-def _compare(name: str, kernel: str, allow_bool: bool) -> Callable[[Any, Any], Tensor]:
+def _compare(name: str, kernel: str, allow_bool: bool, doc: str) -> Callable[[Any, Any], Tensor]:
     binary = caller(kernel).binary
 
     def op(x: Any, y: Any) -> Tensor:
@@ -59,19 +67,19 @@ def _compare(name: str, kernel: str, allow_bool: bool) -> Callable[[Any, Any], T
             raise _no_bool(name)
         return binary(x, y)
 
-    return _named(op, name)
+    return _named(op, name, doc)
 
 
-def _logical(name: str, kernel: str) -> Callable[[Any, Any], Tensor]:
+def _logical(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
     binary = caller(kernel).binary
 
     def op(x: Any, y: Any) -> Tensor:
         return binary(astype(x, bool_), astype(y, bool_))
 
-    return _named(op, name)
+    return _named(op, name, doc)
 
 
-def _float_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
+def _float_unary(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
     unary = caller(kernel).unary
 
     def op(x: Any) -> Tensor:
@@ -79,10 +87,10 @@ def _float_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
             x = to_float(x)
         return unary(x)
 
-    return _named(op, name)
+    return _named(op, name, doc)
 
 
-def _numeric_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
+def _numeric_unary(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
     unary = caller(kernel).unary
 
     def op(x: Any) -> Tensor:
@@ -92,10 +100,10 @@ def _numeric_unary(name: str, kernel: str) -> Callable[[Any], Tensor]:
             raise _no_bool(name)
         return unary(x)
 
-    return _named(op, name)
+    return _named(op, name, doc)
 
 
-def _rounding(name: str, kernel: str) -> Callable[[Any], Tensor]:
+def _rounding(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
     unary = caller(kernel).unary
 
     def op(x: Any) -> Tensor:
@@ -107,41 +115,69 @@ def _rounding(name: str, kernel: str) -> Callable[[Any], Tensor]:
             return x  # integers are already whole
         return unary(x)
 
-    return _named(op, name)
+    return _named(op, name, doc)
 
 
-add = _numeric("add", "Add")
-subtract = _numeric("subtract", "Subtract")
-multiply = _numeric("multiply", "Multiply")
-floor_divide = _numeric("floor_divide", "FloorDivide")
-floor_divide.__doc__ = ("floor(x / y), elementwise; an integer divided by 0 gives 0 on every backend "
+add = _numeric("add", "Add",
+               f"x + y, {_BINARY} {_BOOL}")
+subtract = _numeric("subtract", "Subtract",
+                    f"x - y, {_BINARY} {_BOOL}")
+multiply = _numeric("multiply", "Multiply",
+                    f"x * y, {_BINARY} {_BOOL}")
+floor_divide = _numeric("floor_divide", "FloorDivide",
+                        "floor(x / y), elementwise; an integer divided by 0 gives 0 on every backend "
                         "(the Array API leaves it unspecified), a float one +-inf or nan.")
-maximum = _numeric("maximum", "Maximum")
-minimum = _numeric("minimum", "Minimum")
-equal = _compare("equal", "Equal", allow_bool=True)
-not_equal = _compare("not_equal", "NotEqual", allow_bool=True)
-less = _compare("less", "Less", allow_bool=False)
-less_equal = _compare("less_equal", "LessEqual", allow_bool=False)
-greater = _compare("greater", "Greater", allow_bool=False)
-greater_equal = _compare("greater_equal", "GreaterEqual", allow_bool=False)
-logical_and = _logical("logical_and", "LogicalAnd")
-logical_or = _logical("logical_or", "LogicalOr")
-negative = _numeric_unary("negative", "Negative")
-abs = _numeric_unary("abs", "Abs")  # noqa: A001 - the Array API name
-sign = _numeric_unary("sign", "Sign")
-square = _numeric_unary("square", "Square")
-floor = _rounding("floor", "Floor")
-ceil = _rounding("ceil", "Ceil")
-round = _rounding("round", "Round")  # noqa: A001
-exp = _float_unary("exp", "Exp")
-log = _float_unary("log", "Log")
-log1p = _float_unary("log1p", "Log1p")
-expm1 = _float_unary("expm1", "Expm1")
-sqrt = _float_unary("sqrt", "Sqrt")
-sin = _float_unary("sin", "Sin")
-cos = _float_unary("cos", "Cos")
-tanh = _float_unary("tanh", "Tanh")
-sigmoid = _float_unary("sigmoid", "Sigmoid")
+maximum = _numeric("maximum", "Maximum",
+                   f"The larger of x and y, {_BINARY} {_BOOL}")
+minimum = _numeric("minimum", "Minimum",
+                   f"The smaller of x and y, {_BINARY} {_BOOL}")
+equal = _compare("equal", "Equal", allow_bool=True,
+                 doc=f"x == y as a bool tensor, {_BINARY}")
+not_equal = _compare("not_equal", "NotEqual", allow_bool=True,
+                     doc=f"x != y as a bool tensor, {_BINARY}")
+less = _compare("less", "Less", allow_bool=False,
+                doc=f"x < y as a bool tensor, {_BINARY} {_BOOL}")
+less_equal = _compare("less_equal", "LessEqual", allow_bool=False,
+                      doc=f"x <= y as a bool tensor, {_BINARY} {_BOOL}")
+greater = _compare("greater", "Greater", allow_bool=False,
+                   doc=f"x > y as a bool tensor, {_BINARY} {_BOOL}")
+greater_equal = _compare("greater_equal", "GreaterEqual", allow_bool=False,
+                         doc=f"x >= y as a bool tensor, {_BINARY} {_BOOL}")
+logical_and = _logical("logical_and", "LogicalAnd", f"x and y, {_LOGICAL}")
+logical_or = _logical("logical_or", "LogicalOr", f"x or y, {_LOGICAL}")
+negative = _numeric_unary("negative", "Negative",
+                          f"-x, elementwise, of x's dtype. {_BOOL}")
+abs = _numeric_unary("abs", "Abs",  # noqa: A001 - the Array API name
+                     f"|x|, elementwise, of x's dtype. {_BOOL}")
+sign = _numeric_unary("sign", "Sign",
+                      f"-1, 0 or 1 by the sign of x, elementwise, of x's dtype. {_BOOL}")
+square = _numeric_unary("square", "Square",
+                        f"x * x, elementwise, of x's dtype. {_BOOL}")
+floor = _rounding("floor", "Floor",
+                  f"The largest whole number <= x, elementwise, of x's dtype (integers unchanged). {_BOOL}")
+ceil = _rounding("ceil", "Ceil",
+                 f"The smallest whole number >= x, elementwise, of x's dtype (integers unchanged). {_BOOL}")
+round = _rounding("round", "Round",  # noqa: A001
+                  f"x rounded to the nearest whole number, halves to even, of x's dtype (integers "
+                  f"unchanged). {_BOOL}")
+exp = _float_unary("exp", "Exp",
+                   f"e ** x, {_FLOAT}")
+log = _float_unary("log", "Log",
+                   f"The natural logarithm, {_FLOAT} log(0) is -inf and log(-1) is nan.")
+log1p = _float_unary("log1p", "Log1p",
+                     f"log(1 + x), accurate near 0, {_FLOAT}")
+expm1 = _float_unary("expm1", "Expm1",
+                     f"exp(x) - 1, accurate near 0, {_FLOAT}")
+sqrt = _float_unary("sqrt", "Sqrt",
+                    f"The square root, {_FLOAT} sqrt(-1) is nan.")
+sin = _float_unary("sin", "Sin",
+                   f"Sine (radians), {_FLOAT}")
+cos = _float_unary("cos", "Cos",
+                   f"Cosine (radians), {_FLOAT}")
+tanh = _float_unary("tanh", "Tanh",
+                    f"Hyperbolic tangent, {_FLOAT}")
+sigmoid = _float_unary("sigmoid", "Sigmoid",
+                       f"1 / (1 + exp(-x)), {_FLOAT}")
 
 _DIVIDE = caller("Divide")
 _POW = caller("Pow")
