@@ -181,7 +181,8 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
                          f"{logits.shape}; labels must have the logits' shape without the last "
                          "(class) axis.")
     classes = logits.shape[-1]
-    targets = one_hot(labels, classes, dtype=logits._dtype)
+    # (the attributes are known valid here: the kernel directly, without one_hot's checks)
+    targets = _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0, "off_value": 0.0, "dtype": logits._dtype})
     try:
         host = np.asarray(labels.numpy())
     except TracedValueError:  # inside tp.jit: no values to check; a label out of range gives NaN:
