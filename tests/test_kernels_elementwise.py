@@ -190,7 +190,8 @@ def test_relu_grad(dtype, shape):
 
 
 def test_relu_grad_is_zero_at_and_below_the_kink_even_for_nan_or_inf():
-    got = run("ReluGrad", {"dy": np.array([np.nan, np.inf, -np.inf, 2.0]), "x": np.array([-1.0, 0.0, -3.0, 1.0])})
+    dy, x = np.array([np.nan, np.inf, -np.inf, 2.0]), np.array([-1.0, 0.0, -3.0, 1.0])
+    got = run("ReluGrad", {"dy": dy, "x": x})
     assert got.tolist() == [0.0, 0.0, 0.0, 2.0]
 
 

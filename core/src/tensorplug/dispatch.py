@@ -328,7 +328,7 @@ class Dispatcher:
 def _all_of(inputs: tuple[Tensor, ...], backend: Backend, dt: DType) -> bool:
     """Whether every input lives on `backend` with dtype `dt` (a loop: cheaper than all() of a
     generator on the hot path)."""
-    for t in inputs:
+    for t in inputs:  # noqa: SIM110
         if t._backend is not backend or t._dtype is not dt:
             return False
     return True

@@ -182,7 +182,8 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
                          "(class) axis.")
     classes = logits.shape[-1]
     # (the attributes are known valid here: the kernel directly, without one_hot's checks)
-    targets = _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0, "off_value": 0.0, "dtype": logits._dtype})
+    targets = _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0, "off_value": 0.0,
+                                   "dtype": logits._dtype})
     try:
         host = np.asarray(labels.numpy())
     except TracedValueError:  # inside tp.jit: no values to check; a label out of range gives NaN:

@@ -1,6 +1,6 @@
 """Kernel specs of the elementwise family: unary math, binary arithmetic, comparisons,
-logic, Cast, Where, Clip and ReluGrad (Relu's backward kernel). Binary kernels take inputs of one dtype (ops promote first)
-and broadcast."""
+logic, Cast, Where, Clip and ReluGrad (Relu's backward kernel). Binary kernels take inputs of
+one dtype (ops promote first) and broadcast."""
 
 from __future__ import annotations
 
