@@ -171,19 +171,6 @@ def test_relu_is_zero_below_zero():
     np.testing.assert_array_equal(g.numpy(), [0.0, 0.0, 1.0])
 
 
-def test_relu_grad_kernel_to_third_order():
-    # ReluGrad (Relu's backward kernel) is linear in dy and flat in x away from the kink
-    x = away_from_zero((3, 4))
-    check_gradients(lambda dy, x: tp.run_kernel("ReluGrad", [dy, x]) * x, uniform((3, 4), key="dy"), x,
-                    order=3)
-
-
-def test_relu_second_order_through_its_gradient():
-    # d/dx of (relu'(x) * x**2 ...): the gradient of a gradient runs ReluGrad's own gradient
-    check_gradients(lambda x: tp.grad(lambda z: tp.sum(tp.nn.relu(z) * z))(x), away_from_zero((3, 4)),
-                    order=2)
-
-
 # -- third derivatives, exactly --------------------------------------------------------------
 def _sig(x):
     return 1 / (1 + math.exp(-x))

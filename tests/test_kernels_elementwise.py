@@ -81,7 +81,7 @@ BINARY_SHAPES = [
 
 def test_tables_cover_every_elementwise_spec():
     declared = {v.name for v in vars(elementwise_specs).values() if isinstance(v, KernelSpec)}
-    assert declared == set(UNARY) | set(BINARY) | {"Cast", "Where", "Clip", "ReluGrad"}
+    assert declared == set(UNARY) | set(BINARY) | {"Cast", "Where", "Clip"}
 
 
 @pytest.mark.parametrize("shape", UNARY_SHAPES, ids=str)
@@ -179,25 +179,6 @@ def test_where(dtype, shapes):
     y = sample(shapes[2], dtype, seed=5)
     got = run("Where", {"condition": c, "x": x, "y": y})
     assert_values(got, np.where(c, x, y), dtype)
-
-
-# -- ReluGrad -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("shape", [(), (0,), (7,), (2, 3)], ids=str)
-@pytest.mark.parametrize("dtype", accepted_dtypes("ReluGrad"), ids=lambda d: d.name)
-def test_relu_grad(dtype, shape):
-    dy, x = sample(shape, dtype, seed=6), sample(shape, dtype, seed=7)
-    assert_values(run("ReluGrad", {"dy": dy, "x": x}), np.where(x > 0, dy, 0), dtype)
-
-
-def test_relu_grad_is_zero_at_and_below_the_kink_even_for_nan_or_inf():
-    dy, x = np.array([np.nan, np.inf, -np.inf, 2.0]), np.array([-1.0, 0.0, -3.0, 1.0])
-    got = run("ReluGrad", {"dy": dy, "x": x})
-    assert got.tolist() == [0.0, 0.0, 0.0, 2.0]
-
-
-def test_relu_grad_refuses_a_dy_of_another_shape():
-    raises_for("ReluGrad", tp.ShapeError, {"dy": np.ones((2, 3)), "x": np.ones(3)}, None,
-               "dy has shape (2, 3) but x has (3,)")
 
 
 # -- Clip ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Default gradients of the elementwise kernels: unary math, binary arithmetic, Cast, Where,
-Clip and ReluGrad (Relu's gradient is that one kernel).
+"""Default gradients of the elementwise kernels: unary math, binary arithmetic, Cast, Where
+and Clip.
 
 Where the derivative is naturally a function of the output (exp, expm1, sqrt, tanh,
 sigmoid) the output is saved and used: it is on the tape, so higher derivatives stay right.
@@ -13,13 +13,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import ops as tp
-from ..ops._convert import caller
 from ..tensor import Tensor
 from ._util import gradient, unbroadcast
 
 Grads = Mapping[str, Callable[[], Tensor]]
-
-_RELU_GRAD = caller("ReluGrad")
 
 
 # -- unary ---------------------------------------------------------------------------------
@@ -106,14 +103,7 @@ def _sigmoid(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 @gradient("Relu", inputs=("x",))
 def _relu(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (x,) = saved
-    return {"x": lambda: _RELU_GRAD.binary(dy, x)}
-
-
-@gradient("ReluGrad", inputs=("x",))
-def _relu_grad(ddx: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    """Linear in dy (the same mask applies again); zero in x, away from the kink."""
-    (x,) = saved
-    return {"dy": lambda: _RELU_GRAD.binary(ddx, x), "x": lambda: tp.zeros_like(x)}
+    return {"x": lambda: tp.where(x > 0, dy, 0.0)}
 
 
 @gradient("Clip", inputs=("x",))

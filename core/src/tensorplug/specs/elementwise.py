@@ -1,6 +1,6 @@
 """Kernel specs of the elementwise family: unary math, binary arithmetic, comparisons,
-logic, Cast, Where, Clip and ReluGrad (Relu's backward kernel). Binary kernels take inputs of
-one dtype (ops promote first) and broadcast."""
+logic, Cast, Where and Clip. Binary kernels take inputs of one dtype (ops promote first)
+and broadcast."""
 
 from __future__ import annotations
 
@@ -109,20 +109,4 @@ CLIP = register_kernel_spec(KernelSpec(
     attrs=(AttrSpec("min", None, as_float_or_none, "lower bound or None"),
            AttrSpec("max", None, as_float_or_none, "upper bound or None")),
     doc="x limited to [min, max]; gradient passes where min <= x <= max",
-))
-
-
-def _relu_grad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    dy, x = infos
-    if dy.shape != x.shape:
-        raise ShapeError(f"dy has shape {dy.shape} but x has {x.shape}; Relu's gradient has the shape "
-                         "of its input")
-    return [x]
-
-
-RELU_GRAD = register_kernel_spec(KernelSpec(
-    name="ReluGrad", inputs=("dy", "x"), infer=_relu_grad_rule,
-    input_dtypes={"dy": FLOAT_DTYPES, "x": FLOAT_DTYPES}, same_dtype=("dy", "x"),
-    doc="dy where x > 0, else 0 (also where dy is nan or inf): Relu's gradient, a kernel so that a "
-        "backend can fuse it",
 ))

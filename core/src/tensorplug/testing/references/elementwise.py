@@ -1,5 +1,5 @@
 """Reference values of the elementwise kernels: unary math, binary arithmetic, comparisons,
-logic, Cast, Where, Clip and ReluGrad, each with a domain where the function is defined and smooth
+logic, Cast, Where and Clip, each with a domain where the function is defined and smooth
 (Log on positives, Abs clear of 0, Floor clear of integers) plus hand-picked values at the
 points where backends differ (halves for Round, ties for comparisons, zeros for Sign)."""
 
@@ -183,26 +183,3 @@ def _clip(x: np.ndarray, min: float | None, max: float | None) -> np.ndarray:  #
         hi = None if hi is None else math.floor(hi)
     out = x if lo is None else np.maximum(x, np.asarray(lo, x.dtype))
     return out if hi is None else np.minimum(out, np.asarray(hi, x.dtype))
-
-
-_RELU_GRAD_SHAPES = ((), (0,), (1,), (5,), (2, 3))
-
-
-def _relu_grad_cases(spec: KernelSpec) -> list[Case]:
-    out = []
-    for d in spec.input_dtypes["x"]:
-        for i, shape in enumerate(_RELU_GRAD_SHAPES):
-            out.append(Case((sample(shape, d, key=(i, "dy")), sample(shape, d, key=(i, "x")))))
-        special = np.array([np.nan, np.inf, -np.inf, 2.0, 3.0], d.numpy)  # (dy at x <= 0: 0)
-        out.append(Case((special, np.array([-1.0, 0.0, -2.0, 1.0, 0.0], d.numpy)), label="special"))
-    return out
-
-
-def _relu_grad_bad(spec: KernelSpec) -> list[BadCase]:
-    f = ALL_DTYPES[3]
-    return [BadCase((sample((2, 3), f), sample((3,), f)), error=ShapeError, why="dy not of x's shape")]
-
-
-@reference("ReluGrad", _relu_grad_cases, _relu_grad_bad)
-def _relu_grad(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return np.where(x > 0, dy, np.zeros((), dy.dtype))

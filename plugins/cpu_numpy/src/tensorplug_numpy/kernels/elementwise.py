@@ -1,6 +1,6 @@
 """Elementwise kernels: unary math, binary arithmetic, comparisons and logic from one table of
 numpy functions, plus the few kernels that need more than one numpy call (Sigmoid, Pow of
-integers, Cast, Where, Clip, ReluGrad).
+integers, Cast, Where, Clip).
 
 Binary kernels receive inputs of one dtype (the spec says so; ops promote first), so numpy's
 own result dtype is the spec's: a float32 quotient stays float32, an int32 maximum stays int32.
@@ -91,11 +91,6 @@ def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return np.where(condition, x, y)
 
 
-def relu_grad(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """dy where x > 0, else 0: a select, so a nan or inf dy at x <= 0 gives 0 (a product would not)."""
-    return np.where(x > 0, dy, dy.dtype.type(0))
-
-
 def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     """x limited to [min, max] by np.clip, with bounds that keep integer x's dtype (clip_bounds)."""
     x = inputs[0]
@@ -116,6 +111,5 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {
        for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power).items()},
     "Cast": Kernel(cast, DirectCall(ALL_DTYPES, specialize=_cast_to)),
     "Where": Kernel(where, handles_warnings=True),  # (selects: no floating-point warning)
-    "ReluGrad": _binary(relu_grad, quiet=False),
     "Clip": clip,
 }

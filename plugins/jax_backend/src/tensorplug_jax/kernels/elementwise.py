@@ -1,6 +1,6 @@
 """Elementwise kernels: unary math, binary arithmetic, comparisons and logic from one table of
 ``jax.numpy`` functions, plus the kernels that need more (Sigmoid, Pow of integers, Cast,
-Where, Clip, ReluGrad). Results match the numpy backend's: same values, dtypes and shapes.
+Where, Clip). Results match the numpy backend's: same values, dtypes and shapes.
 
 Binary kernels receive inputs of one dtype (the spec says so; ops promote first), so jax's
 result dtype is the spec's.
@@ -51,11 +51,6 @@ def floor_divide(x: Any, y: Any) -> Any:
     return jnp.where(zero, 0, jnp.floor_divide(x, jnp.where(zero, 1, y))).astype(x.dtype)
 
 
-def relu_grad(dy: Any, x: Any) -> Any:
-    """dy where x > 0, else 0 (a select: a nan or inf dy at x <= 0 gives 0)."""
-    return jnp.where(x > 0, dy, jnp.zeros((), dy.dtype))
-
-
 def _cast(x: Any, dtype: Any) -> Any:
     return x.astype(dtype.numpy)
 
@@ -101,5 +96,4 @@ KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Cast": cast,
     "Where": _WHERE,
     "Clip": clip,
-    "ReluGrad": binary(relu_grad),
 }
