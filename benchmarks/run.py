@@ -28,7 +28,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# numpy's BLAS (OpenBLAS, which tensorplug's numpy backend uses too) gets one thread, as torch
+# does below: on a small machine a second core busy with something else otherwise moves the
+# numpy, tensorplug and tp.jit columns from run to run. Set before numpy loads; a value given
+# in the environment is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -274,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {platform.python_version()}, numpy {np.__version__}, {torch_text}; tensorplug "
           f"{tp.__version__} on backend '{tp.get_backend()}'; {os.cpu_count()} CPUs, {platform.system()} "
           f"{platform.machine()}")
+    print(f"numpy's BLAS: OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
     print(f"OPENBLAS_CORETYPE={coretype!r} (may be set on this machine; left as found)"
           if coretype else "OPENBLAS_CORETYPE is not set (it may be on some machines; left as found)")
     print(f"medians of {rounds} interleaved rounds ({number} calls each) and of {epochs - 1} epochs "
