@@ -20,7 +20,13 @@ from .dtypes import DType, as_dtype
 from .errors import ArgumentError, DTypeError, ShapeError
 
 __all__ = ["backend_name", "function", "flag", "integer", "size", "shape", "number", "dtype", "checked_size",
-           "new_shape", "shown"]
+           "new_shape", "op_prefix", "shown"]
+
+
+def op_prefix(op: str | None) -> str:
+    """'sum: ' for messages raised on behalf of op 'sum'; '' for a kernel spec's own rule (the
+    engine then names the kernel, its backend and its inputs in front of the message)."""
+    return f"{op}: " if op else ""
 
 
 def shown(value: Any) -> str:
@@ -122,7 +128,7 @@ def checked_size(dims: tuple[int, ...], backend: Any, op: str | None) -> tuple[i
     """`dims` if a tensor of that shape fits `backend`'s limits (``max_ndim`` axes,
     ``max_elements`` elements); ShapeError naming `op` and the backend otherwise, before
     anything is allocated."""
-    head = f"{op}: " if op else ""
+    head = op_prefix(op)
     if len(dims) > backend.max_ndim:
         raise ShapeError(f"{head}a tensor of {len(dims)} axes is past backend '{backend.name}''s limit "
                          f"of {backend.max_ndim} axes.")

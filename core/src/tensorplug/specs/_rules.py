@@ -14,7 +14,7 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._validate import shown
+from .._validate import op_prefix, shown
 from ..dtypes import ALL_DTYPES, DType, as_dtype
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import TensorInfo
@@ -33,12 +33,6 @@ __all__ = [
     "as_dtype_attr",
     "as_axes_or_none",
 ]
-
-
-def op_prefix(op: str | None) -> str:
-    """'sum: ' for messages raised on behalf of op 'sum'; '' for a kernel spec's own rule (the
-    engine then names the kernel, its backend and its inputs in front of the message)."""
-    return f"{op}: " if op else ""
 
 
 def broadcast_shapes(*shapes: Sequence[int], op: str | None = None) -> tuple[int, ...]:

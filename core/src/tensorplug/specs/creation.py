@@ -2,8 +2,9 @@
 RandomNormal. Random kernels take an explicit integer seed; the same seed gives the same
 values on one backend (streams differ between backends).
 
-``created_shape``, ``random_dtype`` and ``range_length`` are the family's rules, shared with
-the creation and random ops."""
+``random_dtype`` and ``range_length`` are the family's rules, shared with the creation and
+random ops; ``created_shape`` is the kernels' check of a shape (the ops check theirs earlier,
+naming the argument, with ``tensorplug._validate.new_shape``)."""
 
 from __future__ import annotations
 
