@@ -30,6 +30,7 @@ def test_matmul_float32_stays_float32_and_accurate():
     np.testing.assert_allclose(got, x.astype(np.float64) @ x.T.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
+
 @pytest.mark.parametrize(("a", "b", "fragments"), [
     ((2, 3), (4, 5), ("(2, 3)", "(4, 5)", "3 (last axis of the first input) != 4")),
     ((2, 2, 3), (3, 3, 4), ("(2,), (3,)", "cannot be broadcast")),

@@ -266,3 +266,38 @@ def test_the_hot_kernels_offer_direct_calls_and_plain_arithmetic_offers_numpy_it
         if dtype is not tp.bool_:
             assert tp.maximum(x, x).dtype is dtype and (x - x).dtype is dtype
     assert (tp.asarray(2, dtype=tp.int32) + tp.asarray(3, dtype=tp.int32)).dtype is tp.int32
+
+
+def _sample(shape: tuple[int, ...], dtype: tp.DType, seed: int) -> np.ndarray:
+    return (np.random.default_rng(seed).standard_normal(shape) * 3).astype(dtype.numpy)
+
+
+def _matmul_kernel(x: np.ndarray, y: np.ndarray, attrs: dict) -> np.ndarray:
+    """MatMul through the dispatcher (its direct call for these attributes) on the numpy backend,
+    on the arrays as they are (views included)."""
+    backend = tp.asarray(0.0)._backend
+    inputs = (wrap(x, backend), wrap(y, backend))
+    return Dispatcher("MatMul")(inputs, {"transpose_x": False, "transpose_y": False, **attrs}).numpy()
+
+
+@pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)], ids=str)
+@pytest.mark.parametrize("dtype", [tp.float32, tp.float64, tp.int32], ids=lambda d: d.name)
+def test_matrix_products_give_np_matmuls_values(dtype, transposes):
+    """Two matrices go through np.dot (cheaper on small inputs): the values are np.matmul's to the
+    last bit for contiguous and transposed inputs (the same BLAS call), for every transpose and
+    for NaN and inf; close for other strided views (numpy lays them out for BLAS its own way)."""
+    tx, ty = transposes
+    tol = {tp.float32: 1e-4, tp.float64: 1e-12}.get(dtype, 0)  # (sums of up to 130 products near 10)
+    for m, k, n in [(1, 1, 1), (3, 5, 2), (17, 64, 33), (2, 130, 128)]:
+        x = _sample((k, m) if tx else (m, k), dtype, seed=m)
+        y = _sample((n, k) if ty else (k, n), dtype, seed=n)
+        attrs = {"transpose_x": tx, "transpose_y": ty}
+        want = np.matmul(x.T if tx else x, y.T if ty else y)
+        np.testing.assert_array_equal(_matmul_kernel(x, y, attrs), want)
+        x_view = np.repeat(x, 2, axis=1)[:, ::2]  # the same values, every other element
+        assert x_view.strides[1] == 2 * x.strides[1]
+        np.testing.assert_allclose(_matmul_kernel(x_view, y, attrs), want, rtol=tol, atol=10 * tol)
+    if dtype.is_floating:
+        x = np.array([[np.nan, 1.0], [np.inf, 2.0]], dtype.numpy)
+        with np.errstate(invalid="ignore"):  # (both warn, as numpy's arithmetic does)
+            np.testing.assert_array_equal(_matmul_kernel(x, x, {}), np.matmul(x, x))
