@@ -91,22 +91,32 @@ def _differentiable(t: Tensor) -> bool:
     return t._dtype.kind == "float"
 
 
-# kernel name -> (gradient config, spec, positions of the saved inputs, of the saved outputs)
-_plans: dict[str, tuple[Any, Any, tuple[int, ...], tuple[int, ...]]] = {}
+class _GradPlan:
+    """What backward needs of a kernel's gradient, worked out once per gradient config: the
+    kernel's spec, the positions of the inputs and outputs it saves, the input names."""
 
+    __slots__ = ("config", "spec", "saved_inputs", "saved_outputs", "input_names")
 
-def _plan(name: str, config: Any) -> tuple[Any, Any, tuple[int, ...], tuple[int, ...]]:
-    """(config, spec, positions of the saved inputs, positions of the saved outputs) of the
-    gradient `config` of kernel `name`."""
-    plan = _plans.get(name)
-    if plan is None or plan[0] is not config:
+    def __init__(self, config: Any) -> None:
         spec = get_kernel_spec(config.kernel_name)
+        self.config = config
+        self.spec = spec
         if spec.variadic:  # saving the variadic input saves every tensor passed under it
-            ins: tuple[int, ...] = (-1,) if config.inputs_to_save else ()
+            self.saved_inputs: tuple[int, ...] = (-1,) if config.inputs_to_save else ()
         else:
-            ins = tuple(spec.inputs.index(n) for n in config.inputs_to_save)
-        outs = tuple(spec.outputs.index(n) for n in config.outputs_to_save)
-        plan = _plans[name] = (config, spec, ins, outs)
+            self.saved_inputs = tuple(spec.inputs.index(n) for n in config.inputs_to_save)
+        self.saved_outputs = tuple(spec.outputs.index(n) for n in config.outputs_to_save)
+        self.input_names = frozenset(spec.inputs)
+
+
+_plans: dict[str, _GradPlan] = {}  # by kernel name, for the config it was made for
+
+
+def _plan(name: str, config: Any) -> _GradPlan:
+    """The plan of the gradient `config` of kernel `name`."""
+    plan = _plans.get(name)
+    if plan is None or plan.config is not config:
+        plan = _plans[name] = _GradPlan(config)
     return plan
 
 
@@ -139,7 +149,8 @@ def gradient_thunks(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
             "tensorplug.extend.register_gradient(GradConfig(...)), give the computation a gradient "
             "with tp.custom_grad, or cut the path with tp.stop_gradient."
         )
-    _, spec, ins, outs = _plan(entry.name, config)
+    plan = _plan(entry.name, config)
+    spec, ins, outs = plan.spec, plan.saved_inputs, plan.saved_outputs
     inputs, outputs = entry.inputs, entry.outputs
     if ins == (-1,):
         saved = inputs + tuple(outputs[i] for i in outs)
@@ -164,7 +175,7 @@ def gradient_thunks(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
                 cache.append(list(thunk()))
             return cache[0][i]
         return [functools.partial(part, i) for i in range(len(entry.inputs))]
-    if len(result) > len(spec.inputs) or not all(n in spec.inputs for n in result):
+    if not result.keys() <= plan.input_names:
         unknown = sorted(str(n) for n in result if n not in spec.inputs)
         raise AutodiffError(
             f"the gradient of kernel '{entry.name}' returned gradients for {unknown}, which are "

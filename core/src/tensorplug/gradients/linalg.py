@@ -12,7 +12,6 @@ from ._util import gradient, unbroadcast
 Grads = Mapping[str, Callable[[], Tensor]]
 
 
-_MATMUL = caller("MatMul")
 # (transpose_x, transpose_y) of the product -> how each input's gradient is one MatMul of
 # (dy, x, y): (first operand, second operand, transpose first, transpose second)
 _RULES = {
@@ -22,7 +21,9 @@ _RULES = {
     (True, True): (("y", "dy", True, True), ("dy", "x", True, True)),
 }
 
-_ATTRS = {(ta, tb): {"transpose_x": ta, "transpose_y": tb} for ta in (False, True) for tb in (False, True)}
+# one dispatcher per pair of transposes: each call is then the dispatcher's two-input fast path
+_MATMULS = {(ta, tb): caller("MatMul", {"transpose_x": ta, "transpose_y": tb})
+            for ta in (False, True) for tb in (False, True)}
 
 
 @gradient("MatMul", inputs=("x", "y"))
@@ -35,7 +36,7 @@ def _matmul(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
     def product(rule: tuple[str, str, bool, bool], like: Tensor) -> Tensor:
         a, b, ta, tb = rule
-        out = _MATMUL((values[a], values[b]), _ATTRS[ta, tb])
+        out = _MATMULS[ta, tb].binary(values[a], values[b])
         return unbroadcast(out, like.shape)
 
     return {"x": lambda: product(rule_x, x), "y": lambda: product(rule_y, y)}

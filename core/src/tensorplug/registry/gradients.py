@@ -86,9 +86,11 @@ def unregister_gradient(kernel_name: str, source: str | None = None) -> None:
 
 def find_gradient(kernel_name: str) -> GradConfig | None:
     """The gradient in force for this thread: the innermost scoped override, else the registry's."""
-    for config in reversed(_scoped.stack):
-        if config.kernel_name == kernel_name:
-            return config
+    stack = _scoped.stack
+    if stack:
+        for config in reversed(stack):
+            if config.kernel_name == kernel_name:
+                return config
     return current().gradients.active.get(kernel_name)
 
 
