@@ -72,7 +72,7 @@ class _Binding:
     """A dispatcher's kernel on one backend, valid while the registries keep `version` (the
     registries' ``CHANGES`` when it was bound)."""
 
-    __slots__ = ("backend", "version", "spec", "func", "direct_call", "fixed", "variants")
+    __slots__ = ("backend", "version", "spec", "func", "direct_call", "fixed", "variants", "single")
 
     def __init__(self, backend: Backend | None, version: int, spec: KernelSpec | None,
                  func: KernelFunc | None, direct: DirectCall | None, fixed: _Direct | None) -> None:
@@ -83,6 +83,7 @@ class _Binding:
         self.direct_call = direct
         self.fixed = fixed  # the direct function for the dispatcher's own attributes
         self.variants: dict[tuple[Any, ...], _Direct | None] = {}  # by other attribute values
+        self.single = spec is not None and len(spec.outputs) == 1  # one output, not a tuple of them
 
 
 _UNBOUND = _Binding(None, -1, None, None, None, None)
@@ -250,6 +251,8 @@ class Dispatcher:
         if attrs is None or attrs is self.attrs or attrs is self._given:
             attrs = self.attrs
             d = b.fixed
+        elif b.direct_call is None:
+            d = None
         else:
             d = self._variant(b, attrs)
         inputs = tuple(inputs)
@@ -310,11 +313,11 @@ class Dispatcher:
         if attrs is None:  # none given, and the spec has required ones
             attrs = b.spec.normalize_attrs(None)  # raises, naming the missing attribute
         arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
-        single = len(b.spec.outputs) == 1
+        single = b.single
         start = _clock() if profiling[0] else 0
         try:
             out = b.func(arrays, attrs if isinstance(attrs, dict) else dict(attrs), backend)
-            outputs = (wrap(out, backend),) if single else tuple(wrap(o, backend) for o in out)
+            outputs = (wrap(out, backend),) if single else tuple([wrap(o, backend) for o in out])
         except _PASS_THROUGH:
             raise
         except Exception as exc:
