@@ -161,11 +161,9 @@ class Dispatcher:
             ) from exc
         return None if run is None else _Direct(run, direct.dtypes)
 
-    def _variant(self, binding: _Binding, attrs: Mapping[str, Any]) -> _Direct | None:
-        """The direct function for attribute values other than the dispatcher's own."""
-        direct = binding.direct_call
-        if direct is None:
-            return None
+    def _variant(self, binding: _Binding, direct: DirectCall, attrs: Mapping[str, Any]) -> _Direct | None:
+        """The direct function (of the binding's `direct`) for attribute values other than the
+        dispatcher's own."""
         if direct.function is not None:
             return binding.fixed
         try:
@@ -254,7 +252,7 @@ class Dispatcher:
         elif b.direct_call is None:
             d = None
         else:
-            d = self._variant(b, attrs)
+            d = self._variant(b, b.direct_call, attrs)
         inputs = tuple(inputs)
         if d is not None and inputs and backend.direct_kernels:
             dt = inputs[0]._dtype

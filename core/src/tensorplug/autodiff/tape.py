@@ -87,10 +87,6 @@ def fresh(t: Tensor) -> Tensor:
     return out
 
 
-def _differentiable(t: Tensor) -> bool:
-    return t._dtype.kind == "float"
-
-
 class _GradPlan:
     """What backward needs of a kernel's gradient, worked out once per gradient config: the
     kernel's spec, the positions of the inputs and outputs it saves, the input names."""
