@@ -181,6 +181,24 @@ def test_where(dtype, shapes):
     assert_values(got, np.where(c, x, y), dtype)
 
 
+@pytest.mark.parametrize("shapes", [((48, 64),) * 3, ((48, 64), (64,), ()), ((48, 1), (1, 64), (48, 64)),
+                                    ((), (48, 64), (48, 64)), ((48, 64), (), ())], ids=str)
+@pytest.mark.parametrize("dtype", tp.dtypes.ALL_DTYPES, ids=lambda d: d.name)
+def test_where_passes_every_value_unchanged(dtype, shapes):
+    """Bit for bit np.where's result on inputs large enough for the numpy kernel's branch-free
+    select, with a random condition, and NaN, infinities and -0.0 among the floats."""
+    c = sample(shapes[0], tp.bool_, seed=3)
+    x = sample(shapes[1], dtype, seed=4)
+    y = sample(shapes[2], dtype, seed=5)
+    if dtype.is_floating:
+        x.flat[:6] = [np.nan, -0.0, np.inf, -np.inf, 0.0, -np.nan]
+        y.flat[-2:] = [-0.0, np.nan][-y.size:]
+    got = run("Where", {"condition": c, "x": x, "y": y})
+    want = np.where(c, x, y)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
 # -- Clip ---------------------------------------------------------------------------------------
 CLIP_BOUNDS = [(None, None), (-1.0, None), (None, 1.0), (-1.0, 1.0), (-1.5, 2.5), (1.0, 1.0), (-1e30, 1e30)]
 
