@@ -42,22 +42,13 @@ def _accumulated(op: str, x: Tensor, dtype: Any) -> Tensor:
     return astype(x, int64) if x._dtype in (bool_, int32) else x
 
 
-def _over_every_axis(kernel: str) -> dict[int, Any]:
-    """number of axes -> the ``unary`` of a dispatcher of `kernel` over every axis (keepdims
-    False), for inputs of 1 to 8 axes: the commonest reduction, with constant attributes."""
-    return {n: caller(kernel, {"axis": tuple(range(n)), "keepdims": False}).unary for n in range(1, 9)}
-
-
-_SUM_EVERY = _over_every_axis("Sum")
+_SUM_ALL = caller("Sum", {"axis": None, "keepdims": False})  # tp.sum(x): the commonest call
 
 
 def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Tensor:
     if axis is None and dtype is None and isinstance(x, Tensor) and x._dtype.kind == "float":
         # a float tensor over every axis, straight to the kernel
-        ndim = len(x._backend.shape_of(x._data))
-        if not ndim:
-            return x
-        return call((x,), {"axis": tuple(range(ndim)), "keepdims": valid.flag(keepdims, op, "keepdims")})
+        return call((x,), {"axis": None, "keepdims": valid.flag(keepdims, op, "keepdims")})
     x = _accumulated(op, asarray(x), dtype)
     axes = normalize_axes(axis, x.ndim, op)
     if not axes:
@@ -70,9 +61,7 @@ def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = No
     """Sum over `axis` (all axes if None); bool and integer inputs give int64."""
     if axis is None and dtype is None and keepdims is False and isinstance(x, Tensor) \
             and x._dtype.kind == "float":  # the commonest call: one dispatch
-        run = _SUM_EVERY.get(len(x._backend.shape_of(x._data)))
-        if run is not None:
-            return run(x)
+        return _SUM_ALL.unary(x)
     return _accumulate("sum", _SUM, x, axis, dtype, keepdims)
 
 

@@ -27,9 +27,9 @@ _INTP_IS_INT64 = np.dtype(np.intp) == _INT64
 
 def _reduce(ufunc: np.ufunc, widen: bool) -> Kernel:
     """The reduction of `ufunc`; its direct calls (``ufunc.reduce`` with the attributes bound)
-    serve the dtypes that accumulate in their own dtype, for inputs of at least one axis (a
-    0-d input makes numpy refuse the axis: the kernel function then drops it). Sums, products
-    and extrema are plain arithmetic: numpy's warning settings stay as they are."""
+    serve the dtypes that accumulate in their own dtype (numpy refuses a tuple of axes for a
+    0-d input: the kernel function then drops it). Sums, products and extrema are plain
+    arithmetic: numpy's warning settings stay as they are."""
     reduce = ufunc.reduce
     wide = _WIDE if widen else {}
 
@@ -39,9 +39,15 @@ def _reduce(ufunc: np.ufunc, widen: bool) -> Kernel:
                       keepdims=attrs["keepdims"])
     kernel.__name__ = f"reduce_{ufunc.__name__}"
 
+    def over_every_axis(x: Any) -> Any:
+        return reduce(x, None)  # (positional: keywords cost a third of a tiny sum)
+
     def specialize(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
-        if attrs["axis"] == (0,) and not attrs["keepdims"]:
-            return reduce  # its defaults (axis 0, no keepdims); keywords cost a third of a tiny sum
+        if not attrs["keepdims"]:
+            if attrs["axis"] is None:
+                return over_every_axis
+            if attrs["axis"] == (0,):
+                return reduce  # its defaults (axis 0, no keepdims)
         return functools.partial(reduce, axis=attrs["axis"], keepdims=attrs["keepdims"])
 
     dtypes = (float32, float64, int64) if widen else NUMERIC_DTYPES
