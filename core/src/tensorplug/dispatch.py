@@ -90,7 +90,6 @@ _UNBOUND = _Binding(None, -1, None, None, None, None)
 # Raised by a kernel, these reach the caller as they are: tensorplug's own errors, and what the
 # user's settings made an error (a warning under -W error, numpy's np.errstate(all="raise")).
 _PASS_THROUGH = (TensorplugError, Warning, FloatingPointError)
-_ABSENT: Any = object()  # (a dtype the direct function does not serve)
 _VARIANTS_LIMIT = 1024  # direct functions remembered per binding for other attribute values
 
 
@@ -189,25 +188,26 @@ class Dispatcher:
             b = self._bind(backend)
         d = b.fixed
         if d is not None and x._backend is backend and backend.direct_kernels:
-            outs = d.outs
             dt = x._dtype
-            out_dt = outs.get(dt, _ABSENT)
-            if out_dt is not _ABSENT:
-                recorders = _get_recorders()
-                if recorders and profiling[0]:  # (a profile records: the call is timed)
-                    return self._timed(b, d, (x,), self.attrs)
-                try:
-                    out = d.run(x._data)
-                except _PASS_THROUGH:
-                    raise
-                except Exception:  # the kernel function runs below, and explains
-                    pass
-                else:
-                    if out_dt is None or recorders:  # (a first output, or a tape)
-                        return self._output(out, dt, outs, backend, (x,), self.attrs)
-                    t = _new(Tensor)
-                    t._data, t._dtype, t._backend = out, out_dt, backend
-                    return t
+            try:
+                out_dt = d.outs[dt]
+            except KeyError:  # a dtype the direct function does not serve
+                return self._kernel(b, (x,), self.attrs)
+            recorders = _get_recorders()
+            if recorders and profiling[0]:  # (a profile records: the call is timed)
+                return self._timed(b, d, (x,), self.attrs)
+            try:
+                out = d.run(x._data)
+            except _PASS_THROUGH:
+                raise
+            except Exception:  # the kernel function runs below, and explains
+                pass
+            else:
+                if out_dt is None or recorders:  # (a first output, or a tape)
+                    return self._output(out, dt, d.outs, backend, (x,), self.attrs)
+                t = _new(Tensor)
+                t._data, t._dtype, t._backend = out, out_dt, backend
+                return t
         return self._kernel(b, (x,), self.attrs)
 
     def binary(self, x: Tensor, y: Tensor) -> Any:
@@ -217,26 +217,28 @@ class Dispatcher:
         if b.backend is not backend or b.version != CHANGES[0]:
             b = self._bind(backend)
         d = b.fixed
-        if d is not None and x._backend is backend and y._backend is backend and backend.direct_kernels:
-            outs = d.outs
-            dt = x._dtype
-            out_dt = outs.get(dt, _ABSENT) if dt is y._dtype else _ABSENT
-            if out_dt is not _ABSENT:
-                recorders = _get_recorders()
-                if recorders and profiling[0]:  # (a profile records: the call is timed)
-                    return self._timed(b, d, (x, y), self.attrs)
-                try:
-                    out = d.run(x._data, y._data)
-                except _PASS_THROUGH:
-                    raise
-                except Exception:  # the kernel function runs below, and explains
-                    pass
-                else:
-                    if out_dt is None or recorders:  # (a first output, or a tape)
-                        return self._output(out, dt, outs, backend, (x, y), self.attrs)
-                    t = _new(Tensor)
-                    t._data, t._dtype, t._backend = out, out_dt, backend
-                    return t
+        dt = x._dtype
+        if d is not None and x._backend is backend and y._backend is backend and y._dtype is dt \
+                and backend.direct_kernels:
+            try:
+                out_dt = d.outs[dt]
+            except KeyError:  # a dtype the direct function does not serve
+                return self._kernel(b, (x, y), self.attrs)
+            recorders = _get_recorders()
+            if recorders and profiling[0]:  # (a profile records: the call is timed)
+                return self._timed(b, d, (x, y), self.attrs)
+            try:
+                out = d.run(x._data, y._data)
+            except _PASS_THROUGH:
+                raise
+            except Exception:  # the kernel function runs below, and explains
+                pass
+            else:
+                if out_dt is None or recorders:  # (a first output, or a tape)
+                    return self._output(out, dt, d.outs, backend, (x, y), self.attrs)
+                t = _new(Tensor)
+                t._data, t._dtype, t._backend = out, out_dt, backend
+                return t
         return self._kernel(b, (x, y), self.attrs)
 
     def __call__(self, inputs: Sequence[Tensor], attrs: Mapping[str, Any] | None = None) -> Any:

@@ -59,7 +59,7 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
 def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Sum over `axis` (all axes if None); bool and integer inputs give int64."""
-    if axis is None and dtype is None and keepdims is False and isinstance(x, Tensor):
+    if axis is None and dtype is None and keepdims is False and x.__class__ is Tensor:
         return _SUM_ALL.unary(x)  # the commonest call: one dispatch (the kernel widens integers)
     return _accumulate("sum", _SUM, x, axis, dtype, keepdims)
 
