@@ -193,9 +193,8 @@ class Dispatcher:
                 out_dt = d.outs[dt]
             except KeyError:  # a dtype the direct function does not serve
                 return self._kernel(b, (x,), self.attrs)
-            recorders = _get_recorders()
-            if recorders and profiling[0]:  # (a profile records: the call is timed)
-                return self._timed(b, d, (x,), self.attrs)
+            if out_dt is None or _get_recorders():  # (a first output, or something records)
+                return self._recorded(b, d, (x,), self.attrs)
             try:
                 out = d.run(x._data)
             except _PASS_THROUGH:
@@ -203,8 +202,6 @@ class Dispatcher:
             except Exception:  # the kernel function runs below, and explains
                 pass
             else:
-                if out_dt is None or recorders:  # (a first output, or a tape)
-                    return self._output(out, dt, d.outs, backend, (x,), self.attrs)
                 t = _new(Tensor)
                 t._data, t._dtype, t._backend = out, out_dt, backend
                 return t
@@ -224,9 +221,8 @@ class Dispatcher:
                 out_dt = d.outs[dt]
             except KeyError:  # a dtype the direct function does not serve
                 return self._kernel(b, (x, y), self.attrs)
-            recorders = _get_recorders()
-            if recorders and profiling[0]:  # (a profile records: the call is timed)
-                return self._timed(b, d, (x, y), self.attrs)
+            if out_dt is None or _get_recorders():  # (a first output, or something records)
+                return self._recorded(b, d, (x, y), self.attrs)
             try:
                 out = d.run(x._data, y._data)
             except _PASS_THROUGH:
@@ -234,8 +230,6 @@ class Dispatcher:
             except Exception:  # the kernel function runs below, and explains
                 pass
             else:
-                if out_dt is None or recorders:  # (a first output, or a tape)
-                    return self._output(out, dt, d.outs, backend, (x, y), self.attrs)
                 t = _new(Tensor)
                 t._data, t._dtype, t._backend = out, out_dt, backend
                 return t
@@ -260,9 +254,9 @@ class Dispatcher:
             dt = inputs[0]._dtype
             outs = d.outs
             if dt in outs and _all_of(inputs, backend, dt):
-                recorders = _get_recorders()
-                if recorders and profiling[0]:  # (a profile records: the call is timed)
-                    return self._timed(b, d, inputs, attrs)
+                out_dt = outs[dt]
+                if out_dt is None or _get_recorders():  # (a first output, or something records)
+                    return self._recorded(b, d, inputs, attrs)
                 try:
                     out = d.run(*[t._data for t in inputs])
                 except _PASS_THROUGH:
@@ -270,19 +264,17 @@ class Dispatcher:
                 except Exception:  # the kernel function runs below, and explains
                     pass
                 else:
-                    out_dt = outs[dt]
-                    if out_dt is None or recorders:  # (a first output, or a tape)
-                        return self._output(out, dt, outs, backend, inputs, attrs)
                     t = _new(Tensor)
                     t._data, t._dtype, t._backend = out, out_dt, backend
                     return t
         return self._kernel(b, inputs, attrs)
 
-    def _timed(self, b: _Binding, d: _Direct, inputs: tuple[Tensor, ...],
-               attrs: Mapping[str, Any] | None) -> Any:
-        """The direct function's call while a profile records: timed, its output recorded (the
-        kernel function runs instead if it raises)."""
-        start = _clock()
+    def _recorded(self, b: _Binding, d: _Direct, inputs: tuple[Tensor, ...],
+                  attrs: Mapping[str, Any] | None) -> Any:
+        """The direct function's call when its output is recorded (tapes, counters, profiles)
+        or its dtype not known yet: timed while a profile records, the output's dtype learned,
+        the output recorded (the kernel function runs instead if it raises)."""
+        start = _clock() if profiling[0] else 0
         try:
             out = d.run(*[t._data for t in inputs])
         except _PASS_THROUGH:
