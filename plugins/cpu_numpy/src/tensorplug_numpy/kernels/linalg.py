@@ -3,7 +3,7 @@ by attribute, as a view: BLAS reads it transposed, nothing is copied).
 
 MatMul leaves numpy's floating-point warnings on, as plain arithmetic does (see ``_quiet``): a
 sum of products gives inf or nan only by overflow or from inf and nan inputs. Its direct calls
-are the product functions themselves (np.dot for two matrices, np.matmul for batches).
+are the product functions themselves (ndarray.dot for two matrices, np.matmul for batches).
 """
 
 from __future__ import annotations
