@@ -199,6 +199,15 @@ def test_where_passes_every_value_unchanged(dtype, shapes):
     assert got.tobytes() == want.tobytes()
 
 
+def test_where_of_a_condition_off_its_spec_is_no_wrong_answer():
+    """A Dispatcher caller skips the spec's dtype check: a large integer condition still
+    selects by truth (nonzero), as np.where does, never through wrong bits."""
+    c = np.arange(2048) % 3
+    x = sample((2048,), tp.float64, seed=4)
+    got = tp.extend.Dispatcher("Where")((tp.asarray(c), tp.asarray(x), tp.asarray(np.zeros(2048))))
+    np.testing.assert_array_equal(got.numpy(), np.where(c, x, 0.0))
+
+
 # -- Clip ---------------------------------------------------------------------------------------
 CLIP_BOUNDS = [(None, None), (-1.0, None), (None, 1.0), (-1.0, 1.0), (-1.5, 2.5), (1.0, 1.0), (-1e30, 1e30)]
 

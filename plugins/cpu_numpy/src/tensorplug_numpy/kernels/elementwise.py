@@ -90,12 +90,13 @@ def _cast_to(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
 # mispredictions make it cost 3x a select through the bits from about a thousand elements on
 _SELECT_BY_BITS_FROM = 1024
 _UNSIGNED_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_BOOL = np.dtype(np.bool_)  # (a condition of another dtype, from a caller that skipped the spec: np.where)
 
 
 def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     """np.where's values, bit for bit; large inputs of one dtype go through `_select_bits`."""
     condition, x, y = inputs
-    if (x.dtype == y.dtype and x.dtype.itemsize in _UNSIGNED_OF_SIZE
+    if (condition.dtype == _BOOL and x.dtype == y.dtype and x.dtype.itemsize in _UNSIGNED_OF_SIZE
             and max(condition.size, x.size, y.size) >= _SELECT_BY_BITS_FROM):
         return _select_bits(condition, x, y)
     return np.where(condition, x, y)
