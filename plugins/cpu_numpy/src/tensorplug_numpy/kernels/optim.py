@@ -18,8 +18,9 @@ def adam_update(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) ->
     v_new *= one_minus_b2
     v_new += np.multiply(v, b2)
     denom = np.sqrt(v_new)
-    denom += attrs["epsilon_hat"]  # (Python floats, weak: numpy rounds them to the dtype once)
-    step = np.multiply(m_new, attrs["step_size"])
+    # (Python floats are weak: numpy rounds them to the dtype once; a numpy float64 would widen)
+    denom += float(attrs["epsilon_hat"])
+    step = np.multiply(m_new, float(attrs["step_size"]))
     step /= denom
     return np.subtract(param, step), m_new, v_new
 
