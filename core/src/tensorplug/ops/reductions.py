@@ -46,8 +46,8 @@ _SUM_ALL = caller("Sum", {"axis": None, "keepdims": False})  # tp.sum(x): the co
 
 
 def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Tensor:
-    if axis is None and dtype is None and isinstance(x, Tensor) and x._dtype.kind == "float":
-        # a float tensor over every axis, straight to the kernel
+    if axis is None and dtype is None and isinstance(x, Tensor):
+        # a tensor over every axis, straight to the kernel (which widens bool and int32 itself)
         return call((x,), {"axis": None, "keepdims": valid.flag(keepdims, op, "keepdims")})
     x = _accumulated(op, asarray(x), dtype)
     axes = normalize_axes(axis, x.ndim, op)
