@@ -35,13 +35,27 @@ def kernel_dtype_cases(names: Iterable[str], input_name: str | None = None) -> l
 
 def sample(shape: tuple[int, ...], dtype: DType, low: float = -3, high: float = 3,
            seed: int = 0) -> np.ndarray:
-    """Deterministic test values of `dtype`: bools, integers in [low, high], floats in [low, high)."""
+    """Deterministic test values of `dtype`: bools, integers in [low, high] (and in the dtype's
+    range), floats in [low, high), complex numbers with both parts so."""
     rng = np.random.default_rng(seed)
     if dtype is tp.bool_:
         return rng.random(shape) < 0.5
+    if dtype.is_complex:
+        real = tp.dtypes.real_of(dtype)
+        parts = sample(shape, real, low, high, seed), sample(shape, real, low, high, seed + 1)
+        return (parts[0] + 1j * parts[1]).astype(dtype.numpy)
     if dtype.is_integer:
-        return rng.integers(int(low), int(high), size=shape, endpoint=True).astype(dtype.numpy)
+        low = max(low, np.iinfo(dtype.numpy).min)
+        return rng.integers(int(low), int(max(high, low)), size=shape, endpoint=True).astype(dtype.numpy)
     return rng.uniform(low, high, size=shape).astype(dtype.numpy)
+
+
+def holds(dtype: DType, value: Any) -> bool:
+    """Whether an output of `dtype` holds the Python scalar `value` (integers: in range)."""
+    if dtype.is_integer:
+        info = np.iinfo(dtype.numpy)
+        return bool(np.isfinite(value)) and info.min <= int(value) <= info.max
+    return True
 
 
 def info(array: Any) -> TensorInfo:

@@ -1,6 +1,6 @@
-"""dtypes and type promotion: the Python Array API standard within a kind (checked against
-array_api_strict, the reference implementation), bool < int32 < int64 < float32 < float64
-across kinds, and weak Python scalars."""
+"""dtypes and type promotion: the Python Array API standard's dtypes and its promotion table
+(checked against array_api_strict, the reference implementation), tensorplug's rules across
+kinds (bool < integers < real floats < complex), and weak Python scalars."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import pytest
 import tensorplug as tp
 from tensorplug.dtypes import ALL_DTYPES, as_dtype, result_type, scalar_dtype
 
-ORDER = [tp.bool, tp.int32, tp.int64, tp.float32, tp.float64]
-XP = {tp.bool: xp.bool, tp.int32: xp.int32, tp.int64: xp.int64,
-      tp.float32: xp.float32, tp.float64: xp.float64}
+ORDER = list(ALL_DTYPES)
+XP = {d: getattr(xp, d.name) for d in ORDER}
 PAIRS = list(itertools.product(ORDER, ORDER))
+KINDS = ["bool", "int", "uint", "float", "complex"]
 
 
 def _ones(dtype):
@@ -28,15 +28,18 @@ def _ids(pairs):
     return [f"{a.name}-{b.name}" for a, b in pairs]
 
 
-def test_the_five_dtypes():
-    assert tuple(ORDER) == ALL_DTYPES
-    assert [d.name for d in ORDER] == ["bool", "int32", "int64", "float32", "float64"]
-    assert [d.kind for d in ORDER] == ["bool", "int", "int", "float", "float"]
-    assert [d.itemsize for d in ORDER] == [1, 4, 8, 4, 8]
-    assert tp.bool is tp.bool_
+def test_the_dtypes_of_the_standard():
+    assert [d.name for d in ORDER] == ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                       "uint32", "uint64", "float32", "float64", "complex64", "complex128"]
+    assert [d.kind for d in ORDER] == ["bool"] + ["int"] * 4 + ["uint"] * 4 + ["float"] * 2 + ["complex"] * 2
+    assert [d.itemsize for d in ORDER] == [1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16]
+    assert all(getattr(tp, d.name) is d for d in ORDER) and tp.bool is tp.bool_
+    assert all(np.dtype(d.name) == d.numpy for d in ORDER)
     assert repr(tp.float32) == "tp.float32"
-    assert tp.float64.is_floating and tp.int32.is_integer and tp.bool.is_bool
-    assert not tp.int64.is_floating
+    assert tp.float64.is_floating and tp.int32.is_integer and tp.uint8.is_integer and tp.bool.is_bool
+    assert tp.uint16.is_unsigned_integer and not tp.uint16.is_signed_integer and tp.int8.is_signed_integer
+    assert tp.complex64.is_complex and tp.complex64.is_inexact and not tp.complex64.is_floating
+    assert not tp.int64.is_floating and not tp.int64.is_inexact
 
 
 @pytest.mark.parametrize("dtype", ORDER, ids=lambda d: d.name)
@@ -47,10 +50,12 @@ def test_dtypes_pickle_to_themselves(dtype):
 def test_as_dtype_accepts_names_numpy_dtypes_and_python_types():
     assert as_dtype("int32") is tp.int32 and as_dtype(np.float64) is tp.float64
     assert as_dtype(np.dtype("bool")) is tp.bool and as_dtype(tp.int64) is tp.int64
+    assert as_dtype("uint8") is tp.uint8 and as_dtype(np.complex128) is tp.complex128
     assert as_dtype(float) is tp.float32 and as_dtype(int) is tp.int64 and as_dtype(bool) is tp.bool
-    with pytest.raises(tp.DTypeError, match=r"dtype complex128 is not supported by tensorplug; supported "
-                       r"dtypes are bool, int32, int64, float32, float64\. Convert the data first"):
-        as_dtype("complex128")
+    assert as_dtype(complex) is tp.complex64
+    with pytest.raises(tp.DTypeError, match=r"dtype datetime64\[s\] is not supported by tensorplug; "
+                       r"supported dtypes are bool, int8, .*, complex128\. Convert the data first"):
+        as_dtype("datetime64[s]")
     with pytest.raises(TypeError, match=r"dtype str is not supported"):
         as_dtype(str)
 
@@ -59,19 +64,35 @@ def test_default_dtypes_of_python_and_numpy_data():
     assert tp.asarray(1.0).dtype is tp.float32
     assert tp.asarray([1, 2]).dtype is tp.int64
     assert tp.asarray(True).dtype is tp.bool
+    assert tp.asarray(1 + 2j).dtype is tp.complex64
     assert tp.asarray(np.float64(1.0)).dtype is tp.float64  # numpy data keeps its dtype
-    assert tp.asarray(np.array([1], dtype=np.int32)).dtype is tp.int32
+    for name in ("int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64", "complex128"):
+        assert tp.asarray(np.array([1], dtype=name)).dtype is getattr(tp, name)
     assert tp.asarray(np.array([1], dtype=np.float16)).dtype is tp.float32  # widened
-    assert tp.asarray(np.array([1], dtype=np.uint8)).dtype is tp.int32
     assert tp.asarray([1, 2], dtype=tp.float64).dtype is tp.float64
-    with pytest.raises(tp.DTypeError, match=r"dtype complex128 is not supported by tensorplug"):
-        tp.asarray(np.array([1j]))
+    with pytest.raises(tp.DTypeError, match=r"dtype datetime64\[D\] is not supported by tensorplug"):
+        tp.asarray(np.array(["2026-01-01"], dtype="datetime64[D]"))
 
 
 # -- tensor with tensor ----------------------------------------------------------------------
+def _cross_kind(a, b):
+    """tensorplug's rule where the standard has none: the higher kind's dtype, or (uint64 with
+    a signed integer) an error."""
+    if {a.kind, b.kind} == {"int", "uint"}:
+        return None
+    return max((a, b), key=lambda d: KINDS.index(d.kind))
+
+
 @pytest.mark.parametrize("a, b", PAIRS, ids=_ids(PAIRS))
 def test_promotion_table(a, b):
-    expected = ORDER[max(ORDER.index(a), ORDER.index(b))]
+    try:
+        expected = getattr(tp, xp.result_type(XP[a], XP[b]).__str__().split(".")[-1])
+    except TypeError:  # the standard leaves the pair open
+        expected = _cross_kind(a, b)
+    if expected is None:
+        with pytest.raises(tp.DTypeError, match=r"no integer dtype holds every value of both"):
+            result_type(a, b)
+        return
     assert result_type(a, b) is expected
     assert result_type(b, a) is expected
 
@@ -91,15 +112,19 @@ def test_promotion_within_a_kind_matches_array_api_strict(a, b):
 
 
 def test_array_api_strict_leaves_promotion_across_kinds_open():
-    """Which is why tensorplug's table decides it (bool < ints < floats, as JAX and PyTorch)."""
+    """Which is why tensorplug's table decides it (bool < integers < floats < complex, as JAX and
+    PyTorch); integers of both signs the standard decides, up to uint64 with a signed one."""
     for a, b in PAIRS:
-        if a.kind != b.kind:
+        signed_and_unsigned = {a.kind, b.kind} == {"int", "uint"}
+        if a.kind != b.kind and not signed_and_unsigned and {a.kind, b.kind} != {"float", "complex"}:
             with pytest.raises(TypeError):
                 xp.result_type(XP[a], XP[b])
 
 
-@pytest.mark.parametrize("a, b", [p for p in PAIRS if p != (tp.bool, tp.bool)],
-                         ids=_ids([p for p in PAIRS if p != (tp.bool, tp.bool)]))
+PROMOTED = [p for p in PAIRS if p != (tp.bool, tp.bool) and _cross_kind(*p) is not None]
+
+
+@pytest.mark.parametrize("a, b", PROMOTED, ids=_ids(PROMOTED))
 def test_ops_promote_by_the_table(a, b):
     expected = result_type(a, b)
     assert (_ones(a) + _ones(b)).dtype is expected
@@ -117,7 +142,7 @@ def test_result_type_of_several_dtypes_and_of_none():
 
 
 # -- weak Python scalars ---------------------------------------------------------------------
-SCALARS = [True, 1, 1.5]
+SCALARS = [True, 1, 1.5, 1.5 - 2j]
 
 
 def _strict_scalar_result(dtype, scalar):
@@ -132,10 +157,10 @@ def _strict_scalar_result(dtype, scalar):
 WEAK_CASES = [(d, s) for d in ORDER for s in SCALARS if _strict_scalar_result(d, s) is not None]
 
 
-def test_the_standard_defines_weak_scalars_for_seven_combinations():
-    assert [(d.name, type(s).__name__) for d, s in WEAK_CASES] == [
-        ("bool", "bool"), ("int32", "int"), ("int64", "int"),
-        ("float32", "int"), ("float32", "float"), ("float64", "int"), ("float64", "float")]
+def test_the_combinations_the_standard_defines_weak_scalars_for():
+    assert [(d.name, type(s).__name__) for d, s in WEAK_CASES] == [("bool", "bool")] + [
+        (d.name, "int") for d in tp.dtypes.INT_DTYPES] + [
+        (d.name, kind) for d in tp.dtypes.INEXACT_DTYPES for kind in ("int", "float", "complex")]
 
 
 @pytest.mark.parametrize("dtype, scalar", WEAK_CASES,

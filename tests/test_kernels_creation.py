@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from _kernel_helpers import FLOATS, assert_values, raises_for, run
+from _kernel_helpers import FLOATS, assert_values, holds, raises_for, run
 
 ALL = pytest.mark.parametrize("dtype", tp.dtypes.ALL_DTYPES, ids=lambda d: d.name)
 
@@ -16,6 +16,10 @@ ALL = pytest.mark.parametrize("dtype", tp.dtypes.ALL_DTYPES, ids=lambda d: d.nam
 @pytest.mark.parametrize("shape", [(), (0,), (1,), (2, 3), (2, 0, 1)], ids=str)
 @ALL
 def test_fill(dtype, shape, value):
+    if not holds(dtype, value):
+        raises_for("Fill", tp.DTypeError, {}, {"shape": shape, "value": value, "dtype": dtype},
+                   f"fill value {value} does not fit in {dtype.name}")
+        return
     got = run("Fill", {}, {"shape": shape, "value": value, "dtype": dtype})
     assert_values(got, np.full(shape, np.array(value).astype(dtype.numpy)), dtype)
 
@@ -31,9 +35,16 @@ RANGES = [(0, 5, 1), (2, 10, 3), (5, 0, -1), (5, 0, -2), (0, 0, 1), (3, 1, 1), (
 @pytest.mark.parametrize(("start", "stop", "step"), RANGES, ids=str)
 @ALL
 def test_range(dtype, start, stop, step):
-    got = run("Range", {}, {"start": start, "stop": stop, "step": step, "dtype": dtype})
     exact = all(isinstance(v, int) for v in (start, stop, step))
     want = np.arange(start, stop, step, dtype=np.int64 if exact else np.float64)
+    attrs = {"start": start, "stop": stop, "step": step, "dtype": dtype}
+    if dtype.is_complex:
+        raises_for("Range", tp.DTypeError, {}, attrs, f"a range needs a real dtype, got {dtype.name}")
+        return
+    if not all(holds(dtype, v) for v in want):
+        raises_for("Range", tp.DTypeError, {}, attrs, f"does not fit in {dtype.name}")
+        return
+    got = run("Range", {}, attrs)
     assert_values(got, want.astype(dtype.numpy), dtype)
 
 

@@ -3,6 +3,8 @@ exactly as each spec predicts for every dtype it accepts, broadcasting, edge sha
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -118,9 +120,10 @@ def test_sigmoid_is_stable_in_both_tails(dtype):
 
 @pytest.mark.parametrize("dtype", accepted_dtypes("Relu"), ids=lambda d: d.name)
 def test_relu_keeps_integer_and_float_dtypes(dtype):
-    got = run("Relu", {"x": np.array([-2, 0, 3], dtype.numpy)})
+    x = np.array([-2, 0, 3] if not dtype.is_unsigned_integer else [2, 0, 3], dtype.numpy)
+    got = run("Relu", {"x": x})
     assert got.dtype == dtype.numpy
-    assert got.tolist() == [0, 0, 3]
+    assert got.tolist() == [0 if v < 0 else v for v in x.tolist()]
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
@@ -145,17 +148,34 @@ def test_divide_by_zero_follows_ieee():
 # -- Cast ---------------------------------------------------------------------------------------
 CAST_SOURCES = {
     "bool": np.array([True, False, True]),
-    "int": np.array([-3, 0, 2, 7]),
-    "float": np.array([-2.7, -0.5, 0.0, 0.5, 2.7]),
+    "int": np.array([-3, 0, 2, 7, 127]),
+    "uint": np.array([0, 2, 7, 200]),
+    "float": np.array([-2.7, -0.5, 0.0, 0.5, 2.7, 100.5]),
+    "complex": np.array([-2.5 + 1j, 0j, 0.5 - 0.5j, 1j]),
 }
 
 
-@pytest.mark.parametrize("to", tp.dtypes.ALL_DTYPES, ids=lambda d: d.name)
-@pytest.mark.parametrize("source", accepted_dtypes("Cast"), ids=lambda d: d.name)
+def _cast_pairs() -> list[Any]:
+    """Every (source, target) pair of dtypes the Cast spec allows (complex only to complex or bool)."""
+    return [pytest.param(s, t, id=f"{s.name}-{t.name}") for s in accepted_dtypes("Cast")
+            for t in tp.dtypes.ALL_DTYPES if not s.is_complex or t.is_complex or t.is_bool]
+
+
+@pytest.mark.parametrize("source, to", _cast_pairs())
 def test_cast_between_every_pair(source, to):
     x = CAST_SOURCES[source.kind].astype(source.numpy)
+    if source.is_floating and to.is_integer:  # (a float out of the target's range is unspecified)
+        x = x[(x >= (0 if to.is_unsigned_integer else -100)) & (x < 100)]
     got = run("Cast", {"x": x}, {"dtype": to})
-    assert_values(got, x.astype(to.numpy), to)  # numpy truncates toward zero, to bool is x != 0
+    assert_values(got, x.astype(to.numpy), to)  # truncates toward zero; to bool is x != 0; ints wrap
+
+
+@pytest.mark.parametrize("to", [d for d in tp.dtypes.ALL_DTYPES if not (d.is_complex or d.is_bool)],
+                         ids=lambda d: d.name)
+def test_cast_of_complex_to_a_real_dtype_is_refused(to):
+    with pytest.raises(tp.DTypeError, match=rf"cannot cast complex64 to {to.name}: it would drop the "
+                       r"imaginary part .* take tp.real\(x\) or tp.abs\(x\) first"):
+        run("Cast", {"x": CAST_SOURCES["complex"].astype(np.complex64)}, {"dtype": to})
 
 
 def test_cast_truncates_toward_zero_and_bool_is_nonzero():
@@ -266,4 +286,4 @@ def test_clip_refuses_min_above_max():
 
 def test_cast_refuses_an_unknown_dtype():
     with pytest.raises(tp.TensorplugError, match="Cast"):
-        tp.run_kernel("Cast", {"x": np.ones(2)}, {"dtype": "complex64"})
+        tp.run_kernel("Cast", {"x": np.ones(2)}, {"dtype": "float16"})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from _kernel_helpers import INTS, assert_values, raises_for, run, sample
+from _kernel_helpers import INTS, assert_values, holds, raises_for, run, sample
 from tensorplug.errors import IndexOutOfRangeError
 
 ALL = pytest.mark.parametrize("dtype", tp.dtypes.ALL_DTYPES, ids=lambda d: d.name)
@@ -183,6 +183,10 @@ def test_nonzero_of_a_nonzero_scalar_and_nan():
 @INDEX_DTYPES
 def test_one_hot(index_dtype, dtype, indices, depth, on, off):
     idx = np.asarray(indices).astype(index_dtype.numpy)
+    if not (holds(dtype, on) and holds(dtype, off)):
+        attrs = {"depth": depth, "on_value": on, "off_value": off, "dtype": dtype}
+        raises_for("OneHot", tp.DTypeError, {"indices": idx}, attrs, f"does not fit in {dtype.name}")
+        return
     got = run("OneHot", {"indices": idx}, {"depth": depth, "on_value": on, "off_value": off, "dtype": dtype})
     hot = idx[..., None] == np.arange(depth)  # out-of-range indices (negative too) give all-off rows
     on_, off_ = np.array(on).astype(dtype.numpy), np.array(off).astype(dtype.numpy)

@@ -65,7 +65,9 @@ def test_normal_moments():
         ({"seed": 1.5}, tp.DTypeError, r"seed must be an int, got 1.5"),
         ({"seed": True}, tp.DTypeError, r"seed must be an int, got True"),
         ({"seed": 0, "dtype": tp.int32}, tp.DTypeError, r"random values need a floating dtype, got int32"),
-        ({"seed": 0, "dtype": "complex64"}, tp.DTypeError, r"not supported"),
+        ({"seed": 0, "dtype": "complex64"}, tp.DTypeError, r"random values need a floating dtype, got "
+                                                             r"complex64"),
+        ({"seed": 0, "dtype": "datetime64[s]"}, tp.DTypeError, r"not supported"),
     ],
 )
 def test_argument_errors(name, sample, kwargs, error, match):

@@ -122,9 +122,14 @@ def test_astype():
     assert x.astype("float64").dtype is tp.float64
     assert x.astype(bool).tolist() == [True, True, False]
     assert x.astype(tp.float32) is x
-    with pytest.raises(tp.DTypeError, match=r"dtype complex64 is not supported by tensorplug; supported "
-                       r"dtypes are bool, int32, int64, float32, float64"):
-        x.astype("complex64")
+    c = x.astype(tp.complex64)
+    assert c.dtype is tp.complex64
+    np.testing.assert_array_equal(c.numpy(), x.numpy().astype(np.complex64))
+    with pytest.raises(tp.DTypeError, match=r"cannot cast complex64 to float32: it would drop the imaginary"):
+        x.astype(tp.complex64).astype(tp.float32)
+    with pytest.raises(tp.DTypeError, match=r"dtype datetime64\[s\] is not supported by tensorplug; "
+                       r"supported dtypes are bool, int8, int16, int32, int64, uint8, .*, complex128"):
+        x.astype("datetime64[s]")
 
 
 def test_numpy_is_read_only_and_array_protocol():

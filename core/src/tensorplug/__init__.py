@@ -24,7 +24,22 @@ from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, vari
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .debug import debug_nans
 from .devices import device_put, devices, set_default_device
-from .dtypes import DType, bool_, float32, float64, int32, int64
+from .dtypes import (
+    DType,
+    bool_,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from .engine import run_kernel
 from .errors import (
     ArgumentError,
@@ -65,7 +80,8 @@ bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 
 __all__ = [
     "__version__", "API_VERSION",
-    "Tensor", "Variable", "DType", "bool", "bool_", "int32", "int64", "float32", "float64",
+    "Tensor", "Variable", "DType", "bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "float32", "float64", "complex64", "complex128",
     "dtypes", "extend", "nn", "optimizers", "random", "run_kernel", "jit",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",

@@ -116,6 +116,19 @@ def number(value: Any, op: str, arg: str) -> bool | int | float:
     raise ArgumentError(f"{op}: {arg} must be a real number, got {shown(value)}.")
 
 
+def scalar(value: Any, op: str, arg: str) -> bool | int | float | complex:
+    """A Python number (complex included) from itself, or a numpy scalar, 0-d array or 0-d
+    tensor holding one."""
+    if isinstance(value, complex):
+        return value
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item") and isinstance(value.item(), complex):
+        return value.item()
+    try:
+        return number(value, op, arg)
+    except ArgumentError:
+        raise ArgumentError(f"{op}: {arg} must be a number, got {shown(value)}.") from None
+
+
 def dtype(value: Any, op: str, arg: str = "dtype") -> DType:
     """A tensorplug dtype from a dtype, its name, a numpy dtype or a Python type."""
     try:

@@ -32,7 +32,7 @@ class NonFiniteCheck:
         if custom is not None:  # (a custom gradient's link: its values come from kernels)
             return
         for position, out in enumerate(outputs):
-            if out._dtype.kind != "float":
+            if not out._dtype.is_inexact:
                 continue
             try:
                 values = np.asarray(out._backend.to_numpy(out._data))

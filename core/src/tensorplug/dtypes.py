@@ -1,9 +1,13 @@
-"""tensorplug's dtypes and type promotion (Python Array API standard, plus cross-kind rules).
+"""tensorplug's dtypes and type promotion: the Python Array API standard's dtypes and its
+promotion table, plus tensorplug's rules across kinds.
 
-Within a kind the standard's lattice applies (int32 + int64 -> int64, float32 + float64 ->
-float64). Across kinds, which the standard leaves open, tensorplug does what JAX and PyTorch do:
-bool < integers < floats, and an integer meeting a float gives that float. Python scalars are
-weak: they take the tensor's dtype when their kind fits, else the default dtype of their kind.
+Within a kind the standard's lattice applies (int8 + int32 -> int32, uint8 + int8 -> int16,
+float32 + complex64 -> complex64, float64 + complex64 -> complex128). Across kinds, which the
+standard leaves open, tensorplug does what JAX and PyTorch do: bool < integers < real floats <
+complex, and an integer meeting a float or complex dtype gives that dtype. uint64 with a signed
+integer has no integer dtype that holds both: that is a DTypeError, not a silent float.
+Python scalars are weak: they take the tensor's dtype when their kind fits, else the default
+dtype of their kind.
 """
 
 from __future__ import annotations
@@ -17,48 +21,68 @@ from .errors import DTypeError
 __all__ = [
     "DType",
     "bool_",
-    "int32",
-    "int64",
-    "float32",
-    "float64",
-    "ALL_DTYPES",
-    "default_float",
-    "default_int",
-    "as_dtype",
-    "result_type",
-    "scalar_dtype",
-    "from_numpy_dtype",
+    "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64",
+    "complex64", "complex128",
+    "ALL_DTYPES", "SIGNED_INT_DTYPES", "UNSIGNED_INT_DTYPES", "INT_DTYPES", "FLOAT_DTYPES",
+    "COMPLEX_DTYPES", "NUMERIC_DTYPES", "INEXACT_DTYPES", "ALL_NUMERIC_DTYPES",
+    "default_float", "default_int", "default_complex",
+    "as_dtype", "result_type", "scalar_dtype", "from_numpy_dtype", "complex_of", "real_of",
+    "accumulator_of",
 ]
+
+_KINDS = ("bool", "int", "uint", "float", "complex")
 
 
 class DType:
-    """A tensorplug dtype; the members are ``bool_`` (``tp.bool``), ``int32``, ``int64``,
-    ``float32`` and ``float64`` (``ALL_DTYPES``), compared by identity.
+    """A tensorplug dtype, compared by identity (``ALL_DTYPES`` lists them).
 
-    ``name`` is the Array API standard's name ('bool', 'int32', ...), which libraries that follow
-    the standard share: ``getattr(xp, dtype.name)`` is the library's dtype. ``kind`` is 'bool',
-    'int' or 'float'; ``itemsize`` is in bytes; ``numpy`` is the numpy dtype. ``as_dtype`` and
-    ``from_numpy_dtype`` map names, numpy dtypes and Python types to members.
+    ``name`` is the Array API standard's name ('bool', 'int8', 'uint16', 'complex64', ...),
+    which libraries that follow the standard share: ``getattr(xp, dtype.name)`` is the
+    library's dtype. ``kind`` is 'bool', 'int' (signed), 'uint' (unsigned), 'float' (real
+    floating) or 'complex'; ``itemsize`` is in bytes; ``numpy`` is the numpy dtype.
+    ``as_dtype`` and ``from_numpy_dtype`` map names, numpy dtypes and Python types to members.
     """
 
-    __slots__ = ("name", "kind", "itemsize", "numpy", "_rank")
+    __slots__ = ("name", "kind", "itemsize", "numpy")
 
-    def __init__(self, name: str, kind: str, numpy_dtype: Any, rank: int) -> None:
+    def __init__(self, name: str, kind: str, numpy_dtype: Any) -> None:
+        assert kind in _KINDS, kind
         self.name = name
         self.kind = kind
         self.numpy = np.dtype(numpy_dtype)
         self.itemsize = self.numpy.itemsize
-        self._rank = rank
 
     @property
     def is_floating(self) -> bool:
-        """True for float32 and float64."""
+        """True for the real floating dtypes (float32, float64)."""
         return self.kind == "float"
 
     @property
+    def is_complex(self) -> bool:
+        """True for complex64 and complex128."""
+        return self.kind == "complex"
+
+    @property
+    def is_inexact(self) -> bool:
+        """True for the real floating and complex dtypes: those autodiff differentiates."""
+        return self.kind == "float" or self.kind == "complex"
+
+    @property
     def is_integer(self) -> bool:
-        """True for the signed integer dtypes (int32, int64)."""
+        """True for the signed and unsigned integer dtypes."""
+        return self.kind == "int" or self.kind == "uint"
+
+    @property
+    def is_signed_integer(self) -> bool:
+        """True for int8, int16, int32 and int64."""
         return self.kind == "int"
+
+    @property
+    def is_unsigned_integer(self) -> bool:
+        """True for uint8, uint16, uint32 and uint64."""
+        return self.kind == "uint"
 
     @property
     def is_bool(self) -> bool:
@@ -72,22 +96,59 @@ class DType:
         return self.name if self.name != "bool" else "bool_"
 
 
-bool_ = DType("bool", "bool", np.bool_, 0)
-int32 = DType("int32", "int", np.int32, 1)
-int64 = DType("int64", "int", np.int64, 2)
-float32 = DType("float32", "float", np.float32, 3)
-float64 = DType("float64", "float", np.float64, 4)
+bool_ = DType("bool", "bool", np.bool_)
+int8 = DType("int8", "int", np.int8)
+int16 = DType("int16", "int", np.int16)
+int32 = DType("int32", "int", np.int32)
+int64 = DType("int64", "int", np.int64)
+uint8 = DType("uint8", "uint", np.uint8)
+uint16 = DType("uint16", "uint", np.uint16)
+uint32 = DType("uint32", "uint", np.uint32)
+uint64 = DType("uint64", "uint", np.uint64)
+float32 = DType("float32", "float", np.float32)
+float64 = DType("float64", "float", np.float64)
+complex64 = DType("complex64", "complex", np.complex64)
+complex128 = DType("complex128", "complex", np.complex128)
 
-ALL_DTYPES: tuple[DType, ...] = (bool_, int32, int64, float32, float64)
+SIGNED_INT_DTYPES: tuple[DType, ...] = (int8, int16, int32, int64)
+UNSIGNED_INT_DTYPES: tuple[DType, ...] = (uint8, uint16, uint32, uint64)
+INT_DTYPES: tuple[DType, ...] = SIGNED_INT_DTYPES + UNSIGNED_INT_DTYPES
 FLOAT_DTYPES: tuple[DType, ...] = (float32, float64)
-INT_DTYPES: tuple[DType, ...] = (int32, int64)
-NUMERIC_DTYPES: tuple[DType, ...] = INT_DTYPES + FLOAT_DTYPES
+COMPLEX_DTYPES: tuple[DType, ...] = (complex64, complex128)
+NUMERIC_DTYPES: tuple[DType, ...] = INT_DTYPES + FLOAT_DTYPES  # real numeric
+INEXACT_DTYPES: tuple[DType, ...] = FLOAT_DTYPES + COMPLEX_DTYPES
+ALL_NUMERIC_DTYPES: tuple[DType, ...] = NUMERIC_DTYPES + COMPLEX_DTYPES
+ALL_DTYPES: tuple[DType, ...] = (bool_,) + ALL_NUMERIC_DTYPES
 
 default_float = float32
 default_int = int64
+default_complex = complex64  # the standard: the complex dtype of the default float's precision
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+_COMPLEX_OF = {float32: complex64, float64: complex128, complex64: complex64, complex128: complex128}
+_REAL_OF = {complex64: float32, complex128: float64}
+_SIGNED_OF_SIZE = {1: int8, 2: int16, 4: int32, 8: int64}
+
+
+def complex_of(dtype: DType) -> DType:
+    """The complex dtype of a real floating dtype's precision (complex dtypes map to themselves)."""
+    return _COMPLEX_OF[dtype]
+
+
+def real_of(dtype: DType) -> DType:
+    """The real floating dtype of a complex dtype's precision (other dtypes map to themselves)."""
+    return _REAL_OF.get(dtype, dtype)
+
+
+def accumulator_of(dtype: DType) -> DType:
+    """The dtype sums and products of `dtype` accumulate in (the standard's rule): bool and
+    signed integers int64, unsigned integers uint64, floats and complex their own."""
+    return _ACCUMULATOR.get(dtype, dtype)
+
+
+_ACCUMULATOR = {bool_: int64, int8: int64, int16: int64, int32: int64,
+                uint8: uint64, uint16: uint64, uint32: uint64}
 
 
 def from_numpy_dtype(np_dtype: Any) -> DType:
@@ -122,17 +183,45 @@ def as_dtype(dtype: Any) -> DType:
         return default_int
     if dtype is bool:
         return bool_
+    if dtype is complex:
+        return default_complex
     return from_numpy_dtype(dtype)
 
 
 def _promote_pair(a: DType, b: DType) -> DType:
     if a is b:
         return a
-    return a if a._rank > b._rank else b
+    if a.kind == b.kind:
+        return a if a.itemsize >= b.itemsize else b
+    if a.kind == "bool":
+        return b
+    if b.kind == "bool":
+        return a
+    if a.is_integer and b.is_integer:
+        return _signed_and_unsigned(a, b)
+    if a.is_integer:
+        return b  # an integer meeting a float or complex dtype gives that dtype
+    if b.is_integer:
+        return a
+    real, cplx = (a, b) if a.kind == "float" else (b, a)  # the complex dtype of the higher precision
+    return cplx if cplx.itemsize >= 2 * real.itemsize else complex_of(real)
+
+
+def _signed_and_unsigned(a: DType, b: DType) -> DType:
+    signed, unsigned = (a, b) if a.kind == "int" else (b, a)
+    if unsigned.itemsize < signed.itemsize:
+        return signed
+    wider = _SIGNED_OF_SIZE.get(2 * unsigned.itemsize)
+    if wider is None:
+        raise DTypeError(
+            f"no integer dtype holds every value of both {signed.name} and {unsigned.name}; cast "
+            "one of them first, e.g. x.astype(tp.int64) or x.astype(tp.float64)."
+        )
+    return wider
 
 
 def result_type(*dtypes: DType) -> DType:
-    """The promoted dtype of several tensor dtypes (Array API lattice, JAX-like across kinds)."""
+    """The promoted dtype of several tensor dtypes (Array API table, JAX-like across kinds)."""
     if not dtypes:
         raise DTypeError("result_type needs at least one dtype")
     out = dtypes[0]
@@ -150,10 +239,14 @@ def scalar_dtype(value: Any, other: DType | None = None) -> DType:
             return other
         return default_int
     if isinstance(value, float):
-        if other is not None and other.kind == "float":
+        if other is not None and other.is_inexact:
             return other
         return default_float
+    if isinstance(value, complex):
+        if other is not None and other.is_inexact:
+            return complex_of(other)
+        return default_complex
     raise DTypeError(
-        f"cannot use a {type(value).__name__} as a tensor value; pass a bool, int, float, "
+        f"cannot use a {type(value).__name__} as a tensor value; pass a bool, int, float, complex, "
         "a sequence of them, a numpy array or a tensorplug Tensor."
     )

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .dtypes import ALL_DTYPES, accumulator_of
 from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 
 __all__ = [
@@ -131,11 +132,10 @@ def range_dtype(start: float, stop: float, step: float) -> np.dtype:
 
 
 #: input dtype -> the dtype Sum, Prod, Cumsum and Cumprod accumulate (and answer) in, where it
-#: differs from the input's (the specs' rule: bool and int32 widen to int64)
+#: differs from the input's (the specs' rule, ``tensorplug.dtypes.accumulator_of``: bool and
+#: signed integers widen to int64, unsigned ones to uint64)
 ACCUMULATOR_DTYPES: Mapping[np.dtype, np.dtype] = MappingProxyType({
-    np.dtype(np.bool_): np.dtype(np.int64),
-    np.dtype(np.int32): np.dtype(np.int64),
-})
+    d.numpy: accumulator_of(d).numpy for d in ALL_DTYPES if accumulator_of(d) is not d})
 
 
 # -- the elementwise tables -----------------------------------------------------------------------

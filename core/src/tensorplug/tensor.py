@@ -162,7 +162,7 @@ class Tensor:
         return int(self.item())
 
     def __index__(self) -> int:
-        if self._dtype.kind != "int" or self.size != 1:
+        if not self._dtype.is_integer or self.size != 1:
             raise DTypeError("only integer tensors with one element can be used as an index, got "
                             f"{self._dtype.name}{list(self.shape)}")
         return int(self.item())

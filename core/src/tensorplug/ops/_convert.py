@@ -12,13 +12,22 @@ from .. import _validate as valid
 from .._state import state
 from ..backend import active_backend, start_backend
 from ..dispatch import Dispatcher, wrap
-from ..dtypes import DType, default_float, default_int, from_numpy_dtype, result_type, scalar_dtype
+from ..dtypes import (
+    DType,
+    default_complex,
+    default_float,
+    default_int,
+    from_numpy_dtype,
+    result_type,
+    scalar_dtype,
+)
 from ..errors import DTypeError
+from ..specs.elementwise import cast_target
 from ..tensor import Tensor
 
 __all__ = ["asarray", "convert_pair", "to_float", "caller", "is_tensor", "to_backend"]
 
-_SCALARS = (bool, int, float)
+_SCALARS = (bool, int, float, complex)
 
 
 def is_tensor(x: Any) -> bool:
@@ -33,8 +42,7 @@ def caller(kernel_name: str, attrs: dict[str, Any] | None = None) -> Dispatcher:
 _cast = None  # set below once Cast's caller exists
 
 
-_WIDEN = {np.dtype(np.float16): np.float32, np.dtype(np.int8): np.int32, np.dtype(np.int16): np.int32,
-          np.dtype(np.uint8): np.int32, np.dtype(np.uint16): np.int32, np.dtype(np.uint32): np.int64}
+_WIDEN = {np.dtype(np.float16): np.float32}
 
 
 def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
@@ -54,13 +62,15 @@ def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
         return arr.astype(default_float.numpy)
     if arr.dtype.kind in "iu":
         return arr.astype(default_int.numpy)
+    if arr.dtype.kind == "c":  # Python complex numbers: the default complex dtype
+        return arr.astype(default_complex.numpy)
     return arr
 
 
 def asarray(obj: Any, dtype: Any = None, *, backend: str | None = None, copy: bool | None = None) -> Tensor:
     """A Tensor from `obj` (Tensor, numpy array, nested sequence, scalar) on the active backend
-    (or `backend`). Python floats become float32, Python ints int64; numpy arrays keep their
-    dtype (float16 and small ints are widened to float32 and int32)."""
+    (or `backend`). Python floats become float32, Python ints int64, Python complex numbers
+    complex64; numpy arrays keep their dtype (float16 is widened to float32)."""
     target = (start_backend(valid.backend_name(backend, "asarray")) if backend is not None
               else (state.backend or active_backend()))
     dt = None if dtype is None else valid.dtype(dtype, "asarray")
@@ -82,6 +92,8 @@ def astype(x: Any, dtype: Any) -> Tensor:
     dt = dtype if dtype.__class__ is DType else valid.dtype(dtype, "astype")
     if x._dtype is dt:
         return x
+    if x._dtype.is_complex:
+        cast_target(x._dtype, dt, "astype")
     return _CAST((x,), {"dtype": dt})
 
 
@@ -143,9 +155,10 @@ def convert_pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
 
 
 def to_float(x: Any) -> Tensor:
-    """x as a Tensor of a floating dtype (integers and bools go to the default float)."""
+    """x as a Tensor of a floating dtype (integers and bools go to the default float; complex
+    tensors stay as they are)."""
     x = asarray(x)
-    if x._dtype.kind != "float":
+    if not x._dtype.is_inexact:
         return _CAST((x,), {"dtype": default_float})
     return x
 

@@ -10,7 +10,8 @@ from .. import _validate as valid
 from ..backend import active_backend
 from ..dtypes import DType, default_float, default_int, scalar_dtype
 from ..errors import ShapeError
-from ..specs.creation import range_length
+from ..specs._rules import fitting_value
+from ..specs.creation import checked_range
 from ..tensor import Tensor
 from ._convert import asarray, caller
 
@@ -22,15 +23,16 @@ _RANGE = caller("Range")
 _EYE = caller("Eye")
 
 
-def _fill(op: str, shape: int | Sequence[int], fill_value: bool | int | float, dtype: Any) -> Tensor:
+def _fill(op: str, shape: int | Sequence[int], fill_value: Any, dtype: Any) -> Tensor:
     dims = valid.new_shape(shape, op)
-    if not isinstance(fill_value, (bool, int, float)):
-        fill_value = valid.number(fill_value, op, "fill_value")
+    if not isinstance(fill_value, (bool, int, float, complex)):
+        fill_value = valid.scalar(fill_value, op, "fill_value")
     dt: DType = scalar_dtype(fill_value) if dtype is None else valid.dtype(dtype, op)
+    fitting_value(fill_value, dt, "fill_value", op)
     return _FILL((), {"shape": dims, "value": fill_value, "dtype": dt})
 
 
-def full(shape: int | Sequence[int], fill_value: bool | int | float, dtype: Any = None) -> Tensor:
+def full(shape: int | Sequence[int], fill_value: bool | int | float | complex, dtype: Any = None) -> Tensor:
     """A tensor of `shape` filled with `fill_value` (dtype from the value if not given)."""
     return _fill("full", shape, fill_value, dtype)
 
@@ -50,7 +52,7 @@ def empty(shape: int | Sequence[int], dtype: Any = None) -> Tensor:
     return _fill("empty", shape, 0, default_float if dtype is None else dtype)
 
 
-def full_like(x: Any, fill_value: bool | int | float, dtype: Any = None) -> Tensor:
+def full_like(x: Any, fill_value: bool | int | float | complex, dtype: Any = None) -> Tensor:
     """A tensor of x's shape filled with `fill_value`, of x's dtype unless `dtype` is given."""
     x = asarray(x)
     return full(x.shape, fill_value, x.dtype if dtype is None else dtype)
@@ -83,9 +85,10 @@ def arange(start: int | float, stop: int | float | None = None, step: int | floa
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, stop, step))
         dtype = default_float if is_float else default_int
-    n = range_length(start, stop, step, "arange")  # the Range spec's rule: refuses a zero step
+    dt = valid.dtype(dtype, "arange")
+    n = checked_range(start, stop, step, dt, "arange")  # the Range spec's rule: refuses a zero step
     valid.checked_size((n,), active_backend(), "arange")
-    return _RANGE((), {"start": start, "stop": stop, "step": step, "dtype": valid.dtype(dtype, "arange")})
+    return _RANGE((), {"start": start, "stop": stop, "step": step, "dtype": dt})
 
 
 def eye(n_rows: int, n_cols: int | None = None, *, k: int = 0, dtype: Any = None) -> Tensor:

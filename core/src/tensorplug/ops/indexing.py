@@ -273,7 +273,7 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Tensor:
         x, axis = reshape(x, (-1,)), 0
     a = gather_axis(x.shape, axis, "take")
     idx = indices if isinstance(indices, Tensor) else _host_indices("take", indices)
-    if idx.dtype.kind not in ("int", "i", "u"):
+    if idx.dtype.kind not in ("int", "uint", "i", "u"):
         raise DTypeError(f"take: indices must be integers, got {idx.dtype}; for a boolean mask "
                          "use x[mask].")
     return _GATHER((x, asarray(_checked("take", idx, x.shape[a], a))), {"axis": a})
@@ -284,7 +284,7 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Tensor:
     and indices broadcast (numpy's take_along_axis)."""
     x = asarray(x)
     idx = indices if isinstance(indices, Tensor) else _host_indices("take_along_axis", indices)
-    if idx.dtype.kind not in ("int", "i", "u"):
+    if idx.dtype.kind not in ("int", "uint", "i", "u"):
         raise DTypeError(f"take_along_axis: indices must be integers, got {idx.dtype}.")
     if idx.ndim != x.ndim or not x.ndim:
         raise ShapeError(f"take_along_axis: x (shape {x.shape}) and indices (shape "

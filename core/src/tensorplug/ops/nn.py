@@ -90,7 +90,7 @@ def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float =
     """Rows of `depth` values, on_value at each index and off_value elsewhere (indices outside
     [0, depth) give rows of off_value); shape indices.shape + (depth,)."""
     idx = asarray(indices)
-    if idx._dtype.kind != "int":
+    if not idx._dtype.is_integer:
         raise DTypeError(f"one_hot: indices must be integers, got {idx._dtype.name}; cast them with "
                          ".astype(tp.int64).")
     depth = valid.integer(depth, "one_hot", "depth")
@@ -172,7 +172,7 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
     _check_reduction("sparse_softmax_cross_entropy", reduction)
     logits = to_float(logits)
     labels = asarray(labels)
-    if labels._dtype.kind != "int":
+    if not labels._dtype.is_integer:
         raise DTypeError(f"sparse_softmax_cross_entropy: labels must be integer class indices, got "
                          f"{labels._dtype.name}; for one-hot or probability labels use "
                          "softmax_cross_entropy.")

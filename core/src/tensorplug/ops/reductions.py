@@ -2,7 +2,7 @@
 argmin, cumulative_sum, cumulative_prod, any, all.
 
 ``axis`` is None (all axes), an int or a tuple of ints (negative allowed); ``axis=()``
-reduces nothing. Sum and prod of bool or integer inputs give int64, mean/var/std of integer
+reduces nothing. Sum and prod of bool or integer inputs give int64 (unsigned: uint64), mean/var/std of integer
 inputs give the default float dtype.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _validate as valid
-from ..dtypes import bool_, int32, int64
+from ..dtypes import accumulator_of, bool_, int8
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import normalize_axes, normalize_axis
 from ..specs.reductions import arg_axis, extremum_axes
@@ -39,7 +39,7 @@ def _accumulated(op: str, x: Tensor, dtype: Any) -> Tensor:
     have."""
     if dtype is not None:
         return astype(x, valid.dtype(dtype, op))
-    return astype(x, int64) if x._dtype in (bool_, int32) else x
+    return astype(x, accumulator_of(x._dtype))
 
 
 _SUM_ALL = caller("Sum", {"axis": None, "keepdims": False})  # tp.sum(x): the commonest call
@@ -47,7 +47,7 @@ _SUM_ALL = caller("Sum", {"axis": None, "keepdims": False})  # tp.sum(x): the co
 
 def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Tensor:
     if axis is None and dtype is None and isinstance(x, Tensor):
-        # a tensor over every axis, straight to the kernel (which widens bool and int32 itself)
+        # a tensor over every axis, straight to the kernel (which widens bool and small integers itself)
         return call((x,), {"axis": None, "keepdims": valid.flag(keepdims, op, "keepdims")})
     x = _accumulated(op, asarray(x), dtype)
     axes = normalize_axes(axis, x.ndim, op)
@@ -58,7 +58,7 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
 
 def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
-    """Sum over `axis` (all axes if None); bool and integer inputs give int64."""
+    """Sum over `axis` (all axes if None); bool and integer inputs give int64 (unsigned: uint64)."""
     if axis is None and dtype is None and keepdims is False and x.__class__ is Tensor:
         return _SUM_ALL.unary(x)  # the commonest call: one dispatch (the kernel widens integers)
     return _accumulate("sum", _SUM, x, axis, dtype, keepdims)
@@ -66,7 +66,7 @@ def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = No
 
 def prod(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,
          keepdims: bool = False) -> Tensor:
-    """Product over `axis` (all axes if None); bool and integer inputs give int64."""
+    """Product over `axis` (all axes if None); bool and integer inputs give int64 (unsigned: uint64)."""
     return _accumulate("prod", _PROD, x, axis, dtype, keepdims)
 
 
@@ -135,7 +135,7 @@ def std(x: Any, /, *, axis: int | tuple[int, ...] | None = None, correction: int
 def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor:
     x = asarray(x)
     if x._dtype is bool_:
-        x = astype(x, int32)
+        x = astype(x, int8)
     return call((x,), {"axis": arg_axis(x.shape, axis, op), "keepdims": valid.flag(keepdims, op, "keepdims")})
 
 

@@ -10,9 +10,12 @@ leaves it out, and the engine names the kernel, its backend and its inputs inste
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from .._validate import op_prefix, shown
 from ..dtypes import ALL_DTYPES, DType, as_dtype
@@ -30,6 +33,8 @@ __all__ = [
     "as_bool",
     "as_int",
     "as_float_or_none",
+    "as_scalar",
+    "fitting_value",
     "as_dtype_attr",
     "as_axes_or_none",
 ]
@@ -130,6 +135,15 @@ def as_int(value: Any) -> int:
     return value
 
 
+def as_scalar(value: Any) -> bool | int | float | complex:
+    """A Python number as it is (a numpy scalar as its Python value); TypeError for others."""
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return value.item()
+    return float(value)
+
+
 def as_float_or_none(value: Any) -> float | None:
     return None if value is None else float(value)
 
@@ -147,6 +161,25 @@ def as_axes_or_none(value: Any) -> tuple[int, ...] | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return (value,)
     return tuple(as_int(a) for a in value)
+
+
+def fitting_value(value: Any, dtype: DType, what: str, op: str | None = None) -> Any:
+    """`value`, a Python scalar an output of `dtype` holds (a fractional one is truncated
+    toward zero into an integer dtype); DTypeError naming `op` and `what` if the dtype cannot
+    hold it (an integer out of its range, NaN or inf into integers, a complex into a real dtype),
+    where numpy and jax would each wrap, clamp or fail their own way."""
+    if dtype.is_bool or (dtype.is_inexact and not isinstance(value, complex)) or dtype.is_complex:
+        return value
+    if isinstance(value, complex):
+        raise DTypeError(f"{op_prefix(op)}{what} {value!r} is complex and the output is {dtype.name}; "
+                         "pass a real number or a complex dtype.")
+    if dtype.is_integer:
+        info = np.iinfo(dtype.numpy)
+        if not (isinstance(value, (int, np.integer)) or math.isfinite(value)) or \
+                not info.min <= int(value) <= info.max:
+            raise DTypeError(f"{op_prefix(op)}{what} {value!r} does not fit in {dtype.name} (range "
+                             f"{info.min}..{info.max}); pass a value in range or choose a wider dtype.")
+    return value
 
 
 def check_dtype_in(value: DType, allowed: tuple[DType, ...] = ALL_DTYPES) -> DType:

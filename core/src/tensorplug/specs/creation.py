@@ -16,7 +16,7 @@ from ..dtypes import FLOAT_DTYPES, DType, float32
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_dtype_attr, as_int, as_shape, op_prefix
+from ._rules import as_dtype_attr, as_int, as_scalar, as_shape, fitting_value, op_prefix
 
 
 def created_shape(shape: tuple[int, ...], op: str | None = None) -> tuple[int, ...]:
@@ -38,6 +38,11 @@ def _shape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[T
     return [TensorInfo(created_shape(tuple(attrs["shape"])), attrs["dtype"])]
 
 
+def _fill_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    fitting_value(attrs["value"], attrs["dtype"], "fill value")
+    return _shape_rule(infos, attrs)
+
+
 def _float_shape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     return [TensorInfo(created_shape(tuple(attrs["shape"])), random_dtype(attrs["dtype"]))]
 
@@ -46,8 +51,8 @@ _SHAPE = AttrSpec("shape", validate=as_shape, doc="the output shape")
 _DTYPE = AttrSpec("dtype", float32, as_dtype_attr, "the output dtype")
 
 FILL = register_kernel_spec(KernelSpec(
-    name="Fill", inputs=(), infer=_shape_rule, differentiable=False,
-    attrs=(_SHAPE, AttrSpec("value", validate=lambda v: v, doc="a Python scalar"), _DTYPE),
+    name="Fill", inputs=(), infer=_fill_rule, differentiable=False,
+    attrs=(_SHAPE, AttrSpec("value", validate=as_scalar, doc="a Python scalar the dtype holds"), _DTYPE),
     doc="a tensor of `shape` filled with `value`",
 ))
 
@@ -60,8 +65,28 @@ def range_length(start: Any, stop: Any, step: Any, op: str | None = None) -> int
     return max(0, math.ceil((stop - start) / step))
 
 
+def range_dtype(dtype: DType, op: str | None = None) -> DType:
+    """`dtype` as the dtype of a range; DTypeError naming `op` for a complex one."""
+    if dtype.is_complex:
+        raise DTypeError(f"{op_prefix(op)}a range needs a real dtype, got {dtype.name}; use an "
+                         "integer or real floating dtype (and cast afterwards if needed).")
+    return dtype
+
+
+def checked_range(start: Any, stop: Any, step: Any, dtype: DType, op: str | None = None) -> int:
+    """The length of the range (``range_length``), after checking that `dtype` is real and holds
+    its first and last values (DTypeError naming `op` otherwise)."""
+    range_dtype(dtype, op)
+    n = range_length(start, stop, step, op)
+    if n:
+        fitting_value(start, dtype, "start", op)
+        fitting_value(start + (n - 1) * step, dtype, "last value", op)
+    return n
+
+
 def _range_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    return [TensorInfo((range_length(attrs["start"], attrs["stop"], attrs["step"]),), attrs["dtype"])]
+    return [TensorInfo((checked_range(attrs["start"], attrs["stop"], attrs["step"], attrs["dtype"]),),
+                       attrs["dtype"])]
 
 
 RANGE = register_kernel_spec(KernelSpec(

@@ -7,11 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, bool_
-from ..errors import ShapeError
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, DType, bool_
+from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_dtype_attr, as_float_or_none, broadcast_rule, broadcast_shapes, same_as_first
+from ._rules import (
+    as_dtype_attr,
+    as_float_or_none,
+    broadcast_rule,
+    broadcast_shapes,
+    op_prefix,
+    same_as_first,
+)
 
 BOOL = (bool_,)
 
@@ -74,14 +81,26 @@ LOGICAL_OR = _binary("LogicalOr", BOOL, "x or y", out_bool=True)
 
 
 # -- Cast, Where, Clip ---------------------------------------------------------------------
+def cast_target(source: DType, to: DType, op: str | None = None) -> DType:
+    """`to`, a dtype `source` may be cast to; DTypeError naming `op` for complex to real (it
+    would drop the imaginary part: the Array API standard forbids it)."""
+    if source.is_complex and not (to.is_complex or to.is_bool):
+        raise DTypeError(f"{op_prefix(op)}cannot cast {source.name} to {to.name}: it would drop the "
+                         "imaginary part (the Array API standard forbids it); take tp.real(x) or "
+                         "tp.abs(x) first.")
+    return to
+
+
 def _cast_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-    return [TensorInfo(infos[0].shape, attrs["dtype"])]
+    return [TensorInfo(infos[0].shape, cast_target(infos[0].dtype, attrs["dtype"]))]
 
 
 CAST = register_kernel_spec(KernelSpec(
     name="Cast", inputs=("x",), infer=_cast_rule,
     attrs=(AttrSpec("dtype", validate=as_dtype_attr, doc="the target dtype"),),
-    doc="x converted to `dtype` (float to int truncates toward zero; to bool is x != 0)",
+    doc="x converted to `dtype` (float to int truncates toward zero; to bool is x != 0; integers "
+        "wrap around; a float out of an integer dtype's range and complex to real are refused or "
+        "unspecified, as in the standard)",
 ))
 
 

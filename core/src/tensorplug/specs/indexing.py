@@ -15,7 +15,7 @@ from ..dtypes import ALL_DTYPES, INT_DTYPES, float32, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_dtype_attr, as_int, as_shape, normalize_axis, op_prefix
+from ._rules import as_dtype_attr, as_int, as_scalar, as_shape, fitting_value, normalize_axis, op_prefix
 
 
 def _slices(value: Any) -> tuple[tuple[int, int, int], ...]:
@@ -132,6 +132,8 @@ def one_hot_shape(shape: Sequence[int], depth: int, op: str | None = None) -> tu
 
 
 def _one_hot_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    for what in ("on_value", "off_value"):
+        fitting_value(attrs[what], attrs["dtype"], what)
     return [TensorInfo(one_hot_shape(infos[0].shape, attrs["depth"]), attrs["dtype"])]
 
 
@@ -139,7 +141,7 @@ ONE_HOT = register_kernel_spec(KernelSpec(
     name="OneHot", inputs=("indices",), infer=_one_hot_rule, differentiable=False,
     input_dtypes={"indices": INT_DTYPES},
     attrs=(AttrSpec("depth", validate=as_int, doc="number of classes"),
-           AttrSpec("on_value", 1.0, float), AttrSpec("off_value", 0.0, float),
+           AttrSpec("on_value", 1.0, as_scalar), AttrSpec("off_value", 0.0, as_scalar),
            AttrSpec("dtype", float32, as_dtype_attr)),
     doc="one-hot rows; indices outside [0, depth) give all-off rows",
 ))

@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_int, as_shape, normalize_axis, op_prefix
+from ._rules import as_int, as_scalar, as_shape, fitting_value, normalize_axis, op_prefix
 
 Shape = Sequence[int]
 
@@ -194,12 +194,13 @@ def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:
 
 def _pad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
+    fitting_value(attrs["constant_value"], x.dtype, "constant_value")
     return [TensorInfo(padded_shape(x.shape, attrs["pad_width"]), x.dtype)]
 
 
 PAD = register_kernel_spec(KernelSpec(
     name="Pad", inputs=("x",), infer=_pad_rule,
     attrs=(AttrSpec("pad_width", validate=_pad_width, doc="one (before, after) pair per axis"),
-           AttrSpec("constant_value", 0.0, float, "the fill value")),
+           AttrSpec("constant_value", 0.0, as_scalar, "the fill value (x's dtype must hold it)")),
     doc="x padded with a constant",
 ))

@@ -1,8 +1,8 @@
 """Kernel specs of the reduction family: Sum, Prod, Max, Min, ArgMax, ArgMin, Cumsum, Cumprod.
 
 ``axis`` is a tuple of axes (negative allowed) or None for all axes; ArgMax/ArgMin take one
-int axis or None (the flattened input). Sum and Prod of bool or integer inputs give int64
-(the default integer), as the Array API standard says.
+int axis or None (the flattened input). Sum and Prod of bool and signed integer inputs give
+int64 (the default integer), of unsigned ones uint64, as the Array API standard says.
 
 ``reduced_shape``, ``extremum_axes`` and ``arg_axis`` are the family's shape rules, shared with
 the reduction ops (``tp.max`` asks ``extremum_axes`` before it dispatches).
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import NUMERIC_DTYPES, bool_, int32, int64
+from ..dtypes import NUMERIC_DTYPES, accumulator_of, bool_, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
@@ -61,7 +61,7 @@ def arg_axis(shape: Sequence[int], axis: Any, op: str | None = None) -> int | No
 def _accumulate_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
     axes = normalize_axes(attrs["axis"], len(x.shape))
-    dtype = int64 if x.dtype in (bool_, int32) else x.dtype
+    dtype = accumulator_of(x.dtype)
     return [TensorInfo(reduced_shape(x.shape, axes, attrs["keepdims"]), dtype)]
 
 
@@ -82,7 +82,7 @@ def _arg_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
 def _cumulative_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
     normalize_axis(attrs["axis"], len(x.shape), allow_0d=True)
-    dtype = int64 if x.dtype in (bool_, int32) else x.dtype
+    dtype = accumulator_of(x.dtype)
     return [TensorInfo(x.shape, dtype)]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ALL_DTYPES, DType, from_numpy_dtype
+from ..dtypes import ALL_DTYPES, DType, from_numpy_dtype, real_of
 from ..errors import DTypeError, ShapeError, TensorplugError
 from ..kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 
@@ -59,13 +59,19 @@ def _rng(*key: Any) -> np.random.Generator:
 
 
 def sample(shape: Sequence[int], dtype: DType, domain: Domain = ANY, key: Any = 0) -> np.ndarray:
-    """Deterministic values of `dtype` and `shape` from `domain` (seeded by `key`)."""
+    """Deterministic values of `dtype` and `shape` from `domain` (seeded by `key`); integers
+    within the dtype's range too; complex values have real and imaginary parts from `domain`."""
     shape = tuple(shape)
     rng = _rng(tuple(shape), dtype.name, domain, key)
     if dtype.is_bool:
         return rng.random(shape) < 0.5
+    if dtype.is_complex:
+        real = sample(shape, real_of(dtype), domain, key)
+        return (real + 1j * sample(shape, real_of(dtype), domain, (key, "imag"))).astype(dtype.numpy)
     if dtype.is_integer:
-        lo, hi = int(np.ceil(domain.low)), int(np.floor(domain.high))
+        info = np.iinfo(dtype.numpy)
+        lo, hi = max(int(np.ceil(domain.low)), int(info.min)), min(int(np.floor(domain.high)), int(info.max))
+        hi = max(hi, lo)
         ints: np.ndarray = rng.integers(lo, hi, size=shape, endpoint=True)
         if domain.margin > 0:  # integers clear of zero
             ints = np.where(ints == 0, 1 if hi >= 1 else -1, ints)
@@ -123,6 +129,18 @@ def infos_of(arrays: Iterable[np.ndarray]) -> list[TensorInfo]:
 def accepted(spec: KernelSpec, input_name: str) -> tuple[DType, ...]:
     """The dtypes the spec accepts for one input (every dtype if it does not say)."""
     return tuple(spec.input_dtypes.get(input_name, ALL_DTYPES))
+
+
+def index_array(indices: Any, spec: KernelSpec, input_name: str, k: int) -> np.ndarray:
+    """`indices` as an array of the `k`-th (cycling) dtype the spec accepts for the index input
+    `input_name`, so that a table of cases meets every index dtype once or more without
+    multiplying the table by them; int64 where that dtype is unsigned and an index negative."""
+    dtypes = accepted(spec, input_name)
+    dtype = dtypes[k % len(dtypes)]
+    values = np.asarray(indices)
+    if dtype.is_unsigned_integer and values.size and values.min() < 0:
+        dtype = next(d for d in dtypes if d.is_signed_integer)
+    return values.astype(dtype.numpy)
 
 
 def dtype_groups(spec: KernelSpec, choices: Mapping[str, Sequence[DType]] | None = None

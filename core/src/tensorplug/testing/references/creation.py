@@ -11,7 +11,18 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, DType, float32, float64, int32, int64
+from ...dtypes import (
+    ALL_DTYPES,
+    COMPLEX_DTYPES,
+    FLOAT_DTYPES,
+    SIGNED_INT_DTYPES,
+    UNSIGNED_INT_DTYPES,
+    DType,
+    float32,
+    float64,
+    int32,
+    int64,
+)
 from ...errors import DTypeError, ShapeError, TensorplugError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case
@@ -35,11 +46,15 @@ def _attr_bad(rows: AttrBad) -> Any:
 
 
 _FILL = [{"shape": (2, 3), "value": 1.5, "dtype": d} for d in FLOAT_DTYPES] + [
-    {"shape": (3,), "value": -2, "dtype": d} for d in (int32, int64)] + [
+    {"shape": (3,), "value": -2, "dtype": d} for d in SIGNED_INT_DTYPES] + [
+    {"shape": (2,), "value": 200, "dtype": d} for d in UNSIGNED_INT_DTYPES] + [
+    {"shape": (2,), "value": 1.5 - 2j, "dtype": d} for d in COMPLEX_DTYPES] + [
     {"shape": (2,), "value": True, "dtype": ALL_DTYPES[0]}, {"shape": (), "value": 7.0, "dtype": float64},
     {"shape": (0, 2), "value": 1.0, "dtype": float32}, {"shape": (1,), "value": 0, "dtype": int32}]
 _FILL_BAD: AttrBad = [({"shape": (-2,), "value": 1.0}, ShapeError, "a negative size"),
-             ({"shape": (2,), "value": 1.0, "dtype": "complex64"}, DTypeError, "an unknown dtype")]
+             ({"shape": (2,), "value": 1.0, "dtype": "datetime64[s]"}, DTypeError, "an unknown dtype"),
+             ({"shape": (2,), "value": -1, "dtype": "uint8"}, DTypeError, "a value the dtype cannot hold"),
+             ({"shape": (2,), "value": 1j, "dtype": "float32"}, DTypeError, "a complex value, real dtype")]
 reference("Fill", _attr_cases(_FILL), _attr_bad(_FILL_BAD))(
     lambda shape, value, dtype: np.full(shape, value, dtype.numpy))
 

@@ -5,16 +5,17 @@ points where backends differ (halves for Round, ties for comparisons, zeros for 
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ...dtypes import ALL_DTYPES, DType
+from ...dtypes import ALL_DTYPES, DType, complex64, float32
 from ...errors import DTypeError, ShapeError
 from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, Domain, dtype_groups, sample
+from ..inputs import ANY, BadCase, Case, Domain, dtype_groups, sample
 from ._base import Reference, binary_cases, broadcast_bad_cases, reference, register_reference, unary_cases
 
 CLEAR_OF_ZERO = Domain(-3, 3, margin=0.3)
@@ -90,7 +91,7 @@ def _pow_cases(spec: KernelSpec) -> list[Case]:
     floats = binary_cases(Domain(0.5, 2.5), Domain(-2, 2), ((4, 2, 0.5), (0.5, 0, 3)))(spec)
     ints = binary_cases(Domain(-3, 3), Domain(0, 3), ((2, -3, 0, 5), (3, 3, 0, 0)))(spec)
     return ([c for c in floats if c.inputs[0].dtype.kind == "f"]
-            + [c for c in ints if c.inputs[0].dtype.kind == "i"])
+            + [c for c in ints if c.inputs[0].dtype.kind in "iu"])
 
 
 reference("Pow", _pow_cases, broadcast_bad_cases)(np.power)
@@ -100,7 +101,7 @@ def _floor_divide_cases(spec: KernelSpec) -> list[Case]:
     """Nonzero divisors, and (integers) division by zero, which gives 0 on every backend."""
     cases = binary_cases(Domain(), NONZERO, ((7, -7, 7, -7, 6), (2, 2, -2, -2, 3)))(spec)
     by_zero = binary_cases(Domain(), NONZERO, ((7, -7, 0, 3), (0, 0, 0, 2)))(spec)
-    return cases + [c for c in by_zero if c.label == "special" and c.inputs[0].dtype.kind == "i"]
+    return cases + [c for c in by_zero if c.label == "special" and c.inputs[0].dtype.kind in "iu"]
 
 
 @reference("FloorDivide", _floor_divide_cases, broadcast_bad_cases)
@@ -112,21 +113,29 @@ def _floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 # -- Cast, Where, Clip ----------------------------------------------------------------------
+_CAST_SHAPES = ((), (0,), (1,), (2, 3))
+
+
 def _cast_cases(spec: KernelSpec) -> list[Case]:
+    """Every pair of dtypes but complex to real (one shape each, the shapes in turn); a float
+    to an unsigned dtype from values >= 0 (a negative one is unspecified: backends differ)."""
     out = []
-    for src in ALL_DTYPES:
-        for dst in ALL_DTYPES:
-            for i, shape in enumerate(((), (0,), (1,), (2, 3))):
-                out.append(Case((sample(shape, src, key=("Cast", i)),), {"dtype": dst}))
-            if src.is_floating:  # truncation toward zero; zeros become False
-                out.append(Case((np.array([0.0, 1.5, -2.5, 2.99, -0.7], src.numpy),), {"dtype": dst},
-                                label="special"))
+    pairs = [(s, d) for s in ALL_DTYPES for d in ALL_DTYPES if not s.is_complex or d.is_complex or d.is_bool]
+    for i, (src, dst) in enumerate(pairs):
+        domain = Domain(0, 3) if src.is_inexact and dst.is_unsigned_integer else ANY
+        shape = _CAST_SHAPES[i % len(_CAST_SHAPES)]
+        out.append(Case((sample(shape, src, domain, key=("Cast", i)),), {"dtype": dst}))
+        if src.is_floating and not dst.is_unsigned_integer:  # truncation toward zero; zeros become False
+            out.append(Case((np.array([0.0, 1.5, -2.5, 2.99, -0.7], src.numpy),), {"dtype": dst},
+                            label="special"))
     return out
 
 
 def _cast_bad(spec: KernelSpec) -> list[BadCase]:
-    return [BadCase((sample((2,), ALL_DTYPES[3]),), {"dtype": "complex128"}, error=DTypeError,
-                    why="a dtype tensorplug does not have")]
+    return [BadCase((sample((2,), float32),), {"dtype": "datetime64[s]"}, error=DTypeError,
+                    why="a dtype tensorplug does not have"),
+            BadCase((sample((2,), complex64),), {"dtype": float32}, error=DTypeError,
+                    why="complex to real (it would drop the imaginary part)")]
 
 
 @reference("Cast", _cast_cases, _cast_bad)
@@ -170,16 +179,18 @@ def _clip_cases(spec: KernelSpec) -> list[Case]:
 
 
 def _clip_bad(spec: KernelSpec) -> list[BadCase]:
-    return [BadCase((sample((3,), ALL_DTYPES[3]),), {"min": 1.0, "max": -1.0}, error=ShapeError,
+    return [BadCase((sample((3,), float32),), {"min": 1.0, "max": -1.0}, error=ShapeError,
                     why="min greater than max")]
 
 
 @reference("Clip", _clip_cases, _clip_bad)
 def _clip(x: np.ndarray, min: float | None, max: float | None) -> np.ndarray:  # noqa: A002
-    """Integers are limited to the integers inside [min, max] (the dtype never changes)."""
+    """Integers are limited to the integers inside [min, max] and the dtype's range (the dtype
+    never changes)."""
     lo, hi = min, max
     if x.dtype.kind in "iu":
-        lo = None if lo is None else math.ceil(lo)
-        hi = None if hi is None else math.floor(hi)
+        info = np.iinfo(x.dtype)
+        lo = None if lo is None else builtins.min(builtins.max(math.ceil(lo), int(info.min)), int(info.max))
+        hi = None if hi is None else builtins.max(builtins.min(math.floor(hi), int(info.max)), int(info.min))
     out = x if lo is None else np.maximum(x, np.asarray(lo, x.dtype))
     return out if hi is None else np.minimum(out, np.asarray(hi, x.dtype))

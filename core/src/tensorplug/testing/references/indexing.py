@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import INT_DTYPES, NUMERIC_DTYPES, DType, bool_, float32, float64, int64
+from ...dtypes import ALL_NUMERIC_DTYPES, INT_DTYPES, DType, bool_, float32, float64, int64
 from ...errors import DTypeError, IndexOutOfRangeError, ShapeError
 from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, accepted, sample
+from ..inputs import BadCase, Case, accepted, index_array, sample
 from ._base import reference
 from .manipulation import BadTable, Table, table_bad, table_cases
 
@@ -65,10 +65,10 @@ _GATHER = [((5,), [0, 4, -1, 2, 2], 0), ((3, 4), [[1, 0], [3, 3]], 1), ((3, 4), 
 
 def _gather_cases(spec: KernelSpec) -> list[Case]:
     out = []
-    for d in accepted(spec, "x"):
+    for j, d in enumerate(accepted(spec, "x")):
         for i, (shape, idx, axis) in enumerate(_GATHER):
-            for t in accepted(spec, "indices"):
-                out.append(Case((sample(shape, d, key=i), np.asarray(idx, t.numpy)), {"axis": axis}))
+            indices = index_array(idx, spec, "indices", j * len(_GATHER) + i)
+            out.append(Case((sample(shape, d, key=i), indices), {"axis": axis}))
     return out
 
 
@@ -92,13 +92,13 @@ _SCATTER = [((4,), [0, 2, 0], 0), ((3, 2), [1, 1], 1), ((3, 2), [-1, 0], 0), ((3
 
 def _scatter_cases(spec: KernelSpec) -> list[Case]:
     out = []
-    for d in (t for t in accepted(spec, "updates") if t in NUMERIC_DTYPES):  # adding bools: no rule
+    numeric = [t for t in accepted(spec, "updates") if t in ALL_NUMERIC_DTYPES]  # (adding bools: no rule)
+    for j, d in enumerate(numeric):
         for i, (shape, idx, axis) in enumerate(_SCATTER):
-            for t in accepted(spec, "indices"):
-                indices = np.asarray(idx, t.numpy)
-                a = axis % len(shape)
-                updates = sample(shape[:a] + indices.shape + shape[a + 1:], d, key=i)
-                out.append(Case((indices, updates), {"shape": shape, "axis": axis}))
+            indices = index_array(idx, spec, "indices", j * len(_SCATTER) + i)
+            a = axis % len(shape)
+            updates = sample(shape[:a] + indices.shape + shape[a + 1:], d, key=i)
+            out.append(Case((indices, updates), {"shape": shape, "axis": axis}))
     return out
 
 
@@ -139,6 +139,8 @@ def _one_hot_cases(spec: KernelSpec) -> list[Case]:
     for t in accepted(spec, "indices"):
         for idx, depth in (([0, 2, 1, 5, -1], 3), ([[1, 0], [2, 2]], 3), (1, 4),
                            (np.zeros(0, int), 2), ([0, 1], 0), ([2], 3)):
+            if t.is_unsigned_integer and np.min(idx, initial=0) < 0:
+                continue
             for dtype in dtypes:
                 out.append(Case((np.asarray(idx, t.numpy),), {"depth": depth, "dtype": dtype}))
         out.append(Case((np.array([2, 0, 7], t.numpy),), {"depth": 3, "on_value": 5.0, "off_value": -1.0}))

@@ -72,7 +72,9 @@ _WHERE = with_attrs(_where)
 
 
 def _clip(x: Any, lo: Any, hi: Any) -> Any:
-    return jnp.clip(x, lo, hi)
+    # bounds in x's dtype: a Python int beyond int64 (uint64's top) is no weak scalar for jax
+    return jnp.clip(x, None if lo is None else jnp.asarray(lo, x.dtype),
+                    None if hi is None else jnp.asarray(hi, x.dtype))
 
 
 _CLIP = with_attrs(_clip, static=("lo", "hi"))

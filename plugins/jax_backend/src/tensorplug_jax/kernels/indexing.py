@@ -90,10 +90,12 @@ def _scatter_add(indices: Any, updates: Any, shape: tuple[int, ...], axis: int) 
             updates.astype(jnp.int32), mode="drop")
         return counts > 0
     out = jnp.zeros(shape, dtype=updates.dtype).at[(_ALL,) * a + (indices,)].add(updates, mode="drop")
-    if jnp.issubdtype(out.dtype, jnp.floating):  # traced out-of-range indices: NaN, never silent
+    if jnp.issubdtype(out.dtype, jnp.inexact):  # traced out-of-range indices: NaN, never silent
         size = shape[a]
-        bad = jnp.any((indices < -size) | (indices >= size))
-        out = jnp.where(bad, jnp.nan, out)
+        bad = indices >= size
+        if jnp.issubdtype(indices.dtype, jnp.signedinteger):  # (-size would wrap in an unsigned dtype)
+            bad = bad | (indices < -size)
+        out = jnp.where(jnp.any(bad), jnp.nan, out)
     return out
 
 
