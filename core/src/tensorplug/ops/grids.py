@@ -11,7 +11,6 @@ from .. import _validate as valid
 from ..dtypes import bool_
 from ..errors import ArgumentError, DTypeError, ShapeError
 from ..specs._rules import normalize_axis
-from ..specs.manipulation import concat_shape
 from ..tensor import Tensor
 from ._axes import promote_all
 from ._convert import asarray
@@ -78,7 +77,7 @@ def _edge(value: Any, x: Tensor, axis: int, what: str) -> Tensor:
     t = asarray(value)
     if t.ndim == 0:
         return broadcast_to(t, tuple(1 if i == axis else d for i, d in enumerate(x.shape)))
-    if t.ndim != x.ndim:
+    if t.ndim != x.ndim or any(p != q for i, (p, q) in enumerate(zip(t.shape, x.shape)) if i != axis):
         raise ShapeError(f"diff: {what} has shape {t.shape}; it needs x's shape {x.shape} except along "
                          f"axis {axis} (or be a scalar).")
     return t
@@ -105,7 +104,6 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: 
         before = [] if prepend is None else [_edge(prepend, x, a, "prepend")]
         after = [] if append is None else [_edge(append, x, a, "append")]
         parts, _ = promote_all([*before, x, *after])
-        concat_shape([p.shape for p in parts], a, "diff")
         x = concat(parts, axis=a)
     for _ in range(n):
         if x.shape[a] == 0:
