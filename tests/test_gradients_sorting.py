@@ -23,7 +23,8 @@ def distinct(shape, key="x"):
 
 
 SORTS = [
-    pytest.param(lambda x, a=a, d=d: tp.sort(x, axis=a, descending=d) ** 3, id=f"sort-axis={a}-descending={d}")
+    pytest.param(lambda x, a=a, d=d: tp.sort(x, axis=a, descending=d) ** 3,
+                 id=f"sort-axis={a}-descending={d}")
     for a in (0, 1, -1) for d in (False, True)
 ]
 
@@ -43,7 +44,8 @@ def test_sort_gradient_goes_to_where_each_value_came_from():
 SMOOTH = [
     pytest.param(lambda x: tp.diff(x) ** 2, id="diff"),
     pytest.param(lambda x: tp.diff(x, axis=0, n=2) * x[:1], id="diff-n=2-axis=0"),
-    pytest.param(lambda x: tp.diff(x, n=3, prepend=x[:, :1] ** 2, append=x[:, -2:]) ** 2, id="diff-prepend-append"),
+    pytest.param(lambda x: tp.diff(x, n=3, prepend=x[:, :1] ** 2, append=x[:, -2:]) ** 2,
+                 id="diff-prepend-append"),
     pytest.param(lambda x: tp.tril(x) ** 2, id="tril"),
     pytest.param(lambda x: tp.tril(x, k=1) * x, id="tril-k=1"),
     pytest.param(lambda x: tp.triu(x, k=-1) ** 3, id="triu-k=-1"),

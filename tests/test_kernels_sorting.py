@@ -77,7 +77,8 @@ def test_sort_edge_shapes(name):
 
 @pytest.mark.parametrize("name", ["Sort", "ArgSort"])
 def test_sort_refuses_bad_axes_and_0d_inputs(name):
-    raises_for(name, tp.ShapeError, {"x": np.zeros((2, 3), np.float32)}, {"axis": 2}, "axis 2 is out of range")
+    raises_for(name, tp.ShapeError, {"x": np.zeros((2, 3), np.float32)}, {"axis": 2},
+               "axis 2 is out of range")
     raises_for(name, tp.ShapeError, {"x": np.float32(1.0)}, None, "cannot sort a 0-d tensor")
 
 
@@ -102,7 +103,8 @@ def test_search_sorted_places_nans_last_as_sort_does(side):
 
 
 def test_search_sorted_refuses_a_haystack_that_is_not_1d():
-    raises_for("SearchSorted", tp.ShapeError, {"x1": np.zeros((2, 3)), "x2": np.zeros(2)}, None, "x1 must be 1-d")
+    raises_for("SearchSorted", tp.ShapeError, {"x1": np.zeros((2, 3)), "x2": np.zeros(2)}, None,
+               "x1 must be 1-d")
     with pytest.raises(tp.ShapeError, match="kernel 'SearchSorted': attribute 'side'='middle' is invalid: "
                                             "side must be 'left' or 'right'"):
         tp.run_kernel("SearchSorted", {"x1": np.zeros(3), "x2": np.zeros(2)}, {"side": "middle"})

@@ -20,7 +20,7 @@ SHAPES = ((1,), (6,), (2, 5), (3, 0), (2, 3, 4))
 FEW = Domain(-2, 2)  # integers repeat: ties show whether a sort is stable
 
 
-def _special(d: DType) -> np.ndarray | None:
+def _special(d: DType) -> np.ndarray:
     """Ties, signed zeros and NaNs for a float dtype; ties alone for an integer one."""
     if d.is_bool:
         return np.array([True, False, False, True, True])
@@ -32,7 +32,8 @@ def _special(d: DType) -> np.ndarray | None:
 def _grid(dtypes: tuple[DType, ...]) -> set[DType]:
     """The dtypes that get every shape and axis: one float and one integer dtype (the others
     get a few; a compiling backend pays for every distinct case)."""
-    return {next(d for d in dtypes if d.kind == k) for k in ("float", "int") if any(d.kind == k for d in dtypes)}
+    kinds = [k for k in ("float", "int") if any(d.kind == k for d in dtypes)]
+    return {next(d for d in dtypes if d.kind == k) for k in kinds}
 
 
 def _sort_cases(spec: KernelSpec) -> list[Case]:
