@@ -78,6 +78,8 @@ def test_searchsorted_errors_name_the_op_and_the_fix():
         tp.searchsorted(np.zeros(2), 1.0, side="middle")
     with pytest.raises(tp.DTypeError, match="searchsorted: sorter must hold integer indices"):
         tp.searchsorted(np.zeros(2), 1.0, sorter=np.zeros(2))
+    with pytest.raises(tp.IndexOutOfRangeError, match="searchsorted: sorter holds an index out of range.*5"):
+        tp.searchsorted(np.zeros(2), 1.0, sorter=np.array([0, 5]))
     with pytest.raises(tp.ShapeError, match="searchsorted: sorter must have x1's shape"):
         tp.searchsorted(np.zeros(2), 1.0, sorter=np.zeros(3, np.int64))
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import _validate as valid
 from ..dtypes import bool_
-from ..errors import ArgumentError, DTypeError, ShapeError
+from ..errors import ArgumentError, DTypeError, IndexOutOfRangeError, ShapeError
 from ..specs._rules import normalize_axes
 from ..specs.sorting import SIDES, ordered_dtype, sort_axis, sorted_haystack
 from ..tensor import Tensor
@@ -63,7 +63,11 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
         if sorter.shape != x1.shape:
             raise ShapeError(f"searchsorted: sorter must have x1's shape {x1.shape}, got "
                              f"{sorter.shape}; pass argsort(x1).")
-        x1 = take(x1, sorter, axis=0)
+        try:
+            x1 = take(x1, sorter, axis=0)
+        except IndexOutOfRangeError as exc:
+            raise IndexOutOfRangeError(f"searchsorted: sorter holds an index out of range of x1 "
+                                       f"({str(exc).removeprefix('take: ')}); pass argsort(x1).") from None
     a, v = convert_pair(x1, x2)
     ordered_dtype(a.dtype, "searchsorted")
     return _SEARCH_SORTED((a, v), {"side": side})
