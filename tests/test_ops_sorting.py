@@ -203,3 +203,16 @@ def test_the_new_functions_are_exported():
     names = ["sort", "argsort", "searchsorted", "count_nonzero", "unique_all", "unique_counts",
              "unique_inverse", "unique_values", "diff", "meshgrid", "tril", "triu"]
     assert [n for n in names if n not in tp.__all__ or not callable(getattr(tp, n))] == []
+
+
+def test_sorting_ops_inside_jit_give_their_eager_results(backend):
+    def f(x):
+        return (tp.sort(x, descending=True), tp.argsort(x, axis=0), tp.searchsorted(tp.sort(x[0]), x),
+                tp.count_nonzero(x > 0, axis=1), tp.diff(x, n=2), tp.tril(x, k=-1),
+                tp.meshgrid(x[0], x[1])[1])
+
+    x = tp.asarray(np.round(F[0], 1))
+    for compiled, eager in zip(tp.jit(f)(x), f(x)):
+        _same(compiled, eager.numpy())
+    grad = tp.grad(lambda t: tp.sum(tp.sort(t, axis=0) * tp.arange(4.0)[:, None]))
+    _same(tp.jit(grad)(x), grad(x).numpy())
