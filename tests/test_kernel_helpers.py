@@ -243,3 +243,20 @@ def test_every_helper_is_exported_from_tensorplug_extend():
     for name in kh.__all__:
         assert name in tensorplug.extend.__all__, name
         assert getattr(tensorplug.extend, name) is getattr(kh, name), name
+
+
+# -- stable_argsort ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("values", [
+    [2.0, np.nan, -0.0, 2.0, 0.0, -np.inf, np.nan, 1.0], [3, 1, 3, -(2**63), 1], [True, False, True, False],
+], ids=["float", "int64", "bool"])
+def test_stable_argsort_is_stable_both_ways_with_nans_last(values, descending):
+    x = np.array(values)
+    order = kh.stable_argsort(lambda a, axis: np.argsort(a, axis=axis, kind="stable"), x, 0, descending)
+    py = x.tolist()  # Python numbers: negating the smallest int64 does not overflow here
+    nan = [v != v for v in py]
+    want = sorted(range(x.size), key=lambda i: (nan[i], 0 if nan[i] else (-py[i] if descending else py[i])))
+    assert order.tolist() == want
+    stacked = kh.stable_argsort(lambda a, axis: np.argsort(a, axis=axis, kind="stable"),
+                                np.stack([x, x]), 1, descending)
+    assert stacked.tolist() == [want, want]

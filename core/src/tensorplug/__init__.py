@@ -69,10 +69,13 @@ from .memory_stats import memory
 from .ops import asarray, astype, to_backend
 from .ops.creation import *  # noqa: F403
 from .ops.elementwise import *  # noqa: F403
+from .ops.grids import *  # noqa: F403
 from .ops.indexing import *  # noqa: F403
 from .ops.linalg import *  # noqa: F403
 from .ops.manipulation import *  # noqa: F403
 from .ops.reductions import *  # noqa: F403
+from .ops.sets import *  # noqa: F403
+from .ops.sorting import *  # noqa: F403
 from .profiler import profile
 from .variable import Variable
 

@@ -37,6 +37,7 @@ from .kernel_helpers import (
     range_dtype,
     range_length,
     slice_index,
+    stable_argsort,
 )
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from .plan import PlannedFunction
@@ -79,7 +80,7 @@ __all__ = [
     # tensorplug.kernel_helpers
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS", "check_index_bounds",
     "clip_bounds", "elementwise_functions", "normalize_axis", "range_dtype", "range_length",
-    "slice_index",
+    "slice_index", "stable_argsort",
     # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",

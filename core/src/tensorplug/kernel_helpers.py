@@ -3,7 +3,8 @@
 Pure functions over Python values, numpy dtypes and shapes, never Tensors and never a backend's
 arrays, so any backend can call them from its kernels (also inside a function being compiled:
 they read shapes, dtypes and attributes only, except ``check_index_bounds``, which reads index
-values). Those that check raise tensorplug's errors naming the kernel, the backend and the
+values, and ``stable_argsort``, which orders a backend's array with the backend's own
+argsort). Those that check raise tensorplug's errors naming the kernel, the backend and the
 fix. Also the elementwise kernel tables: which kernel names take one input, which two, and
 which are plain arithmetic, for a backend to fill with its own library's functions.
 """
@@ -24,7 +25,7 @@ from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeEr
 __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
     "check_index_bounds", "clip_bounds", "elementwise_functions", "normalize_axis",
-    "range_dtype", "range_length", "slice_index",
+    "range_dtype", "range_length", "slice_index", "stable_argsort",
 ]
 
 # -- axes, slices and indices ---------------------------------------------------------------------
@@ -194,3 +195,18 @@ def elementwise_functions(namespace: Any, **overrides: Callable[..., Any]) -> di
                                     f"pass one: elementwise_functions({library}, {name}=...).")
         functions[name] = getattr(namespace, api_name)
     return functions
+
+
+# -- sorting ----------------------------------------------------------------------------------------
+def stable_argsort(argsort: Callable[[Any, int], Any], x: Any, axis: int, descending: bool) -> Any:
+    """The indices that sort `x` (a backend's array) along the non-negative `axis` stably, in
+    numpy's order: NaNs last, -0.0 == +0.0. `argsort(a, axis)` is the backend's stable ascending
+    argsort. Descending keeps equal elements in their original order and NaNs last (a flipped
+    ascending argsort does neither): floats are sorted by their negation (exact; NaN stays
+    NaN), other dtypes by the reversed input, whose order is reversed back and re-indexed."""
+    if not descending:
+        return argsort(x, axis)
+    if "float" in np.dtype(x.dtype).name:  # float16..float64 and bfloat16
+        return argsort(-x, axis)
+    backwards = (slice(None),) * axis + (slice(None, None, -1),)
+    return (x.shape[axis] - 1) - argsort(x[backwards], axis)[backwards]

@@ -7,15 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import ops as _op_registry
-from . import creation, elementwise, indexing, linalg, manipulation, reductions
+from . import creation, elementwise, grids, indexing, linalg, manipulation, reductions, sets, sorting
 from ._convert import asarray, astype, to_backend
 from .creation import *  # noqa: F403
 from .elementwise import *  # noqa: F403
+from .grids import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .indexing import getitem  # Tensor.__getitem__; tp.ops.getitem, not tp.getitem
 from .linalg import *  # noqa: F403
 from .manipulation import *  # noqa: F403
 from .reductions import *  # noqa: F403
+from .sets import *  # noqa: F403
+from .sorting import *  # noqa: F403
 
 # `+=` of each family's __all__ (not a computed list) lets type checkers see every op.
 __all__ = ["asarray", "astype", "to_backend"]
@@ -25,6 +28,9 @@ __all__ += reductions.__all__
 __all__ += manipulation.__all__
 __all__ += linalg.__all__
 __all__ += indexing.__all__
+__all__ += sorting.__all__
+__all__ += sets.__all__
+__all__ += grids.__all__
 
 _op_registry._reserved.update(__all__, ["getitem"])
 

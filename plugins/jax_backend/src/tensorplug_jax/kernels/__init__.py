@@ -14,10 +14,10 @@ from typing import Any
 from tensorplug.extend import KernelConfig
 
 from .._scope import scoped
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
+from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting
 from ._jit import JaxKernel
 
-_FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions)
+_FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting)
 
 
 def _where(name: str) -> Any:

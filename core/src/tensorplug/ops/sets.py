@@ -1,0 +1,74 @@
+"""Set ops (Python Array API names): unique_all, unique_counts, unique_inverse, unique_values.
+
+All four run the one kernel Unique (numpy's ``unique_all``): the distinct values of the
+flattened input, sorted (NaNs last, each NaN distinct with a count of one; -0.0 and +0.0 are
+one value). Their lengths depend on the values, so they cannot run inside ``tp.jit`` on a
+compiling backend. They are not differentiable (the standard says nothing of it): a gradient
+through them raises GradientNotFoundError.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..specs.sorting import ordered_dtype
+from ..tensor import Tensor
+from ._convert import asarray, caller
+
+__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values"]
+
+_UNIQUE = caller("Unique")
+
+
+class UniqueAllResult(NamedTuple):
+    """unique_all's result: values, indices (first occurrences), inverse_indices, counts."""
+
+    values: Tensor
+    indices: Tensor
+    inverse_indices: Tensor
+    counts: Tensor
+
+
+class UniqueCountsResult(NamedTuple):
+    """unique_counts's result: values, counts."""
+
+    values: Tensor
+    counts: Tensor
+
+
+class UniqueInverseResult(NamedTuple):
+    """unique_inverse's result: values, inverse_indices (x's shape)."""
+
+    values: Tensor
+    inverse_indices: Tensor
+
+
+def _unique(op: str, x: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    x = asarray(x)
+    ordered_dtype(x.dtype, op)
+    out: tuple[Tensor, Tensor, Tensor, Tensor] = _UNIQUE((x,), {})
+    return out
+
+
+def unique_all(x: Any, /) -> UniqueAllResult:
+    """The distinct values of x (flattened, sorted), the flat index of each one's first
+    occurrence, the indices into values that rebuild x (x's shape) and the counts (int64)."""
+    return UniqueAllResult(*_unique("unique_all", x))
+
+
+def unique_counts(x: Any, /) -> UniqueCountsResult:
+    """The distinct values of x (flattened, sorted) and how often each occurs (int64)."""
+    values, _, _, counts = _unique("unique_counts", x)
+    return UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x: Any, /) -> UniqueInverseResult:
+    """The distinct values of x (flattened, sorted) and the int64 indices into them that
+    rebuild x (x's shape)."""
+    values, _, inverse, _ = _unique("unique_inverse", x)
+    return UniqueInverseResult(values, inverse)
+
+
+def unique_values(x: Any, /) -> Tensor:
+    """The distinct values of x (flattened, sorted; each NaN distinct), as a 1-d tensor."""
+    return _unique("unique_values", x)[0]

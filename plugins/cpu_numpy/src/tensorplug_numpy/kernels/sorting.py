@@ -1,0 +1,61 @@
+"""Sorting kernels: Sort, ArgSort, SearchSorted, Unique.
+
+Stable sorts in numpy's order (NaNs last, also when descending; the order is
+``tensorplug.kernel_helpers.stable_argsort``'s). SearchSorted is ``np.searchsorted``, whose
+order is the same. Unique is ``np.unique`` with ``equal_nan=False`` (every NaN distinct):
+``np.unique_all``'s answer, which numpy 1.26 lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tensorplug.kernel_helpers import normalize_axis, stable_argsort
+
+from ._kernel import Kernel
+
+_INT64 = np.dtype(np.int64)
+
+
+def _argsort(x: Any, axis: int) -> Any:
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+def sort(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    axis = normalize_axis("Sort", backend.name, attrs["axis"], x.ndim)
+    if not attrs["descending"]:
+        return np.sort(x, axis=axis, kind="stable")
+    return np.take_along_axis(x, stable_argsort(_argsort, x, axis, True), axis=axis)
+
+
+def argsort(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    axis = normalize_axis("ArgSort", backend.name, attrs["axis"], x.ndim)
+    return stable_argsort(_argsort, x, axis, attrs["descending"]).astype(_INT64, copy=False)
+
+
+def search_sorted(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x1, x2 = inputs
+    if x1.ndim != 1:  # numpy would search a flattened x1
+        raise ValueError(f"x1 must be 1-d, got shape {x1.shape}")
+    return np.asarray(np.searchsorted(x1, x2, side=attrs["side"])).astype(_INT64, copy=False)
+
+
+def unique(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
+    x = inputs[0]
+    values, indices, inverse, counts = np.unique(x.reshape(-1), return_index=True, return_inverse=True,
+                                                 return_counts=True, equal_nan=False)
+    return (values, indices.astype(_INT64, copy=False),
+            inverse.reshape(x.shape).astype(_INT64, copy=False), counts.astype(_INT64, copy=False))
+
+
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {  # (they only compare and move data)
+    "Sort": Kernel(sort, handles_warnings=True),
+    "ArgSort": Kernel(argsort, handles_warnings=True),
+    "SearchSorted": Kernel(search_sorted, handles_warnings=True),
+    "Unique": Kernel(unique, handles_warnings=True),
+}
