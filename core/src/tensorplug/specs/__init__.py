@@ -4,9 +4,10 @@ Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the 
 """
 
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
+from . import creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
-    "creation", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim", "reductions",
+    "creation", "decompositions", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim",
+    "reductions",
 ]

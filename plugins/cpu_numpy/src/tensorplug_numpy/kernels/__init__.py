@@ -11,10 +11,10 @@ from typing import Any
 from tensorplug.extend import KernelConfig
 
 from .._quiet import quiet
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
+from . import creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions
 from ._kernel import Kernel
 
-_FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions)
+_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

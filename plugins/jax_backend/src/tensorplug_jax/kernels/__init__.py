@@ -14,10 +14,10 @@ from typing import Any
 from tensorplug.extend import KernelConfig
 
 from .._scope import scoped
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions
+from . import creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions
 from ._jit import JaxKernel
 
-_FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions)
+_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions)
 
 
 def _where(name: str) -> Any:
