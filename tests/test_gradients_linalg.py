@@ -77,11 +77,11 @@ def _jax_cases():
 
     w3, w4 = RNG.standard_normal((2, 3, 3)), RNG.standard_normal((4, 3))
     return [  # (id, tensorplug loss, jax loss, input): losses the sign choices of vectors do not move
-        ("cholesky", lambda x: tp.sum(L.cholesky(x) * w3), lambda x: jnp.sum(jnp.linalg.cholesky(lower(x)) * w3),
-         SPD),
-        ("eigh", lambda x: tp.sum(L.eigh(x).eigenvectors ** 2 * w3) + tp.sum(L.eigh(x).eigenvalues * w3[0, 0]),
-         lambda x: jnp.sum(jnp.linalg.eigh(lower(x))[1] ** 2 * w3) + jnp.sum(jnp.linalg.eigh(lower(x))[0]
-                                                                            * w3[0, 0]), SPD),
+        ("cholesky", lambda x: tp.sum(L.cholesky(x) * w3),
+         lambda x: jnp.sum(jnp.linalg.cholesky(lower(x)) * w3), SPD),
+        ("eigh", lambda x: tp.sum(L.eigh(x).eigenvectors ** 2 * w3) + tp.sum(L.eigvalsh(x) * w3[0, 0]),
+         lambda x: jnp.sum(jnp.linalg.eigh(lower(x))[1] ** 2 * w3)
+         + jnp.sum(jnp.linalg.eigh(lower(x))[0] * w3[0, 0]), SPD),
         ("inv", lambda x: tp.sum(L.inv(x) * w3), lambda x: jnp.sum(jnp.linalg.inv(x) * w3), SQUARE),
         ("det", lambda x: tp.sum(L.det(x)), lambda x: jnp.sum(jnp.linalg.det(x)), SQUARE),
         ("slogdet", lambda x: tp.sum(L.slogdet(x).logabsdet), lambda x: jnp.sum(jnp.linalg.slogdet(x)[1]),

@@ -92,8 +92,8 @@ def test_svd_reconstructs_with_numpys_singular_values(shape, dtype, full):
     _close(s, want_s, dtype)
     k = s.shape[-1]
     _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], x, dtype)
-    _close(np.swapaxes(u, -1, -2) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2),
-           dtype)
+    eye = np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2)
+    _close(np.swapaxes(u, -1, -2) @ u, eye, dtype)
 
 
 def test_cholesky_reads_the_lower_triangle_only():

@@ -23,21 +23,29 @@ __all__ = ["EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "
 
 
 class EighResult(NamedTuple):
+    """What tp.linalg.eigh returns: eigenvalues (..., M), ascending, and eigenvectors (..., M, M)."""
+
     eigenvalues: Tensor
     eigenvectors: Tensor
 
 
 class QRResult(NamedTuple):
+    """What tp.linalg.qr returns: Q with orthonormal columns and upper-triangular R."""
+
     Q: Tensor
     R: Tensor
 
 
 class SlogdetResult(NamedTuple):
+    """What tp.linalg.slogdet returns: the determinant's sign and the log of its absolute value."""
+
     sign: Tensor
     logabsdet: Tensor
 
 
 class SVDResult(NamedTuple):
+    """What tp.linalg.svd returns: U, the singular values S (descending) and Vh."""
+
     U: Tensor
     S: Tensor
     Vh: Tensor

@@ -77,6 +77,6 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False,
         out = (_max if ord == 2 else _min)(svdvals(t), axis=-1)
     else:  # 1, -1: over the columns' sums; inf, -inf: over the rows' sums
         sums = _sum(_abs(t), axis=-2 if abs(ord) == 1 else -1)
-        out = (_max if ord > 0 else _min)(sums, axis=-1)  # type: ignore[operator]
+        out = (_max if ord > 0 else _min)(sums, axis=-1)
     return reshape(out, out.shape + (1, 1)) if keep else out
 

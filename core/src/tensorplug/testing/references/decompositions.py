@@ -17,8 +17,8 @@ from ...dtypes import DType, float32, from_numpy_dtype
 from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import Case, accepted, sample
-from ._base import reference, register_reference
 from ._base import Reference as _Reference
+from ._base import reference, register_reference
 from .manipulation import BadTable, table_bad
 
 _SQUARE = [(3, 3), (2, 2, 2), (1, 1), (2, 0, 0)]
@@ -38,14 +38,19 @@ def _spd(shape: tuple[int, ...], d: DType, key: Any) -> np.ndarray:
     return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(d.numpy)
 
 
-def _square_cases(make: Callable[[tuple[int, ...], DType, Any], np.ndarray]) -> Callable[[KernelSpec], list[Case]]:
+Maker = Callable[[tuple[int, ...], DType, Any], np.ndarray]
+
+
+def _square_cases(make: Maker) -> Callable[[KernelSpec], list[Case]]:
     def cases(spec: KernelSpec) -> list[Case]:
-        return [Case((make(s, d, (spec.name, i)),)) for d in accepted(spec, "x") for i, s in enumerate(_SQUARE)]
+        return [Case((make(s, d, (spec.name, i)),))
+                for d in accepted(spec, "x") for i, s in enumerate(_SQUARE)]
     return cases
 
 
 def _solve_cases(spec: KernelSpec) -> list[Case]:
-    pairs = [((3, 3), (3, 2)), ((2, 2, 2), (2, 1)), ((2, 1, 3, 3), (2, 3, 1)), ((1, 1), (1, 3)), ((0, 0), (0, 2))]
+    pairs = [((3, 3), (3, 2)), ((2, 2, 2), (2, 1)), ((2, 1, 3, 3), (2, 3, 1)), ((1, 1), (1, 3)),
+             ((0, 0), (0, 2))]
     return [Case((_general(a, d, (spec.name, i)), sample(b, d, key=(spec.name, i, "b"))))
             for d in accepted(spec, "a") for i, (a, b) in enumerate(pairs)]
 
@@ -62,6 +67,7 @@ def _rect_cases(attr: str, values: Sequence[Any], differentiable: Callable[[tupl
 _SQUARE_BAD: BadTable = [([(2, 3)], {}, ShapeError, "a non-square matrix"),
                          ([(3,)], {}, ShapeError, "a vector (fewer than 2 dimensions)")]
 _MATRIX_BAD: BadTable = [([(3,)], {}, ShapeError, "a vector (fewer than 2 dimensions)")]
+_QR_BAD: BadTable = [*_MATRIX_BAD, ([(2, 2)], {"mode": "full"}, ShapeError, "an unknown mode")]
 _SOLVE_BAD: BadTable = [([(3, 3), (2, 1)], {}, ShapeError, "a right-hand side of the wrong height"),
                         ([(2, 3), (2, 1)], {}, ShapeError, "a non-square matrix"),
                         ([(2, 2, 2), (3, 2, 1)], {}, ShapeError, "batch axes that do not broadcast"),
@@ -80,7 +86,7 @@ reference("Solve", _solve_cases, table_bad(_SOLVE_BAD), rtol={"float32": 1e-4}, 
 
 
 # -- the decompositions with sign choices: properties ------------------------------------------
-def _off(name: str, got: np.ndarray, want: np.ndarray, dtype: Any) -> str | None:
+def _off(name: str, got: np.ndarray, want: Any, dtype: Any) -> str | None:
     tol = 2e-4 if from_numpy_dtype(np.dtype(dtype)) is float32 else 1e-9
     got, want = np.asarray(got, np.float64), np.broadcast_to(np.asarray(want, np.float64), np.shape(got))
     if got.size and not np.allclose(got, want, rtol=tol, atol=tol):
@@ -103,10 +109,11 @@ def _eigh(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], reru
     (x,) = case.inputs
     w, v = outputs
     low = np.tril(x.astype(np.float64)) + np.swapaxes(np.tril(x.astype(np.float64), -1), -1, -2)
-    return _first(_off("eigenvalues (ascending, of the lower triangle mirrored)", w, np.linalg.eigvalsh(low),
-                       x.dtype),
+    return _first(_off("eigenvalues (ascending, of the lower triangle mirrored)", w,
+                       np.linalg.eigvalsh(low), x.dtype),
                   _orthonormal("eigenvectors", v, x.dtype),
-                  _off("x @ eigenvectors != eigenvectors * eigenvalues", low @ v, v * w[..., None, :], x.dtype))
+                  _off("x @ eigenvectors != eigenvectors * eigenvalues", low @ v, v * w[..., None, :],
+                       x.dtype))
 
 
 def _qr(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun: Rerun) -> str | None:
@@ -122,7 +129,8 @@ def _svd(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun
     u, s, vh = outputs
     k = s.shape[-1]
     rebuilt = (np.asarray(u[..., :k], np.float64) * s[..., None, :]) @ vh[..., :k, :]
-    return _first(_off("S (descending)", s, np.linalg.svd(x.astype(np.float64), compute_uv=False), x.dtype),
+    want_s = np.linalg.svd(x.astype(np.float64), compute_uv=False)
+    return _first(_off("S (descending)", s, want_s, x.dtype),
                   _off("U diag(S) Vh != x", rebuilt, x, x.dtype),
                   _orthonormal("U", u, x.dtype), _orthonormal("Vh", vh, x.dtype, columns=False))
 
@@ -131,7 +139,8 @@ register_reference(_Reference("Eigh", _square_cases(_spd), check=_eigh, bad_case
 register_reference(_Reference(
     "Qr", _rect_cases("mode", ("reduced", "complete"),
                       lambda s, mode: s[-2] >= s[-1] and (mode == "reduced" or s[-2] == s[-1])),
-    check=_qr, bad_cases=table_bad(_MATRIX_BAD + [([(2, 2)], {"mode": "full"}, ShapeError, "an unknown mode")])))
+    check=_qr,
+    bad_cases=table_bad(_QR_BAD)))
 register_reference(_Reference(
     "Svd", _rect_cases("full_matrices", (False, True), lambda s, full: not full or s[-2] == s[-1]),
     check=_svd, bad_cases=table_bad(_MATRIX_BAD)))

@@ -10,6 +10,7 @@ matrices one at a time only once the batched call has failed.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -27,10 +28,8 @@ def cholesky(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> An
     flat = x.reshape((-1,) + x.shape[-2:])
     out = np.full(flat.shape, np.nan, x.dtype)
     for i, matrix in enumerate(flat):  # (the failure path only: one matrix at a time)
-        try:
+        with contextlib.suppress(_LinAlgError):
             out[i] = np.linalg.cholesky(matrix)
-        except _LinAlgError:
-            pass
     return out.reshape(x.shape)
 
 
