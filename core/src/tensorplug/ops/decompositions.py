@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .. import _validate as valid
-from ..errors import ArgumentError, DTypeError
-from ..specs.decompositions import QR_MODES, matrix_shape, solve_shape, square_shape
+from ..errors import ArgumentError, DTypeError, ShapeError
+from ..specs.decompositions import LAPACK_DTYPES, QR_MODES, matrix_shape, solve_shape, square_shape
 from ..tensor import Tensor
 from ._convert import asarray, caller, convert_pair
 from .manipulation import matrix_transpose, reshape
@@ -72,6 +72,10 @@ def floating(x: Tensor, op: str) -> Tensor:
 def float_matrices(x: Any, op: str, *, square: bool = False) -> Tensor:
     """`x` as a Tensor of real floating (..., M, N) matrices, square ones if `square`."""
     t = floating(asarray(x), op)
+    if t._dtype not in LAPACK_DTYPES:
+        names = " or ".join(d.name for d in LAPACK_DTYPES)
+        raise DTypeError(f"{op} computes in {names} (LAPACK's precisions), got {t._dtype.name}; cast first, "
+                         "e.g. x.astype(tp.float32).")
     if square:
         square_shape(t.shape, op)
     else:
@@ -130,10 +134,12 @@ def solve(x1: Any, x2: Any, /) -> Tensor:
     """X with x1 X = x2 for square x1 (..., M, M); x2 is (..., M, K) (batch axes broadcast) or
     one vector (M,), giving (..., M). NaN where x1 is singular."""
     a, b = convert_pair(x1, x2)
-    floating(a, "solve")
+    float_matrices(a, "solve")
     if b.ndim == 1:
         m = square_shape(a.shape, "solve")
-        solve_shape(a.shape, (b.shape[0], 1), "solve")
+        if b.shape[0] != m:
+            raise ShapeError(f"solve: the right-hand side vector of shape {b.shape} does not fit the "
+                             f"{m} x {m} matrices of shape {a.shape}: it needs shape ({m},).")
         out = _SOLVE.binary(a, reshape(b, (m, 1)))
         return reshape(out, a.shape[:-1])
     solve_shape(a.shape, b.shape, "solve")

@@ -21,7 +21,7 @@ from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
 from ._rules import as_bool, broadcast_shapes, op_prefix
 
-__all__ = ["square_shape", "matrix_shape", "solve_shape", "as_qr_mode", "QR_MODES"]
+__all__ = ["square_shape", "matrix_shape", "solve_shape", "as_qr_mode", "QR_MODES", "LAPACK_DTYPES"]
 
 QR_MODES = ("reduced", "complete")
 
@@ -58,6 +58,11 @@ def as_qr_mode(value: Any) -> str:
     if value not in QR_MODES:
         raise ValueError(f"mode must be one of {list(QR_MODES)}, got {value!r}")
     return str(value)
+
+
+#: LAPACK computes in single and double precision only: half-precision floats are refused (cast
+#: them to float32 first)
+LAPACK_DTYPES = tuple(d for d in FLOAT_DTYPES if d.numpy.itemsize >= 4)
 
 
 def _same(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
@@ -102,7 +107,7 @@ def _batch_rule(count: int):  # type: ignore[no-untyped-def]
     return rule
 
 
-_FLOAT = {"x": FLOAT_DTYPES}
+_FLOAT = {"x": LAPACK_DTYPES}
 
 CHOLESKY = register_kernel_spec(KernelSpec(
     name="Cholesky", inputs=("x",), infer=_same, input_dtypes=_FLOAT,
@@ -132,7 +137,7 @@ SVD = register_kernel_spec(KernelSpec(
 ))
 SOLVE = register_kernel_spec(KernelSpec(
     name="Solve", inputs=("a", "b"), infer=_solve_rule, same_dtype=("a", "b"),
-    input_dtypes={"a": FLOAT_DTYPES, "b": FLOAT_DTYPES},
+    input_dtypes={"a": LAPACK_DTYPES, "b": LAPACK_DTYPES},
     doc="X with A X = B for square A (..., M, M) and B (..., M, K); batch axes broadcast (NaN-filled "
         "where A is singular)",
 ))
