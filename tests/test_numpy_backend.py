@@ -31,7 +31,8 @@ from tensorplug_numpy.kernels._kernel import Kernel
 
 DIST = "tensorplug-backend-numpy"
 BACKEND = "numpy"
-FAMILIES = ("creation", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim", "reductions")
+FAMILIES = ("creation", "decompositions", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim",
+            "reductions")
 
 
 # -- completeness and layout --------------------------------------------------------------------

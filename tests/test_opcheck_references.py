@@ -22,7 +22,9 @@ CORE = sorted(s.name for s in list_kernel_specs()
               if current().specs.registration(s.name).source == CORE_SOURCE)
 #: kernels whose spec refuses some edge shape for every input (with the reason)
 NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inputs",
-         "Gather": "cannot take from a 0-d x (0-d indices are covered)"}
+         "Gather": "cannot take from a 0-d x (0-d indices are covered)",
+         **{k: "takes stacks of matrices (2 dimensions at least)"
+            for k in ("Cholesky", "Det", "Eigh", "Inv", "Qr", "Slogdet", "Solve", "Svd")}}
 NO_INPUTS = {"Fill", "Range", "Eye", "RandomUniform", "RandomNormal"}
 
 
