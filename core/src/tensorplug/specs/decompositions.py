@@ -7,7 +7,8 @@ upper one is never looked at. A matrix a kernel cannot factor (a singular one fo
 Solve, one that is not positive definite for Cholesky) gives a NaN-filled result for that
 matrix on every backend, as JAX does, never an exception: a kernel cannot raise on values
 under tp.jit, so eager calls answer the same way. Slogdet of a singular matrix is
-(0, -inf) and Det 0, as the standard says.
+(0, -inf) and Det 0, as the standard says. Det is a kernel of its own rather than
+sign * exp(logabsdet), which would round twice (and lose integer determinants' exactness).
 """
 
 from __future__ import annotations
