@@ -23,7 +23,9 @@ CORE = sorted(s.name for s in list_kernel_specs()
 #: kernels whose spec refuses some edge shape for every input (with the reason)
 NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inputs",
          "Gather": "cannot take from a 0-d x (0-d indices are covered)",
-         "Sort": "a 0-d input has no axis to sort along", "ArgSort": "a 0-d input has no axis to sort along"}
+         "Sort": "a 0-d input has no axis to sort along", "ArgSort": "a 0-d input has no axis to sort along",
+         **{k: "takes stacks of matrices (2 dimensions at least)"
+            for k in ("Cholesky", "Det", "Eigh", "Inv", "Qr", "Slogdet", "Solve", "Svd")}}
 NO_INPUTS = {"Fill", "Range", "Eye", "RandomUniform", "RandomNormal"}
 
 

@@ -19,7 +19,7 @@ from .tensor import Tensor  # isort: skip
 with registering_as(CORE_SOURCE):
     from . import gradients  # noqa: F401  (registers the core's default gradients)
 
-from . import dtypes, extend, nn, ops, optimizers, random
+from . import dtypes, extend, linalg, nn, ops, optimizers, random
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .debug import debug_nans
@@ -85,7 +85,7 @@ __all__ = [
     "__version__", "API_VERSION",
     "Tensor", "Variable", "DType", "bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
-    "dtypes", "extend", "nn", "optimizers", "random", "run_kernel", "jit",
+    "dtypes", "extend", "linalg", "nn", "optimizers", "random", "run_kernel", "jit",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "profile", "memory",

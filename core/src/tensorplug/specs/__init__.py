@@ -4,10 +4,21 @@ Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the 
 """
 
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting
+from . import (
+    creation,
+    decompositions,
+    elementwise,
+    indexing,
+    linalg,
+    manipulation,
+    nn,
+    optim,
+    reductions,
+    sorting,
+)
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
-    "creation", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim", "reductions",
-    "sorting",
+    "creation", "decompositions", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim",
+    "reductions", "sorting",
 ]

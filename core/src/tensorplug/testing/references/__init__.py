@@ -10,7 +10,18 @@ kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand w
 ``register_reference``.
 """
 
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting
+from . import (
+    creation,
+    decompositions,
+    elementwise,
+    indexing,
+    linalg,
+    manipulation,
+    nn,
+    optim,
+    reductions,
+    sorting,
+)
 from ._base import (
     REFERENCES,
     BadCaseMaker,

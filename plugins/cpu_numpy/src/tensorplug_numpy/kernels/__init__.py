@@ -11,10 +11,21 @@ from typing import Any
 from tensorplug.extend import KernelConfig
 
 from .._quiet import quiet
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting
+from . import (
+    creation,
+    decompositions,
+    elementwise,
+    indexing,
+    linalg,
+    manipulation,
+    nn,
+    optim,
+    reductions,
+    sorting,
+)
 from ._kernel import Kernel
 
-_FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting)
+_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -14,10 +14,21 @@ from typing import Any
 from tensorplug.extend import KernelConfig
 
 from .._scope import scoped
-from . import creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting
+from . import (
+    creation,
+    decompositions,
+    elementwise,
+    indexing,
+    linalg,
+    manipulation,
+    nn,
+    optim,
+    reductions,
+    sorting,
+)
 from ._jit import JaxKernel
 
-_FAMILIES = (creation, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting)
+_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting)
 
 
 def _where(name: str) -> Any:

@@ -1,0 +1,37 @@
+"""``tp.linalg``: the Python Array API's linear-algebra extension (2024.12), for real floating
+inputs: decompositions and solvers, norms, and the matrix functions composed of them.
+
+Every function works on stacks of matrices (the last two axes; leading axes are a batch).
+``matmul``, ``matrix_transpose``, ``outer``, ``tensordot`` and ``vecdot`` are the same
+functions as ``tp.matmul`` and the others.
+"""
+
+from __future__ import annotations
+
+from .ops.decompositions import (
+    EighResult,
+    QRResult,
+    SlogdetResult,
+    SVDResult,
+    cholesky,
+    det,
+    eigh,
+    eigvalsh,
+    inv,
+    qr,
+    slogdet,
+    solve,
+    svd,
+    svdvals,
+)
+from .ops.linalg import matmul, outer, tensordot, vecdot
+from .ops.manipulation import matrix_transpose
+from .ops.matrix_functions import cross, diagonal, matrix_power, matrix_rank, pinv, trace
+from .ops.norms import matrix_norm, vector_norm
+
+__all__ = [
+    "EighResult", "QRResult", "SVDResult", "SlogdetResult",
+    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+    "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd",
+    "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+]

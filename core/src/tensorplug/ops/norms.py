@@ -1,0 +1,82 @@
+"""``tp.linalg.vector_norm`` and ``tp.linalg.matrix_norm`` (Python Array API signatures),
+composed of reductions, elementwise ops and svdvals. Inputs must be real floating."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from .. import _validate as valid
+from ..errors import ArgumentError, ShapeError
+from ..specs._rules import normalize_axes
+from ..specs.decompositions import matrix_shape
+from ..tensor import Tensor
+from ._convert import asarray
+from .decompositions import floating, svdvals
+from .elementwise import abs as _abs
+from .elementwise import multiply, not_equal, pow, sqrt
+from .manipulation import reshape
+from .reductions import max as _max
+from .reductions import min as _min
+from .reductions import sum as _sum
+
+__all__ = ["matrix_norm", "vector_norm"]
+
+_MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def _order(ord: Any, op: str) -> float:
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise ArgumentError(f"{op}: ord must be a number (an int, a float, inf or -inf), got "
+                            f"{valid.shown(ord)}.")
+    return float(ord)
+
+
+def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
+                ord: int | float = 2) -> Tensor:  # noqa: A002
+    """The p-norm (p = `ord`) of the vectors along `axis` (all axes if None, several for a
+    tuple): (sum |x|^p)^(1/p); inf and -inf give the largest and smallest |x|, 0 the number
+    of nonzero elements (as a float)."""
+    t = floating(asarray(x), "vector_norm")
+    p = _order(ord, "vector_norm")
+    keep = valid.flag(keepdims, "vector_norm", "keepdims")
+    axes = normalize_axes(axis, t.ndim, "vector_norm")
+    if p == math.inf:
+        return _max(_abs(t), axis=axes, keepdims=keep)
+    if p == -math.inf:
+        return _min(_abs(t), axis=axes, keepdims=keep)
+    if p == 0:
+        return _sum(not_equal(t, 0.0), axis=axes, keepdims=keep).astype(t.dtype)
+    if p == 1:
+        return _sum(_abs(t), axis=axes, keepdims=keep)
+    if p == 2:
+        return sqrt(_sum(multiply(t, t), axis=axes, keepdims=keep))
+    if math.isnan(p):
+        raise ShapeError("vector_norm: ord must not be nan.")
+    return pow(_sum(pow(_abs(t), p), axis=axes, keepdims=keep), 1.0 / p)
+
+
+def matrix_norm(x: Any, /, *, keepdims: bool = False,
+                ord: int | float | Literal["fro", "nuc"] | None = "fro") -> Tensor:  # noqa: A002
+    """The norm `ord` of each matrix of x (..., M, N): 'fro' (Frobenius), 'nuc' (sum of
+    singular values), 2 / -2 (largest / smallest singular value), 1 / -1 (largest / smallest
+    column sum of |x|), inf / -inf (largest / smallest row sum of |x|)."""
+    t = floating(asarray(x), "matrix_norm")
+    matrix_shape(t.shape, "matrix_norm")
+    keep = valid.flag(keepdims, "matrix_norm", "keepdims")
+    if ord is None:
+        ord = "fro"  # noqa: A001
+    if isinstance(ord, bool) or ord not in _MATRIX_ORDS:
+        raise ArgumentError(f"matrix_norm: ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; got "
+                            f"{valid.shown(ord)}.")
+    if ord == "fro":
+        out = sqrt(_sum(multiply(t, t), axis=(-2, -1)))
+    elif ord == "nuc":
+        out = _sum(svdvals(t), axis=-1)
+    elif ord in (2, -2):
+        out = (_max if ord == 2 else _min)(svdvals(t), axis=-1)
+    else:  # 1, -1: over the columns' sums; inf, -inf: over the rows' sums
+        sums = _sum(_abs(t), axis=-2 if abs(ord) == 1 else -1)
+        out = (_max if ord > 0 else _min)(sums, axis=-1)
+    return reshape(out, out.shape + (1, 1)) if keep else out
+

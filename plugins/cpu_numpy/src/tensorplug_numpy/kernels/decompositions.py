@@ -1,0 +1,98 @@
+"""Matrix decompositions and solvers (np.linalg, LAPACK): Cholesky, Eigh, Inv, Qr, Svd, Solve,
+Slogdet, Det, batched over the leading axes.
+
+np.linalg raises LinAlgError for a matrix it cannot factor; the kernel specs ask for a
+NaN-filled result for that matrix instead (what the JAX backend gives, also under tp.jit).
+Inv and Solve find the singular matrices as LAPACK's LU does (Slogdet's sign 0: an exact zero
+pivot) and solve the others; Cholesky, whose test is the factorization itself, factors the
+matrices one at a time only once the batched call has failed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+_LinAlgError = np.linalg.LinAlgError
+
+
+def cholesky(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    (x,) = inputs
+    try:
+        return np.linalg.cholesky(x)
+    except _LinAlgError:
+        pass
+    flat = x.reshape((-1,) + x.shape[-2:])
+    out = np.full(flat.shape, np.nan, x.dtype)
+    for i, matrix in enumerate(flat):  # (the failure path only: one matrix at a time)
+        with contextlib.suppress(_LinAlgError):
+            out[i] = np.linalg.cholesky(matrix)
+    return out.reshape(x.shape)
+
+
+def _singular(a: Any) -> Any:
+    """Where the LU factorization of each matrix of `a` has a zero pivot (batch shape)."""
+    return np.linalg.slogdet(a)[0] == 0
+
+
+def _solve_regular(a: Any, b: Any, solve: Callable[[Any, Any], Any]) -> Any:
+    """solve(a, b), NaN for the matrices of `a` that are singular (they are solved as identities)."""
+    try:
+        return solve(a, b)
+    except _LinAlgError:
+        pass
+    singular = _singular(a)[..., None, None]
+    eye = np.eye(a.shape[-1], dtype=a.dtype)
+    out = solve(np.where(singular, eye, a), b)
+    return np.where(singular, np.asarray(np.nan, a.dtype), out)
+
+
+def inv(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    (x,) = inputs
+    return _solve_regular(x, None, lambda a, _: np.linalg.inv(a))
+
+
+def solve(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    a, b = inputs
+    if a.ndim < 2 or b.ndim < 2:  # np.linalg.solve takes a 1-d b as a vector; the spec refuses it
+        raise ValueError(f"Solve needs a (..., M, M) and b (..., M, K), got {a.shape} and {b.shape}")
+    return _solve_regular(a, b, np.linalg.solve)
+
+
+def eigh(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
+    w, v = np.linalg.eigh(inputs[0], UPLO="L")
+    return w, v
+
+
+def qr(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
+    q, r = np.linalg.qr(inputs[0], mode=attrs["mode"])
+    return q, r
+
+
+def svd(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any, Any]:
+    u, s, vh = np.linalg.svd(inputs[0], full_matrices=attrs["full_matrices"])
+    return u, s, vh
+
+
+def slogdet(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
+    sign, logabsdet = np.linalg.slogdet(inputs[0])
+    return np.asarray(sign), np.asarray(logabsdet)
+
+
+def det(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.asarray(np.linalg.det(inputs[0]))
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "Cholesky": cholesky,
+    "Eigh": eigh,
+    "Inv": inv,
+    "Qr": qr,
+    "Svd": svd,
+    "Solve": solve,
+    "Slogdet": slogdet,
+    "Det": det,
+}

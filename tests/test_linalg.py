@@ -1,0 +1,184 @@
+"""``tp.linalg``: the Array API linalg extension's functions against numpy.linalg on both
+backends (float32 and float64, batched), their signatures against array_api_strict's, the
+named-tuple results, every ord of the norms, and bad input refused at the op boundary."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import array_api_strict as xp
+import numpy as np
+import pytest
+
+import tensorplug as tp
+
+L = tp.linalg
+RNG = np.random.default_rng(3)
+BACKENDS = ("numpy", "jax")
+FLOATS = (np.float32, np.float64)
+
+
+def _tol(dtype):
+    return {"rtol": 3e-4, "atol": 3e-4} if dtype == np.float32 else {"rtol": 1e-9, "atol": 1e-9}
+
+
+def _general(*shape):
+    return RNG.standard_normal(shape) + 3 * np.eye(shape[-1])
+
+
+def _spd(*shape):
+    a = RNG.standard_normal(shape)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _c(a, like):
+    """Constant `a` in the dtype of `like` (a Tensor or a numpy array): no promotion."""
+    return np.asarray(a, like.dtype.numpy if isinstance(like, tp.Tensor) else like.dtype)
+
+
+RECT = RNG.standard_normal((2, 4, 3))
+SQUARE = _general(2, 3, 3)
+SPD = _spd(2, 3, 3)
+
+#: (name, tensorplug call, numpy reference, input): values compared on both backends
+VALUES = [
+    ("cholesky", L.cholesky, np.linalg.cholesky, SPD),
+    ("cholesky-upper", lambda x: L.cholesky(x, upper=True),
+     lambda x: np.swapaxes(np.linalg.cholesky(x), -1, -2), SPD),
+    ("det", L.det, np.linalg.det, SQUARE),
+    ("eigvalsh", L.eigvalsh, np.linalg.eigvalsh, SPD),
+    ("inv", L.inv, np.linalg.inv, SQUARE),
+    ("svdvals", L.svdvals, lambda x: np.linalg.svd(x, compute_uv=False), RECT),
+    ("slogdet-logabsdet", lambda x: L.slogdet(x).logabsdet, lambda x: np.linalg.slogdet(x)[1], SQUARE),
+    ("solve", lambda x: L.solve(x, _c(SQUARE[0, :, :2], x)),
+     lambda x: np.linalg.solve(x, SQUARE[0, :, :2]), SQUARE),
+    ("solve-vector", lambda x: L.solve(x, _c(np.ones(3), x)),
+     lambda x: np.linalg.solve(x, np.ones(3)), SQUARE),
+    ("pinv", L.pinv, np.linalg.pinv, RECT),
+    ("pinv-rtol", lambda x: L.pinv(x, rtol=0.5), lambda x: np.linalg.pinv(x, rtol=0.5), RECT),
+    ("matrix_rank", L.matrix_rank, np.linalg.matrix_rank, RECT),
+    ("matrix_power-3", lambda x: L.matrix_power(x, 3), lambda x: np.linalg.matrix_power(x, 3), SQUARE),
+    ("matrix_power-0", lambda x: L.matrix_power(x, 0), lambda x: np.linalg.matrix_power(x, 0), SQUARE),
+    ("matrix_power--2", lambda x: L.matrix_power(x, -2), lambda x: np.linalg.matrix_power(x, -2), SQUARE),
+    ("trace", L.trace, lambda x: np.trace(x, axis1=-2, axis2=-1), RECT),
+    ("trace-offset", lambda x: L.trace(x, offset=-1), lambda x: np.trace(x, -1, axis1=-2, axis2=-1), RECT),
+    ("cross", lambda x: L.cross(x, _c(RECT[0], x)), lambda x: np.cross(x, RECT[0]), RECT),
+    ("cross-axis", lambda x: L.cross(x, _c(RECT[1, :3], x), axis=-2),
+     lambda x: np.cross(x, RECT[1, :3], axis=-2), RECT[:, :3]),
+    ("matmul", lambda x: L.matmul(x, _c(RECT[0].T, x)), lambda x: x @ RECT[0].T, RECT),
+    ("outer", lambda x: L.outer(x, x[:2]), lambda x: np.outer(x, x[:2]), RECT[0, 0]),
+    ("tensordot", lambda x: L.tensordot(x, _c(RECT[0], x), axes=2), lambda x: np.tensordot(x, RECT[0]), RECT),
+    ("vecdot", lambda x: L.vecdot(x, _c(RECT, x)), lambda x: np.sum(x * RECT, axis=-1), RECT),
+    ("matrix_transpose", L.matrix_transpose, lambda x: np.swapaxes(x, -1, -2), RECT),
+] + [
+    (f"diagonal-{k}", lambda x, k=k: L.diagonal(x, offset=k),
+     lambda x, k=k: np.diagonal(x, k, axis1=-2, axis2=-1), RECT) for k in (0, 1, -2, 3, -4, 5)
+] + [
+    (f"matrix_norm-{o}", lambda x, o=o: L.matrix_norm(x, ord=o),
+     lambda x, o=o: np.linalg.norm(x, ord=o, axis=(-2, -1)), RECT)
+    for o in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+] + [
+    (f"vector_norm-{o}", lambda x, o=o: L.vector_norm(x, axis=-1, ord=o),
+     lambda x, o=o: np.linalg.norm(x, ord=o, axis=-1), RECT)
+    for o in (2, 1, 0, 3, 0.5, -1, math.inf, -math.inf)
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_values_match_numpy(backend, dtype):
+    """One pass over the table per backend and dtype (a table, not a test per row: jax compiles
+    each kernel once per shape and dtype, and the rows share them)."""
+    failures = []
+    with tp.backend_scope(backend):
+        for name, ours, numpys, x in VALUES:
+            x = np.asarray(x, dtype)
+            got = ours(tp.asarray(x))
+            want = numpys(x.astype(np.float64))
+            try:
+                assert got.shape == np.shape(want), (got.shape, np.shape(want))
+                if name != "matrix_rank":
+                    assert got.dtype.numpy == dtype, got.dtype
+                np.testing.assert_allclose(got.numpy(), want, **_tol(dtype))
+            except AssertionError as exc:
+                failures.append(f"{name}: {exc}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_decompositions_are_named_tuples_that_reconstruct(backend):
+    with tp.backend_scope(backend):
+        w, v = eig = L.eigh(SPD)
+        assert isinstance(eig, L.EighResult) and eig.eigenvalues is w and eig.eigenvectors is v
+        np.testing.assert_allclose(SPD @ v.numpy(), v.numpy() * w.numpy()[..., None, :], atol=1e-10)
+        q, r = result = L.qr(RECT)
+        assert isinstance(result, L.QRResult) and result.Q is q and result.R is r
+        assert q.shape == (2, 4, 3) and L.qr(RECT, mode="complete").Q.shape == (2, 4, 4)
+        np.testing.assert_allclose((q @ r).numpy(), RECT, atol=1e-10)
+        u, s, vh = svd = L.svd(RECT)
+        assert isinstance(svd, L.SVDResult) and (svd.U, svd.S, svd.Vh) == (u, s, vh)
+        assert (u.shape, s.shape, vh.shape) == ((2, 4, 4), (2, 3), (2, 3, 3))
+        assert L.svd(RECT, full_matrices=False).U.shape == (2, 4, 3)
+        sign, logabsdet = det = L.slogdet(SQUARE)
+        assert isinstance(det, L.SlogdetResult) and det.sign is sign and det.logabsdet is logabsdet
+        np.testing.assert_allclose((sign * tp.exp(logabsdet)).numpy(), np.linalg.det(SQUARE))
+
+
+def test_matrix_rank_and_trace_dtypes_and_rtol():
+    low_rank = np.stack([np.outer([1.0, 2, 3], [1.0, 0, 1]), np.eye(3)])
+    rank = L.matrix_rank(low_rank)
+    assert rank.dtype is tp.int64 and rank.numpy().tolist() == [1, 3]
+    assert L.matrix_rank(low_rank, rtol=np.array([0.1, 2.0])).numpy().tolist() == [1, 0]
+    assert L.matrix_rank(np.zeros((2, 0, 3))).numpy().tolist() == [0, 0]
+    assert L.trace(tp.asarray(np.arange(9).reshape(3, 3).astype(np.int32))).dtype is tp.int64
+    assert L.trace(np.eye(3), dtype=tp.float32).dtype is tp.float32
+    assert L.vector_norm(RECT).shape == () and L.vector_norm(RECT, keepdims=True).shape == (1, 1, 1)
+    assert L.vector_norm(RECT, axis=(0, 2)).shape == (4,)
+    assert L.matrix_norm(RECT, keepdims=True, ord=2).shape == (2, 1, 1)
+
+
+def test_tp_linalg_reexports_the_main_namespace_functions():
+    for name in ("matmul", "matrix_transpose", "outer", "tensordot", "vecdot"):
+        assert getattr(L, name) is getattr(tp, name)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in L.__all__ if not n.endswith("Result")))
+def test_signatures_match_array_api_strict(name):
+    """Parameter names, kinds (positional-only, keyword-only) and defaults as the standard's."""
+    def shape(f):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
+
+    assert shape(getattr(L, name)) == shape(getattr(xp.linalg, name))
+
+
+@pytest.mark.parametrize(("call", "error", "pattern"), [
+    (lambda: L.cholesky(np.eye(3, dtype=np.int64)), tp.DTypeError, "cholesky needs a floating-point .*int64"),
+    (lambda: L.inv(tp.ones((2, 2), dtype=tp.int32)), tp.DTypeError, "inv needs a floating-point .*int32"),
+    (lambda: L.det(np.ones(3)), tp.ShapeError, "det: needs a stack of matrices.*shape \\(3,\\)"),
+    (lambda: L.eigh(np.ones((2, 3))), tp.ShapeError, "eigh: needs square matrices.*\\(2, 3\\)"),
+    (lambda: L.solve(np.eye(3), np.ones((2, 1))), tp.ShapeError, "solve: the right-hand side .*\\(2, 1\\)"),
+    (lambda: L.solve(np.eye(3), np.ones(2)), tp.ShapeError, "solve: the right-hand side"),
+    (lambda: L.solve(np.ones((2, 3)), np.ones(2)), tp.ShapeError, "solve: needs square"),
+    (lambda: L.solve(np.eye(2, dtype=np.int32), np.ones(2, np.int32)), tp.DTypeError, "solve needs a float"),
+    (lambda: L.qr(np.eye(2), mode="full"), tp.ArgumentError, "qr: mode must be 'reduced' or 'complete'"),
+    (lambda: L.svd(np.eye(2), full_matrices=np.ones(2)), tp.ArgumentError, "svd: full_matrices"),
+    (lambda: L.matrix_norm(np.eye(2), ord=3), tp.ArgumentError, "matrix_norm: ord must be one of"),
+    (lambda: L.matrix_norm(np.ones(2)), tp.ShapeError, "matrix_norm: needs a stack of matrices"),
+    (lambda: L.vector_norm(np.ones(2), ord="fro"), tp.ArgumentError, "vector_norm: ord must be a number"),
+    (lambda: L.vector_norm(np.ones(2), axis=3), tp.ShapeError, "vector_norm"),
+    (lambda: L.vector_norm(np.ones(2, np.int64)), tp.DTypeError, "vector_norm needs a floating"),
+    (lambda: L.matrix_power(np.eye(2), 1.5), tp.ArgumentError, "matrix_power: n must be an int"),
+    (lambda: L.matrix_power(np.ones((2, 3)), 2), tp.ShapeError, "matrix_power: needs square"),
+    (lambda: L.matrix_rank(np.eye(2), rtol=np.array([1, 2])), tp.DTypeError, "matrix_rank: rtol must be"),
+    (lambda: L.pinv(np.ones((2, 2, 2)), rtol=np.ones(3)), tp.ShapeError, "pinv"),
+    (lambda: L.cross(np.ones(3), np.ones(2)), tp.ShapeError, "cross: .*cannot be broadcast"),
+    (lambda: L.cross(np.ones((3, 2)), np.ones((3, 2))), tp.ShapeError, "cross: .* size 3 along axis -1"),
+    (lambda: L.cross(np.ones(3, bool), np.ones(3, bool)), tp.DTypeError, "cross does not accept bool"),
+    (lambda: L.diagonal(np.ones(3)), tp.ShapeError, "diagonal: needs a stack of matrices"),
+    (lambda: L.diagonal(np.eye(2), offset=0.5), tp.ArgumentError, "diagonal: offset must be an int"),
+    (lambda: L.trace(np.eye(2, dtype=bool)), tp.DTypeError, "trace needs a numeric input"),
+], ids=lambda v: "" if callable(v) else None)
+def test_bad_input_is_a_tensorplug_error_naming_the_op(call, error, pattern):
+    with pytest.raises(error, match=pattern):
+        call()
