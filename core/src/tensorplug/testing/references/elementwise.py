@@ -148,13 +148,15 @@ def _floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _mod_cases(spec: KernelSpec) -> list[Case]:
     """Nonzero divisors of either sign; (floats) signed zeros, infinities and division by zero;
     (integers) division by zero, which gives 0 on every backend."""
-    pairs = ((7, -7, 7, -7, 6, 0), (2, 2, -2, -2, 3, 5))
-    cases = binary_cases(Domain(), NONZERO, pairs)(spec)
-    floats = binary_cases(Domain(), NONZERO, ((-0.0, 0.0, 1.5, -1.5, 1.5, math.inf, 2.0),
-                                              (2.0, -2.0, math.inf, math.inf, 0.0, 2.0, -0.0)))(spec)
+    cases = binary_cases(Domain(), NONZERO, ((7, -7, 7, -7, 6, 0), (2, 2, -2, -2, 3, 5)))(spec)
     by_zero = binary_cases(Domain(), NONZERO, ((7, -7, 0, 3), (0, 0, 0, 2)))(spec)
-    return (cases + [c for c in floats if c.label == "special" and c.inputs[0].dtype.kind == "f"]
-            + [c for c in by_zero if c.label == "special" and c.inputs[0].dtype.kind == "i"])
+    return (cases + [c for c in by_zero if c.label == "special" and c.inputs[0].dtype.kind == "i"]
+            + [Case(tuple(np.array(v, d.numpy) for v in _MOD_FLOATS), label="special")
+               for d in spec.input_dtypes["x"] if d.is_floating])
+
+
+_MOD_FLOATS = ((-0.0, 0.0, 1.5, -1.5, 1.5, math.inf, 2.0, math.nan),
+               (2.0, -2.0, math.inf, math.inf, 0.0, 2.0, -0.0, 1.0))
 
 
 @reference("Mod", _mod_cases, broadcast_bad_cases)
