@@ -165,16 +165,16 @@ remainder = _numeric("remainder", "Mod",
                      f"modulo 0 gives 0 on every backend (the Array API leaves it unspecified), a float "
                      f"one nan. {_BOOL}")
 atan2 = _float_binary("atan2", "Atan2",
-                      f"The angle in radians, in [-pi, pi], of the point (x2, x1) (x1 is the "
+                      f"The angle in radians, in [-pi, pi], of the point (y, x) (x is the "
                       f"y-coordinate), {_BINARY} Integer and bool inputs give the default float dtype.")
 copysign = _float_binary("copysign", "Copysign",
-                         f"|x1| with the sign bit of x2 (-0.0 and -nan count as negative), {_BINARY} "
+                         f"|x| with the sign bit of y (-0.0 and -nan count as negative), {_BINARY} "
                          f"Integer and bool inputs give the default float dtype.")
 hypot = _float_binary("hypot", "Hypot",
-                      f"sqrt(x1 ** 2 + x2 ** 2) without overflow or underflow, {_BINARY} Integer and bool "
+                      f"sqrt(x ** 2 + y ** 2) without overflow or underflow, {_BINARY} Integer and bool "
                       f"inputs give the default float dtype.")
 nextafter = _float_binary("nextafter", "Nextafter",
-                          f"The next floating-point value after x1 in the direction of x2, {_BINARY} "
+                          f"The next floating-point value after x in the direction of y, {_BINARY} "
                           f"Integer and bool inputs give the default float dtype.")
 logical_and = _logical("logical_and", "LogicalAnd", f"x and y, {_LOGICAL}")
 logical_or = _logical("logical_or", "LogicalOr", f"x or y, {_LOGICAL}")
