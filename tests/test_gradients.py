@@ -54,6 +54,15 @@ UNARY = [
     pytest.param(lambda x: tp.clip(x, min=0.0), away_from_zero((2, 3)), id="clip-min"),
     pytest.param(lambda x: tp.clip(x, max=0.0), away_from_zero((2, 3)), id="clip-max"),
     pytest.param(lambda x: tp.clip(x), uniform((4,)), id="clip-none"),
+    pytest.param(tp.trunc, STEPPY, id="trunc"),
+    pytest.param(tp.acos, uniform((3, 4), -0.9, 0.9), id="acos"),
+    pytest.param(tp.asin, uniform((3, 4), -0.9, 0.9), id="asin"),
+    pytest.param(tp.atan, uniform((3, 4), -3, 3), id="atan"),
+    pytest.param(tp.acosh, uniform((3, 4), 1.2, 3.0), id="acosh"),
+    pytest.param(tp.asinh, uniform((3, 4), -3, 3), id="asinh"),
+    pytest.param(tp.atanh, uniform((3, 4), -0.9, 0.9), id="atanh"),
+    pytest.param(tp.cosh, uniform((3, 4)), id="cosh"),
+    pytest.param(tp.sinh, uniform((3, 4)), id="sinh"),
     # composites of the kernels above
     pytest.param(tp.tan, uniform((3,), -1, 1), id="tan"),
     pytest.param(tp.reciprocal, away_from_zero((3,)), id="reciprocal"),
@@ -78,7 +87,8 @@ def test_cast_gradient_has_the_input_dtype():
 
 
 SMOOTH = ["negative", "square", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh",
-          "sigmoid", "tan", "reciprocal"]
+          "sigmoid", "tan", "reciprocal", "acos", "asin", "atan", "acosh", "asinh", "atanh", "cosh",
+          "sinh"]
 SMOOTH_UNARY = [p for p in UNARY if p.id in SMOOTH]
 
 
@@ -114,6 +124,11 @@ BINARY = [
     *_binary_cases("maximum", tp.maximum),
     *_binary_cases("minimum", tp.minimum),
     *_binary_cases("logaddexp", tp.logaddexp),
+    *_binary_cases("atan2", tp.atan2, y_away_from_zero=True),
+    *_binary_cases("hypot", tp.hypot, y_away_from_zero=True),
+    *_binary_cases("remainder", tp.remainder, y_away_from_zero=True),
+    *_binary_cases("copysign", lambda x, y: tp.copysign(x, y) * x, y_away_from_zero=True),
+    *_binary_cases("nextafter", tp.nextafter),
     pytest.param(tp.maximum, np.array([1.0, 2.0, -3.0, 0.5]), np.array([1.0, 0.0, -3.0, 0.7]),
                  id="maximum-ties"),
     pytest.param(tp.minimum, np.array([1.0, 2.0, -3.0, 0.5]), np.array([1.0, 0.0, -3.0, 0.7]),
@@ -130,11 +145,38 @@ def test_binary_first_order(fn, x, y):
     check_gradients(fn, x, y)
 
 
-@pytest.mark.parametrize(("fn", "x", "y"), [p for p in BINARY if p.id.split("-")[0] in
-                                            ("add", "subtract", "multiply", "divide", "pow")
+SMOOTH_BINARY = ("add", "subtract", "multiply", "divide", "pow", "atan2", "hypot", "remainder", "copysign",
+                 "nextafter")
+
+
+@pytest.mark.parametrize(("fn", "x", "y"), [p for p in BINARY if p.id.split("-")[0] in SMOOTH_BINARY
                                             and "(2, 1, 4)" in p.id or p.id == "operators"])
 def test_binary_second_order(fn, x, y):
     check_gradients(fn, x, y, order=2)
+
+
+@pytest.mark.parametrize(("fn", "x", "y"), [p for p in BINARY if p.id.split("-")[0] in ("atan2", "hypot")
+                                            and "(3, 4)-(4,)" in p.id])
+def test_binary_third_order(fn, x, y):
+    check_gradients(fn, x[:1], y, order=3)
+
+
+def test_copysign_and_remainder_gradients_by_definition():
+    """copysign: +-1 for x as the signs agree (x's sign bit, -0.0 included), 0 for y;
+    remainder: 1 for x, -floor(x / y) for y."""
+    x, y = np.array([1.5, -1.5, 2.0, -0.0, 7.5]), np.array([2.0, 2.0, -0.5, -1.0, -2.0])
+    gx, gy = tp.grad(lambda a, b: tp.sum(tp.copysign(a, b)), argnums=(0, 1))(x, y)
+    np.testing.assert_array_equal(gx.numpy(), np.where(np.signbit(x) == np.signbit(y), 1.0, -1.0))
+    np.testing.assert_array_equal(gy.numpy(), 0.0)
+    gx, gy = tp.grad(lambda a, b: tp.sum(tp.remainder(a, b)), argnums=(0, 1))(x, y)
+    np.testing.assert_array_equal(gx.numpy(), 1.0)
+    np.testing.assert_array_equal(gy.numpy(), -np.floor(x / y))
+
+
+def test_hypot_gradient_at_the_origin_is_zero():
+    gx, gy = tp.grad(lambda a, b: tp.sum(tp.hypot(a, b)), argnums=(0, 1))(np.zeros(2), np.array([0.0, 2.0]))
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(gy.numpy(), [0.0, 1.0])
 
 
 def test_pow_at_zero_base():
@@ -184,6 +226,8 @@ THIRD = [
      (-3.0, -0.5, 0.0, 1.2)),
     (tp.sin, lambda x: -math.cos(x), (-2.0, 0.0, 0.5, 3.0)),
     (tp.log, lambda x: 2 / x ** 3, (0.3, 1.0, 2.5)),
+    (tp.atan, lambda x: (6 * x * x - 2) / (1 + x * x) ** 3, (-1.5, 0.0, 0.4, 2.0)),
+    (tp.sinh, math.cosh, (-1.5, 0.0, 0.7)),
 ]
 
 

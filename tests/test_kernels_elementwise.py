@@ -11,6 +11,7 @@ import pytest
 import tensorplug as tp
 from _kernel_helpers import (
     FLOATS,
+    INTS,
     accepted_dtypes,
     assert_values,
     kernel_dtype_cases,
@@ -51,6 +52,20 @@ UNARY = {
     "Sigmoid": (_sigmoid_ref, None),
     "Relu": (lambda x: np.where(x > 0, x, 0), None),
     "LogicalNot": (np.logical_not, None),
+    "Trunc": (np.trunc, None),
+    "Acos": (np.arccos, (-1, 1)),
+    "Acosh": (np.arccosh, (1, 5)),
+    "Asin": (np.arcsin, (-1, 1)),
+    "Asinh": (np.arcsinh, None),
+    "Atan": (np.arctan, None),
+    "Atanh": (np.arctanh, (-0.99, 0.99)),
+    "Cosh": (np.cosh, None),
+    "Sinh": (np.sinh, None),
+    "IsNan": (np.isnan, None),
+    "IsInf": (np.isinf, None),
+    "IsFinite": (np.isfinite, None),
+    "Signbit": (np.signbit, None),
+    "BitwiseInvert": (np.invert, (-300, 300)),
 }
 
 # kernel -> (reference, (low, high) of x, (low, high) of y)
@@ -71,6 +86,17 @@ BINARY = {
     "GreaterEqual": (np.greater_equal, None, None),
     "LogicalAnd": (np.logical_and, None, None),
     "LogicalOr": (np.logical_or, None, None),
+    "LogicalXor": (np.logical_xor, None, None),
+    "Atan2": (np.arctan2, None, None),
+    "Copysign": (np.copysign, None, None),
+    "Hypot": (np.hypot, None, None),
+    "Nextafter": (np.nextafter, None, None),
+    "Mod": (np.remainder, None, (1, 3)),
+    "BitwiseAnd": (np.bitwise_and, (-300, 300), (-300, 300)),
+    "BitwiseOr": (np.bitwise_or, (-300, 300), (-300, 300)),
+    "BitwiseXor": (np.bitwise_xor, (-300, 300), (-300, 300)),
+    "LeftShift": (np.left_shift, (-300, 300), (0, 31)),
+    "RightShift": (np.right_shift, (-300, 300), (0, 31)),
 }
 COMPARISONS = {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "Maximum", "Minimum"}
 
@@ -137,6 +163,71 @@ def test_integer_pow_with_negative_exponents_truncates_toward_zero(dtype):
     x = np.array([2, 1, -1, -1, 0, 3, -2, 5], dtype.numpy)
     y = np.array([-1, -5, -3, -2, -1, 2, 3, 0], dtype.numpy)
     assert run("Pow", {"x": x, "y": y}).tolist() == [0, 1, -1, 1, 0, 9, -8, 1]
+
+
+INF, NAN = np.inf, np.nan
+#: kernel -> inputs holding the standard's special cases (signed zeros, infinities, NaN, values
+#: outside the domain), held to numpy computing in the input's own dtype
+SPECIAL = {
+    "Trunc": ([-1.5, -0.5, -0.0, 0.0, 0.7, 2.5, INF, -INF, NAN],),
+    "Acos": ([-1.0, 1.0, 1.5, -2.0, 0.0, NAN],),
+    "Asin": ([-1.0, 1.0, 1.5, -2.0, -0.0, NAN],),
+    "Atan": ([-0.0, 0.0, INF, -INF, NAN],),
+    "Acosh": ([1.0, 0.5, -1.0, INF, NAN],),
+    "Asinh": ([-0.0, 0.0, INF, -INF, NAN],),
+    "Atanh": ([-1.0, 1.0, 2.0, -0.0, 0.0, NAN],),
+    "Cosh": ([-0.0, 100.0, 1000.0, -INF, NAN],),
+    "Sinh": ([-0.0, 100.0, -1000.0, INF, NAN],),
+    "IsNan": ([NAN, -NAN, INF, -INF, 0.0, -1.0],),
+    "IsInf": ([NAN, -NAN, INF, -INF, 0.0, -1.0],),
+    "IsFinite": ([NAN, -NAN, INF, -INF, 0.0, -1.0],),
+    "Signbit": ([-0.0, 0.0, -NAN, NAN, -INF, INF, -2.0, 2.0],),
+    "Atan2": ([0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 1.0, -1.0, INF, -INF, INF, 2.0, -2.0, NAN],
+              [0.0, 0.0, -0.0, -0.0, 1.0, -1.0, 0.0, -0.0, INF, INF, -INF, -INF, INF, 1.0]),
+    "Copysign": ([1.5, 1.5, 1.5, 1.5, -2.0, NAN, NAN, INF, 0.0],
+                 [-0.0, 0.0, -NAN, NAN, 3.0, -1.0, 1.0, -INF, -2.0]),
+    "Hypot": ([INF, NAN, -INF, 0.0, -0.0, 3.0, 1e30, 3e-30, NAN],
+              [NAN, -INF, 1.0, -4.0, 0.0, NAN, 1e30, 4e-30, 1.0]),
+    "Nextafter": ([0.0, -0.0, 0.0, 1.0, 1.0, -1.0, NAN, 2.0, INF, -INF],
+                  [1.0, 0.0, -0.0, 2.0, 1.0, -2.0, 1.0, NAN, 0.0, 0.0]),
+    "Mod": ([-0.0, 0.0, -0.0, 0.0, 5.5, -5.5, 5.5, -5.5, 1.0, -1.0, 1.0, -1.0, INF, NAN, 0.0, 3.0],
+            [2.0, 2.0, -2.0, -2.0, 2.0, 2.0, -2.0, -2.0, INF, INF, -INF, -INF, 2.0, 1.0, 0.0, -0.0]),
+}
+
+
+@pytest.mark.filterwarnings("error")  # no numpy warning (invalid value, overflow) leaves a kernel
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_values_as_numpy(name, dtype):
+    inputs = [np.array(v, dtype.numpy) for v in SPECIAL[name]]
+    got = run(name, dict(zip(("x", "y"), inputs)))
+    ref = UNARY[name][0] if name in UNARY else BINARY[name][0]
+    with np.errstate(all="ignore"):
+        want = ref(*inputs)  # in the inputs' dtype: Nextafter's ulp and hypot's range show
+    tol = 2e-6 if dtype is tp.float32 else 1e-14  # a few ulps: XLA and numpy round differently
+    np.testing.assert_allclose(got, want, rtol=tol, atol=0, equal_nan=True)
+    numbers = ~np.isnan(want) if want.dtype.kind == "f" else slice(None)
+    np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))  # signed zeros
+
+
+@pytest.mark.parametrize("dtype", INTS, ids=lambda d: d.name)
+@pytest.mark.parametrize("name", ["LeftShift", "RightShift"])
+def test_shifts_past_the_bit_width_or_negative_as_numpy(name, dtype):
+    bits = dtype.itemsize * 8
+    x = np.array([1, -1, 5, -5, 7, -8, 3, -3, 2**20], dtype.numpy)
+    s = np.array([bits - 1, bits - 1, bits, bits + 1, 2 * bits, 100, -1, -2, 0], dtype.numpy)
+    got = run(name, {"x": x, "y": s})
+    np.testing.assert_array_equal(got, BINARY[name][0](x, s))
+    past = s >= bits
+    assert (got[past] == np.where(x[past] < 0, -1 if name == "RightShift" else 0, 0)).all()
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("dtype", INTS, ids=lambda d: d.name)
+def test_integer_mod_by_zero_is_zero(dtype):
+    x = np.array([7, -7, 0, 7, -7], dtype.numpy)
+    y = np.array([0, 0, 0, -3, 3], dtype.numpy)
+    assert run("Mod", {"x": x, "y": y}).tolist() == [0, 0, 0, -2, 2]
 
 
 def test_divide_by_zero_follows_ieee():

@@ -67,6 +67,7 @@ from .memory_stats import memory
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
 from .ops import asarray, astype, to_backend
+from .ops.bitwise import *  # noqa: F403
 from .ops.creation import *  # noqa: F403
 from .ops.elementwise import *  # noqa: F403
 from .ops.grids import *  # noqa: F403

@@ -143,22 +143,27 @@ ACCUMULATOR_DTYPES: Mapping[np.dtype, np.dtype] = MappingProxyType({
 #: kernels of one input and no attributes (the result has the input's shape)
 UNARY_KERNELS: tuple[str, ...] = (
     "Negative", "Abs", "Sign", "Square", "Floor", "Ceil", "Round", "Exp", "Log", "Log1p", "Expm1",
-    "Sqrt", "Sin", "Cos", "Tanh", "Sigmoid", "Relu", "LogicalNot",
+    "Sqrt", "Sin", "Cos", "Tanh", "Sigmoid", "Relu", "LogicalNot", "Trunc", "Acos", "Acosh", "Asin",
+    "Asinh", "Atan", "Atanh", "Cosh", "Sinh", "IsNan", "IsInf", "IsFinite", "Signbit", "BitwiseInvert",
 )
 #: kernels of two inputs of one dtype (ops promote first) that broadcast, and no attributes
 BINARY_KERNELS: tuple[str, ...] = (
     "Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Pow", "Maximum", "Minimum", "Equal",
     "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
+    "LogicalXor", "Atan2", "Copysign", "Hypot", "Nextafter", "Mod", "BitwiseAnd", "BitwiseOr",
+    "BitwiseXor", "LeftShift", "RightShift",
 )
-#: plain arithmetic, comparisons and logic of those two tables: they give inf or nan only by
-#: overflow or from inf and nan inputs (no division, logarithm or root), so a backend whose
-#: library warns about floating-point errors may leave its settings alone for them (the numpy
-#: backend does, to save the switch). Square would qualify; it is left out, so the numpy backend
-#: keeps silencing its overflow as it always has.
+#: plain arithmetic, comparisons, tests, logic and bit operations of those two tables: they give
+#: inf or nan only by overflow or from inf and nan inputs (no division, logarithm or root), so a
+#: backend whose library warns about floating-point errors may leave its settings alone for them
+#: (the numpy backend does, to save the switch). Square would qualify; it is left out, so the
+#: numpy backend keeps silencing its overflow as it always has.
 PLAIN_ARITHMETIC: frozenset[str] = frozenset({
-    "Negative", "Abs", "Sign", "Floor", "Ceil", "Round", "Relu", "LogicalNot",
+    "Negative", "Abs", "Sign", "Floor", "Ceil", "Round", "Trunc", "Relu", "LogicalNot", "IsNan",
+    "IsInf", "IsFinite", "Signbit", "BitwiseInvert",
     "Add", "Subtract", "Multiply", "Maximum", "Minimum", "Equal", "NotEqual", "Less", "LessEqual",
-    "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
+    "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor", "Copysign", "BitwiseAnd",
+    "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift",
 })
 #: kernel name -> the Array API standard's function computing it (Sigmoid and Relu have none)
 _ARRAY_API_NAMES: Mapping[str, str] = {
@@ -169,7 +174,14 @@ _ARRAY_API_NAMES: Mapping[str, str] = {
     "Divide": "divide", "FloorDivide": "floor_divide", "Pow": "pow", "Maximum": "maximum",
     "Minimum": "minimum", "Equal": "equal", "NotEqual": "not_equal", "Less": "less",
     "LessEqual": "less_equal", "Greater": "greater", "GreaterEqual": "greater_equal",
-    "LogicalAnd": "logical_and", "LogicalOr": "logical_or",
+    "LogicalAnd": "logical_and", "LogicalOr": "logical_or", "Trunc": "trunc", "Acos": "acos",
+    "Acosh": "acosh", "Asin": "asin", "Asinh": "asinh", "Atan": "atan", "Atanh": "atanh",
+    "Cosh": "cosh", "Sinh": "sinh", "IsNan": "isnan", "IsInf": "isinf", "IsFinite": "isfinite",
+    "Signbit": "signbit", "BitwiseInvert": "bitwise_invert", "LogicalXor": "logical_xor",
+    "Atan2": "atan2", "Copysign": "copysign", "Hypot": "hypot", "Nextafter": "nextafter",
+    "Mod": "remainder", "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or",
+    "BitwiseXor": "bitwise_xor", "LeftShift": "bitwise_left_shift",
+    "RightShift": "bitwise_right_shift",
 }
 
 

@@ -224,6 +224,12 @@ class Tensor:
     def __rfloordiv__(self, other: Any) -> Tensor:
         return _ops.floor_divide(other, self)
 
+    def __mod__(self, other: Any) -> Tensor:
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return _ops.remainder(other, self)
+
     def __pow__(self, other: Any) -> Tensor:
         return _ops.pow(self, other)
 
@@ -245,20 +251,39 @@ class Tensor:
     def __abs__(self) -> Tensor:
         return _ops.abs(self)
 
+    # bitwise on integer tensors; on bool tensors (one bit each) the same is the logical op
     def __invert__(self) -> Tensor:
-        return _ops.logical_not(self)
+        return _ops.bitwise_invert(self)
 
     def __and__(self, other: Any) -> Tensor:
-        return _ops.logical_and(self, other)
+        return _ops.bitwise_and(self, other)
 
     def __rand__(self, other: Any) -> Tensor:
-        return _ops.logical_and(other, self)
+        return _ops.bitwise_and(other, self)
 
     def __or__(self, other: Any) -> Tensor:
-        return _ops.logical_or(self, other)
+        return _ops.bitwise_or(self, other)
 
     def __ror__(self, other: Any) -> Tensor:
-        return _ops.logical_or(other, self)
+        return _ops.bitwise_or(other, self)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return _ops.bitwise_xor(self, other)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return _ops.bitwise_xor(other, self)
+
+    def __lshift__(self, other: Any) -> Tensor:
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _ops.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return _ops.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _ops.bitwise_right_shift(other, self)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         return _ops.equal(self, other)

@@ -2,4 +2,5 @@
 
 from . import decompositions, elementwise, indexing, linalg, manipulation, nn, reductions, sorting
 
-__all__ = ["decompositions", "elementwise", "indexing", "linalg", "manipulation", "nn", "reductions", "sorting"]
+__all__ = ["decompositions", "elementwise", "indexing", "linalg", "manipulation", "nn", "reductions",
+           "sorting"]

@@ -1,5 +1,5 @@
-"""Default gradients of the elementwise kernels: unary math, binary arithmetic, Cast, Where
-and Clip.
+"""Default gradients of the elementwise kernels: unary math (inverse trigonometric and
+hyperbolic functions included), binary arithmetic, Cast, Where and Clip.
 
 Where the derivative is naturally a function of the output (exp, expm1, sqrt, tanh,
 sigmoid) the output is saved and used: it is on the tape, so higher derivatives stay right.
@@ -36,7 +36,7 @@ def _zero(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": lambda: tp.zeros_like(dy)}
 
 
-for _name in ("Sign", "Floor", "Ceil", "Round"):
+for _name in ("Sign", "Floor", "Ceil", "Round", "Trunc"):
     gradient(_name)(_zero)
 
 
@@ -98,6 +98,54 @@ def _tanh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 def _sigmoid(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved
     return {"x": lambda: dy * (y * (1 - y))}
+
+
+@gradient("Cosh", inputs=("x",))
+def _cosh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy * tp.sinh(x)}
+
+
+@gradient("Sinh", inputs=("x",))
+def _sinh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy * tp.cosh(x)}
+
+
+@gradient("Asin", inputs=("x",))
+def _asin(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy / tp.sqrt((1 - x) * (1 + x))}
+
+
+@gradient("Acos", inputs=("x",))
+def _acos(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: tp.negative(dy) / tp.sqrt((1 - x) * (1 + x))}
+
+
+@gradient("Atan", inputs=("x",))
+def _atan(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy / (1 + x * x)}
+
+
+@gradient("Asinh", inputs=("x",))
+def _asinh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy / tp.sqrt(x * x + 1)}
+
+
+@gradient("Acosh", inputs=("x",))
+def _acosh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy / tp.sqrt((x - 1) * (x + 1))}
+
+
+@gradient("Atanh", inputs=("x",))
+def _atanh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: dy / ((1 - x) * (1 + x))}
 
 
 @gradient("Relu", inputs=("x",))
@@ -177,6 +225,50 @@ def _pow(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
         return unbroadcast(dy * tp.where(positive, out * log_x, 0.0), y.shape)
 
     return {"x": dx, "y": dexp}
+
+
+@gradient("Mod", inputs=("x", "y"))
+def _mod(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved  # x - y * floor_divide(x, y), whose quotient is piecewise constant
+    return {"x": lambda: unbroadcast(dy, x.shape),
+            "y": lambda: unbroadcast(tp.negative(dy) * tp.floor_divide(x, y), y.shape)}
+
+
+@gradient("Atan2", inputs=("x", "y"))
+def _atan2(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved  # the angle of the point (y, x): d/dx = y / r**2, d/dy = -x / r**2
+
+    @functools.cache
+    def scaled() -> Tensor:
+        return dy / (x * x + y * y)
+
+    return {"x": lambda: unbroadcast(scaled() * y, x.shape),
+            "y": lambda: unbroadcast(tp.negative(scaled()) * x, y.shape)}
+
+
+@gradient("Hypot", inputs=("x", "y"), outputs=("out",))
+def _hypot(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y, out = saved  # x / out and y / out; 0 at the origin (as the subgradient of |(x, y)|)
+
+    @functools.cache
+    def scaled() -> Tensor:
+        return dy / tp.where(out == 0, 1, out)
+
+    return {"x": lambda: unbroadcast(scaled() * x, x.shape),
+            "y": lambda: unbroadcast(scaled() * y, y.shape)}
+
+
+@gradient("Copysign", inputs=("x", "y"))
+def _copysign(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved  # +-1 for x as the sign bits agree or not; y only picks a sign: 0
+    return {"x": lambda: unbroadcast(tp.where(tp.signbit(x) == tp.signbit(y), dy, tp.negative(dy)), x.shape),
+            "y": lambda: tp.zeros_like(y)}
+
+
+@gradient("Nextafter", inputs=("x", "y"))
+def _nextafter(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, y = saved  # x moved by one unit in the last place: 1 for x, 0 for y
+    return {"x": lambda: unbroadcast(dy, x.shape), "y": lambda: tp.zeros_like(y)}
 
 
 def _extremum(dy: Tensor, x: Tensor, y: Tensor, wins: Callable[[Tensor, Tensor], Tensor]) -> Grads:

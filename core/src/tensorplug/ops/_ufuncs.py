@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from . import bitwise
 from . import elementwise as ew
 from .linalg import matmul
 
@@ -28,7 +29,15 @@ _AS_OPS: dict[Any, Callable[..., Tensor]] = {
     np.square: ew.square, np.floor: ew.floor, np.ceil: ew.ceil, np.exp: ew.exp, np.log: ew.log,
     np.log1p: ew.log1p, np.expm1: ew.expm1, np.sqrt: ew.sqrt, np.sin: ew.sin, np.cos: ew.cos,
     np.tan: ew.tan, np.tanh: ew.tanh, np.log2: ew.log2, np.log10: ew.log10,
-    np.logaddexp: ew.logaddexp, np.reciprocal: ew.reciprocal,
+    np.logaddexp: ew.logaddexp, np.reciprocal: ew.reciprocal, np.trunc: ew.trunc,
+    np.arccos: ew.acos, np.arccosh: ew.acosh, np.arcsin: ew.asin, np.arcsinh: ew.asinh,
+    np.arctan: ew.atan, np.arctanh: ew.atanh, np.cosh: ew.cosh, np.sinh: ew.sinh,
+    np.isnan: ew.isnan, np.isinf: ew.isinf, np.isfinite: ew.isfinite, np.signbit: ew.signbit,
+    np.remainder: ew.remainder, np.arctan2: ew.atan2, np.copysign: ew.copysign, np.hypot: ew.hypot,
+    np.nextafter: ew.nextafter, np.logical_xor: ew.logical_xor,
+    np.bitwise_and: bitwise.bitwise_and, np.bitwise_or: bitwise.bitwise_or,
+    np.bitwise_xor: bitwise.bitwise_xor, np.invert: bitwise.bitwise_invert,
+    np.left_shift: bitwise.bitwise_left_shift, np.right_shift: bitwise.bitwise_right_shift,
 }
 
 

@@ -1,6 +1,7 @@
 """Elementwise ops (Python Array API names): arithmetic, comparisons, logic, unary math,
-where, clip. Binary ops promote their arguments (Python scalars are weak) and broadcast;
-float-only math promotes integer and bool inputs to the default float dtype."""
+tests (isnan, ...), where, clip (the bitwise ones are in ``bitwise``). Binary ops promote
+their arguments (Python scalars are weak) and broadcast; float-only math promotes integer and
+bool inputs to the default float dtype."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from ._convert import asarray, astype, caller, convert_pair, to_float
 __all__ = [
     "add", "subtract", "multiply", "divide", "floor_divide", "pow", "maximum", "minimum",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-    "logical_and", "logical_or", "logical_not",
-    "negative", "positive", "abs", "sign", "square", "floor", "ceil", "round",
+    "remainder", "atan2", "copysign", "hypot", "nextafter",
+    "logical_and", "logical_or", "logical_xor", "logical_not",
+    "negative", "positive", "abs", "sign", "square", "floor", "ceil", "round", "trunc",
     "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh", "sigmoid",
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh",
+    "isnan", "isinf", "isfinite", "signbit",
     "where", "clip", "astype", "reciprocal", "tan", "log2", "log10", "logaddexp",
 ]
 
@@ -47,7 +51,7 @@ def _no_bool(name: str) -> DTypeError:
 def _numeric(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
     binary = caller(kernel).binary
 
-    def op(x: Any, y: Any) -> Tensor:
+    def op(x: Any, y: Any, /) -> Tensor:
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
             x, y = convert_pair(x, y)
         if x._dtype is bool_:
@@ -60,7 +64,7 @@ def _numeric(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
 def _compare(name: str, kernel: str, allow_bool: bool, doc: str) -> Callable[[Any, Any], Tensor]:
     binary = caller(kernel).binary
 
-    def op(x: Any, y: Any) -> Tensor:
+    def op(x: Any, y: Any, /) -> Tensor:
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
             x, y = convert_pair(x, y)
         if x._dtype is bool_ and not allow_bool:
@@ -73,7 +77,7 @@ def _compare(name: str, kernel: str, allow_bool: bool, doc: str) -> Callable[[An
 def _logical(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
     binary = caller(kernel).binary
 
-    def op(x: Any, y: Any) -> Tensor:
+    def op(x: Any, y: Any, /) -> Tensor:
         return binary(astype(x, bool_), astype(y, bool_))
 
     return _named(op, name, doc)
@@ -82,7 +86,7 @@ def _logical(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
 def _float_unary(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
     unary = caller(kernel).unary
 
-    def op(x: Any) -> Tensor:
+    def op(x: Any, /) -> Tensor:
         if not (isinstance(x, Tensor) and x._dtype.kind == "float"):
             x = to_float(x)
         return unary(x)
@@ -90,10 +94,23 @@ def _float_unary(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
     return _named(op, name, doc)
 
 
+def _float_binary(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
+    binary = caller(kernel).binary
+
+    def op(x: Any, y: Any, /) -> Tensor:
+        if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
+            x, y = convert_pair(x, y)
+        if x._dtype.kind != "float":
+            x, y = to_float(x), to_float(y)
+        return binary(x, y)
+
+    return _named(op, name, doc)
+
+
 def _numeric_unary(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
     unary = caller(kernel).unary
 
-    def op(x: Any) -> Tensor:
+    def op(x: Any, /) -> Tensor:
         if not isinstance(x, Tensor):
             x = asarray(x)
         if x._dtype is bool_:
@@ -106,7 +123,7 @@ def _numeric_unary(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
 def _rounding(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
     unary = caller(kernel).unary
 
-    def op(x: Any) -> Tensor:
+    def op(x: Any, /) -> Tensor:
         if not isinstance(x, Tensor):
             x = asarray(x)
         if x._dtype.kind != "float":
@@ -143,8 +160,25 @@ greater = _compare("greater", "Greater", allow_bool=False,
                    doc=f"x > y as a bool tensor, {_BINARY} {_BOOL}")
 greater_equal = _compare("greater_equal", "GreaterEqual", allow_bool=False,
                          doc=f"x >= y as a bool tensor, {_BINARY} {_BOOL}")
+remainder = _numeric("remainder", "Mod",
+                     f"x - y * floor(x / y), with the sign of y as Python's %, {_BINARY} An integer "
+                     f"modulo 0 gives 0 on every backend (the Array API leaves it unspecified), a float "
+                     f"one nan. {_BOOL}")
+atan2 = _float_binary("atan2", "Atan2",
+                      f"The angle in radians, in [-pi, pi], of the point (y, x) (x is the "
+                      f"y-coordinate), {_BINARY} Integer and bool inputs give the default float dtype.")
+copysign = _float_binary("copysign", "Copysign",
+                         f"|x| with the sign bit of y (-0.0 and -nan count as negative), {_BINARY} "
+                         f"Integer and bool inputs give the default float dtype.")
+hypot = _float_binary("hypot", "Hypot",
+                      f"sqrt(x ** 2 + y ** 2) without overflow or underflow, {_BINARY} Integer and bool "
+                      f"inputs give the default float dtype.")
+nextafter = _float_binary("nextafter", "Nextafter",
+                          f"The next floating-point value after x in the direction of y, {_BINARY} "
+                          f"Integer and bool inputs give the default float dtype.")
 logical_and = _logical("logical_and", "LogicalAnd", f"x and y, {_LOGICAL}")
 logical_or = _logical("logical_or", "LogicalOr", f"x or y, {_LOGICAL}")
+logical_xor = _logical("logical_xor", "LogicalXor", f"x != y for truth values, {_LOGICAL}")
 negative = _numeric_unary("negative", "Negative",
                           f"-x, elementwise, of x's dtype. {_BOOL}")
 abs = _numeric_unary("abs", "Abs",  # noqa: A001 - the Array API name
@@ -160,6 +194,18 @@ ceil = _rounding("ceil", "Ceil",
 round = _rounding("round", "Round",  # noqa: A001
                   f"x rounded to the nearest whole number, halves to even, of x's dtype (integers "
                   f"unchanged). {_BOOL}")
+trunc = _rounding("trunc", "Trunc",
+                  f"x rounded toward zero, elementwise, of x's dtype (integers unchanged). {_BOOL}")
+isnan = _numeric_unary("isnan", "IsNan",
+                       f"Whether x is NaN, elementwise, as a bool tensor (never for integers). {_BOOL}")
+isinf = _numeric_unary("isinf", "IsInf",
+                       f"Whether x is +inf or -inf, elementwise, as a bool tensor (never for integers). "
+                       f"{_BOOL}")
+isfinite = _numeric_unary("isfinite", "IsFinite",
+                          f"Whether x is neither infinite nor NaN, elementwise, as a bool tensor (always "
+                          f"for integers). {_BOOL}")
+signbit = _float_unary("signbit", "Signbit",
+                       f"Whether x's sign bit is set (x < 0, -0.0, -inf, -nan) as a bool tensor, {_FLOAT}")
 exp = _float_unary("exp", "Exp",
                    f"e ** x, {_FLOAT}")
 log = _float_unary("log", "Log",
@@ -178,6 +224,22 @@ tanh = _float_unary("tanh", "Tanh",
                     f"Hyperbolic tangent, {_FLOAT}")
 sigmoid = _float_unary("sigmoid", "Sigmoid",
                        f"1 / (1 + exp(-x)), {_FLOAT}")
+acos = _float_unary("acos", "Acos",
+                    f"Inverse cosine in radians, in [0, pi], {_FLOAT} nan outside [-1, 1].")
+acosh = _float_unary("acosh", "Acosh",
+                     f"Inverse hyperbolic cosine, {_FLOAT} nan below 1.")
+asin = _float_unary("asin", "Asin",
+                    f"Inverse sine in radians, in [-pi/2, pi/2], {_FLOAT} nan outside [-1, 1].")
+asinh = _float_unary("asinh", "Asinh",
+                     f"Inverse hyperbolic sine, {_FLOAT}")
+atan = _float_unary("atan", "Atan",
+                    f"Inverse tangent in radians, in [-pi/2, pi/2], {_FLOAT}")
+atanh = _float_unary("atanh", "Atanh",
+                     f"Inverse hyperbolic tangent, {_FLOAT} +-inf at +-1, nan beyond.")
+cosh = _float_unary("cosh", "Cosh",
+                    f"Hyperbolic cosine, {_FLOAT}")
+sinh = _float_unary("sinh", "Sinh",
+                    f"Hyperbolic sine, {_FLOAT}")
 
 _DIVIDE = caller("Divide")
 _POW = caller("Pow")

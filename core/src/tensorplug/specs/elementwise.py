@@ -1,5 +1,5 @@
 """Kernel specs of the elementwise family: unary math, binary arithmetic, comparisons,
-logic, Cast, Where and Clip. Binary kernels take inputs of one dtype (ops promote first)
+logic, bitwise operations, Cast, Where and Clip. Binary kernels take inputs of one dtype (ops promote first)
 and broadcast."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, DType, bool_
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES, DType, bool_
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
@@ -21,12 +21,14 @@ from ._rules import (
 )
 
 BOOL = (bool_,)
+BITS = INT_DTYPES + BOOL  # what the bitwise kernels take: integers, and bools as one bit
 
 
-def _unary(name: str, dtypes: tuple, doc: str, differentiable: bool = True) -> KernelSpec:
+def _unary(name: str, dtypes: tuple, doc: str, differentiable: bool = True,
+           out_bool: bool = False) -> KernelSpec:
     return register_kernel_spec(KernelSpec(
-        name=name, inputs=("x",), infer=same_as_first, input_dtypes={"x": dtypes},
-        differentiable=differentiable, doc=doc,
+        name=name, inputs=("x",), infer=broadcast_rule(bool_) if out_bool else same_as_first,
+        input_dtypes={"x": dtypes}, differentiable=differentiable and not out_bool, doc=doc,
     ))
 
 
@@ -58,6 +60,22 @@ TANH = _unary("Tanh", FLOAT_DTYPES, "hyperbolic tangent")
 SIGMOID = _unary("Sigmoid", FLOAT_DTYPES, "1 / (1 + exp(-x)), computed stably")
 RELU = _unary("Relu", NUMERIC_DTYPES, "max(x, 0); gradient 0 at x <= 0")
 LOGICAL_NOT = _unary("LogicalNot", BOOL, "not x", differentiable=False)
+TRUNC = _unary("Trunc", FLOAT_DTYPES, "x rounded toward zero; gradient zero")
+ACOS = _unary("Acos", FLOAT_DTYPES, "inverse cosine, in [0, pi]; nan outside [-1, 1]")
+ACOSH = _unary("Acosh", FLOAT_DTYPES, "inverse hyperbolic cosine; nan below 1")
+ASIN = _unary("Asin", FLOAT_DTYPES, "inverse sine, in [-pi/2, pi/2]; nan outside [-1, 1]")
+ASINH = _unary("Asinh", FLOAT_DTYPES, "inverse hyperbolic sine")
+ATAN = _unary("Atan", FLOAT_DTYPES, "inverse tangent, in [-pi/2, pi/2]")
+ATANH = _unary("Atanh", FLOAT_DTYPES, "inverse hyperbolic tangent; +-inf at +-1, nan beyond")
+COSH = _unary("Cosh", FLOAT_DTYPES, "hyperbolic cosine")
+SINH = _unary("Sinh", FLOAT_DTYPES, "hyperbolic sine")
+IS_NAN = _unary("IsNan", NUMERIC_DTYPES, "whether x is NaN (bool)", out_bool=True)
+IS_INF = _unary("IsInf", NUMERIC_DTYPES, "whether x is +-inf (bool)", out_bool=True)
+IS_FINITE = _unary("IsFinite", NUMERIC_DTYPES, "whether x is neither inf nor NaN (bool)", out_bool=True)
+SIGNBIT = _unary("Signbit", FLOAT_DTYPES, "whether x's sign bit is set (-0.0 and -nan too; bool)",
+                 out_bool=True)
+BITWISE_INVERT = _unary("BitwiseInvert", BITS, "~x: every bit flipped (not x for bool)",
+                        differentiable=False)
 
 # -- binary --------------------------------------------------------------------------------
 ADD = _binary("Add", NUMERIC_DTYPES, "x + y")
@@ -78,6 +96,23 @@ GREATER = _binary("Greater", NUMERIC_DTYPES, "x > y", out_bool=True)
 GREATER_EQUAL = _binary("GreaterEqual", NUMERIC_DTYPES, "x >= y", out_bool=True)
 LOGICAL_AND = _binary("LogicalAnd", BOOL, "x and y", out_bool=True)
 LOGICAL_OR = _binary("LogicalOr", BOOL, "x or y", out_bool=True)
+LOGICAL_XOR = _binary("LogicalXor", BOOL, "x != y for bools", out_bool=True)
+ATAN2 = _binary("Atan2", FLOAT_DTYPES, "the inverse tangent of x / y in the quadrant of the point "
+                "(y, x), in [-pi, pi] (x is the y-coordinate)")
+COPYSIGN = _binary("Copysign", FLOAT_DTYPES, "|x| with the sign bit of y")
+HYPOT = _binary("Hypot", FLOAT_DTYPES, "sqrt(x * x + y * y) without overflow or underflow")
+NEXTAFTER = _binary("Nextafter", FLOAT_DTYPES, "the next floating-point value after x toward y; "
+                    "gradient 1 for x, 0 for y")
+MOD = _binary("Mod", NUMERIC_DTYPES, "x - y * floor(x / y), with the sign of y (Python's %); "
+              "integers modulo 0 give 0 (the Array API leaves it unspecified)")
+BITWISE_AND = _binary("BitwiseAnd", BITS, "x & y", differentiable=False)
+BITWISE_OR = _binary("BitwiseOr", BITS, "x | y", differentiable=False)
+BITWISE_XOR = _binary("BitwiseXor", BITS, "x ^ y", differentiable=False)
+LEFT_SHIFT = _binary("LeftShift", INT_DTYPES, "x << y; a shift of the bit width or more, or "
+                     "negative, gives 0", differentiable=False)
+RIGHT_SHIFT = _binary("RightShift", INT_DTYPES, "x >> y, arithmetic (floor(x / 2**y)); a shift of the "
+                      "bit width or more, or negative, gives 0 (-1 for negative x)",
+                      differentiable=False)
 
 
 # -- Cast, Where, Clip ---------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Reference values of the elementwise kernels: unary math, binary arithmetic, comparisons,
-logic, Cast, Where and Clip, each with a domain where the function is defined and smooth
+logic, bitwise operations, Cast, Where and Clip, each with a domain where the function is defined and smooth
 (Log on positives, Abs clear of 0, Floor clear of integers) plus hand-picked values at the
 points where backends differ (halves for Round, ties for comparisons, zeros for Sign)."""
 
@@ -29,6 +29,9 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+INSIDE_ONE = Domain(-0.9, 0.9)
+_NON_FINITE = (math.nan, math.inf, -math.inf, 0.0, -2.0, 1e30)
+
 # name: (numpy function, domain, special values)
 _UNARY: dict[str, tuple[Callable[[Any], Any], Domain, tuple[float, ...]]] = {
     "Negative": (np.negative, Domain(), (0, -2, 3)),
@@ -48,6 +51,20 @@ _UNARY: dict[str, tuple[Callable[[Any], Any], Domain, tuple[float, ...]]] = {
     "Tanh": (np.tanh, Domain(), (0.0, -20.0, 20.0)),
     "Sigmoid": (_stable_sigmoid, Domain(-5, 5), (0.0, -100.0, -30.0, 30.0, 100.0)),
     "Relu": (lambda x: np.maximum(x, 0), CLEAR_OF_ZERO, (-1, 0, 2)),
+    "Trunc": (np.trunc, OFF_GRID, (-1.5, -1.0, -0.0, 0.0, 0.7, 1.0, 2.5, math.inf, math.nan)),
+    "Acos": (np.arccos, INSIDE_ONE, (-1.0, 0.0, 0.5, 1.0, 2.0)),  # nan outside [-1, 1]
+    "Asin": (np.arcsin, INSIDE_ONE, (-1.0, 0.0, 0.5, 1.0, -2.0)),
+    "Atan": (np.arctan, Domain(), (0.0, -1e4, 1e4, math.inf)),
+    "Acosh": (np.arccosh, Domain(1.2, 4), (1.0, 2.0, 1e4, 0.5)),  # nan below 1
+    "Asinh": (np.arcsinh, Domain(), (0.0, -1e4, 1e4, 1e-5)),
+    "Atanh": (np.arctanh, INSIDE_ONE, (0.0, 0.5, -0.99, 1.0, -1.0, 1.5)),  # +-inf at +-1
+    "Cosh": (np.cosh, Domain(), (0.0, -20.0, 20.0)),
+    "Sinh": (np.sinh, Domain(), (0.0, -20.0, 20.0, 1e-5)),
+    "IsNan": (np.isnan, Domain(), _NON_FINITE),
+    "IsInf": (np.isinf, Domain(), _NON_FINITE),
+    "IsFinite": (np.isfinite, Domain(), _NON_FINITE),
+    "Signbit": (np.signbit, Domain(), (-0.0, 0.0, -1.5, 2.0, -math.inf, math.inf, -math.nan, math.nan)),
+    "BitwiseInvert": (np.invert, Domain(), (0, -1, 5, -6)),
 }
 
 #: Expm1 and Log1p exist to be accurate near 0: their values there are held to a relative
@@ -62,6 +79,9 @@ reference("LogicalNot", unary_cases())(np.logical_not)
 
 # -- binary ---------------------------------------------------------------------------------
 _TIES = ((1, 2, 3, -1), (1, 3, 2, -1))  # equal, less, greater elements
+_BITS = ((0, -1, 5, 12, -7), (0, 6, -1, 10, 3))
+_QUADRANTS = ((0.0, -0.0, 0.0, -0.0, 1.0, -1.0, math.inf, 2.0),
+              (-0.0, -0.0, 0.0, 1.0, 0.0, -0.0, -math.inf, -math.inf))
 NONZERO = Domain(-3, 3, margin=0.5)
 _BINARY: dict[str, tuple[Callable[[Any, Any], Any], Domain, Domain, tuple[Any, ...]]] = {
     "Add": (np.add, Domain(), Domain(), ()),
@@ -78,6 +98,20 @@ _BINARY: dict[str, tuple[Callable[[Any, Any], Any], Domain, Domain, tuple[Any, .
     "GreaterEqual": (np.greater_equal, Domain(), Domain(), _TIES),
     "LogicalAnd": (np.logical_and, Domain(), Domain(), ((1, 1, 0, 0), (1, 0, 1, 0))),
     "LogicalOr": (np.logical_or, Domain(), Domain(), ((1, 1, 0, 0), (1, 0, 1, 0))),
+    "LogicalXor": (np.logical_xor, Domain(), Domain(), ((1, 1, 0, 0), (1, 0, 1, 0))),
+    # signed zeros and infinities pick the quadrant
+    "Atan2": (np.arctan2, CLEAR_OF_ZERO, CLEAR_OF_ZERO, _QUADRANTS),
+    "Copysign": (np.copysign, CLEAR_OF_ZERO, CLEAR_OF_ZERO, ((1.5, -2.0, 3.0, 0.0, math.nan),
+                                                             (-0.0, 0.0, -math.nan, -1.0, -2.0))),
+    # no overflow of the squares, and inf wins over nan
+    "Hypot": (np.hypot, Domain(), Domain(), ((3.0, 0.0, 1e30, 3e-30, math.inf, math.nan),
+                                             (-4.0, -0.0, 1e30, 4e-30, math.nan, -math.inf))),
+    "BitwiseAnd": (np.bitwise_and, Domain(-9, 9), Domain(-9, 9), _BITS),
+    "BitwiseOr": (np.bitwise_or, Domain(-9, 9), Domain(-9, 9), _BITS),
+    "BitwiseXor": (np.bitwise_xor, Domain(-9, 9), Domain(-9, 9), _BITS),
+    # shifts in [0, 31]: defined for every integer dtype (numpy's answer beyond: see the kernel tests)
+    "LeftShift": (np.left_shift, Domain(-9, 9), Domain(0, 31), ((1, -1, 5, 0), (0, 31, 3, 7))),
+    "RightShift": (np.right_shift, Domain(-300, 300), Domain(0, 31), ((1, -1, -5, 5), (0, 31, 1, 1))),
 }
 
 for _name, (_fn2, _dx, _dy, _pair) in _BINARY.items():
@@ -110,6 +144,39 @@ def _floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     unspecified)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.floor_divide(x, y)
+
+
+def _mod_cases(spec: KernelSpec) -> list[Case]:
+    """Nonzero divisors of either sign; (floats) signed zeros, infinities and division by zero;
+    (integers) division by zero, which gives 0 on every backend."""
+    cases = binary_cases(Domain(), NONZERO, ((7, -7, 7, -7, 6, 0), (2, 2, -2, -2, 3, 5)))(spec)
+    by_zero = binary_cases(Domain(), NONZERO, ((7, -7, 0, 3), (0, 0, 0, 2)))(spec)
+    return (cases + [c for c in by_zero if c.label == "special" and c.inputs[0].dtype.kind == "i"]
+            + [Case(tuple(np.array(v, d.numpy) for v in _MOD_FLOATS), label="special")
+               for d in spec.input_dtypes["x"] if d.is_floating])
+
+
+_MOD_FLOATS = ((-0.0, 0.0, 1.5, -1.5, 1.5, math.inf, 2.0, math.nan),
+               (2.0, -2.0, math.inf, math.inf, 0.0, 2.0, -0.0, 1.0))
+
+
+@reference("Mod", _mod_cases, broadcast_bad_cases)
+def _mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x - y * floor(x / y) with the sign of y; an integer modulo 0 is 0 (numpy's answer, kept by
+    tensorplug: the Array API leaves it unspecified)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.remainder(x, y)
+
+
+def _nextafter_cases(spec: KernelSpec) -> list[Case]:
+    return binary_cases(Domain(), Domain(), ((0.0, -0.0, 0.0, 1.0, 1.0, -1.0, math.nan, 3.0),
+                                             (1.0, 0.0, -0.0, 2.0, 1.0, -2.0, 1.0, math.inf)))(spec)
+
+
+#: one unit in the last place apart must show: computed in the input's own dtype, held exactly
+register_reference(Reference("Nextafter", _nextafter_cases, compute=np.nextafter, upcast=False,
+                             bad_cases=broadcast_bad_cases, rtol={"float32": 1e-9, "float64": 1e-18},
+                             atol=0.0))
 
 
 # -- Cast, Where, Clip ----------------------------------------------------------------------

@@ -25,7 +25,8 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions, sorting)
+_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions,
+             sorting)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -1,5 +1,5 @@
-"""Elementwise kernels: unary math, binary arithmetic, comparisons and logic from one table of
-numpy functions, plus the few kernels that need more than one numpy call (Sigmoid, Pow of
+"""Elementwise kernels: unary math, binary arithmetic, comparisons, logic and bit operations from
+one table of numpy functions, plus the few kernels that need more than one numpy call (Sigmoid, Pow of
 integers, Cast, Where, Clip).
 
 Binary kernels receive inputs of one dtype (the spec says so; ops promote first), so numpy's

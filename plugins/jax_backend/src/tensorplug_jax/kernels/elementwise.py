@@ -1,6 +1,7 @@
 """Elementwise kernels: unary math, binary arithmetic, comparisons and logic from one table of
-``jax.numpy`` functions, plus the kernels that need more (Sigmoid, Pow of integers, Cast,
-Where, Clip). Results match the numpy backend's: same values, dtypes and shapes.
+``jax.numpy`` functions, plus the kernels that need more (Sigmoid, Pow of integers, division
+by zero of FloorDivide, zeros of Mod, Cast, Where, Clip). Results match the numpy backend's:
+same values, dtypes and shapes.
 
 Binary kernels receive inputs of one dtype (the spec says so; ops promote first), so jax's
 result dtype is the spec's.
@@ -51,6 +52,15 @@ def floor_divide(x: Any, y: Any) -> Any:
     return jnp.where(zero, 0, jnp.floor_divide(x, jnp.where(zero, 1, y))).astype(x.dtype)
 
 
+def remainder(x: Any, y: Any) -> Any:
+    """x - y * floor(x / y) with the sign of y, as numpy: a zero remainder of floats is +0 or -0
+    by the sign of y (XLA keeps x's), and an integer modulo 0 gives 0 (jnp does that itself)."""
+    out = jnp.remainder(x, y)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return out
+    return jnp.where(out == 0, jnp.copysign(jnp.zeros_like(out), y), out)
+
+
 def _cast(x: Any, dtype: Any) -> Any:
     return x.astype(dtype.numpy)
 
@@ -94,7 +104,7 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     **{name: (unary if name in UNARY_KERNELS else binary)(fn)
        for name, fn in elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power,
-                                                FloorDivide=floor_divide).items()},
+                                                FloorDivide=floor_divide, Mod=remainder).items()},
     "Cast": cast,
     "Where": _WHERE,
     "Clip": clip,
