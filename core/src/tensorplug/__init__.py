@@ -22,6 +22,8 @@ with registering_as(CORE_SOURCE):
 from . import dtypes, extend, linalg, nn, ops, optimizers, random
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
+from .constants import e, inf, nan, newaxis, pi
+from .data_types import can_cast, finfo, iinfo, isdtype, result_type
 from .debug import debug_nans
 from .devices import device_put, devices, set_default_device
 from .dtypes import (
@@ -64,6 +66,7 @@ from .errors import (
 )
 from .jit import jit
 from .memory_stats import memory
+from .namespace_info import __array_namespace_info__
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
 from .ops import asarray, astype, to_backend
@@ -81,12 +84,15 @@ from .profiler import profile
 from .variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
+__array_api_version__ = "2024.12"
 
 __all__ = [
     "__version__", "API_VERSION",
     "Tensor", "Variable", "DType", "bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
     "dtypes", "extend", "linalg", "nn", "optimizers", "random", "run_kernel", "jit",
+    "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
+    "finfo", "iinfo", "can_cast", "isdtype", "result_type",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "profile", "memory",

@@ -93,6 +93,10 @@ class Backend:
         """The devices this backend can place arrays on, by the names ``device_of`` uses."""
         return ["cpu"]
 
+    def default_device(self) -> str:
+        """The device this backend creates arrays on (default: the first of ``devices()``)."""
+        return self.devices()[0]
+
     def device_put(self, native: Any, where: Any) -> Any:
         """`native` placed on `where`: a name from ``devices()``, or an object of the backend's
         own (a device, a sharding). Backends with one device accept only its name."""

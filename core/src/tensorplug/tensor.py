@@ -10,7 +10,9 @@ import numpy as np
 
 from ._state import jit_tracing, plan_trace_var
 from .dtypes import DType
-from .errors import DTypeError, OutOfMemoryError, ShapeError, TensorplugError, TracedValueError
+from .errors import ArgumentError, DTypeError, OutOfMemoryError, ShapeError, TensorplugError, TracedValueError
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
 if TYPE_CHECKING:
     from .backend import Backend
@@ -128,8 +130,8 @@ class Tensor:
             arr = arr.copy()
         return arr
 
-    def item(self) -> bool | int | float:
-        """The one element as a Python bool, int or float; ShapeError if the tensor has more."""
+    def item(self) -> bool | int | float | complex:
+        """The one element as a Python bool, int, float or complex; ShapeError if the tensor has more."""
         arr = self._host()
         if arr.size != 1:
             raise ShapeError(f"item() needs a tensor with one element, got shape {self.shape}.")
@@ -139,13 +141,35 @@ class Tensor:
         """The values as nested Python lists (a scalar gives a Python number)."""
         return self.numpy().tolist()
 
-    def astype(self, dtype: Any) -> Tensor:
+    def astype(self, dtype: Any, *, copy: bool = True, device: Any = None) -> Tensor:
         """This tensor cast to `dtype` (``tp.astype``); the same tensor if it already has it."""
-        return _ops.astype(self, dtype)
+        return _ops.astype(self, dtype, copy=copy, device=device)
 
     def to(self, backend: str) -> Tensor:
         """This tensor's values on another backend."""
         return _ops.to_backend(self, backend)
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
+        """This tensor on `device`, a device of its backend (``tp.device_put``)."""
+        from .devices import device_put
+
+        if stream is not None:
+            raise ArgumentError("to_device: stream must be None; tensorplug's backends order their "
+                                "work themselves.")
+        return device_put(self, device)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """The tensorplug module, the Array API namespace of tensors (for ``api_version``
+        None or '2024.12' and the earlier versions it includes)."""
+        import tensorplug
+
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ArgumentError(f"tensorplug implements the Array API standard {_API_VERSIONS[-1]} "
+                                f"(and {', '.join(_API_VERSIONS[:-1])}), not {api_version!r}.")
+        return tensorplug
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
 
     def __bool__(self) -> bool:
         if self.size != 1:
@@ -155,17 +179,24 @@ class Tensor:
             )
         return bool(self.item())
 
+    def _real_item(self, to: str) -> bool | int | float:
+        item = self.item()
+        if isinstance(item, complex):
+            raise DTypeError(f"cannot convert a {self._dtype.name} tensor to {to}: it would drop the "
+                             "imaginary part; use complex(x), or tp.real(x) first.")
+        return item
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._real_item("float"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._real_item("int"))
 
     def __index__(self) -> int:
         if not self._dtype.is_integer or self.size != 1:
             raise DTypeError("only integer tensors with one element can be used as an index, got "
                             f"{self._dtype.name}{list(self.shape)}")
-        return int(self.item())
+        return int(self._real_item("int"))
 
     def __len__(self) -> int:
         shape = self.shape

@@ -86,8 +86,13 @@ def asarray(obj: Any, dtype: Any = None, *, backend: str | None = None, copy: bo
     return wrap(target.from_numpy(arr), target)
 
 
-def astype(x: Any, dtype: Any) -> Tensor:
-    """x converted to `dtype` (a new tensor; the same one if the dtype already matches)."""
+def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Tensor:
+    """x converted to `dtype` (the same tensor if the dtype already matches: tensors are
+    immutable, so `copy` changes nothing), on `device` if given."""
+    if device is not None:
+        from ..devices import device_put
+
+        return device_put(astype(x, dtype), device)
     x = asarray(x)
     dt = dtype if dtype.__class__ is DType else valid.dtype(dtype, "astype")
     if x._dtype is dt:

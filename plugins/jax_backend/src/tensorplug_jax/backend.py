@@ -140,6 +140,9 @@ class JaxBackend(Backend):
     def devices(self) -> list[str]:
         return [device_name(d) for d in jax.devices()]
 
+    def default_device(self) -> str:
+        return device_name(self.device)
+
     def _resolve(self, where: Any, sharding_ok: bool) -> Any:
         if isinstance(where, jax.Device):
             return where

@@ -25,7 +25,8 @@ def _special(d: DType) -> np.ndarray:
     if d.is_bool:
         return np.array([True, False, False, True, True])
     if d.is_integer:
-        return np.array([2, -1, 2, 0, -1, 2], d.numpy)
+        low = -1 if d.is_signed_integer else 1
+        return np.array([2, low, 2, 0, low, 2], d.numpy)
     return np.array([1.5, np.nan, -0.0, 1.5, 0.0, -np.inf, np.nan, 2.0], d.numpy)
 
 
