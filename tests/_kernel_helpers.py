@@ -33,6 +33,18 @@ def kernel_dtype_cases(names: Iterable[str], input_name: str | None = None) -> l
     return [pytest.param(n, d, id=f"{n}-{d.name}") for n in names for d in accepted_dtypes(n, input_name)]
 
 
+#: the dtypes that meet every shape of a kernel's table (one or two of each kind); the others
+#: meet its first and last shapes (a 0-d and a broadcast one), which keeps tables of 13 dtypes small
+EVERY_SHAPE = frozenset({tp.bool, tp.int32, tp.int64, tp.uint8, tp.float32, tp.float64, tp.complex64})
+
+
+def kernel_dtype_shape_cases(names: Iterable[str], shapes: list[Any]) -> list[Any]:
+    """pytest params (name, dtype, shape) for every kernel in `names` x every dtype its spec
+    accepts x the shapes: all of them for the dtypes of EVERY_SHAPE, the first and last for others."""
+    return [pytest.param(n, d, s, id=f"{n}-{d.name}-{s}") for n in names for d in accepted_dtypes(n)
+            for s in (shapes if d in EVERY_SHAPE else (shapes[0], shapes[-1]))]
+
+
 def sample(shape: tuple[int, ...], dtype: DType, low: float = -3, high: float = 3,
            seed: int = 0) -> np.ndarray:
     """Deterministic test values of `dtype`: bools, integers in [low, high] (and in the dtype's

@@ -14,7 +14,7 @@ from _kernel_helpers import (
     INTS,
     accepted_dtypes,
     assert_values,
-    kernel_dtype_cases,
+    kernel_dtype_shape_cases,
     raises_for,
     run,
     sample,
@@ -112,8 +112,7 @@ def test_tables_cover_every_elementwise_spec():
     assert declared == set(UNARY) | set(BINARY) | {"Cast", "Where", "Clip"}
 
 
-@pytest.mark.parametrize("shape", UNARY_SHAPES, ids=str)
-@pytest.mark.parametrize(("name", "dtype"), kernel_dtype_cases(UNARY))
+@pytest.mark.parametrize(("name", "dtype", "shape"), kernel_dtype_shape_cases(UNARY, UNARY_SHAPES))
 def test_unary(name, dtype, shape):
     ref, domain = UNARY[name]
     x = sample(shape, dtype, *(domain or (-3, 3)))
@@ -121,8 +120,7 @@ def test_unary(name, dtype, shape):
     assert_values(got, ref(_f64(x)))
 
 
-@pytest.mark.parametrize("shapes", BINARY_SHAPES, ids=str)
-@pytest.mark.parametrize(("name", "dtype"), kernel_dtype_cases(BINARY))
+@pytest.mark.parametrize(("name", "dtype", "shapes"), kernel_dtype_shape_cases(BINARY, BINARY_SHAPES))
 def test_binary(name, dtype, shapes):
     ref, x_domain, y_domain = BINARY[name]
     x = sample(shapes[0], dtype, *(x_domain or (-3, 3)), seed=1)

@@ -18,6 +18,7 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from tensorplug.errors import TracedValueError
 from tensorplug.kernel_helpers import check_index_bounds, normalize_axis, slice_index
@@ -27,17 +28,26 @@ from ._jit import is_traced, with_attrs
 _ALL = slice(None)
 
 
-def _strided_slice(x: Any, index: Any) -> Any:
-    return x[_unhashable(index)]
+def _strided_slice(x: Any, windows: tuple[tuple[int, int], ...], low: Any) -> Any:
+    """The elements of `x` in one window per axis ((span, step): `span` elements from `low[i]`,
+    every `step`-th of them, from the far end for a negative step). The spans shape the result;
+    the starts are traced, so slicing a tensor at every index compiles once, not once each."""
+    window = lax.dynamic_slice(x, [low[i] for i in range(x.ndim)], [span for span, _ in windows])
+    return window[tuple(slice(None, None, step) for _, step in windows)]
 
 
-_STRIDED_SLICE = with_attrs(_strided_slice, static=("index",))
+_STRIDED_SLICE = with_attrs(_strided_slice, static=("windows",), traced=("low",))
 
 
 def strided_slice(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x = inputs[0]
     index = slice_index("StridedSlice", backend.name, attrs["slices"], x.shape)
-    return _STRIDED_SLICE(inputs, {"index": _hashable(index)}, backend)
+    picked = [range(size)[s] for s, size in zip(index, x.shape)]
+    if not x.ndim or not all(picked):  # (nothing to slice, or an empty result)
+        return x[index]
+    windows = tuple((abs(r[-1] - r[0]) + 1, r.step) for r in picked)
+    return _STRIDED_SLICE(inputs, {"windows": windows, "low": np.array([min(r[0], r[-1]) for r in picked])},
+                          backend)
 
 
 def _hashable(index: tuple[slice, ...]) -> tuple[tuple[Any, Any, Any], ...]:
