@@ -53,7 +53,9 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
     axes = normalize_axes(axis, x.ndim, op)
     if not axes:
         return x
-    return call((x,), {"axis": axes, "keepdims": valid.flag(keepdims, op, "keepdims")})
+    out = call((x,), {"axis": axes, "keepdims": valid.flag(keepdims, op, "keepdims")})
+    # the kernel accumulates small integers in 64 bits; an asked-for dtype is the result's
+    return out if dtype is None else astype(out, x._dtype)
 
 
 def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,  # noqa: A001
