@@ -35,7 +35,8 @@ def _address(t: tp.Tensor) -> int:
     return native.ctypes.data if isinstance(native, np.ndarray) else native.unsafe_buffer_pointer()
 
 
-@pytest.mark.parametrize("dtype", [tp.bool, tp.int8, tp.uint32, tp.int64, tp.float32, tp.float64, tp.complex64])
+@pytest.mark.parametrize("dtype", [tp.bool, tp.int8, tp.uint32, tp.int64, tp.float32, tp.float64,
+                                   tp.complex64])
 def test_round_trips_through_numpy_and_jax_keep_values_and_dtype(backend, dtype):
     base = np.arange(6).reshape(2, 3) % 2 if dtype is tp.bool else np.arange(6).reshape(2, 3)
     x = tp.asarray(base.astype(dtype.numpy))

@@ -67,8 +67,9 @@ def test_signatures_follow_the_standard(name):
 
 
 @pytest.mark.parametrize("dtype", [None, tp.float32, tp.float64, tp.complex64])
-@pytest.mark.parametrize("start, stop, num", [(0.0, 1.0, 5), (-1.6617974761741353e+19, -6.632609762036941e+16, 25),
-                                              (3, -2, 1), (1.0, 2.0, 0), (2.0, 2.0, 4)])
+@pytest.mark.parametrize("start, stop, num", [
+    (0.0, 1.0, 5), (-1.6617974761741353e+19, -6.632609762036941e+16, 25), (3, -2, 1), (1.0, 2.0, 0),
+    (2.0, 2.0, 4)])
 @pytest.mark.parametrize("endpoint", [True, False])
 def test_linspace_matches_numpy_and_keeps_its_ends(dtype, start, stop, num, endpoint):
     out = tp.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)

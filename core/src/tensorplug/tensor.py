@@ -388,6 +388,5 @@ def _key_text(key: Any) -> str:
 
 
 from . import ops as _ops  # noqa: E402  (ops import Tensor; operators resolve at call time)
-from .ops import _updates  # noqa: E402
+from .ops import _ufuncs, _updates  # noqa: E402
 from .ops import dlpack as _dlpack  # noqa: E402
-from .ops import _ufuncs  # noqa: E402

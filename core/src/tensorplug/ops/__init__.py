@@ -7,7 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import ops as _op_registry
-from . import bitwise, creation, dlpack, elementwise, grids, indexing, linalg, manipulation, reductions, sets, sorting
+from . import (
+    bitwise,
+    creation,
+    dlpack,
+    elementwise,
+    grids,
+    indexing,
+    linalg,
+    manipulation,
+    reductions,
+    sets,
+    sorting,
+)
 from ._convert import asarray, astype, to_backend
 from .bitwise import *  # noqa: F403
 from .creation import *  # noqa: F403
