@@ -30,7 +30,19 @@ __all__ = ["Tensor"]
 
 class Tensor:
     """An immutable n-d array on one backend: ``shape``, ``dtype``, ``backend`` and the
-    backend's native array. Create tensors with ops (``tp.asarray``, ``tp.zeros``, ...)."""
+    backend's native array. Create tensors with ops (``tp.asarray``, ``tp.zeros``, ...).
+
+    **Tensors are immutable.** ``x[key] = v`` raises ImmutableTensorError (a TypeError); write
+    ``x = x.at[key].set(v)`` instead, JAX's functional update (also ``.add``, ``.multiply``,
+    ``.min``, ``.max``, ``.get``): a new tensor, differentiable with respect to x and v, for
+    every key ``x[key]`` takes. Why not in-place writes guarded by a version counter, as
+    PyTorch does: ``tp.jit`` on numpy replays a plan that hands out the same arrays again, the
+    tensors of Python scalars (``x * 2.0``) are cached and shared, and autodiff saves inputs
+    for backward without copying them; each of these relies on a tensor never changing, and a
+    counter would have to be checked on each of those paths (the hot path among them) to turn
+    a silent wrong answer into an error. DLPack exports are read-only where the consumer reads
+    DLPack 1.0 flags (numpy); a legacy consumer (jax) must not write through them either.
+    """
 
     __slots__ = ("_data", "_dtype", "_backend", "__weakref__")
 
