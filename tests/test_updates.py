@@ -83,9 +83,14 @@ def test_set_with_a_repeated_place_keeps_the_last_value(backend):
     np.testing.assert_array_equal(y.numpy(), [0.0, 7.0, 0.0])
 
 
-@pytest.mark.parametrize("method", ["set", "add", "multiply", "min", "max"])
-@pytest.mark.parametrize("key", [(slice(None), [3, 0, 3]), "mask", (1, slice(1, None))],
-                         ids=["repeated", "mask", "basic"])
+_REPEATED, _BASIC = (slice(None), [3, 0, 3]), (1, slice(1, None))
+GRAD_CASES = [(m, _REPEATED) for m in ("set", "add", "multiply", "min", "max")] + [
+    ("set", "mask"), ("max", "mask"), ("multiply", _BASIC)]
+
+
+@pytest.mark.parametrize("method, key", GRAD_CASES,
+                         ids=[f"{m}-{'mask' if k == 'mask' else 'repeated' if k is _REPEATED else 'basic'}"
+                              for m, k in GRAD_CASES])
 def test_gradients_with_respect_to_x_and_values(backend, method, key):
     rng = np.random.default_rng(0)
     base = rng.normal(size=(3, 4))
