@@ -160,9 +160,12 @@ def test_vecdot(sa, sb, axis):
         _close(out, np.asarray(xp.vecdot(xp.asarray(a), xp.asarray(b), axis=axis)))
 
 
-def test_vecdot_ints():
+def test_vecdot_ints_keep_the_promoted_dtype():
+    # the standard: vecdot's dtype is its inputs' promoted one (unlike sum, which widens)
     out = tp.vecdot(np.arange(3, dtype=np.int32), np.arange(3, dtype=np.int32))
-    assert out.dtype is tp.int64 and out.item() == 5
+    assert out.dtype is tp.int32 and out.item() == 5
+    small = tp.vecdot(tp.asarray([1, 2], dtype=tp.uint8), tp.asarray([3, 4], dtype=tp.uint8))
+    assert small.dtype is tp.uint8 and small.item() == 11
 
 
 @pytest.mark.parametrize(

@@ -217,7 +217,9 @@ ERRORS = [
     ),
     (lambda: tp.stack([A], axis=4), tp.ShapeError, r"stack: axis 4 is out of range for a 4-d"),
     (lambda: tp.unstack(np.float32(1)), tp.ShapeError, r"unstack needs at least one dimension"),
-    (lambda: tp.expand_dims(A, axis=4), tp.ShapeError, r"expand_dims: axis 4 is out of range for a 4-d"),
+    (lambda: tp.expand_dims(A, axis=4), tp.IndexOutOfRangeError,
+     r"expand_dims: axis 4 is out of range for a 3-d input with 1 axis inserted \(valid: -4..3"),
+    (lambda: tp.expand_dims(A, axis=-5), IndexError, r"axis -5 is out of range"),
     (lambda: tp.squeeze(A, axis=1), tp.ShapeError, r"squeeze: axis 1 of shape \(2, 3, 4\) has size 3, not 1"),
     (
         lambda: tp.flip(A, axis=(0, 0)),

@@ -49,6 +49,24 @@ def test_sum_prod_dtype_argument(op):
     assert out.shape == ()
 
 
+@pytest.mark.parametrize("op, ref", [(tp.cumulative_sum, np.cumsum), (tp.cumulative_prod, np.cumprod)])
+def test_cumulative_of_small_ints_with_their_own_dtype_keep_it(op, ref):
+    data = np.array([[5, 5, 6], [100, 3, -2]], dtype=np.int8)
+    out = op(tp.asarray(data), axis=1, dtype=tp.int8)
+    assert out.dtype is tp.int8
+    np.testing.assert_array_equal(out.numpy(), ref(data, axis=1, dtype=np.int8))
+
+
+@pytest.mark.parametrize("op, ref", [(tp.sum, np.sum), (tp.prod, np.prod)])
+@pytest.mark.parametrize("axis", [None, (-1,), 0])
+def test_sum_prod_of_small_ints_with_their_own_dtype_keep_it(op, ref, axis):
+    data = np.array([[5, 5, 6], [100, 3, -2]], dtype=np.int8)
+    out = op(tp.asarray(data), axis=axis, dtype=tp.int8, keepdims=True)
+    expected = ref(data, axis=axis, dtype=np.int8, keepdims=True)
+    assert out.dtype is tp.int8
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
 @pytest.mark.parametrize(
     "op,ref", [(tp.sum, np.sum), (tp.prod, np.prod), (tp.max, np.max), (tp.min, np.min), (tp.mean, np.mean)]
 )

@@ -48,9 +48,11 @@ from .errors import (
     AutodiffError,
     BackendNotFoundError,
     DeviceError,
+    DLPackError,
     DTypeError,
     GradientNotFoundError,
     HyperparameterError,
+    ImmutableTensorError,
     IndexOutOfRangeError,
     KernelError,
     KernelNotFoundError,
@@ -72,6 +74,7 @@ from .namespace_info import __array_namespace_info__
 from .ops import asarray, astype, to_backend
 from .ops.bitwise import *  # noqa: F403
 from .ops.creation import *  # noqa: F403
+from .ops.dlpack import *  # noqa: F403
 from .ops.elementwise import *  # noqa: F403
 from .ops.grids import *  # noqa: F403
 from .ops.indexing import *  # noqa: F403
@@ -101,5 +104,6 @@ __all__ = [
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
     "IndexOutOfRangeError", "VariableNotFoundError", "DeviceError", "TracedValueError", "NonFiniteError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
+    "DLPackError", "ImmutableTensorError",
 ]
 __all__ += ops.__all__

@@ -111,6 +111,33 @@ class Backend:
             raise DeviceError(f"Backend '{self.name}' has no device {where!r}; its devices are "
                               f"{self.devices()}.")
 
+    # -- DLPack (``Tensor.__dlpack__``, ``tp.from_dlpack``) ------------------------------------
+    def to_dlpack(self, native: Any, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                  dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of `native` for a consumer (the standard's ``__dlpack__``
+        arguments). Default: the values on the host (``to_numpy``), exported by numpy: zero-copy
+        where ``to_numpy`` shares memory, read-only where the consumer reads DLPack 1.0 flags,
+        else a copy (a BufferError if `copy` is False)."""
+        host = self.to_numpy(native)
+        legacy = max_version is None or max_version[0] < 1
+        if legacy and not host.flags.writeable:  # a legacy capsule cannot say read-only
+            if copy is False:
+                raise BufferError("this tensor's buffer is read-only and the consumer asked for a "
+                                  "legacy (pre-1.0) DLPack capsule, which cannot say so: pass "
+                                  "copy=None or True, or use a consumer of DLPack 1.0.")
+            host, copy = np.array(host, copy=True), None
+        return host.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def dlpack_device(self, native: Any) -> tuple[int, int]:
+        """``(device_type, device_id)`` of `native` as DLPack numbers them (default: the CPU, (1, 0))."""
+        return (1, 0)
+
+    def from_dlpack(self, obj: Any, *, copy: bool | None = None) -> Any:
+        """A native array of this backend from `obj`, an object with ``__dlpack__`` (the values
+        shared where the backend can, unless `copy`). Default: through numpy (a copy unless
+        ``from_numpy`` keeps the array)."""
+        return self.from_numpy(np.from_dlpack(obj, copy=copy))
+
     def compile(self, fn: Callable[..., Any],
                 static_argnums: tuple[int, ...] = ()) -> Callable[..., Any] | None:
         """A compiled version of `fn`, or None when this backend cannot compile (``tp.jit`` then

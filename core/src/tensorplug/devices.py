@@ -14,10 +14,11 @@ from .autodiff import _tree
 from .autodiff.tape import record_custom
 from .backend import active_backend, start_backend
 from .engine import wrap
+from .errors import DeviceError
 from .ops._convert import asarray
 from .tensor import Tensor
 
-__all__ = ["device_put", "devices", "set_default_device"]
+__all__ = ["device_put", "devices", "set_default_device", "on_device"]
 
 
 def _is_leaf(x: Any) -> bool:
@@ -52,3 +53,16 @@ def set_default_device(where: Any, backend: str | None = None) -> None:
     tensors that exist stay where they are."""
     (start_backend(valid.backend_name(backend, "set_default_device")) if backend is not None
      else active_backend()).set_default_device(where)
+
+
+def on_device(t: Tensor, device: Any, op: str) -> Tensor:
+    """`t` on `device` (the ``device=`` argument of creation functions): unchanged for None or
+    the device it is on, else ``device_put`` (a DeviceError names the backend's devices)."""
+    if device is None:
+        return t
+    if isinstance(device, str) and device == t.device:
+        return t
+    if isinstance(device, (bool, int, float, complex, Tensor, list, tuple, dict)):
+        raise DeviceError(f"{op}: device must be a device of backend '{t.backend}' such as "
+                          f"{t._backend.devices()[0]!r} (see tp.devices()), got {device!r}.")
+    return _put(t, device)

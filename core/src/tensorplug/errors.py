@@ -22,6 +22,8 @@ __all__ = [
     "StateError",
     "KernelError",
     "TracedValueError",
+    "DLPackError",
+    "ImmutableTensorError",
     "NonFiniteError",
     "AutodiffError",
     "PluginError",
@@ -106,6 +108,16 @@ class TracedValueError(TensorplugError, TypeError):
     """The values of a traced tensor were needed on the host (``.numpy()``, ``float()``,
     ``if tensor:``, a value-dependent shape) while ``tp.jit`` traces a function, or a traced
     tensor escaped the function it was traced in."""
+
+
+class DLPackError(TensorplugError, BufferError):
+    """A tensor cannot be exchanged through DLPack as asked (``__dlpack__``, ``tp.from_dlpack``):
+    no copy allowed where one is needed, a device or dtype the other side cannot take."""
+
+
+class ImmutableTensorError(TensorplugError, TypeError):
+    """A tensor was written in place (``x[i] = v``): tensors are immutable; use the functional
+    update ``x = x.at[i].set(v)``."""
 
 
 class NonFiniteError(TensorplugError, FloatingPointError):

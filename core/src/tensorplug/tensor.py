@@ -10,7 +10,15 @@ import numpy as np
 
 from ._state import jit_tracing, plan_trace_var
 from .dtypes import DType
-from .errors import ArgumentError, DTypeError, OutOfMemoryError, ShapeError, TensorplugError, TracedValueError
+from .errors import (
+    ArgumentError,
+    DTypeError,
+    ImmutableTensorError,
+    OutOfMemoryError,
+    ShapeError,
+    TensorplugError,
+    TracedValueError,
+)
 
 _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
@@ -22,7 +30,19 @@ __all__ = ["Tensor"]
 
 class Tensor:
     """An immutable n-d array on one backend: ``shape``, ``dtype``, ``backend`` and the
-    backend's native array. Create tensors with ops (``tp.asarray``, ``tp.zeros``, ...)."""
+    backend's native array. Create tensors with ops (``tp.asarray``, ``tp.zeros``, ...).
+
+    **Tensors are immutable.** ``x[key] = v`` raises ImmutableTensorError (a TypeError); write
+    ``x = x.at[key].set(v)`` instead, JAX's functional update (also ``.add``, ``.multiply``,
+    ``.min``, ``.max``, ``.get``): a new tensor, differentiable with respect to x and v, for
+    every key ``x[key]`` takes. Why not in-place writes guarded by a version counter, as
+    PyTorch does: ``tp.jit`` on numpy replays a plan that hands out the same arrays again, the
+    tensors of Python scalars (``x * 2.0``) are cached and shared, and autodiff saves inputs
+    for backward without copying them; each of these relies on a tensor never changing, and a
+    counter would have to be checked on each of those paths (the hot path among them) to turn
+    a silent wrong answer into an error. DLPack exports are read-only where the consumer reads
+    DLPack 1.0 flags (numpy); a legacy consumer (jax) must not write through them either.
+    """
 
     __slots__ = ("_data", "_dtype", "_backend", "__weakref__")
 
@@ -95,16 +115,7 @@ class Tensor:
     def _host(self) -> np.ndarray:
         """The values on the host; TracedValueError while tp.jit plans a function whose inputs
         they depend on (see ``tensorplug.plan``)."""
-        if jit_tracing[0]:
-            recorder = plan_trace_var.get()
-            if recorder is not None and recorder.depends_on_inputs(self._data):
-                raise TracedValueError(
-                    f"tp.jit on backend '{self._backend.name}': this value (shape {tuple(self.shape)}, "
-                    f"dtype {self._dtype.name}) depends on the function's inputs, which tp.jit does not "
-                    "know while it traces the function: make it a static argument (tp.jit(f, "
-                    "static_argnums=...)), use ops instead of Python control flow on tensor values "
-                    "(e.g. tp.where), or call it outside tp.jit."
-                )
+        self._host_check()
         try:
             return self._backend.to_numpy(self._data)
         except TensorplugError:
@@ -116,6 +127,20 @@ class Tensor:
                 f"Backend '{self._backend.name}' ran out of memory computing or reading a tensor of "
                 f"shape {tuple(self.shape)}, dtype {self._dtype.name}: {type(exc).__name__}: {exc}. "
                 "Make the tensors smaller (or free memory).") from exc
+
+    def _host_check(self, what: str = "") -> None:
+        """TracedValueError while tp.jit plans a function whose inputs this value depends on."""
+        if jit_tracing[0]:
+            recorder = plan_trace_var.get()
+            if recorder is not None and recorder.depends_on_inputs(self._data):
+                raise TracedValueError(
+                    f"tp.jit on backend '{self._backend.name}'{': ' + what if what else ''}: this "
+                    f"value (shape {tuple(self.shape)}, "
+                    f"dtype {self._dtype.name}) depends on the function's inputs, which tp.jit does not "
+                    "know while it traces the function: make it a static argument (tp.jit(f, "
+                    "static_argnums=...)), use ops instead of Python control flow on tensor values "
+                    "(e.g. tp.where), or call it outside tp.jit."
+                )
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """numpy ufuncs on tensors: ``np.exp(t)`` and ``np_array + t`` run tensorplug's ops (a
@@ -157,6 +182,16 @@ class Tensor:
             raise ArgumentError("to_device: stream must be None; tensorplug's backends order their "
                                 "work themselves.")
         return device_put(self, device)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of the values for another library's ``from_dlpack`` (zero-copy where
+        the backend allows; consumers must not write to it: tensors are immutable)."""
+        return _dlpack.to_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(device_type, device_id)`` of the values as DLPack numbers them (1 = CPU)."""
+        return _dlpack.dlpack_device(self)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The tensorplug module, the Array API namespace of tensors (for ``api_version``
@@ -337,6 +372,33 @@ class Tensor:
     def __getitem__(self, key: Any) -> Tensor:
         return _ops.getitem(self, key)
 
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        """Always ImmutableTensorError: tensors are immutable; ``x = x.at[key].set(value)``."""
+        raise ImmutableTensorError(
+            f"tensorplug tensors are immutable, so x[{_key_text(key)}] = ... cannot write one in "
+            f"place: use the functional update x = x.at[{_key_text(key)}].set(value), which returns "
+            "a new tensor (also .add, .multiply, .min, .max); see 'Tensors are immutable' in the "
+            "reference of Tensor.")
+
+    @property
+    def at(self) -> _updates.At:
+        """Functional updates, as JAX's: ``x.at[key].set(v)`` (``.add``, ``.multiply``, ``.min``,
+        ``.max``, ``.get``) returns a new tensor, x with the places ``x[key]`` addresses updated;
+        differentiable with respect to x and v."""
+        return _updates.At(self)
+
+
+
+
+def _key_text(key: Any) -> str:
+    parts = key if isinstance(key, tuple) else (key,)
+    text = ", ".join("..." if k is Ellipsis else "None" if k is None else
+                     (f"{k.start if k.start is not None else ''}:{k.stop if k.stop is not None else ''}"
+                      + (f":{k.step}" if k.step is not None else "")) if isinstance(k, slice)
+                     else repr(k) if isinstance(k, (int, bool)) else "idx" for k in parts)
+    return text or "()"
+
 
 from . import ops as _ops  # noqa: E402  (ops import Tensor; operators resolve at call time)
-from .ops import _ufuncs  # noqa: E402
+from .ops import _ufuncs, _updates  # noqa: E402
+from .ops import dlpack as _dlpack  # noqa: E402

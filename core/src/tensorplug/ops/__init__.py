@@ -7,10 +7,23 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import ops as _op_registry
-from . import bitwise, creation, elementwise, grids, indexing, linalg, manipulation, reductions, sets, sorting
+from . import (
+    bitwise,
+    creation,
+    dlpack,
+    elementwise,
+    grids,
+    indexing,
+    linalg,
+    manipulation,
+    reductions,
+    sets,
+    sorting,
+)
 from ._convert import asarray, astype, to_backend
 from .bitwise import *  # noqa: F403
 from .creation import *  # noqa: F403
+from .dlpack import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .grids import *  # noqa: F403
 from .indexing import *  # noqa: F403
@@ -24,6 +37,7 @@ from .sorting import *  # noqa: F403
 # `+=` of each family's __all__ (not a computed list) lets type checkers see every op.
 __all__ = ["asarray", "astype", "to_backend"]
 __all__ += creation.__all__
+__all__ += dlpack.__all__
 __all__ += elementwise.__all__
 __all__ += bitwise.__all__
 __all__ += reductions.__all__

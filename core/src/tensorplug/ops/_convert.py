@@ -67,10 +67,17 @@ def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
     return arr
 
 
-def asarray(obj: Any, dtype: Any = None, *, backend: str | None = None, copy: bool | None = None) -> Tensor:
+def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            backend: str | None = None) -> Tensor:
     """A Tensor from `obj` (Tensor, numpy array, nested sequence, scalar) on the active backend
-    (or `backend`). Python floats become float32, Python ints int64, Python complex numbers
-    complex64; numpy arrays keep their dtype (float16 is widened to float32)."""
+    (or `backend`, tensorplug's extension), on `device` if given (a name from ``tp.devices()``).
+    Python floats become float32, Python ints int64, Python complex numbers complex64; numpy
+    arrays keep their dtype (float16 is widened to float32). Tensors are immutable, so `copy`
+    changes nothing that can be seen."""
+    if device is not None:
+        from ..devices import on_device
+
+        return on_device(asarray(obj, dtype=dtype, copy=copy, backend=backend), device, "asarray")
     target = (start_backend(valid.backend_name(backend, "asarray")) if backend is not None
               else (state.backend or active_backend()))
     dt = None if dtype is None else valid.dtype(dtype, "asarray")

@@ -65,7 +65,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
     if -ax > len(sa) or -ax > len(sb) or sa[ax] != sb[ax]:
         raise ShapeError(f"vecdot: x1 (shape {sa}) and x2 (shape {sb}) must have the same size "
                          f"along axis {axis}; the contracted axis does not broadcast.")
-    return _sum(multiply(a, b), axis=ax)
+    return _sum(multiply(a, b), axis=ax, dtype=a.dtype)  # (sums of small ints keep their dtype)
 
 
 def _axis_list(op: str, axes: Any, ndim: int) -> list[int]:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as valid
-from ..errors import DTypeError, OutOfMemoryError, ShapeError
+from ..errors import DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
 from ..specs._rules import broadcast_shapes, normalize_axes, normalize_axis
 from ..specs.manipulation import (
     broadcast_target,
@@ -145,7 +145,13 @@ def expand_dims(x: Any, /, axis: int | Shape = 0) -> Tensor:
     x = asarray(x)
     shape = x.shape
     added = len(axis) if isinstance(axis, (list, tuple)) else 1
-    axes = normalize_axes(axis, len(shape) + added, "expand_dims")
+    n = len(shape) + added
+    for a in axis if isinstance(axis, (list, tuple)) else (axis,):
+        if isinstance(a, int) and not -n <= a < n:  # the standard: an IndexError
+            raise IndexOutOfRangeError(
+                f"expand_dims: axis {a} is out of range for a {len(shape)}-d input with {added} "
+                f"axis inserted (valid: {-n}..{n - 1}, positions in the output).")
+    axes = normalize_axes(axis, n, "expand_dims")
     out = list(shape)
     for a in axes:
         out.insert(a, 1)

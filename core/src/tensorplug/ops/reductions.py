@@ -53,7 +53,9 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
     axes = normalize_axes(axis, x.ndim, op)
     if not axes:
         return x
-    return call((x,), {"axis": axes, "keepdims": valid.flag(keepdims, op, "keepdims")})
+    out = call((x,), {"axis": axes, "keepdims": valid.flag(keepdims, op, "keepdims")})
+    # the kernel accumulates small integers in 64 bits; an asked-for dtype is the result's
+    return out if dtype is None else astype(out, x._dtype)
 
 
 def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,  # noqa: A001
@@ -163,6 +165,8 @@ def _cumulative(op: str, call: Any, initial: float, x: Any, axis: int | None, dt
         axis = 0
     a = normalize_axis(axis, len(shape), op)
     out = call((x,), {"axis": a, "exclusive": False, "reverse": False})
+    if dtype is not None:  # (the kernel accumulates small integers in 64 bits)
+        out = astype(out, x._dtype)
     if include_initial:
         pad = tuple((1, 0) if i == a else (0, 0) for i in range(len(shape)))
         out = _PAD((out,), {"pad_width": pad, "constant_value": initial})

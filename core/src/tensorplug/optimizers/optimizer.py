@@ -339,5 +339,5 @@ def _zeros_like(t: Tensor) -> Tensor:
 
 def _asarray(x: Any, dtype: Any = None, backend: str | None = None) -> Tensor:
     from ..ops._convert import asarray
-    return asarray(x, dtype, backend=backend)
+    return asarray(x, dtype=dtype, backend=backend)
 

@@ -108,4 +108,4 @@ class on_backend:
 
 def _asarray(x: Any, dtype: Any = None) -> Tensor:
     from ..ops._convert import asarray
-    return asarray(x, dtype)
+    return asarray(x, dtype=dtype)

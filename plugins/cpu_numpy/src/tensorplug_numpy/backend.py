@@ -28,6 +28,18 @@ class NumpyBackend(Backend):
         view.setflags(write=False)  # (cheaper than going through view.flags)
         return view
 
+    def to_dlpack(self, native: np.ndarray, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                  dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """numpy's own export, zero-copy: read-only for consumers of DLPack 1.0; a legacy
+        capsule (jax's ``from_dlpack``) cannot say read-only, and its consumer must not write."""
+        if max_version is not None and max_version[0] >= 1:
+            native = self.to_numpy(native)
+        return native.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def from_dlpack(self, obj: Any, *, copy: bool | None = None) -> np.ndarray:
+        """``np.from_dlpack``: shares the producer's memory unless `copy` (kernels never write)."""
+        return np.from_dlpack(obj, copy=copy)
+
     def dtype_of(self, native: Any) -> DType:
         try:
             return _DTYPES[native.dtype]

@@ -193,6 +193,33 @@ class JaxBackend(Backend):
         """Block until jax's asynchronous dispatch has computed them (for tp.profile's times)."""
         jax.block_until_ready([a for a in natives if isinstance(a, jax.Array)])
 
+    # -- DLPack -----------------------------------------------------------------------------
+    def to_dlpack(self, native: Any, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                  dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """jax's own export (zero-copy; jax gives legacy capsules, which every consumer reads)."""
+        if max_version is not None and max_version[0] < 1:
+            max_version = None  # (jax refuses versions below 0.5 instead of giving its legacy capsule)
+        return native.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def dlpack_device(self, native: Any) -> tuple[int, int]:
+        device_type, device_id = native.__dlpack_device__()
+        return int(device_type), int(device_id)
+
+    def from_dlpack(self, obj: Any, *, copy: bool | None = None) -> Any:
+        """``jax.dlpack.from_dlpack``: zero-copy for buffers jax can alias (on the CPU: 64-byte
+        aligned; a copy of its own for `copy` True); a producer that can only export read-only
+        buffers with DLPack 1.0 flags, which jax does not read, goes through numpy (a copy,
+        unless `copy` is False)."""
+        with calling(self.pinned_device):
+            try:
+                out = jax.dlpack.from_dlpack(obj, copy=copy)
+                # (jax 0.10 aliases a numpy array even with copy=True: copy it here)
+                return jax.numpy.array(out, copy=True) if copy else out
+            except BufferError:
+                if copy is False:
+                    raise
+                return self.from_numpy(np.from_dlpack(obj))
+
     # -- compilation --------------------------------------------------------------------------
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
         """``jax.jit(fn)``, called in the backend's scope; jax's complaints about traced values

@@ -1,0 +1,140 @@
+"""Functional updates, JAX's way: ``x.at[key].set(v)`` (``.add``, ``.multiply``, ``.min``,
+``.max``, ``.get``) returns a new tensor; tensors themselves are immutable (``x[key] = v`` is an
+ImmutableTensorError). Built from ops (Gather, Where, the elementwise kernels), so it is
+differentiable with respect to x and v and runs on every backend and under ``tp.jit``.
+
+The places ``x[key]`` addresses are found on the host (numpy indexing of the flat positions,
+after ``getitem`` has checked the key with its own errors); repeated places are applied in
+order (``set``: the last value wins; ``add`` / ``multiply`` / ``min`` / ``max`` accumulate), one
+Where per repetition depth, never a loop over elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ArgumentError, TensorplugError
+from ..tensor import Tensor
+from ._convert import asarray, astype
+from .elementwise import add, maximum, minimum, multiply, where
+from .indexing import getitem, take
+from .manipulation import broadcast_to, reshape
+
+__all__ = ["At"]
+
+Combine = Callable[[Tensor, Tensor], Tensor]
+
+
+def _host_key(key: Any) -> Any:
+    parts = key if isinstance(key, tuple) else (key,)
+    host = tuple(k._host() if isinstance(k, Tensor) else np.asarray(k) if isinstance(k, list) else k
+                 for k in parts)
+    return host if isinstance(key, tuple) else host[0]
+
+
+def _positions(x: Tensor, key: Any, op: str) -> np.ndarray:
+    """The flat positions of x that ``x[key]`` addresses, in the shape of ``x[key]``."""
+    shape = getitem(x, key).shape  # getitem's errors for a bad key
+    ids = np.arange(x.size, dtype=np.int64).reshape(x.shape)
+    try:
+        pos = np.asarray(ids[_host_key(key)])
+    except TensorplugError:
+        raise
+    except (IndexError, TypeError, ValueError) as exc:  # (getitem took the key: not expected)
+        raise ArgumentError(f"{op}: cannot address x[{key!r}] (shape {x.shape}): {exc}") from exc
+    if pos.shape != tuple(shape):
+        raise ArgumentError(f"{op}: the key {key!r} addresses a shape {pos.shape} on the host but "
+                            f"{tuple(shape)} in getitem; report this as a tensorplug bug.")
+    return pos
+
+
+def _ranks(flat: np.ndarray) -> np.ndarray:
+    """For each position, how many earlier entries address the same place (0 for the first)."""
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    index = np.arange(flat.size)
+    starts = np.ones(flat.size, dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    ranks = np.empty(flat.size, dtype=np.int64)
+    ranks[order] = index - np.maximum.accumulate(np.where(starts, index, 0))
+    return ranks
+
+
+def update(x: Any, key: Any, values: Any, combine: Combine, op: str) -> Tensor:
+    """x with ``combine(x[p], v)`` at every place p of ``x[key]``, v broadcast to x[key]'s shape."""
+    x = asarray(x)
+    pos = _positions(x, key, op)
+    v = astype(values, x.dtype) if isinstance(values, Tensor) else asarray(values, dtype=x.dtype)
+    flat_v = reshape(broadcast_to(v, pos.shape), (-1,))
+    flat_pos = pos.reshape(-1)
+    if not flat_pos.size:
+        return x
+    n = x.size
+    ranks = _ranks(flat_pos)
+    out = reshape(x, (-1,))
+    for depth in range(int(ranks.max()) + 1):
+        entries = np.flatnonzero(ranks == depth)
+        source = np.zeros(n, dtype=np.int64)
+        source[flat_pos[entries]] = entries
+        mask = np.zeros(n, dtype=bool)
+        mask[flat_pos[entries]] = True
+        new = take(flat_v, asarray(source))
+        out = where(asarray(mask), combine(out, new), out)
+    return reshape(out, x.shape)
+
+
+def _replace(old: Tensor, new: Tensor) -> Tensor:
+    return new
+
+
+class _Ref:
+    """``x.at[key]``: the update methods for the places ``x[key]`` addresses."""
+
+    __slots__ = ("_x", "_key")
+
+    def __init__(self, x: Tensor, key: Any) -> None:
+        self._x = x
+        self._key = key
+
+    def get(self) -> Tensor:
+        """``x[key]``."""
+        return getitem(self._x, self._key)
+
+    def set(self, values: Any) -> Tensor:
+        """A new tensor: x with `values` (broadcast, cast to x's dtype) at ``x[key]``; where a
+        place is addressed more than once, the last value wins."""
+        return update(self._x, self._key, values, _replace, "at[].set")
+
+    def add(self, values: Any) -> Tensor:
+        """A new tensor: x with `values` added at ``x[key]`` (repeated places add up)."""
+        return update(self._x, self._key, values, add, "at[].add")
+
+    def multiply(self, values: Any) -> Tensor:
+        """A new tensor: x with ``x[key]`` multiplied by `values` (repeated places multiply)."""
+        return update(self._x, self._key, values, multiply, "at[].multiply")
+
+    def min(self, values: Any) -> Tensor:
+        """A new tensor: x with ``x[key]`` replaced by ``minimum(x[key], values)``."""
+        return update(self._x, self._key, values, minimum, "at[].min")
+
+    def max(self, values: Any) -> Tensor:
+        """A new tensor: x with ``x[key]`` replaced by ``maximum(x[key], values)``."""
+        return update(self._x, self._key, values, maximum, "at[].max")
+
+    def __repr__(self) -> str:
+        return f"<tensorplug update ref x.at[{self._key!r}] of shape {self._x.shape}>"
+
+
+class At:
+    """``x.at``: index it (``x.at[key]``) for the functional update methods."""
+
+    __slots__ = ("_x",)
+
+    def __init__(self, x: Tensor) -> None:
+        self._x = x
+
+    def __getitem__(self, key: Any) -> _Ref:
+        return _Ref(self._x, key)

@@ -1,0 +1,127 @@
+"""Functional updates (x.at[key].set/add/multiply/min/max/get) against numpy's in-place
+updates on a copy, for every index kind getitem takes; their gradients; __setitem__ refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from tensorplug.testing import check_gradients
+
+BACKENDS = ("numpy", "jax")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    pytest.importorskip("jax") if request.param == "jax" else None
+    tp.set_backend(request.param)
+    return request.param
+
+
+_MASK = np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]])
+
+# (key as tensorplug takes it, key as numpy takes it)
+KEYS = [
+    (1, 1),
+    (-1, -1),
+    ((slice(None), slice(1, 3)), (slice(None), slice(1, 3))),
+    ((slice(None, None, -2), 0), (slice(None, None, -2), 0)),
+    ((Ellipsis, 2), (Ellipsis, 2)),
+    ((None, 1, slice(None)), (None, 1, slice(None))),
+    (([2, 0], slice(None)), ([2, 0], slice(None))),
+    ((slice(None), [3, 3, 1]), (slice(None), [3, 3, 1])),  # repeated places
+    (([0, 2], [1, 3]), ([0, 2], [1, 3])),
+    ("mask", _MASK),
+    ((), ()),
+]
+IDS = ["int", "negative", "slices", "negative-step", "ellipsis", "newaxis", "int-array",
+       "repeated", "paired-arrays", "mask", "empty-tuple"]
+
+
+def _key(key):
+    return tp.asarray(_MASK) if isinstance(key, str) else key
+
+
+def _numpy_update(method: str, base: np.ndarray, key, values) -> np.ndarray:
+    out = base.copy()
+    ufunc = {"add": np.add, "multiply": np.multiply, "min": np.minimum, "max": np.maximum}.get(method)
+    if ufunc is None:
+        out[key] = values
+    else:  # unbuffered: repeated places accumulate, as .at does
+        ids = np.arange(base.size).reshape(base.shape)[key]
+        flat = out.reshape(-1)
+        ufunc.at(flat, ids.reshape(-1), np.broadcast_to(values, ids.shape).reshape(-1))
+    return out
+
+
+@pytest.mark.parametrize("key, np_key", KEYS, ids=IDS)
+@pytest.mark.parametrize("method", ["set", "add", "multiply", "min", "max"])
+def test_updates_match_numpy(backend, method, key, np_key):
+    base = np.arange(12.0).reshape(3, 4) - 5.0
+    x = tp.asarray(base)
+    shape = base[np_key].shape
+    values = (np.arange(np.prod(shape[-1:], dtype=int)) * 1.5 - 2.0).reshape(shape[-1:]) if shape else 7.0
+    got = getattr(x.at[_key(key)], method)(tp.asarray(values) if np.ndim(values) else values)
+    assert (got.shape, got.dtype, got.backend) == (x.shape, x.dtype, backend)
+    np.testing.assert_allclose(got.numpy(), _numpy_update(method, base, np_key, values))
+    np.testing.assert_array_equal(x.numpy(), base)  # x itself never changes
+
+
+def test_get_is_getitem_and_values_take_the_dtype_of_x(backend):
+    x = tp.asarray(np.arange(6, dtype=np.int32).reshape(2, 3))
+    np.testing.assert_array_equal(x.at[:, 1].get().numpy(), x.numpy()[:, 1])
+    y = x.at[0, 0].set(2.7)
+    assert y.dtype == tp.int32 and int(y[0, 0]) == 2
+    b = tp.asarray([True, False]).at[1].set(True)
+    assert b.numpy().tolist() == [True, True]
+
+
+def test_set_with_a_repeated_place_keeps_the_last_value(backend):
+    x = tp.zeros(3)
+    y = x.at[tp.asarray([1, 1, 1])].set(tp.asarray([5.0, 6.0, 7.0]))
+    np.testing.assert_array_equal(y.numpy(), [0.0, 7.0, 0.0])
+
+
+_REPEATED, _BASIC = (slice(None), [3, 0, 3]), (1, slice(1, None))
+GRAD_CASES = [(m, _REPEATED) for m in ("set", "add", "multiply", "min", "max")] + [
+    ("set", "mask"), ("max", "mask"), ("multiply", _BASIC)]
+
+
+@pytest.mark.parametrize("method, key", GRAD_CASES,
+                         ids=[f"{m}-{'mask' if k == 'mask' else 'repeated' if k is _REPEATED else 'basic'}"
+                              for m, k in GRAD_CASES])
+def test_gradients_with_respect_to_x_and_values(backend, method, key):
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(3, 4))
+    shape = base[_MASK if isinstance(key, str) else key].shape
+    values = rng.normal(size=shape)
+    check_gradients(lambda x, v: getattr(x.at[_key(key)], method)(v), base, values, order=2)
+
+
+def test_updates_under_jit_match_eager(backend):
+    x = tp.asarray(np.arange(8.0).reshape(2, 4))
+    f = tp.jit(lambda x, v: x.at[:, [0, 0, 2]].add(v))
+    v = tp.asarray([1.0, 2.0, 3.0])
+    for _ in range(2):
+        np.testing.assert_array_equal(f(x, v).numpy(), x.at[:, [0, 0, 2]].add(v).numpy())
+
+
+def test_setitem_says_tensors_are_immutable_and_shows_the_fix(backend):
+    x = tp.zeros((2, 2))
+    with pytest.raises(tp.ImmutableTensorError,
+                       match=r"immutable.*x = x\.at\[0, 1:\]\.set\(value\)") as info:
+        x[0, 1:] = 1.0
+    assert isinstance(info.value, TypeError)
+
+
+def test_bad_updates_are_tensorplug_errors(backend):
+    x = tp.zeros((2, 3))
+    with pytest.raises(tp.IndexOutOfRangeError):
+        x.at[5].set(1.0)
+    with pytest.raises(tp.ShapeError):
+        x.at[0].set(tp.ones(4))
+    with pytest.raises(tp.DTypeError):
+        x.at[0].set(tp.asarray([1j, 2j, 3j]))
+    with pytest.raises(tp.DTypeError):
+        x.at[1.5].set(1.0)
