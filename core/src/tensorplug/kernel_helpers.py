@@ -145,6 +145,7 @@ UNARY_KERNELS: tuple[str, ...] = (
     "Negative", "Abs", "Sign", "Square", "Floor", "Ceil", "Round", "Exp", "Log", "Log1p", "Expm1",
     "Sqrt", "Sin", "Cos", "Tanh", "Sigmoid", "Relu", "LogicalNot", "Trunc", "Acos", "Acosh", "Asin",
     "Asinh", "Atan", "Atanh", "Cosh", "Sinh", "IsNan", "IsInf", "IsFinite", "Signbit", "BitwiseInvert",
+    "Real", "Imag", "Conj",
 )
 #: kernels of two inputs of one dtype (ops promote first) that broadcast, and no attributes
 BINARY_KERNELS: tuple[str, ...] = (
@@ -160,7 +161,7 @@ BINARY_KERNELS: tuple[str, ...] = (
 #: numpy backend keeps silencing its overflow as it always has.
 PLAIN_ARITHMETIC: frozenset[str] = frozenset({
     "Negative", "Abs", "Sign", "Floor", "Ceil", "Round", "Trunc", "Relu", "LogicalNot", "IsNan",
-    "IsInf", "IsFinite", "Signbit", "BitwiseInvert",
+    "IsInf", "IsFinite", "Signbit", "BitwiseInvert", "Real", "Imag", "Conj",
     "Add", "Subtract", "Multiply", "Maximum", "Minimum", "Equal", "NotEqual", "Less", "LessEqual",
     "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor", "Copysign", "BitwiseAnd",
     "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift",
@@ -181,7 +182,7 @@ _ARRAY_API_NAMES: Mapping[str, str] = {
     "Atan2": "atan2", "Copysign": "copysign", "Hypot": "hypot", "Nextafter": "nextafter",
     "Mod": "remainder", "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or",
     "BitwiseXor": "bitwise_xor", "LeftShift": "bitwise_left_shift",
-    "RightShift": "bitwise_right_shift",
+    "RightShift": "bitwise_right_shift", "Real": "real", "Imag": "imag", "Conj": "conj",
 }
 
 
