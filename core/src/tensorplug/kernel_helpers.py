@@ -6,7 +6,10 @@ they read shapes, dtypes and attributes only, except ``check_index_bounds``, whi
 values, and ``stable_argsort``, which orders a backend's array with the backend's own
 argsort). Those that check raise tensorplug's errors naming the kernel, the backend and the
 fix. Also the elementwise kernel tables: which kernel names take one input, which two, and
-which are plain arithmetic, for a backend to fill with its own library's functions.
+which are plain arithmetic, for a backend to fill with its own library's functions, and the
+few elementwise formulas where libraries miss the standard's special cases
+(``floor_divide_floats``, ``expm1_complex_parts``): those take the backend's array namespace
+`xp` (numpy, jax.numpy) and compute with its functions only.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeEr
 
 __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
-    "check_index_bounds", "clip_bounds", "elementwise_functions", "normalize_axis",
+    "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
+    "floor_divide_floats", "normalize_axis",
     "range_dtype", "range_length", "slice_index", "stable_argsort",
 ]
 
@@ -208,6 +212,29 @@ def elementwise_functions(namespace: Any, **overrides: Callable[..., Any]) -> di
                                     f"pass one: elementwise_functions({library}, {name}=...).")
         functions[name] = getattr(namespace, api_name)
     return functions
+
+
+# -- elementwise special cases ---------------------------------------------------------------------
+def floor_divide_floats(xp: Any, x: Any, y: Any) -> Any:
+    """floor(x / y) of real floats with the Array API's special cases: an infinite x over a
+    finite y is +-inf and a finite x over an infinite y is +-0, by the signs (numpy and XLA give
+    nan and -1 there); elsewhere `xp`.floor_divide."""
+    return xp.where(xp.isinf(x) != xp.isinf(y), x / y, xp.floor_divide(x, y))
+
+
+def expm1_complex_parts(xp: Any, z: Any) -> tuple[Any, Any]:
+    """The real and imaginary parts of exp(z) - 1 for complex `z`, accurate near 0 and with the
+    Array API's special cases (numpy and XLA miss several of the infinite and NaN ones): the
+    parts are expm1(a) cos(b) - 2 sin(b / 2)**2 and exp(a) sin(b) for z = a + bj, then b == 0
+    keeps b, and -inf (+inf) with an infinite or NaN b gives -1 + 0j (inf + nan j)."""
+    a, b = xp.real(z), xp.imag(z)
+    half = xp.sin(b / 2)
+    re = xp.expm1(a) * xp.cos(b) - 2 * half * half
+    im = xp.where(b == 0, b, xp.exp(a) * xp.sin(b))
+    wild = ~xp.isfinite(b)
+    re = xp.where(wild & (a == -xp.inf), -1, xp.where(wild & (a == xp.inf), xp.inf, re))
+    im = xp.where(wild & (a == -xp.inf), 0, xp.where(wild & (a == xp.inf), xp.nan, im))
+    return re.astype(a.dtype), im.astype(a.dtype)
 
 
 # -- sorting ----------------------------------------------------------------------------------------

@@ -13,8 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
+from jax import lax
 
-from tensorplug.kernel_helpers import UNARY_KERNELS, clip_bounds, elementwise_functions
+from tensorplug.kernel_helpers import (
+    UNARY_KERNELS,
+    clip_bounds,
+    elementwise_functions,
+    expm1_complex_parts,
+    floor_divide_floats,
+)
 
 from ._jit import JaxKernel, binary, unary, with_attrs
 
@@ -45,11 +52,19 @@ def power(x: Any, y: Any) -> Any:
 
 def floor_divide(x: Any, y: Any) -> Any:
     """floor(x / y); an integer divided by zero gives 0, as tensorplug defines it (XLA gives
-    -1 or other values)."""
-    if not jnp.issubdtype(x.dtype, jnp.integer):
-        return jnp.floor_divide(x, y)
+    -1 or other values); floats by ``floor_divide_floats`` (the standard's infinite cases)."""
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return floor_divide_floats(jnp, x, y)
     zero = y == 0
     return jnp.where(zero, 0, jnp.floor_divide(x, jnp.where(zero, 1, y))).astype(x.dtype)
+
+
+def expm1(x: Any) -> Any:
+    """exp(x) - 1; complex x by ``expm1_complex_parts`` (XLA misses the standard's special
+    cases of infinite and NaN parts)."""
+    if not jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return jnp.expm1(x)
+    return lax.complex(*expm1_complex_parts(jnp, x))
 
 
 def remainder(x: Any, y: Any) -> Any:
@@ -104,7 +119,8 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     **{name: (unary if name in UNARY_KERNELS else binary)(fn)
        for name, fn in elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power,
-                                                FloorDivide=floor_divide, Mod=remainder).items()},
+                                                FloorDivide=floor_divide, Mod=remainder,
+                                                Expm1=expm1).items()},
     "Cast": cast,
     "Where": _WHERE,
     "Clip": clip,
