@@ -14,6 +14,7 @@ few elementwise formulas where libraries miss the standard's special cases
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -26,7 +27,7 @@ from .dtypes import ALL_DTYPES, accumulator_of
 from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 
 __all__ = [
-    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
+    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
     "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis",
     "range_dtype", "range_length", "slice_index", "stable_argsort",
@@ -235,6 +236,78 @@ def expm1_complex_parts(xp: Any, z: Any) -> tuple[Any, Any]:
     re = xp.where(wild & (a == -xp.inf), -1, xp.where(wild & (a == xp.inf), xp.inf, re))
     im = xp.where(wild & (a == -xp.inf), 0, xp.where(wild & (a == xp.inf), xp.nan, im))
     return re.astype(a.dtype), im.astype(a.dtype)
+
+
+Parts = tuple[Any, Any]
+
+
+def _exp_at_infinity(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    wild = ~xp.isfinite(b)  # exp(-inf + inf j) = 0 + 0j, exp(+inf + inf j) = inf + nan j; b NaN too
+    low, high = wild & (a == -xp.inf), wild & (a == xp.inf)
+    return xp.where(low, 0, xp.where(high, xp.inf, re)), xp.where(low, 0, xp.where(high, xp.nan, im))
+
+
+def _cosh_sinh(xp: Any, a: Any, b: Any, re: Any, im: Any, sinh: bool) -> Parts:
+    wild = ~xp.isfinite(b)  # an infinite or NaN imaginary part with a real part 0 or infinite
+    zero, inf = wild & (a == 0), wild & xp.isinf(a)
+    if sinh:  # +-0 + nan j, +-inf + nan j
+        return xp.where(zero | inf, a, re), xp.where(zero | inf, xp.nan, im)
+    return xp.where(zero, xp.nan, xp.where(inf, xp.inf, re)), xp.where(zero, 0, xp.where(inf, xp.nan, im))
+
+
+def _tanh(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    zero = ~xp.isfinite(b) & (a == 0)  # +-0 + nan j
+    return xp.where(zero, a, re), xp.where(zero, xp.nan, im)
+
+
+def _log(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    both = (xp.isinf(a) & xp.isnan(b)) | (xp.isnan(a) & xp.isinf(b))  # inf + nan j
+    return xp.where(both, xp.inf, re), xp.where(both, xp.nan, im)
+
+
+def _sqrt(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    nan_b = xp.isnan(b)  # sqrt(+inf + nan j) = inf + nan j, sqrt(-inf + nan j) = nan +- inf j
+    high, low = nan_b & (a == xp.inf), nan_b & (a == -xp.inf)
+    return xp.where(high, xp.inf, xp.where(low, xp.nan, re)), xp.where(high, xp.nan, xp.where(low, xp.inf, im))
+
+
+def _acos(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    hit = xp.isnan(b) & (a == 0)  # pi/2 + nan j
+    return xp.where(hit, math.pi / 2, re), xp.where(hit, xp.nan, im)
+
+
+def _acosh(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    hit = xp.isnan(b) & (a == 0)  # nan + pi/2 j
+    return xp.where(hit, xp.nan, re), xp.where(hit, math.pi / 2, im)
+
+
+def _asinh(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    hit = xp.isnan(a) & (b == 0)  # nan + 0j, the zero's sign kept
+    return xp.where(hit, xp.nan, re), xp.where(hit, b, im)
+
+
+def _atanh(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    nan_b = xp.isnan(b)  # +-0 + nan j for a real part 0 or infinite, nan + nan j otherwise
+    re = xp.where(nan_b, xp.where(a == 0, a, xp.where(xp.isinf(a), xp.copysign(0 * re, a), xp.nan)), re)
+    return re, xp.where(nan_b | (xp.isnan(a) & ~xp.isinf(b)), xp.nan, im)
+
+
+#: kernel name -> fixup(xp, a, b, re, im) -> (re, im): for a complex input a + bj and the
+#: parts (re, im) a library computed, the parts with the Array API's special cases of infinite
+#: and NaN inputs (C99's) where XLA misses them; numpy's complex functions follow them already
+COMPLEX_SPECIAL_CASES: Mapping[str, Callable[..., Parts]] = MappingProxyType({
+    "Exp": _exp_at_infinity,
+    "Cosh": functools.partial(_cosh_sinh, sinh=False),
+    "Sinh": functools.partial(_cosh_sinh, sinh=True),
+    "Tanh": _tanh,
+    "Log": _log,
+    "Log1p": _log,
+    "Sqrt": _sqrt,
+    "Acos": _acos,
+    "Acosh": _acosh,
+    "Asinh": _asinh,
+    "Atanh": _atanh,
+})
 
 
 # -- sorting ----------------------------------------------------------------------------------------

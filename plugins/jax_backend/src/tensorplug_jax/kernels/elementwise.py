@@ -16,6 +16,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from tensorplug.kernel_helpers import (
+    COMPLEX_SPECIAL_CASES,
     UNARY_KERNELS,
     clip_bounds,
     elementwise_functions,
@@ -67,6 +68,27 @@ def expm1(x: Any) -> Any:
     return lax.complex(*expm1_complex_parts(jnp, x))
 
 
+def _with_complex_special_cases(name: str, fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`fn`, whose complex results take the Array API's special cases of infinite and NaN
+    inputs (``COMPLEX_SPECIAL_CASES``: XLA misses them, numpy does not)."""
+    fix = COMPLEX_SPECIAL_CASES[name]
+
+    def kernel(x: Any) -> Any:
+        out = fn(x)
+        if not jnp.issubdtype(x.dtype, jnp.complexfloating):
+            return out
+        re, im = fix(jnp, jnp.real(x), jnp.imag(x), jnp.real(out), jnp.imag(out))
+        return lax.complex(re.astype(out.real.dtype), im.astype(out.real.dtype))
+
+    kernel.__name__ = getattr(fn, "__name__", name.lower())
+    return kernel
+
+
+def sign(x: Any) -> Any:
+    """-1, 0 or 1 (x / |x| for complex); +0 at zeros of either sign (XLA keeps the -0)."""
+    return jnp.where(x == 0, jnp.zeros_like(x), jnp.sign(x))
+
+
 def remainder(x: Any, y: Any) -> Any:
     """x - y * floor(x / y) with the sign of y, as numpy: a zero remainder of floats is +0 or -0
     by the sign of y (XLA keeps x's), and an integer modulo 0 gives 0 (jnp does that itself)."""
@@ -116,11 +138,12 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return _CLIP(inputs, {"lo": lo, "hi": hi}, backend)
 
 
+_FUNCTIONS = elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power, FloorDivide=floor_divide,
+                                   Mod=remainder, Expm1=expm1, Sign=sign)
+_FUNCTIONS.update({name: _with_complex_special_cases(name, _FUNCTIONS[name]) for name in COMPLEX_SPECIAL_CASES})
+
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
-    **{name: (unary if name in UNARY_KERNELS else binary)(fn)
-       for name, fn in elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power,
-                                                FloorDivide=floor_divide, Mod=remainder,
-                                                Expm1=expm1).items()},
+    **{name: (unary if name in UNARY_KERNELS else binary)(fn) for name, fn in _FUNCTIONS.items()},
     "Cast": cast,
     "Where": _WHERE,
     "Clip": clip,
