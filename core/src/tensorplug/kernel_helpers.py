@@ -218,9 +218,10 @@ def elementwise_functions(namespace: Any, **overrides: Callable[..., Any]) -> di
 # -- elementwise special cases ---------------------------------------------------------------------
 def floor_divide_floats(xp: Any, x: Any, y: Any) -> Any:
     """floor(x / y) of real floats with the Array API's special cases: an infinite x over a
-    finite y is +-inf and a finite x over an infinite y is +-0, by the signs (numpy and XLA give
-    nan and -1 there); elsewhere `xp`.floor_divide."""
-    return xp.where(xp.isinf(x) != xp.isinf(y), x / y, xp.floor_divide(x, y))
+    finite y is +-inf, a finite x over an infinite y and a zero x over a nonzero y are +-0, by
+    the signs, all as x / y (numpy and XLA give nan and -1 there, XLA +0 for -0 / 2); elsewhere
+    `xp`.floor_divide."""
+    return xp.where((xp.isinf(x) != xp.isinf(y)) | (x == 0), x / y, xp.floor_divide(x, y))
 
 
 def expm1_complex_parts(xp: Any, z: Any) -> tuple[Any, Any]:
