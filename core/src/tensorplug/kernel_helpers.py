@@ -267,9 +267,10 @@ def _log(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
 
 
 def _sqrt(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
-    nan_b = xp.isnan(b)  # sqrt(+inf + nan j) = inf + nan j, sqrt(-inf + nan j) = nan +- inf j
-    high, low = nan_b & (a == xp.inf), nan_b & (a == -xp.inf)
-    return xp.where(high, xp.inf, xp.where(low, xp.nan, re)), xp.where(high, xp.nan, xp.where(low, xp.inf, im))
+    nan_b = xp.isnan(b)  # sqrt(+inf + nan j) = inf + nan j, sqrt(-inf + nan j) = nan +- inf j,
+    high, low = nan_b & (a == xp.inf), nan_b & (a == -xp.inf)  # sqrt(a + inf j) = inf + inf j
+    re = xp.where(xp.isinf(b), xp.inf, xp.where(high, xp.inf, xp.where(low, xp.nan, re)))
+    return re, xp.where(xp.isinf(b), b, xp.where(high, xp.nan, xp.where(low, xp.inf, im)))
 
 
 def _acos(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
