@@ -41,8 +41,9 @@ def _same(got, want):
 @pytest.mark.parametrize("dtype", [tp.complex64, tp.complex128])
 def test_real_imag_conj_of_complex(dtype):
     z = (Z * 3).astype(dtype.numpy)
-    for op, ref, out in ((tp.real, np.real, tp.dtypes.real_of(dtype)), (tp.imag, np.imag, tp.dtypes.real_of(dtype)),
-                         (tp.conj, np.conj, dtype), (tp.abs, np.abs, tp.dtypes.real_of(dtype))):
+    real = tp.dtypes.real_of(dtype)
+    for op, ref, out in ((tp.real, np.real, real), (tp.imag, np.imag, real), (tp.conj, np.conj, dtype),
+                         (tp.abs, np.abs, real)):
         got = op(tp.asarray(z))
         assert got.dtype is out
         np.testing.assert_allclose(np.asarray(got), ref(z), rtol=1e-6)

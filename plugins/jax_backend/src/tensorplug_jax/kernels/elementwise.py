@@ -140,7 +140,8 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 _FUNCTIONS = elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power, FloorDivide=floor_divide,
                                    Mod=remainder, Expm1=expm1, Sign=sign)
-_FUNCTIONS.update({name: _with_complex_special_cases(name, _FUNCTIONS[name]) for name in COMPLEX_SPECIAL_CASES})
+_FUNCTIONS.update({name: _with_complex_special_cases(name, _FUNCTIONS[name])
+                   for name in COMPLEX_SPECIAL_CASES})
 
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     **{name: (unary if name in UNARY_KERNELS else binary)(fn) for name, fn in _FUNCTIONS.items()},
