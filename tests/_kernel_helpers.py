@@ -114,14 +114,15 @@ def native_types() -> tuple[type, ...]:
 
 
 def assert_values(got: np.ndarray, want: Any, dtype: DType | None = None) -> None:
-    """got == want exactly for bool and integer results, within the float dtype's precision
-    for floats (the reference may be computed in float64); NaNs must match."""
+    """got == want exactly for bool and integer results, within the dtype's precision for real
+    and complex floats (the reference may be computed in float64 / complex128); NaNs must match."""
     dtype = dtype or from_numpy_dtype(got.dtype)
     want = np.asarray(want)
     assert got.shape == want.shape, (got.shape, want.shape)
-    if dtype.is_floating:
-        tol = 2e-6 if dtype is tp.float32 else 1e-13
-        np.testing.assert_allclose(got, want.astype(np.float64), rtol=tol, atol=tol, equal_nan=True)
+    if dtype.is_inexact:
+        tol = 2e-6 if tp.dtypes.real_of(dtype) is tp.float32 else 1e-13
+        wide = np.complex128 if dtype.is_complex else np.float64
+        np.testing.assert_allclose(got, want.astype(wide), rtol=tol, atol=tol, equal_nan=True)
     else:
         np.testing.assert_array_equal(got, want.astype(dtype.numpy))
 

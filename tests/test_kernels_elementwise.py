@@ -24,7 +24,7 @@ from tensorplug.specs import elementwise as elementwise_specs
 
 
 def _f64(x: np.ndarray) -> np.ndarray:
-    return x.astype(np.float64) if x.dtype.kind == "f" else x
+    return x.astype({"f": np.float64, "c": np.complex128}[x.dtype.kind]) if x.dtype.kind in "fc" else x
 
 
 def _sigmoid_ref(x: np.ndarray) -> np.ndarray:
@@ -66,6 +66,9 @@ UNARY = {
     "IsFinite": (np.isfinite, None),
     "Signbit": (np.signbit, None),
     "BitwiseInvert": (np.invert, (-300, 300)),
+    "Real": (np.real, None),
+    "Imag": (np.imag, None),
+    "Conj": (np.conj, None),
 }
 
 # kernel -> (reference, (low, high) of x, (low, high) of y)

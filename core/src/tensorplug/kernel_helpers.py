@@ -6,11 +6,15 @@ they read shapes, dtypes and attributes only, except ``check_index_bounds``, whi
 values, and ``stable_argsort``, which orders a backend's array with the backend's own
 argsort). Those that check raise tensorplug's errors naming the kernel, the backend and the
 fix. Also the elementwise kernel tables: which kernel names take one input, which two, and
-which are plain arithmetic, for a backend to fill with its own library's functions.
+which are plain arithmetic, for a backend to fill with its own library's functions, and the
+few elementwise formulas where libraries miss the standard's special cases
+(``floor_divide_floats``, ``expm1_complex_parts``): those take the backend's array namespace
+`xp` (numpy, jax.numpy) and compute with its functions only.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -23,8 +27,9 @@ from .dtypes import ALL_DTYPES, accumulator_of
 from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 
 __all__ = [
-    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
-    "check_index_bounds", "clip_bounds", "elementwise_functions", "normalize_axis",
+    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
+    "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
+    "floor_divide_floats", "normalize_axis",
     "range_dtype", "range_length", "slice_index", "stable_argsort",
 ]
 
@@ -145,6 +150,7 @@ UNARY_KERNELS: tuple[str, ...] = (
     "Negative", "Abs", "Sign", "Square", "Floor", "Ceil", "Round", "Exp", "Log", "Log1p", "Expm1",
     "Sqrt", "Sin", "Cos", "Tanh", "Sigmoid", "Relu", "LogicalNot", "Trunc", "Acos", "Acosh", "Asin",
     "Asinh", "Atan", "Atanh", "Cosh", "Sinh", "IsNan", "IsInf", "IsFinite", "Signbit", "BitwiseInvert",
+    "Real", "Imag", "Conj",
 )
 #: kernels of two inputs of one dtype (ops promote first) that broadcast, and no attributes
 BINARY_KERNELS: tuple[str, ...] = (
@@ -160,7 +166,7 @@ BINARY_KERNELS: tuple[str, ...] = (
 #: numpy backend keeps silencing its overflow as it always has.
 PLAIN_ARITHMETIC: frozenset[str] = frozenset({
     "Negative", "Abs", "Sign", "Floor", "Ceil", "Round", "Trunc", "Relu", "LogicalNot", "IsNan",
-    "IsInf", "IsFinite", "Signbit", "BitwiseInvert",
+    "IsInf", "IsFinite", "Signbit", "BitwiseInvert", "Real", "Imag", "Conj",
     "Add", "Subtract", "Multiply", "Maximum", "Minimum", "Equal", "NotEqual", "Less", "LessEqual",
     "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor", "Copysign", "BitwiseAnd",
     "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift",
@@ -181,7 +187,7 @@ _ARRAY_API_NAMES: Mapping[str, str] = {
     "Atan2": "atan2", "Copysign": "copysign", "Hypot": "hypot", "Nextafter": "nextafter",
     "Mod": "remainder", "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or",
     "BitwiseXor": "bitwise_xor", "LeftShift": "bitwise_left_shift",
-    "RightShift": "bitwise_right_shift",
+    "RightShift": "bitwise_right_shift", "Real": "real", "Imag": "imag", "Conj": "conj",
 }
 
 
@@ -207,6 +213,103 @@ def elementwise_functions(namespace: Any, **overrides: Callable[..., Any]) -> di
                                     f"pass one: elementwise_functions({library}, {name}=...).")
         functions[name] = getattr(namespace, api_name)
     return functions
+
+
+# -- elementwise special cases ---------------------------------------------------------------------
+def floor_divide_floats(xp: Any, x: Any, y: Any) -> Any:
+    """floor(x / y) of real floats with the Array API's special cases: an infinite x over a
+    finite y is +-inf, a finite x over an infinite y and a zero x over a nonzero y are +-0, by
+    the signs, all as x / y (numpy and XLA give nan and -1 there, XLA +0 for -0 / 2); elsewhere
+    `xp`.floor_divide."""
+    return xp.where((xp.isinf(x) != xp.isinf(y)) | (x == 0), x / y, xp.floor_divide(x, y))
+
+
+def expm1_complex_parts(xp: Any, z: Any) -> tuple[Any, Any]:
+    """The real and imaginary parts of exp(z) - 1 for complex `z`, accurate near 0 and with the
+    Array API's special cases (numpy and XLA miss several of the infinite and NaN ones): the
+    parts are expm1(a) cos(b) - 2 sin(b / 2)**2 and exp(a) sin(b) for z = a + bj, then b == 0
+    keeps b, and -inf (+inf) with an infinite or NaN b gives -1 + 0j (inf + nan j)."""
+    a, b = xp.real(z), xp.imag(z)
+    half = xp.sin(b / 2)
+    re = xp.expm1(a) * xp.cos(b) - 2 * half * half
+    im = xp.where(b == 0, b, xp.exp(a) * xp.sin(b))
+    wild = ~xp.isfinite(b)
+    re = xp.where(wild & (a == -xp.inf), -1, xp.where(wild & (a == xp.inf), xp.inf, re))
+    im = xp.where(wild & (a == -xp.inf), 0, xp.where(wild & (a == xp.inf), xp.nan, im))
+    return re.astype(a.dtype), im.astype(a.dtype)
+
+
+Parts = tuple[Any, Any]
+
+
+def _exp_at_infinity(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    wild = ~xp.isfinite(b)  # exp(-inf + inf j) = 0 + 0j, exp(+inf + inf j) = inf + nan j; b NaN too
+    low, high = wild & (a == -xp.inf), wild & (a == xp.inf)
+    return xp.where(low, 0, xp.where(high, xp.inf, re)), xp.where(low, 0, xp.where(high, xp.nan, im))
+
+
+def _cosh_sinh(xp: Any, a: Any, b: Any, re: Any, im: Any, sinh: bool) -> Parts:
+    wild = ~xp.isfinite(b)  # an infinite or NaN imaginary part with a real part 0 or infinite
+    zero, inf = wild & (a == 0), wild & xp.isinf(a)
+    if sinh:  # +-0 + nan j, +-inf + nan j
+        return xp.where(zero | inf, a, re), xp.where(zero | inf, xp.nan, im)
+    return xp.where(zero, xp.nan, xp.where(inf, xp.inf, re)), xp.where(zero, 0, xp.where(inf, xp.nan, im))
+
+
+def _tanh(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    zero = ~xp.isfinite(b) & (a == 0)  # +-0 + nan j
+    return xp.where(zero, a, re), xp.where(zero, xp.nan, im)
+
+
+def _log(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    both = (xp.isinf(a) & xp.isnan(b)) | (xp.isnan(a) & xp.isinf(b))  # inf + nan j
+    return xp.where(both, xp.inf, re), xp.where(both, xp.nan, im)
+
+
+def _sqrt(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    nan_b = xp.isnan(b)  # sqrt(+inf + nan j) = inf + nan j, sqrt(-inf + nan j) = nan +- inf j,
+    high, low = nan_b & (a == xp.inf), nan_b & (a == -xp.inf)  # sqrt(a + inf j) = inf + inf j
+    re = xp.where(xp.isinf(b), xp.inf, xp.where(high, xp.inf, xp.where(low, xp.nan, re)))
+    return re, xp.where(xp.isinf(b), b, xp.where(high, xp.nan, xp.where(low, xp.inf, im)))
+
+
+def _acos(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    hit = xp.isnan(b) & (a == 0)  # pi/2 + nan j
+    return xp.where(hit, math.pi / 2, re), xp.where(hit, xp.nan, im)
+
+
+def _acosh(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    hit = xp.isnan(b) & (a == 0)  # nan + pi/2 j
+    return xp.where(hit, xp.nan, re), xp.where(hit, math.pi / 2, im)
+
+
+def _asinh(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    hit = xp.isnan(a) & (b == 0)  # nan + 0j, the zero's sign kept
+    return xp.where(hit, xp.nan, re), xp.where(hit, b, im)
+
+
+def _atanh(xp: Any, a: Any, b: Any, re: Any, im: Any) -> Parts:
+    nan_b = xp.isnan(b)  # +-0 + nan j for a real part 0 or infinite, nan + nan j otherwise
+    re = xp.where(nan_b, xp.where(a == 0, a, xp.where(xp.isinf(a), xp.copysign(0 * re, a), xp.nan)), re)
+    return re, xp.where(nan_b | (xp.isnan(a) & ~xp.isinf(b)), xp.nan, im)
+
+
+#: kernel name -> fixup(xp, a, b, re, im) -> (re, im): for a complex input a + bj and the
+#: parts (re, im) a library computed, the parts with the Array API's special cases of infinite
+#: and NaN inputs (C99's) where XLA misses them; numpy's complex functions follow them already
+COMPLEX_SPECIAL_CASES: Mapping[str, Callable[..., Parts]] = MappingProxyType({
+    "Exp": _exp_at_infinity,
+    "Cosh": functools.partial(_cosh_sinh, sinh=False),
+    "Sinh": functools.partial(_cosh_sinh, sinh=True),
+    "Tanh": _tanh,
+    "Log": _log,
+    "Log1p": _log,
+    "Sqrt": _sqrt,
+    "Acos": _acos,
+    "Acosh": _acosh,
+    "Asinh": _asinh,
+    "Atanh": _atanh,
+})
 
 
 # -- sorting ----------------------------------------------------------------------------------------

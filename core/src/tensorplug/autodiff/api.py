@@ -29,10 +29,11 @@ def _is_leaf(x: Any) -> bool:
 
 def _diff_leaf(x: Any, where: str) -> Tensor:
     t = asarray(x)
-    if t._dtype.kind != "float":
+    if not t._dtype.is_inexact:
         raise DTypeError(
             f"cannot differentiate with respect to {where}: its dtype is {t._dtype.name}. Gradients "
-            "are defined for floating inputs; pass floats (e.g. 3.0, or .astype(tp.float32))."
+            "are defined for real and complex floating inputs; pass floats (e.g. 3.0, or "
+            ".astype(tp.float32))."
         )
     return fresh(t)
 
@@ -72,7 +73,8 @@ def _scalar_output(out: Any, fname: str) -> Tensor:
         )
     if out._dtype.kind != "float":
         raise AutodiffError(f"{fname}: the function returned dtype {out._dtype.name}; gradients need "
-                            "a floating output.")
+                            "a real floating output (of a complex one take tp.real or tp.abs, as "
+                            "in JAX).")
     return out
 
 

@@ -40,15 +40,15 @@ class Entry:
 
 
 class Tape:
-    """Records the ops that depend on the watched tensors. Only floating tensors are watched
-    (a path through integers or bools carries no gradient), so an op recorded here lies
+    """Records the ops that depend on the watched tensors. Only floating tensors (real or
+    complex) are watched (a path through integers or bools carries no gradient), so an op recorded here lies
     downstream of a source through floating tensors."""
 
     __slots__ = ("watched", "entries", "sources")
 
     def __init__(self, sources: Iterable[Tensor]) -> None:
         self.sources = list(sources)  # keeps the watched tensors (and their ids) alive
-        self.watched = {id(t) for t in self.sources if t._dtype.kind == "float"}
+        self.watched = {id(t) for t in self.sources if t._dtype.is_inexact}
         self.entries: list[Entry] = []
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
@@ -59,7 +59,7 @@ class Tape:
             if id(t) in watched:
                 entry = None
                 for o in outputs:
-                    if o._dtype.kind == "float":
+                    if o._dtype.is_inexact:
                         if entry is None:
                             entry = Entry(name, inputs, attrs, outputs, custom)
                             self.entries.append(entry)
@@ -197,12 +197,12 @@ def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[E
     if len(sources) == len(tape.sources) and all(a is b for a, b in zip(sources, tape.sources)):
         reached = tape.watched  # the tape watches exactly what descends from its sources
     else:
-        reached = {id(s) for s in sources if s._dtype.kind == "float"}
+        reached = {id(s) for s in sources if s._dtype.is_inexact}
         for entry in tape.entries:
             for t in entry.inputs:
                 if id(t) in reached:
                     for o in entry.outputs:
-                        if o._dtype.kind == "float":
+                        if o._dtype.is_inexact:
                             reached.add(id(o))
                     break
     needed = {id(output)}

@@ -4,6 +4,13 @@ hyperbolic functions included), binary arithmetic, Cast, Where and Clip.
 Where the derivative is naturally a function of the output (exp, expm1, sqrt, tanh,
 sigmoid) the output is saved and used: it is on the tape, so higher derivatives stay right.
 Binary kernels broadcast, so their gradients are summed back to each input's shape.
+
+Complex inputs follow JAX's convention: the gradient passed back for an input z is
+``dy * f'(z)`` for a holomorphic f (no conjugate), so the formulas of the real functions hold
+as they are; the non-holomorphic kernels (Abs, Real, Imag, Conj) pass back the cotangent of z
+as JAX's transpose rules give it (Abs: ``dy * conj(z) / |z|``, Real: ``dy``, Imag:
+``-1j * dy``, Conj: ``conj(dy)``), and a real-valued f of z gets ``conj`` of its steepest
+ascent direction, as ``jax.grad`` gives.
 """
 
 from __future__ import annotations
@@ -28,7 +35,24 @@ def _negative(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 @gradient("Abs", inputs=("x",))
 def _abs(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (x,) = saved
-    return {"x": lambda: dy * tp.sign(x)}  # 0 at x == 0, as JAX
+    return {"x": lambda: dy * tp.conj(tp.sign(x))}  # 0 at x == 0, as JAX; conj(z) / |z| for complex
+
+
+@gradient("Real", inputs=("x",))
+def _real(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: tp.astype(dy, x.dtype)}
+
+
+@gradient("Imag", inputs=("x",))
+def _imag(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved
+    return {"x": lambda: tp.astype(dy, x.dtype) * -1j}
+
+
+@gradient("Conj")
+def _conj(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    return {"x": lambda: tp.conj(dy)}
 
 
 def _zero(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
@@ -171,8 +195,10 @@ def _clip(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 @gradient("Cast", inputs=("x",))
 def _cast(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (x,) = saved
-    if x.dtype.kind != "float":
+    if not x.dtype.is_inexact:
         return {}  # integer and bool inputs take no gradient
+    if dy.dtype.is_complex and not x.dtype.is_complex:  # real to complex: the real part, as JAX
+        return {"x": lambda: tp.astype(tp.real(dy), x.dtype)}
     return {"x": lambda: tp.astype(dy, x.dtype)}
 
 
@@ -219,8 +245,9 @@ def _pow(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
         return unbroadcast(dy * (y * tp.pow(x, exponent)), x.shape)
 
     def dexp() -> Tensor:
-        # x**y * log(x) where x > 0, and 0 elsewhere (log never sees a non-positive x)
-        positive = x > 0
+        # x**y * log(x) where x > 0 (complex: x != 0), and 0 elsewhere (log never sees a
+        # non-positive x)
+        positive = x != 0 if x.dtype.is_complex else x > 0
         log_x = tp.log(tp.where(positive, x, 1))
         return unbroadcast(dy * tp.where(positive, out * log_x, 0.0), y.shape)
 

@@ -28,7 +28,7 @@ def _logic(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
     def op(x1: Any, x2: Any, /) -> Tensor:
         if not (isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._dtype is x2._dtype):
             x1, x2 = convert_pair(x1, x2)
-        if x1._dtype.kind == "float":
+        if x1._dtype.is_inexact:
             raise _refuse(name, x1._dtype, "integer or bool")
         return binary(x1, x2)
 
@@ -43,7 +43,7 @@ def _shift(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
             valid.integer(int(x2), name, "x2 (the shift)", minimum=0)
         if not (isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._dtype is x2._dtype):
             x1, x2 = convert_pair(x1, x2)
-        if x1._dtype.kind != "int":
+        if not x1._dtype.is_integer:
             raise _refuse(name, x1._dtype, "integer")
         return binary(x1, x2)
 
@@ -74,7 +74,7 @@ def bitwise_invert(x: Any, /) -> Tensor:
     """~x: every bit of an integer tensor flipped (not x for a bool tensor), of x's dtype."""
     if not isinstance(x, Tensor):
         x = asarray(x)
-    if x._dtype.kind == "float":
+    if x._dtype.is_inexact:
         raise _refuse("bitwise_invert", x._dtype, "integer or bool")
     return _INVERT.unary(x)
 

@@ -1,7 +1,7 @@
 """Elementwise ops (Python Array API names): arithmetic, comparisons, logic, unary math,
-tests (isnan, ...), where, clip (the bitwise ones are in ``bitwise``). Binary ops promote
-their arguments (Python scalars are weak) and broadcast; float-only math promotes integer and
-bool inputs to the default float dtype."""
+tests (isnan, ...), real, imag, conj, where, clip (the bitwise ones are in ``bitwise``). Binary
+ops promote their arguments (Python scalars are weak) and broadcast; floating-point math
+promotes integer and bool inputs to the default float dtype and keeps complex ones complex."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ..dtypes import bool_
 from ..errors import DTypeError
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, convert_pair, to_float
+from .creation import zeros_like
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "floor_divide", "pow", "maximum", "minimum",
@@ -23,6 +24,7 @@ __all__ = [
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh",
     "isnan", "isinf", "isfinite", "signbit",
     "where", "clip", "astype", "reciprocal", "tan", "log2", "log10", "logaddexp",
+    "real", "imag", "conj",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -40,12 +42,19 @@ def _named(op: F, name: str, doc: str) -> F:
 _BINARY = ("elementwise, with broadcasting; the dtypes promote by the Array API table (Python "
            "scalars are weak).")
 _BOOL = "DTypeError for bool tensors."
-_FLOAT = "elementwise; integer and bool inputs give the default float dtype (float32)."
+_FLOAT = ("elementwise; integer and bool inputs give the default float dtype (float32), complex "
+          "ones stay complex.")
+_REAL = "elementwise; integer and bool inputs give the default float dtype (float32)."
 _LOGICAL = "elementwise with broadcasting; both are first cast to bool (nonzero is True)."
 
 
 def _no_bool(name: str) -> DTypeError:
     return DTypeError(f"{name} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
+
+
+def _no_complex(name: str, dtype: Any) -> DTypeError:
+    return DTypeError(f"{name} takes real numbers, got {dtype.name}; take tp.real(x), tp.imag(x) or "
+                      "tp.abs(x) first.")
 
 
 def _numeric(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
@@ -83,24 +92,29 @@ def _logical(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
     return _named(op, name, doc)
 
 
-def _float_unary(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
+def _float_unary(name: str, kernel: str, doc: str, real_only: bool = False) -> Callable[[Any], Tensor]:
     unary = caller(kernel).unary
 
     def op(x: Any, /) -> Tensor:
         if not (isinstance(x, Tensor) and x._dtype.kind == "float"):
             x = to_float(x)
+            if real_only and x._dtype.is_complex:
+                raise _no_complex(name, x._dtype)
         return unary(x)
 
     return _named(op, name, doc)
 
 
 def _float_binary(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
+    """A real floating-point binary op (complex inputs are a DTypeError)."""
     binary = caller(kernel).binary
 
     def op(x: Any, y: Any, /) -> Tensor:
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
             x, y = convert_pair(x, y)
         if x._dtype.kind != "float":
+            if x._dtype.is_complex:
+                raise _no_complex(name, x._dtype)
             x, y = to_float(x), to_float(y)
         return binary(x, y)
 
@@ -120,13 +134,17 @@ def _numeric_unary(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
     return _named(op, name, doc)
 
 
-def _rounding(name: str, kernel: str, doc: str) -> Callable[[Any], Tensor]:
+def _rounding(name: str, kernel: str, doc: str, complex_ok: bool = False) -> Callable[[Any], Tensor]:
     unary = caller(kernel).unary
 
     def op(x: Any, /) -> Tensor:
         if not isinstance(x, Tensor):
             x = asarray(x)
         if x._dtype.kind != "float":
+            if x._dtype.is_complex:
+                if complex_ok:
+                    return unary(x)
+                raise _no_complex(name, x._dtype)
             if x._dtype is bool_:
                 raise DTypeError(f"{name} does not accept bool tensors.")
             return x  # integers are already whole
@@ -182,9 +200,11 @@ logical_xor = _logical("logical_xor", "LogicalXor", f"x != y for truth values, {
 negative = _numeric_unary("negative", "Negative",
                           f"-x, elementwise, of x's dtype. {_BOOL}")
 abs = _numeric_unary("abs", "Abs",  # noqa: A001 - the Array API name
-                     f"|x|, elementwise, of x's dtype. {_BOOL}")
+                     f"|x|, elementwise, of x's dtype (of a complex x: its modulus, in the real dtype of "
+                     f"its precision). {_BOOL}")
 sign = _numeric_unary("sign", "Sign",
-                      f"-1, 0 or 1 by the sign of x, elementwise, of x's dtype. {_BOOL}")
+                      f"-1, 0 or 1 by the sign of x (x / |x| for complex x, 0 at 0), elementwise, of x's "
+                      f"dtype. {_BOOL}")
 square = _numeric_unary("square", "Square",
                         f"x * x, elementwise, of x's dtype. {_BOOL}")
 floor = _rounding("floor", "Floor",
@@ -193,7 +213,7 @@ ceil = _rounding("ceil", "Ceil",
                  f"The smallest whole number >= x, elementwise, of x's dtype (integers unchanged). {_BOOL}")
 round = _rounding("round", "Round",  # noqa: A001
                   f"x rounded to the nearest whole number, halves to even, of x's dtype (integers "
-                  f"unchanged). {_BOOL}")
+                  f"unchanged; complex: each part). {_BOOL}", complex_ok=True)
 trunc = _rounding("trunc", "Trunc",
                   f"x rounded toward zero, elementwise, of x's dtype (integers unchanged). {_BOOL}")
 isnan = _numeric_unary("isnan", "IsNan",
@@ -205,7 +225,8 @@ isfinite = _numeric_unary("isfinite", "IsFinite",
                           f"Whether x is neither infinite nor NaN, elementwise, as a bool tensor (always "
                           f"for integers). {_BOOL}")
 signbit = _float_unary("signbit", "Signbit",
-                       f"Whether x's sign bit is set (x < 0, -0.0, -inf, -nan) as a bool tensor, {_FLOAT}")
+                       f"Whether x's sign bit is set (x < 0, -0.0, -inf, -nan) as a bool tensor, {_REAL}",
+                       real_only=True)
 exp = _float_unary("exp", "Exp",
                    f"e ** x, {_FLOAT}")
 log = _float_unary("log", "Log",
@@ -223,7 +244,7 @@ cos = _float_unary("cos", "Cos",
 tanh = _float_unary("tanh", "Tanh",
                     f"Hyperbolic tangent, {_FLOAT}")
 sigmoid = _float_unary("sigmoid", "Sigmoid",
-                       f"1 / (1 + exp(-x)), {_FLOAT}")
+                       f"1 / (1 + exp(-x)), {_REAL}", real_only=True)
 acos = _float_unary("acos", "Acos",
                     f"Inverse cosine in radians, in [0, pi], {_FLOAT} nan outside [-1, 1].")
 acosh = _float_unary("acosh", "Acosh",
@@ -252,7 +273,7 @@ def divide(x: Any, y: Any) -> Tensor:
     """x / y; integer and bool inputs give the default float dtype."""
     if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
         x, y = convert_pair(x, y)
-    if x._dtype.kind != "float":
+    if not x._dtype.is_inexact:
         x, y = to_float(x), to_float(y)
     return _DIVIDE.binary(x, y)
 
@@ -323,7 +344,44 @@ def log10(x: Any) -> Tensor:
 
 
 def logaddexp(x: Any, y: Any) -> Tensor:
-    """log(exp(x) + exp(y)), computed stably."""
+    """log(exp(x) + exp(y)), computed stably; real inputs only (complex is a DTypeError)."""
     x, y = convert_pair(to_float(x), to_float(y))
+    if x._dtype.is_complex:
+        raise _no_complex("logaddexp", x._dtype)
     m = maximum(x, y)
     return add(m, log1p(exp(negative(abs(subtract(x, y))))))
+
+
+_REAL_PART = caller("Real")
+_IMAG_PART = caller("Imag")
+_CONJ = caller("Conj")
+
+
+def _numeric_tensor(x: Any, name: str) -> Tensor:
+    x = asarray(x)
+    if x._dtype is bool_:
+        raise _no_bool(name)
+    return x
+
+
+def real(x: Any, /) -> Tensor:
+    """The real part of each element, in the real floating dtype of x's precision (complex64 ->
+    float32); a real tensor is returned unchanged. DTypeError for bool tensors."""
+    x = _numeric_tensor(x, "real")
+    return _REAL_PART.unary(x) if x._dtype.is_complex else x
+
+
+def imag(x: Any, /) -> Tensor:
+    """The imaginary part of each element, in the real floating dtype of x's precision
+    (complex64 -> float32); zeros of x's dtype for a real tensor. DTypeError for bool tensors."""
+    x = _numeric_tensor(x, "imag")
+    if x._dtype.is_complex:
+        return _IMAG_PART.unary(x)
+    return zeros_like(x)
+
+
+def conj(x: Any, /) -> Tensor:
+    """The complex conjugate of each element (the imaginary part negated), of x's dtype; a
+    real tensor is returned unchanged. DTypeError for bool tensors."""
+    x = _numeric_tensor(x, "conj")
+    return _CONJ.unary(x) if x._dtype.is_complex else x

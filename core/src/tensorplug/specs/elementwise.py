@@ -7,7 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES, DType, bool_
+from ..dtypes import (
+    ALL_DTYPES,
+    ALL_NUMERIC_DTYPES,
+    COMPLEX_DTYPES,
+    FLOAT_DTYPES,
+    INEXACT_DTYPES,
+    INT_DTYPES,
+    NUMERIC_DTYPES,
+    DType,
+    bool_,
+    real_of,
+)
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
@@ -22,12 +33,20 @@ from ._rules import (
 
 BOOL = (bool_,)
 BITS = INT_DTYPES + BOOL  # what the bitwise kernels take: integers, and bools as one bit
+NUMBERS = ALL_NUMERIC_DTYPES  # integers, real floats and complex (the standard's "numeric")
+INEXACT = INEXACT_DTYPES  # real and complex floating (the standard's "floating-point")
+
+
+def real_part_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    """Rule: the input's shape, in the real dtype of its precision (complex64 -> float32)."""
+    return [TensorInfo(infos[0].shape, real_of(infos[0].dtype))]
 
 
 def _unary(name: str, dtypes: tuple, doc: str, differentiable: bool = True,
-           out_bool: bool = False) -> KernelSpec:
+           out_bool: bool = False, real_out: bool = False) -> KernelSpec:
+    infer = broadcast_rule(bool_) if out_bool else real_part_rule if real_out else same_as_first
     return register_kernel_spec(KernelSpec(
-        name=name, inputs=("x",), infer=broadcast_rule(bool_) if out_bool else same_as_first,
+        name=name, inputs=("x",), infer=infer,
         input_dtypes={"x": dtypes}, differentiable=differentiable and not out_bool, doc=doc,
     ))
 
@@ -42,50 +61,59 @@ def _binary(name: str, dtypes: tuple, doc: str, out_bool: bool = False,
 
 
 # -- unary ---------------------------------------------------------------------------------
-NEGATIVE = _unary("Negative", NUMERIC_DTYPES, "-x")
-ABS = _unary("Abs", NUMERIC_DTYPES, "|x|")
-SIGN = _unary("Sign", NUMERIC_DTYPES, "-1, 0 or 1 by the sign of x; gradient zero")
-SQUARE = _unary("Square", NUMERIC_DTYPES, "x * x")
+NEGATIVE = _unary("Negative", NUMBERS, "-x")
+ABS = _unary("Abs", NUMBERS, "|x|; of a complex x its modulus, in the real dtype of its precision",
+             real_out=True)
+SIGN = _unary("Sign", NUMBERS, "-1, 0 or 1 by the sign of x (x / |x| for complex, 0 at 0); "
+              "gradient zero (as JAX)")
+SQUARE = _unary("Square", NUMBERS, "x * x")
 FLOOR = _unary("Floor", FLOAT_DTYPES, "largest integer <= x; gradient zero")
 CEIL = _unary("Ceil", FLOAT_DTYPES, "smallest integer >= x; gradient zero")
-ROUND = _unary("Round", FLOAT_DTYPES, "nearest integer, halves to even; gradient zero")
-EXP = _unary("Exp", FLOAT_DTYPES, "e ** x")
-LOG = _unary("Log", FLOAT_DTYPES, "natural logarithm")
-LOG1P = _unary("Log1p", FLOAT_DTYPES, "log(1 + x), accurate for small x")
-EXPM1 = _unary("Expm1", FLOAT_DTYPES, "exp(x) - 1, accurate for small x")
-SQRT = _unary("Sqrt", FLOAT_DTYPES, "square root")
-SIN = _unary("Sin", FLOAT_DTYPES, "sine")
-COS = _unary("Cos", FLOAT_DTYPES, "cosine")
-TANH = _unary("Tanh", FLOAT_DTYPES, "hyperbolic tangent")
+ROUND = _unary("Round", INEXACT, "nearest integer, halves to even (complex: each part); "
+               "gradient zero")
+EXP = _unary("Exp", INEXACT, "e ** x")
+LOG = _unary("Log", INEXACT, "natural logarithm")
+LOG1P = _unary("Log1p", INEXACT, "log(1 + x), accurate for small x")
+EXPM1 = _unary("Expm1", INEXACT, "exp(x) - 1, accurate for small x")
+SQRT = _unary("Sqrt", INEXACT, "square root")
+SIN = _unary("Sin", INEXACT, "sine")
+COS = _unary("Cos", INEXACT, "cosine")
+TANH = _unary("Tanh", INEXACT, "hyperbolic tangent")
 SIGMOID = _unary("Sigmoid", FLOAT_DTYPES, "1 / (1 + exp(-x)), computed stably")
 RELU = _unary("Relu", NUMERIC_DTYPES, "max(x, 0); gradient 0 at x <= 0")
 LOGICAL_NOT = _unary("LogicalNot", BOOL, "not x", differentiable=False)
 TRUNC = _unary("Trunc", FLOAT_DTYPES, "x rounded toward zero; gradient zero")
-ACOS = _unary("Acos", FLOAT_DTYPES, "inverse cosine, in [0, pi]; nan outside [-1, 1]")
-ACOSH = _unary("Acosh", FLOAT_DTYPES, "inverse hyperbolic cosine; nan below 1")
-ASIN = _unary("Asin", FLOAT_DTYPES, "inverse sine, in [-pi/2, pi/2]; nan outside [-1, 1]")
-ASINH = _unary("Asinh", FLOAT_DTYPES, "inverse hyperbolic sine")
-ATAN = _unary("Atan", FLOAT_DTYPES, "inverse tangent, in [-pi/2, pi/2]")
-ATANH = _unary("Atanh", FLOAT_DTYPES, "inverse hyperbolic tangent; +-inf at +-1, nan beyond")
-COSH = _unary("Cosh", FLOAT_DTYPES, "hyperbolic cosine")
-SINH = _unary("Sinh", FLOAT_DTYPES, "hyperbolic sine")
-IS_NAN = _unary("IsNan", NUMERIC_DTYPES, "whether x is NaN (bool)", out_bool=True)
-IS_INF = _unary("IsInf", NUMERIC_DTYPES, "whether x is +-inf (bool)", out_bool=True)
-IS_FINITE = _unary("IsFinite", NUMERIC_DTYPES, "whether x is neither inf nor NaN (bool)", out_bool=True)
+ACOS = _unary("Acos", INEXACT, "inverse cosine, in [0, pi]; nan outside [-1, 1]")
+ACOSH = _unary("Acosh", INEXACT, "inverse hyperbolic cosine; nan below 1")
+ASIN = _unary("Asin", INEXACT, "inverse sine, in [-pi/2, pi/2]; nan outside [-1, 1]")
+ASINH = _unary("Asinh", INEXACT, "inverse hyperbolic sine")
+ATAN = _unary("Atan", INEXACT, "inverse tangent, in [-pi/2, pi/2]")
+ATANH = _unary("Atanh", INEXACT, "inverse hyperbolic tangent; +-inf at +-1, nan beyond")
+COSH = _unary("Cosh", INEXACT, "hyperbolic cosine")
+SINH = _unary("Sinh", INEXACT, "hyperbolic sine")
+IS_NAN = _unary("IsNan", NUMBERS, "whether x is NaN (bool)", out_bool=True)
+IS_INF = _unary("IsInf", NUMBERS, "whether x is +-inf (bool)", out_bool=True)
+IS_FINITE = _unary("IsFinite", NUMBERS, "whether x is neither inf nor NaN (bool)", out_bool=True)
 SIGNBIT = _unary("Signbit", FLOAT_DTYPES, "whether x's sign bit is set (-0.0 and -nan too; bool)",
                  out_bool=True)
+REAL = _unary("Real", COMPLEX_DTYPES, "the real part, in the real dtype of x's precision (ops give "
+              "real x unchanged)", real_out=True)
+IMAG = _unary("Imag", COMPLEX_DTYPES, "the imaginary part, in the real dtype of x's precision (ops "
+              "give zeros for real x)", real_out=True)
+CONJ = _unary("Conj", COMPLEX_DTYPES, "the complex conjugate: the imaginary part negated (ops give "
+              "real x unchanged)")
 BITWISE_INVERT = _unary("BitwiseInvert", BITS, "~x: every bit flipped (not x for bool)",
                         differentiable=False)
 
 # -- binary --------------------------------------------------------------------------------
-ADD = _binary("Add", NUMERIC_DTYPES, "x + y")
-SUBTRACT = _binary("Subtract", NUMERIC_DTYPES, "x - y")
-MULTIPLY = _binary("Multiply", NUMERIC_DTYPES, "x * y")
-DIVIDE = _binary("Divide", FLOAT_DTYPES, "x / y (true division; ops cast integers to float)")
+ADD = _binary("Add", NUMBERS, "x + y")
+SUBTRACT = _binary("Subtract", NUMBERS, "x - y")
+MULTIPLY = _binary("Multiply", NUMBERS, "x * y")
+DIVIDE = _binary("Divide", INEXACT, "x / y (true division; ops cast integers to float)")
 FLOOR_DIVIDE = _binary("FloorDivide", NUMERIC_DTYPES, "floor(x / y); integers divided by 0 give 0 "
                        "(the Array API leaves it unspecified); gradient zero",
                        differentiable=True)
-POW = _binary("Pow", NUMERIC_DTYPES, "x ** y")
+POW = _binary("Pow", NUMBERS, "x ** y")
 MAXIMUM = _binary("Maximum", NUMERIC_DTYPES, "elementwise max; ties split the gradient")
 MINIMUM = _binary("Minimum", NUMERIC_DTYPES, "elementwise min; ties split the gradient")
 EQUAL = _binary("Equal", ALL_DTYPES, "x == y", out_bool=True)

@@ -8,7 +8,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from ..dtypes import DType, float32, float64
+from ..dtypes import DType, float32, float64, real_of
 
 __all__ = ["TOLERANCES", "Tolerance", "tolerance", "compare_values", "show_array"]
 
@@ -58,6 +58,12 @@ def compare_values(got: np.ndarray, want: np.ndarray, dtype: DType, rtol: Tolera
     if got.shape != want.shape:
         return f"shape {got.shape}, expected {want.shape}"
     if got.size == 0:
+        return None
+    if dtype.is_complex:  # each part within the tolerance of the real dtype of its precision
+        for part, name in ((np.real, "real"), (np.imag, "imaginary")):
+            problem = compare_values(part(got), part(want), real_of(dtype), rtol, atol)
+            if problem:
+                return f"{name} part: {problem}"
         return None
     r, a = tolerance(dtype, rtol, atol)
     if not dtype.is_floating:

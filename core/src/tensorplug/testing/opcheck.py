@@ -175,7 +175,7 @@ def _check_case(spec: KernelSpec, ref: Reference | None, case: Case, backend: Ba
             return
         host.append(np.asarray(t.numpy()))
     for t, a in zip(tensors, case.inputs):
-        if not np.array_equal(np.asarray(t.numpy()), a, equal_nan=a.dtype.kind == "f"):
+        if not np.array_equal(np.asarray(t.numpy()), a, equal_nan=a.dtype.kind in "fc"):
             result.add("mutated", where, "the kernel changed one of its input arrays (native arrays are "
                        f"never written after creation): it was {show_array(a)}, now {show_array(t.numpy())}")
             return

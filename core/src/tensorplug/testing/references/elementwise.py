@@ -65,6 +65,9 @@ _UNARY: dict[str, tuple[Callable[[Any], Any], Domain, tuple[float, ...]]] = {
     "IsFinite": (np.isfinite, Domain(), _NON_FINITE),
     "Signbit": (np.signbit, Domain(), (-0.0, 0.0, -1.5, 2.0, -math.inf, math.inf, -math.nan, math.nan)),
     "BitwiseInvert": (np.invert, Domain(), (0, -1, 5, -6)),
+    "Real": (np.real, Domain(), (0.0, -0.0, -2.5, math.inf, math.nan)),
+    "Imag": (np.imag, Domain(), (0.0, -0.0, -2.5, math.inf, math.nan)),
+    "Conj": (np.conj, Domain(), (0.0, -0.0, -2.5, math.inf, math.nan)),
 }
 
 #: Expm1 and Log1p exist to be accurate near 0: their values there are held to a relative

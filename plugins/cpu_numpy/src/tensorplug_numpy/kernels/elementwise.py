@@ -16,7 +16,14 @@ import numpy as np
 
 from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.extend import DirectCall
-from tensorplug.kernel_helpers import PLAIN_ARITHMETIC, UNARY_KERNELS, clip_bounds, elementwise_functions
+from tensorplug.kernel_helpers import (
+    PLAIN_ARITHMETIC,
+    UNARY_KERNELS,
+    clip_bounds,
+    elementwise_functions,
+    expm1_complex_parts,
+    floor_divide_floats,
+)
 
 from .._quiet import quieted
 from ._kernel import Kernel
@@ -75,6 +82,25 @@ def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(negative, truncated.astype(out.dtype), out)
 
 
+def expm1(x: np.ndarray) -> np.ndarray:
+    """exp(x) - 1; complex x by ``expm1_complex_parts`` (numpy misses the standard's special
+    cases of infinite and NaN parts)."""
+    if x.dtype.kind != "c":
+        return np.expm1(x)
+    re, im = expm1_complex_parts(np, x)
+    out = np.empty(np.shape(x), x.dtype)
+    out.real, out.imag = re, im
+    return out
+
+
+def floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """floor(x / y); floats by ``floor_divide_floats`` (an infinite x over a finite y is +-inf,
+    a finite x over an infinite y +-0, as the standard says: numpy gives nan and -1)."""
+    if np.result_type(x, y).kind != "f":
+        return np.floor_divide(x, y)
+    return floor_divide_floats(np, x, y)
+
+
 def cast(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     # the same array when the dtype already matches: native arrays are never written
     return inputs[0].astype(attrs["dtype"].numpy, copy=False)
@@ -130,7 +156,8 @@ def _table_kernel(name: str, fn: Callable[..., Any]) -> Kernel:
 
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     **{name: _table_kernel(name, fn)
-       for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power).items()},
+       for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power, Expm1=expm1,
+                                                FloorDivide=floor_divide).items()},
     "Cast": Kernel(cast, DirectCall(ALL_DTYPES, specialize=_cast_to)),
     "Where": Kernel(where, handles_warnings=True),  # (selects: no floating-point warning)
     "Clip": clip,

@@ -13,8 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
+from jax import lax
 
-from tensorplug.kernel_helpers import UNARY_KERNELS, clip_bounds, elementwise_functions
+from tensorplug.kernel_helpers import (
+    COMPLEX_SPECIAL_CASES,
+    UNARY_KERNELS,
+    clip_bounds,
+    elementwise_functions,
+    expm1_complex_parts,
+    floor_divide_floats,
+)
 
 from ._jit import JaxKernel, binary, unary, with_attrs
 
@@ -45,11 +53,40 @@ def power(x: Any, y: Any) -> Any:
 
 def floor_divide(x: Any, y: Any) -> Any:
     """floor(x / y); an integer divided by zero gives 0, as tensorplug defines it (XLA gives
-    -1 or other values)."""
-    if not jnp.issubdtype(x.dtype, jnp.integer):
-        return jnp.floor_divide(x, y)
+    -1 or other values); floats by ``floor_divide_floats`` (the standard's infinite cases)."""
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return floor_divide_floats(jnp, x, y)
     zero = y == 0
     return jnp.where(zero, 0, jnp.floor_divide(x, jnp.where(zero, 1, y))).astype(x.dtype)
+
+
+def expm1(x: Any) -> Any:
+    """exp(x) - 1; complex x by ``expm1_complex_parts`` (XLA misses the standard's special
+    cases of infinite and NaN parts)."""
+    if not jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return jnp.expm1(x)
+    return lax.complex(*expm1_complex_parts(jnp, x))
+
+
+def _with_complex_special_cases(name: str, fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`fn`, whose complex results take the Array API's special cases of infinite and NaN
+    inputs (``COMPLEX_SPECIAL_CASES``: XLA misses them, numpy does not)."""
+    fix = COMPLEX_SPECIAL_CASES[name]
+
+    def kernel(x: Any) -> Any:
+        out = fn(x)
+        if not jnp.issubdtype(x.dtype, jnp.complexfloating):
+            return out
+        re, im = fix(jnp, jnp.real(x), jnp.imag(x), jnp.real(out), jnp.imag(out))
+        return lax.complex(re.astype(out.real.dtype), im.astype(out.real.dtype))
+
+    kernel.__name__ = getattr(fn, "__name__", name.lower())
+    return kernel
+
+
+def sign(x: Any) -> Any:
+    """-1, 0 or 1 (x / |x| for complex); +0 at zeros of either sign (XLA keeps the -0)."""
+    return jnp.where(x == 0, jnp.zeros_like(x), jnp.sign(x))
 
 
 def remainder(x: Any, y: Any) -> Any:
@@ -101,10 +138,13 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return _CLIP(inputs, {"lo": lo, "hi": hi}, backend)
 
 
+_FUNCTIONS = elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power, FloorDivide=floor_divide,
+                                   Mod=remainder, Expm1=expm1, Sign=sign)
+_FUNCTIONS.update({name: _with_complex_special_cases(name, _FUNCTIONS[name])
+                   for name in COMPLEX_SPECIAL_CASES})
+
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
-    **{name: (unary if name in UNARY_KERNELS else binary)(fn)
-       for name, fn in elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power,
-                                                FloorDivide=floor_divide, Mod=remainder).items()},
+    **{name: (unary if name in UNARY_KERNELS else binary)(fn) for name, fn in _FUNCTIONS.items()},
     "Cast": cast,
     "Where": _WHERE,
     "Clip": clip,
