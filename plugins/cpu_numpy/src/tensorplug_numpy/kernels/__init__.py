@@ -15,6 +15,7 @@ from . import (
     creation,
     decompositions,
     elementwise,
+    fft,
     indexing,
     linalg,
     manipulation,
@@ -25,7 +26,7 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions,
+_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim, reductions,
              sorting)
 
 

@@ -18,6 +18,7 @@ from . import (
     creation,
     decompositions,
     elementwise,
+    fft,
     indexing,
     linalg,
     manipulation,
@@ -28,7 +29,7 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions,
+_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim, reductions,
              sorting)
 
 
