@@ -23,6 +23,10 @@ from ..tensor import Tensor
 
 __all__ = ["Tape", "Entry", "backward", "gradient_thunks", "record_custom", "fresh"]
 
+#: the dtype kinds a gradient flows through: a complex intermediate (an FFT's spectrum) between
+#: floating sources and a floating output carries one (JAX's convention: transposes)
+_INEXACT = ("float", "complex")
+
 # custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
 CustomGrad = Callable[[Any], Sequence[Any]]
 
@@ -40,9 +44,9 @@ class Entry:
 
 
 class Tape:
-    """Records the ops that depend on the watched tensors. Only floating tensors are watched
-    (a path through integers or bools carries no gradient), so an op recorded here lies
-    downstream of a source through floating tensors."""
+    """Records the ops that depend on the watched tensors. Only floating (and complex)
+    tensors are watched (a path through integers or bools carries no gradient), so an op
+    recorded here lies downstream of a source through inexact tensors."""
 
     __slots__ = ("watched", "entries", "sources")
 
@@ -59,7 +63,7 @@ class Tape:
             if id(t) in watched:
                 entry = None
                 for o in outputs:
-                    if o._dtype.kind == "float":
+                    if o._dtype.kind in _INEXACT:
                         if entry is None:
                             entry = Entry(name, inputs, attrs, outputs, custom)
                             self.entries.append(entry)
@@ -202,7 +206,7 @@ def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[E
             for t in entry.inputs:
                 if id(t) in reached:
                     for o in entry.outputs:
-                        if o._dtype.kind == "float":
+                        if o._dtype.kind in _INEXACT:
                             reached.add(id(o))
                     break
     needed = {id(output)}
