@@ -31,7 +31,7 @@ from tensorplug_numpy.kernels._kernel import Kernel
 
 DIST = "tensorplug-backend-numpy"
 BACKEND = "numpy"
-FAMILIES = ("creation", "decompositions", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim",
+FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
             "reductions", "sorting")
 
 
