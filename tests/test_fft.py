@@ -28,7 +28,8 @@ TABLE = [
     ("ifftn", lambda x: F.ifftn(x, s=(2,), axes=(0,), norm="ortho"),
      lambda x: np.fft.ifftn(x, (2,), (0,), "ortho"), C),
     ("rfft", lambda x: F.rfft(x), lambda x: np.fft.rfft(x), R),
-    ("rfft-n", lambda x: F.rfft(x, n=8, axis=0, norm="forward"), lambda x: np.fft.rfft(x, 8, 0, "forward"), R),
+    ("rfft-n", lambda x: F.rfft(x, n=8, axis=0, norm="forward"),
+     lambda x: np.fft.rfft(x, 8, 0, "forward"), R),
     ("irfft", lambda x: F.irfft(x), lambda x: np.fft.irfft(x), C),
     ("irfft-n", lambda x: F.irfft(x, n=5, norm="ortho"), lambda x: np.fft.irfft(x, 5, norm="ortho"), C),
     ("rfftn", lambda x: F.rfftn(x, axes=(1, 0)), lambda x: np.fft.rfftn(x, axes=(1, 0)), R),
@@ -55,7 +56,8 @@ def test_values_match_numpy(backend, dtype):
     with tp.backend_scope(backend):
         for name, ours, theirs, x in TABLE:
             x = x.astype(complex_dtype if np.iscomplexobj(x) else dtype)
-            got, want = ours(tp.asarray(x)), theirs(x.astype(np.complex128 if np.iscomplexobj(x) else np.float64))
+            wide = x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
+            got, want = ours(tp.asarray(x)), theirs(wide)
             want_dtype = (complex_dtype if np.iscomplexobj(want) else np.dtype(dtype))
             if got.dtype.numpy != want_dtype:
                 failures.append(f"{name}: dtype {got.dtype.name}, expected {np.dtype(want_dtype).name}")
@@ -71,7 +73,8 @@ def test_frequencies_match_numpy(backend):
         for n in (1, 4, 7):
             for d in (1.0, 0.25):
                 np.testing.assert_allclose(F.fftfreq(n, d=d, dtype=tp.float64).numpy(), np.fft.fftfreq(n, d))
-                np.testing.assert_allclose(F.rfftfreq(n, d=d, dtype=tp.float64).numpy(), np.fft.rfftfreq(n, d))
+                np.testing.assert_allclose(F.rfftfreq(n, d=d, dtype=tp.float64).numpy(),
+                                           np.fft.rfftfreq(n, d))
         assert F.fftfreq(4).dtype is tp.float32 and F.rfftfreq(4, dtype=tp.float64).dtype is tp.float64
         device = tp.asarray(0.0).device
         assert F.fftfreq(3, device=device).device == device

@@ -22,7 +22,8 @@ W = RNG.standard_normal((3, 5)) + 1j * RNG.standard_normal((3, 5))
 
 #: (kernel, input shape, axes, s): lengths that pad and trim, odd and even, axes out of order
 VJP_CASES = [("Fft", (3, 4), (1,), (6,)), ("Ifft", (2, 3, 4), (2, 0), (5, 3)), ("Rfft", (3, 4), (1,), (4,)),
-             ("Rfft", (2, 3, 4), (2, 0), (3, 3)), ("Irfft", (3, 3), (1,), (4,)), ("Irfft", (4, 3), (1, 0), (5, 3))]
+             ("Rfft", (2, 3, 4), (2, 0), (3, 3)), ("Irfft", (3, 3), (1,), (4,)),
+             ("Irfft", (4, 3), (1, 0), (5, 3))]
 
 
 def _complex(shape):
@@ -33,7 +34,8 @@ def _complex(shape):
 def test_kernel_gradients_agree_with_jax_vjp(name, shape, axes, s):
     jax = pytest.importorskip("jax")
     jnp = jax.numpy
-    transform = {"Fft": jnp.fft.fftn, "Ifft": jnp.fft.ifftn, "Rfft": jnp.fft.rfftn, "Irfft": jnp.fft.irfftn}[name]
+    transform = {"Fft": jnp.fft.fftn, "Ifft": jnp.fft.ifftn, "Rfft": jnp.fft.rfftn,
+                 "Irfft": jnp.fft.irfftn}[name]
     for norm in ("backward", "ortho", "forward"):
         x = RNG.standard_normal(shape) if name == "Rfft" else _complex(shape)
         with jax.enable_x64(True):
@@ -53,7 +55,8 @@ CASES = [  # (id, function of a real input to a real output, order)
     ("rfft-pad-trim", lambda x: F.irfft(F.rfft(x, n=8, norm="ortho") * W[:, :5], n=4, norm="forward"), 2),
     ("rfftn-irfftn", lambda x: F.irfftn(F.rfftn(x, axes=(1, 0)) * W[:2], s=(5, 3), axes=(1, 0)), 2),
     ("fft-ifft", lambda x: F.irfft(F.ifft(F.fft(F.rfft(x), n=4) * W[:, :4], norm="ortho", n=3), n=6), 2),
-    ("fftn-ifftn", lambda x: F.irfftn(F.fftn(F.rfftn(x), s=(2, 3), axes=(0, 1), norm="forward") * W[:2, :3]), 2),
+    ("fftn-ifftn",
+     lambda x: F.irfftn(F.fftn(F.rfftn(x), s=(2, 3), axes=(0, 1), norm="forward") * W[:2, :3]), 2),
     ("hfft-ihfft", lambda x: F.hfft(F.ihfft(x, n=6) * W[:, :4], n=5, norm="ortho"), 2),
     ("nonlinear", lambda x: tp.sin(F.irfft(F.rfft(x * x) * W[:, :3], n=5)), 2),
 ]

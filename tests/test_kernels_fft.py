@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _kernel_helpers import accepted_dtypes, message, run
 
 import tensorplug as tp
+from _kernel_helpers import accepted_dtypes, message, run
 
 RNG = np.random.default_rng(5)
 NORMS = ["backward", "ortho", "forward"]

@@ -38,7 +38,8 @@ _SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 # -- argument checks ----------------------------------------------------------------------------
 def _norm(norm: Any, op: str) -> str:
     if not isinstance(norm, str) or norm not in NORMS:
-        raise ArgumentError(f"{op}: norm must be one of {', '.join(map(repr, NORMS))}, got {valid.shown(norm)}.")
+        raise ArgumentError(f"{op}: norm must be one of {', '.join(map(repr, NORMS))}, got "
+                            f"{valid.shown(norm)}.")
     return norm
 
 
@@ -208,7 +209,8 @@ def ihfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "back
     a = _one_axis(t, axis, "ihfft")
     size = _length(n, t.shape[a], "ihfft")
     # conj(rfft(x)) with the norm's direction swapped = rfft of x with its index reversed
-    return _run(_RFFT, reverse_index(fit_length(t, a, size), (a,)), (a,), (size,), _SWAPPED[_norm(norm, "ihfft")])
+    reversed_x = reverse_index(fit_length(t, a, size), (a,))
+    return _run(_RFFT, reversed_x, (a,), (size,), _SWAPPED[_norm(norm, "ihfft")])
 
 
 # -- frequencies and shifts -------------------------------------------------------------------
