@@ -28,6 +28,8 @@ def _negative(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 @gradient("Abs", inputs=("x",))
 def _abs(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (x,) = saved
+    if x.dtype.is_complex:  # JAX's convention: dy * conj(x) / |x| (= dy * |x| / x), 0 at x == 0
+        return {"x": lambda: dy * tp.abs(x) / tp.where(x == 0, 1, x)}
     return {"x": lambda: dy * tp.sign(x)}  # 0 at x == 0, as JAX
 
 
