@@ -5,11 +5,12 @@ adjoint; jax/_src/lax/fft.py), so they agree with jax.vjp.
 The DFT matrix is symmetric, so Fft's cotangent is Fft of the upstream gradient with the same
 norm, and Ifft's is Ifft; the input's padding or trimming to the lengths ``s`` transposes to
 trimming or padding back. Rfft is Fft of the (real) input kept to its first s[-1] // 2 + 1
-terms: its cotangent is the real part of Fft of the zero-padded gradient, computed as Irfft
-(unscaled) of the gradient with the Hermitian weights undone (1/2 but on the zero and Nyquist
-terms), its index reversed. Irfft's is JAX's: conj(Rfft(g)) times the weights (1, 2, ..., 2,
-and 1 on the Nyquist term for even lengths) and 1/n's scaling; conj(Rfft(g)) of real g is Rfft
-of g with its index reversed.
+terms: its cotangent is the real part of Fft of the zero-padded gradient, computed with Irfft
+(which weighs the terms but the zero and Nyquist ones twice), its index reversed. Irfft's is
+JAX's: conj(Rfft(g)) with the Hermitian weights (1, 2, ..., 2, and 1 on the Nyquist term for
+even lengths) and Irfft's scaling; conj(Rfft(g)) of real g is Rfft of g with its index
+reversed. No step does complex arithmetic (only the transforms, slicing, padding, concatenation
+and real arithmetic), so the gradients run wherever the four kernels do.
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from ..dtypes import real_of
-from ..ops._convert import asarray
-from ..ops.elementwise import multiply
+from ..ops.elementwise import add, multiply
+from ..ops.fft import SWAPPED_NORMS as _SWAPPED
 from ..ops.fft import fit_length, reverse_index
+from ..ops.manipulation import concat
 from ..tensor import Tensor
 from ._util import gradient, kernel
 
@@ -46,23 +45,6 @@ def _scale(norm: str, s: Sequence[int], forward: bool) -> float:
     return 1.0 / n if (norm == "forward") == forward else 1.0
 
 
-def _weights(values: np.ndarray, n: int, axis: int, ndim: int, like: Tensor) -> Tensor:
-    """`values` (one per term of the halved last axis) shaped to broadcast along `axis`."""
-    shape = [1] * ndim
-    shape[axis] = len(values)
-    return asarray(values.reshape(shape).astype(real_of(like.dtype).numpy))
-
-
-def _hermitian(n: int) -> np.ndarray:
-    """How often each of the n // 2 + 1 terms of a real signal's spectrum counts in the full
-    one: 1 for the zero term (and the Nyquist term of an even n), 2 for the others."""
-    w = np.full(n // 2 + 1, 2.0)
-    w[0] = 1.0
-    if n % 2 == 0:
-        w[-1] = 1.0
-    return w
-
-
 def _complex_transform(name: str) -> None:
     @gradient(name, inputs=("x",))
     def grad(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
@@ -75,27 +57,52 @@ _complex_transform("Fft")
 _complex_transform("Ifft")
 
 
+def _edges(g: Tensor, axis: int, n: int) -> Tensor:
+    """`g` (n // 2 + 1 terms along `axis`) with only its zero term, and the Nyquist term of an
+    even `n`, kept (the others zero): the terms a real signal's spectrum holds once."""
+    m = g.shape[axis]
+    zero = fit_length(_take(g, axis, 0, 1), axis, m)
+    if n % 2 or m == 1:
+        return zero
+    return concat([_take(zero, axis, 0, m - 1), _take(g, axis, m - 1, m)], axis=axis)
+
+
+def _take(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
+    return x[(slice(None),) * axis + (slice(start, stop),)]
+
+
 @gradient("Rfft", inputs=("x",))
 def _rfft(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    """Re(F pad(dy)) = rev(sum_j Re(dy_j e^{+i...})), the unweighted sum being half of the
+    unscaled Irfft of dy plus that of its edge terms (Irfft weighs the others twice)."""
     (x,) = saved
     axes, s, norm = attrs["axes"], attrs["s"], attrs["norm"]
 
     def grad() -> Tensor:
-        unweighted = multiply(dy, _weights(1.0 / _hermitian(s[-1]), s[-1], axes[-1], dy.ndim, dy))
-        full = kernel("Irfft", unweighted, axes=axes, s=s, norm="forward")  # unscaled
-        return _fit(multiply(reverse_index(full, axes), _scale(norm, s, True)), axes, x.shape)
+        def unscaled(g: Tensor) -> Tensor:
+            return kernel("Irfft", g, axes=axes, s=s, norm="forward")
+
+        full = add(unscaled(dy), unscaled(_edges(dy, axes[-1], s[-1])))
+        return _fit(multiply(reverse_index(full, axes), 0.5 * _scale(norm, s, True)), axes, x.shape)
 
     return {"x": grad}
 
 
 @gradient("Irfft", inputs=("x",))
 def _irfft(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    """JAX's: conj(Rfft(dy)) with Irfft's scaling (Rfft in the swapped norm), the terms other
+    than the edges doubled (Rfft of 2 dy: no complex arithmetic)."""
     (x,) = saved
     axes, s, norm = attrs["axes"], attrs["s"], attrs["norm"]
 
     def grad() -> Tensor:
-        spectrum = kernel("Rfft", reverse_index(dy, axes), axes=axes, s=s, norm="backward")
-        weighted = multiply(spectrum, _weights(_hermitian(s[-1]), s[-1], axes[-1], dy.ndim, spectrum))
-        return _fit(multiply(weighted, _scale(norm, s, False)), axes, x.shape)
+        flipped = reverse_index(dy, axes)
+        swapped = _SWAPPED[norm]
+        once = kernel("Rfft", flipped, axes=axes, s=s, norm=swapped)
+        twice = kernel("Rfft", multiply(flipped, 2.0), axes=axes, s=s, norm=swapped)
+        a, m = axes[-1], once.shape[axes[-1]]
+        inner = m - 1 if s[-1] % 2 == 0 else m
+        parts = [_take(once, a, 0, 1), _take(twice, a, 1, inner), _take(once, a, inner, m)]
+        return _fit(concat([p for p in parts if p.shape[a]], axis=a), axes, x.shape)
 
     return {"x": grad}

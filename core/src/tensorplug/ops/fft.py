@@ -24,7 +24,7 @@ from .elementwise import multiply, subtract, where
 from .manipulation import flip, pad, roll
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
-           "rfftfreq", "fftshift", "ifftshift", "fit_length", "reverse_index"]
+           "rfftfreq", "fftshift", "ifftshift", "fit_length", "reverse_index", "SWAPPED_NORMS"]
 
 Norm = Literal["backward", "ortho", "forward"]
 
@@ -32,7 +32,9 @@ _FFT = caller("Fft")
 _IFFT = caller("Ifft")
 _RFFT = caller("Rfft")
 _IRFFT = caller("Irfft")
-_SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+#: the norm of the transform in the other direction that scales as much
+SWAPPED_NORMS = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+_SWAPPED = SWAPPED_NORMS
 
 
 # -- argument checks ----------------------------------------------------------------------------
