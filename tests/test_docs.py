@@ -97,8 +97,9 @@ def test_the_index_links_the_guides():
 # -- the reference site --------------------------------------------------------------------
 
 #: the namespaces the API reference documents (docs/reference/*.md, one page each)
-REFERENCE_NAMESPACES = ["tensorplug", "tensorplug.nn", "tensorplug.linalg", "tensorplug.random",
-                        "tensorplug.optimizers", "tensorplug.extend", "tensorplug.testing"]
+REFERENCE_NAMESPACES = ["tensorplug", "tensorplug.nn", "tensorplug.linalg", "tensorplug.fft",
+                        "tensorplug.random", "tensorplug.optimizers", "tensorplug.extend",
+                        "tensorplug.testing"]
 
 
 def public_callables() -> list[tuple[str, object]]:

@@ -1,5 +1,5 @@
-"""Fuzz of the public API: every public callable of ``tp``, ``tp.nn``, ``tp.linalg`` and
-``tp.random``, found from the modules themselves and called through its ``inspect.signature``
+"""Fuzz of the public API: every public callable of ``tp``, ``tp.nn``, ``tp.linalg``, ``tp.fft``
+and ``tp.random``, found from the modules themselves and called through its ``inspect.signature``
 with bad and edge arguments (None, nan/inf, huge and negative ints, ragged lists, numpy arrays,
 tensors of odd dtypes and shapes, strings, dtypes where values belong, ...), on each first-party backend.
 
@@ -31,7 +31,7 @@ import tensorplug as tp
 from tensorplug.runtime import current
 
 EXAMPLES = int(os.environ.get("TENSORPLUG_FUZZ_EXAMPLES", "20"))
-NAMESPACES = {"tp": tp, "tp.nn": tp.nn, "tp.random": tp.random, "tp.linalg": tp.linalg}
+NAMESPACES = {"tp": tp, "tp.nn": tp.nn, "tp.random": tp.random, "tp.linalg": tp.linalg, "tp.fft": tp.fft}
 
 # Public callables left out, each with its reason.
 EXCLUDED = {
@@ -250,5 +250,5 @@ def test_every_namespace_is_fuzzed() -> None:
     for prefix in NAMESPACES:
         assert any(q.startswith(prefix + ".") for q in CALLABLES), prefix
     expected = {"tp.zeros", "tp.sum", "tp.grad", "tp.set_backend", "tp.nn.one_hot", "tp.random.normal",
-                "tp.linalg.cholesky"}
+                "tp.linalg.cholesky", "tp.fft.fft"}
     assert expected <= set(CALLABLES)

@@ -31,8 +31,8 @@ from tensorplug_numpy.kernels._kernel import Kernel
 
 DIST = "tensorplug-backend-numpy"
 BACKEND = "numpy"
-FAMILIES = ("creation", "decompositions", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim",
-            "reductions", "sorting")
+FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
+            "optim", "reductions", "sorting")
 
 
 # -- completeness and layout --------------------------------------------------------------------

@@ -19,7 +19,7 @@ from .tensor import Tensor  # isort: skip
 with registering_as(CORE_SOURCE):
     from . import gradients  # noqa: F401  (registers the core's default gradients)
 
-from . import dtypes, extend, linalg, nn, ops, optimizers, random
+from . import dtypes, extend, fft, linalg, nn, ops, optimizers, random
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .constants import e, inf, nan, newaxis, pi
@@ -93,7 +93,7 @@ __all__ = [
     "__version__", "API_VERSION",
     "Tensor", "Variable", "DType", "bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float32", "float64", "complex64", "complex128",
-    "dtypes", "extend", "linalg", "nn", "optimizers", "random", "run_kernel", "jit",
+    "dtypes", "extend", "fft", "linalg", "nn", "optimizers", "random", "run_kernel", "jit",
     "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",

@@ -23,6 +23,9 @@ from ..tensor import Tensor
 
 __all__ = ["Tape", "Entry", "backward", "gradient_thunks", "record_custom", "fresh"]
 
+#: the dtype kinds a gradient flows through: a complex intermediate (an FFT's spectrum) between
+#: floating sources and a floating output carries one (JAX's convention: transposes)
+
 # custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
 CustomGrad = Callable[[Any], Sequence[Any]]
 
@@ -41,8 +44,8 @@ class Entry:
 
 class Tape:
     """Records the ops that depend on the watched tensors. Only floating tensors (real or
-    complex) are watched (a path through integers or bools carries no gradient), so an op recorded here lies
-    downstream of a source through floating tensors."""
+    complex) are watched (a path through integers or bools carries no gradient), so an op
+    recorded here lies downstream of a source through floating tensors."""
 
     __slots__ = ("watched", "entries", "sources")
 

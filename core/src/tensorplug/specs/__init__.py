@@ -8,6 +8,7 @@ from . import (
     creation,
     decompositions,
     elementwise,
+    fft,
     indexing,
     linalg,
     manipulation,
@@ -19,6 +20,6 @@ from . import (
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
-    "creation", "decompositions", "elementwise", "indexing", "linalg", "manipulation", "nn", "optim",
+    "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
 ]

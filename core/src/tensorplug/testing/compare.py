@@ -1,5 +1,6 @@
 """Comparing a kernel's values with reference values: exact for bool and integer dtypes,
-``|got - expected| <= atol + rtol * |expected|`` for floats, and a report of the worst element."""
+``|got - expected| <= atol + rtol * |expected|`` for floats and complex numbers (with the
+tolerance of their real precision), and a report of the worst element."""
 
 from __future__ import annotations
 
@@ -31,9 +32,9 @@ def _pick(value: Tolerance, dtype: DType, default: float) -> float:
 def tolerance(dtype: DType, rtol: Tolerance = None, atol: Tolerance = None) -> tuple[float, float]:
     """(rtol, atol) for comparing values of `dtype` (zeros for bool and integer dtypes);
     `rtol`/`atol` replace the defaults, for every float dtype or per dtype name."""
-    if not dtype.is_floating:
+    if not dtype.is_inexact:
         return 0.0, 0.0
-    base = TOLERANCES.get(dtype, (0.0, 0.0))
+    base = TOLERANCES.get(real_of(dtype) if dtype.is_complex else dtype, (0.0, 0.0))
     return _pick(rtol, dtype, base[0]), _pick(atol, dtype, base[1])
 
 
@@ -66,7 +67,7 @@ def compare_values(got: np.ndarray, want: np.ndarray, dtype: DType, rtol: Tolera
                 return f"{name} part: {problem}"
         return None
     r, a = tolerance(dtype, rtol, atol)
-    if not dtype.is_floating:
+    if not dtype.is_inexact:
         bad = got != want
         if not bad.any():
             return None
@@ -74,7 +75,8 @@ def compare_values(got: np.ndarray, want: np.ndarray, dtype: DType, rtol: Tolera
         idx = _index(flat, got.shape)
         return (f"first wrong element at index {idx}: got {got.ravel()[flat]!r}, expected "
                 f"{want.ravel()[flat]!r}; {int(bad.sum())} of {bad.size} element(s) differ")
-    g, w = got.astype(np.float64), want.astype(np.float64)
+    wide = np.complex128 if dtype.is_complex else np.float64
+    g, w = got.astype(wide), want.astype(wide)
     with np.errstate(invalid="ignore", over="ignore"):
         err = np.abs(g - w)
         same = (np.isnan(g) & np.isnan(w)) | (np.isinf(w) & (g == w))

@@ -14,6 +14,7 @@ from . import (
     creation,
     decompositions,
     elementwise,
+    fft,
     indexing,
     linalg,
     manipulation,

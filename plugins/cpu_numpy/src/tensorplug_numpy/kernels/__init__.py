@@ -15,6 +15,7 @@ from . import (
     creation,
     decompositions,
     elementwise,
+    fft,
     indexing,
     linalg,
     manipulation,
@@ -25,8 +26,8 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions,
-             sorting)
+_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
+             reductions, sorting)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

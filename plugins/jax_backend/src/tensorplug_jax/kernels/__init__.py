@@ -18,6 +18,7 @@ from . import (
     creation,
     decompositions,
     elementwise,
+    fft,
     indexing,
     linalg,
     manipulation,
@@ -28,8 +29,8 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (creation, decompositions, elementwise, indexing, linalg, manipulation, nn, optim, reductions,
-             sorting)
+_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
+             reductions, sorting)
 
 
 def _where(name: str) -> Any:
