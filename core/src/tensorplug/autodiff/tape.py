@@ -23,9 +23,6 @@ from ..tensor import Tensor
 
 __all__ = ["Tape", "Entry", "backward", "gradient_thunks", "record_custom", "fresh"]
 
-#: the dtype kinds a gradient flows through: a complex intermediate (an FFT's spectrum) between
-#: floating sources and a floating output carries one (JAX's convention: transposes)
-
 # custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
 CustomGrad = Callable[[Any], Sequence[Any]]
 
