@@ -48,6 +48,7 @@ UNARY = {
     "Sqrt": (np.sqrt, (0, 5)),
     "Sin": (np.sin, None),
     "Cos": (np.cos, None),
+    "Tan": (np.tan, (-1.5, 1.5)),
     "Tanh": (np.tanh, None),
     "Sigmoid": (_sigmoid_ref, None),
     "Relu": (lambda x: np.where(x > 0, x, 0), None),

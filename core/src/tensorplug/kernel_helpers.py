@@ -148,7 +148,7 @@ ACCUMULATOR_DTYPES: Mapping[np.dtype, np.dtype] = MappingProxyType({
 #: kernels of one input and no attributes (the result has the input's shape)
 UNARY_KERNELS: tuple[str, ...] = (
     "Negative", "Abs", "Sign", "Square", "Floor", "Ceil", "Round", "Exp", "Log", "Log1p", "Expm1",
-    "Sqrt", "Sin", "Cos", "Tanh", "Sigmoid", "Relu", "LogicalNot", "Trunc", "Acos", "Acosh", "Asin",
+    "Sqrt", "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Relu", "LogicalNot", "Trunc", "Acos", "Acosh", "Asin",
     "Asinh", "Atan", "Atanh", "Cosh", "Sinh", "IsNan", "IsInf", "IsFinite", "Signbit", "BitwiseInvert",
     "Real", "Imag", "Conj",
 )
@@ -175,7 +175,7 @@ PLAIN_ARITHMETIC: frozenset[str] = frozenset({
 _ARRAY_API_NAMES: Mapping[str, str] = {
     "Negative": "negative", "Abs": "abs", "Sign": "sign", "Square": "square", "Floor": "floor",
     "Ceil": "ceil", "Round": "round", "Exp": "exp", "Log": "log", "Log1p": "log1p",
-    "Expm1": "expm1", "Sqrt": "sqrt", "Sin": "sin", "Cos": "cos", "Tanh": "tanh",
+    "Expm1": "expm1", "Sqrt": "sqrt", "Sin": "sin", "Cos": "cos", "Tan": "tan", "Tanh": "tanh",
     "LogicalNot": "logical_not", "Add": "add", "Subtract": "subtract", "Multiply": "multiply",
     "Divide": "divide", "FloorDivide": "floor_divide", "Pow": "pow", "Maximum": "maximum",
     "Minimum": "minimum", "Equal": "equal", "NotEqual": "not_equal", "Less": "less",

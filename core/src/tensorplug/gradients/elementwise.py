@@ -112,6 +112,12 @@ def _cos(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": lambda: tp.negative(dy * tp.sin(x))}
 
 
+@gradient("Tan", outputs=("out",))
+def _tan(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (y,) = saved
+    return {"x": lambda: dy * (1 + y * y)}
+
+
 @gradient("Tanh", outputs=("out",))
 def _tanh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (y,) = saved

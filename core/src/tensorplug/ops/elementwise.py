@@ -241,6 +241,8 @@ sin = _float_unary("sin", "Sin",
                    f"Sine (radians), {_FLOAT}")
 cos = _float_unary("cos", "Cos",
                    f"Cosine (radians), {_FLOAT}")
+tan = _float_unary("tan", "Tan",
+                   f"Tangent (radians), {_FLOAT}")
 tanh = _float_unary("tanh", "Tanh",
                     f"Hyperbolic tangent, {_FLOAT}")
 sigmoid = _float_unary("sigmoid", "Sigmoid",
@@ -323,12 +325,6 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
 def reciprocal(x: Any) -> Tensor:
     """1 / x, elementwise; integer and bool inputs give the default float dtype."""
     return divide(1.0, to_float(x))
-
-
-def tan(x: Any) -> Tensor:
-    """Tangent, elementwise (as sin(x) / cos(x)); integer and bool inputs give the default float dtype."""
-    x = to_float(x)
-    return divide(sin(x), cos(x))
 
 
 def log2(x: Any) -> Tensor:

@@ -17,7 +17,7 @@ from ..specs.linalg import matmul_shape
 from ..tensor import Tensor
 from ._axes import prod
 from ._convert import caller, convert_pair
-from .elementwise import multiply
+from .elementwise import conj, multiply
 from .manipulation import permute_dims, reshape
 from .reductions import sum as _sum
 
@@ -54,8 +54,8 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
-    """Dot product of x1 and x2 along `axis` (counted in their broadcast shape); the other
-    axes broadcast."""
+    """Dot product of x1 and x2 along `axis` (counted in their broadcast shape): the sum of
+    conj(x1) * x2, as the standard says for complex inputs; the other axes broadcast."""
     a, b = _numeric_pair("vecdot", x1, x2)
     sa, sb = a.shape, b.shape
     if not sa or not sb:
@@ -65,6 +65,8 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
     if -ax > len(sa) or -ax > len(sb) or sa[ax] != sb[ax]:
         raise ShapeError(f"vecdot: x1 (shape {sa}) and x2 (shape {sb}) must have the same size "
                          f"along axis {axis}; the contracted axis does not broadcast.")
+    if a.dtype.is_complex:
+        a = conj(a)
     return _sum(multiply(a, b), axis=ax, dtype=a.dtype)  # (sums of small ints keep their dtype)
 
 

@@ -48,6 +48,7 @@ _UNARY: dict[str, tuple[Callable[[Any], Any], Domain, tuple[float, ...]]] = {
     "Sqrt": (np.sqrt, POSITIVE, (0.0, 1.0, 4.0)),
     "Sin": (np.sin, Domain(), (0.0, math.pi / 2)),
     "Cos": (np.cos, Domain(), (0.0, math.pi)),
+    "Tan": (np.tan, Domain(-1.5, 1.5), (0.0, -0.0, 1.0)),
     "Tanh": (np.tanh, Domain(), (0.0, -20.0, 20.0)),
     "Sigmoid": (_stable_sigmoid, Domain(-5, 5), (0.0, -100.0, -30.0, 30.0, 100.0)),
     "Relu": (lambda x: np.maximum(x, 0), CLEAR_OF_ZERO, (-1, 0, 2)),
@@ -127,7 +128,7 @@ def _pow_cases(spec: KernelSpec) -> list[Case]:
     negative power gives is not part of the spec)."""
     floats = binary_cases(Domain(0.5, 2.5), Domain(-2, 2), ((4, 2, 0.5), (0.5, 0, 3)))(spec)
     ints = binary_cases(Domain(-3, 3), Domain(0, 3), ((2, -3, 0, 5), (3, 3, 0, 0)))(spec)
-    return ([c for c in floats if c.inputs[0].dtype.kind == "f"]
+    return ([c for c in floats if c.inputs[0].dtype.kind in "fc"]
             + [c for c in ints if c.inputs[0].dtype.kind in "iu"])
 
 
