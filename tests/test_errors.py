@@ -30,6 +30,8 @@ HIERARCHY = {
     "AutodiffError": ValueError,
     "PluginError": RuntimeError,
     "PluginVersionError": RuntimeError,
+    "DLPackError": BufferError,
+    "ImmutableTensorError": TypeError,
 }
 
 

@@ -28,11 +28,14 @@ from .jit import tracing
 from .kernel_helpers import (
     ACCUMULATOR_DTYPES,
     BINARY_KERNELS,
+    COMPLEX_SPECIAL_CASES,
     PLAIN_ARITHMETIC,
     UNARY_KERNELS,
     check_index_bounds,
     clip_bounds,
     elementwise_functions,
+    expm1_complex_parts,
+    floor_divide_floats,
     normalize_axis,
     range_dtype,
     range_length,
@@ -78,9 +81,9 @@ from .runtime import current as current_runtime
 __all__ = [
     "API_VERSION",
     # tensorplug.kernel_helpers
-    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "PLAIN_ARITHMETIC", "UNARY_KERNELS", "check_index_bounds",
-    "clip_bounds", "elementwise_functions", "normalize_axis", "range_dtype", "range_length",
-    "slice_index", "stable_argsort",
+    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
+    "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
+    "floor_divide_floats", "normalize_axis", "range_dtype", "range_length", "slice_index", "stable_argsort",
     # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",
