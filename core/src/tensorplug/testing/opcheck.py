@@ -211,7 +211,8 @@ def _output_ok(name: str, t: Tensor, want: TensorInfo, backend: Backend, where: 
 def _compare(spec: KernelSpec, ref: Reference, case: Case, attrs: dict[str, Any], host: list[np.ndarray],
              expected: Sequence[TensorInfo], where: str, result: OpCheckResult,
              rtol: Tolerance, atol: Tolerance) -> None:
-    arrays = [a.astype(np.float64) if ref.upcast and a.dtype.kind == "f" else a for a in case.inputs]
+    arrays = [a.astype(np.float64) if ref.upcast and a.dtype.kind == "f" else
+              a.astype(np.complex128) if ref.upcast and a.dtype.kind == "c" else a for a in case.inputs]
     try:
         with np.errstate(all="ignore"):
             want = ref.compute(*arrays, **attrs)  # type: ignore[misc]
