@@ -13,7 +13,6 @@ from .dtypes import DType
 from .errors import (
     ArgumentError,
     DTypeError,
-    ImmutableTensorError,
     OutOfMemoryError,
     ShapeError,
     TensorplugError,
@@ -374,11 +373,7 @@ class Tensor:
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         """Always ImmutableTensorError: tensors are immutable; ``x = x.at[key].set(value)``."""
-        raise ImmutableTensorError(
-            f"tensorplug tensors are immutable, so x[{_key_text(key)}] = ... cannot write one in "
-            f"place: use the functional update x = x.at[{_key_text(key)}].set(value), which returns "
-            "a new tensor (also .add, .multiply, .min, .max); see 'Tensors are immutable' in the "
-            "reference of Tensor.")
+        raise _updates.immutable_error(key)
 
     @property
     def at(self) -> _updates.At:
@@ -386,17 +381,6 @@ class Tensor:
         ``.max``, ``.get``) returns a new tensor, x with the places ``x[key]`` addresses updated;
         differentiable with respect to x and v."""
         return _updates.At(self)
-
-
-
-
-def _key_text(key: Any) -> str:
-    parts = key if isinstance(key, tuple) else (key,)
-    text = ", ".join("..." if k is Ellipsis else "None" if k is None else
-                     (f"{k.start if k.start is not None else ''}:{k.stop if k.stop is not None else ''}"
-                      + (f":{k.step}" if k.step is not None else "")) if isinstance(k, slice)
-                     else repr(k) if isinstance(k, (int, bool)) else "idx" for k in parts)
-    return text or "()"
 
 
 from . import ops as _ops  # noqa: E402  (ops import Tensor; operators resolve at call time)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ArgumentError, TensorplugError
+from ..errors import ArgumentError, ImmutableTensorError, TensorplugError
 from ..tensor import Tensor
 from ._convert import asarray, astype
 from .elementwise import add, maximum, minimum, multiply, where
@@ -138,3 +138,21 @@ class At:
 
     def __getitem__(self, key: Any) -> _Ref:
         return _Ref(self._x, key)
+
+
+def immutable_error(key: Any) -> ImmutableTensorError:
+    """The error of ``x[key] = ...``: tensors are immutable; it shows the ``.at`` update."""
+    return ImmutableTensorError(
+        f"tensorplug tensors are immutable, so x[{_key_text(key)}] = ... cannot write one in "
+        f"place: use the functional update x = x.at[{_key_text(key)}].set(value), which returns "
+        "a new tensor (also .add, .multiply, .min, .max); see 'Tensors are immutable' in the "
+        "reference of Tensor.")
+
+
+def _key_text(key: Any) -> str:
+    parts = key if isinstance(key, tuple) else (key,)
+    text = ", ".join("..." if k is Ellipsis else "None" if k is None else
+                     (f"{k.start if k.start is not None else ''}:{k.stop if k.stop is not None else ''}"
+                      + (f":{k.step}" if k.step is not None else "")) if isinstance(k, slice)
+                     else repr(k) if isinstance(k, (int, bool)) else "idx" for k in parts)
+    return text or "()"
