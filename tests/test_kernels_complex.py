@@ -13,7 +13,14 @@ import tensorplug as tp
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-jax.config.update("jax_enable_x64", True)
+
+
+@pytest.fixture(autouse=True)
+def _jax_in_64_bits():
+    """jax's own references in complex128, for this module's tests only (a global switch would
+    leak into other tests of the same process)."""
+    with jax.enable_x64(True):
+        yield
 
 INF, NAN = math.inf, math.nan
 _PARTS = (0.0, 1.5, INF, NAN)
