@@ -168,7 +168,7 @@ def fitting_value(value: Any, dtype: DType, what: str, op: str | None = None) ->
     toward zero into an integer dtype); DTypeError naming `op` and `what` if the dtype cannot
     hold it (an integer out of its range, NaN or inf into integers, a complex into a real dtype),
     where numpy and jax would each wrap, clamp or fail their own way."""
-    if dtype.is_bool or (dtype.is_inexact and not isinstance(value, complex)) or dtype.is_complex:
+    if dtype.is_bool or dtype.is_complex:
         return value
     if isinstance(value, complex):
         raise DTypeError(f"{op_prefix(op)}{what} {value!r} is complex and the output is {dtype.name}; "
