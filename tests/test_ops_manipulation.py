@@ -60,6 +60,7 @@ CASES = [
     ("repeat-int", lambda m, x: m.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1)),
     ("repeat-flat", lambda m, x: m.repeat(x, 3), lambda x: np.repeat(x, 3)),
     ("repeat-counts", lambda m, x: m.repeat(x, [1, 0, 2], axis=1), lambda x: np.repeat(x, [1, 0, 2], axis=1)),
+    ("repeat-one-count", lambda m, x: m.repeat(x, [2], axis=1), lambda x: np.repeat(x, [2], axis=1)),
     ("roll", lambda m, x: m.roll(x, 1, axis=2), lambda x: np.roll(x, 1, axis=2)),
     ("roll-neg", lambda m, x: m.roll(x, -4, axis=1), lambda x: np.roll(x, -4, axis=1)),
     ("roll-multi", lambda m, x: m.roll(x, (1, 2), axis=(0, 2)), lambda x: np.roll(x, (1, 2), axis=(0, 2))),

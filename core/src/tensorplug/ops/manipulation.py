@@ -274,8 +274,8 @@ def tile(x: Any, repetitions: Shape, /) -> Tensor:
 
 
 def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
-    """Each element of x repeated `repeats` times (an int, or one count per element) along
-    `axis` (the flattened input if None)."""
+    """Each element of x repeated `repeats` times (an int, or counts broadcasting to the length of
+    `axis`) along `axis` (the flattened input if None)."""
     x = asarray(x)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
@@ -287,14 +287,16 @@ def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
         counts = np.asarray(None)
     if counts.dtype.kind not in "iub" or (counts < 0).any():
         raise DTypeError(f"repeat: repeats must be non-negative ints, got {repeats!r}.")
+    if counts.shape == (1,):  # broadcasts along the axis, as the standard allows
+        counts = counts.reshape(())
     if counts.ndim == 0:
         r = int(counts)
         valid.checked_size(shape[:a] + (shape[a] * r,) + shape[a + 1:], x._backend, "repeat")
         out = broadcast_to(expand_dims(x, a + 1), shape[:a + 1] + (r,) + shape[a + 1:])
         return reshape(out, shape[:a] + (shape[a] * r,) + shape[a + 1:])
     if counts.shape != (shape[a],):
-        raise ShapeError(f"repeat: repeats has shape {counts.shape}; it must be an int or have one "
-                         f"count per element of axis {a} (size {shape[a]}).")
+        raise ShapeError(f"repeat: repeats has shape {counts.shape}; it must be an int, one count, or "
+                         f"one count per element of axis {a} (size {shape[a]}).")
     total = sum(counts.tolist())  # (Python ints: no overflow)
     valid.checked_size(shape[:a] + (total,) + shape[a + 1:], x._backend, "repeat")
     try:
