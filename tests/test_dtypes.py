@@ -194,3 +194,16 @@ def test_scalar_dtype_refuses_non_numbers():
     assert scalar_dtype(3) is tp.int64 and scalar_dtype(3.0) is tp.float32 and scalar_dtype(False) is tp.bool
     with pytest.raises(tp.DTypeError, match=r"cannot use a str as a tensor value"):
         scalar_dtype("3", tp.float32)
+
+
+@pytest.mark.parametrize("scalar", [0j, complex(0.0, -0.0), complex(-0.0, 0.0), 1 + 2j, complex(float("nan"), 1)],
+                         ids=["0j", "0-0j", "-0+0j", "1+2j", "nan+1j"])
+def test_complex_scalars_keep_their_value_and_signed_zeros(scalar):
+    """A complex Python scalar meets a complex tensor exactly (twice: scalars may be cached)."""
+    x = tp.asarray([0j, 1 - 1j], dtype=tp.complex128)
+    for _ in range(2):
+        got = np.asarray((x * 0 + scalar).numpy())  # 0 * x keeps x's zeros: -0 parts come from the scalar
+        want = np.zeros(2, np.complex128) + scalar
+        np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+        np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(want.imag))
+        np.testing.assert_array_equal(got, want)

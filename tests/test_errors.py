@@ -18,6 +18,7 @@ HIERARCHY = {
     "BackendNotFoundError": LookupError,
     "GradientNotFoundError": LookupError,
     "IndexOutOfRangeError": IndexError,
+    "IndexShapeError": IndexError,
     "RegistrationError": ValueError,
     "RegistrationConflictError": ValueError,
     "VariableNotFoundError": LookupError,

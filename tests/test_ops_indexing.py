@@ -215,18 +215,18 @@ ERRORS = [
     ([-3], tp.errors.IndexOutOfRangeError, r"getitem: index -3 is out of range for axis 0 of size 2"),
     (
         (0, 0, 0, 0, 0),
-        tp.ShapeError,
+        tp.errors.IndexShapeError,
         r"getitem: too many indices for a 4-d tensor \(shape \(2, 3, 4, 5\)\): 5",
     ),
     ((..., 0, ...), tp.ShapeError, r"getitem: an index can have only one ellipsis"),
     (
         np.ones(3, bool),
-        tp.ShapeError,
+        tp.errors.IndexShapeError,
         r"getitem: boolean index of shape \(3,\) does not match axes 0..0 .*sizes \(2,\)",
     ),
     (
         (slice(None), np.ones((3, 5), bool)),
-        tp.ShapeError,
+        tp.errors.IndexShapeError,
         r"boolean index of shape \(3, 5\) does not match axes 1..2",
     ),
     (
@@ -251,8 +251,25 @@ def test_getitem_errors(key, error, match):
 def test_out_of_range_error_is_an_index_error():
     with pytest.raises(IndexError):
         tp.asarray(A)[tp.asarray([5])]
+    with pytest.raises(IndexError):  # a mask of other sizes, as the standard says
+        tp.asarray(A)[np.ones(3, bool)]
     with pytest.raises(TypeError):
         tp.asarray(A)[tp.asarray([0.5])]
+
+
+def test_mask_axes_of_size_zero_select_nothing():
+    """The standard: each mask axis equals the indexed axis or is 0 (then nothing is chosen)."""
+    x = tp.asarray(A)
+    assert x[np.zeros((0, 0), bool)].shape == (0,) + A.shape[2:]
+    assert x[np.zeros((2, 0), bool)].shape == (0,) + A.shape[2:]
+    assert x[:, np.zeros((0,), bool)].shape == (A.shape[0], 0) + A.shape[2:]
+    with pytest.raises(tp.errors.IndexShapeError, match=r"an axis of size 0 matches any"):
+        x[np.zeros((1, 0), bool)]
+
+
+def test_zero_d_masks_on_a_zero_d_tensor():
+    x = tp.asarray(5.0)
+    assert x[tp.asarray(True)].tolist() == [5.0] and x[tp.asarray(False)].shape == (0,)
 
 
 def test_iteration_uses_getitem():

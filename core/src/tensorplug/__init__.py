@@ -54,6 +54,7 @@ from .errors import (
     HyperparameterError,
     ImmutableTensorError,
     IndexOutOfRangeError,
+    IndexShapeError,
     KernelError,
     KernelNotFoundError,
     NonFiniteError,
@@ -102,7 +103,7 @@ __all__ = [
     "device_put", "devices", "set_default_device",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
-    "IndexOutOfRangeError", "VariableNotFoundError", "DeviceError", "TracedValueError", "NonFiniteError",
+    "IndexOutOfRangeError", "IndexShapeError", "VariableNotFoundError", "DeviceError", "TracedValueError", "NonFiniteError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
     "DLPackError", "ImmutableTensorError",
 ]

@@ -14,6 +14,7 @@ __all__ = [
     "BackendNotFoundError",
     "DeviceError",
     "IndexOutOfRangeError",
+    "IndexShapeError",
     "GradientNotFoundError",
     "RegistrationError",
     "RegistrationConflictError",
@@ -72,6 +73,11 @@ class DeviceError(TensorplugError, LookupError):
 
 class IndexOutOfRangeError(TensorplugError, IndexError):
     """An index (in take, gather or indexing) lies outside the axis it addresses."""
+
+
+class IndexShapeError(ShapeError, IndexError):
+    """An index does not fit the indexed tensor's shape (more indices than axes, a boolean mask
+    of other sizes); an IndexError too, as the Array API standard and numpy raise."""
 
 
 class GradientNotFoundError(TensorplugError, LookupError):

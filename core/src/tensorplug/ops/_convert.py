@@ -130,8 +130,10 @@ def scalar_tensor(value: Any, dtype: DType) -> Tensor:
             "dtype first, e.g. x.astype(tp.int64)."
         ) from None
     t = wrap(backend.from_numpy(host), backend, dtype)
-    # NaN never equals itself and -0.0 equals 0.0: neither is a usable key
-    if reuse and value == value and not (value == 0 and math.copysign(1.0, value) < 0):
+    # NaN never equals itself and -0.0 equals 0.0: neither is a usable key (nor is a complex
+    # value, whose parts can be either)
+    if (reuse and value.__class__ is not complex and value == value
+            and not (value == 0 and math.copysign(1.0, value) < 0)):
         if len(_scalars) >= _SCALARS_LIMIT:
             _scalars.clear()
         _scalars[key] = t

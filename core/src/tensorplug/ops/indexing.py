@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _validate as valid
 from ..dtypes import int64
-from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
+from ..errors import DTypeError, IndexOutOfRangeError, IndexShapeError, ShapeError, TracedValueError
 from ..specs._rules import broadcast_shapes, normalize_axis
 from ..specs.indexing import gather_axis
 from ..tensor import Tensor
@@ -158,7 +158,7 @@ def _expand(items: list[tuple[str, Any]], shape: tuple[int, ...]) -> list[tuple[
     if len(ellipses) > 1:
         raise ShapeError("getitem: an index can have only one ellipsis (...).")
     if used > len(shape):
-        raise ShapeError(f"getitem: too many indices for a {len(shape)}-d tensor (shape {shape}): "
+        raise IndexShapeError(f"getitem: too many indices for a {len(shape)}-d tensor (shape {shape}): "
                          f"{used} axes indexed.")
     fill = [("slice", slice(None))] * (len(shape) - used)
     if not ellipses:
@@ -207,11 +207,13 @@ def _general(x: Tensor, shape: tuple[int, ...], entries: list[tuple[int, tuple[s
         elif kind == "mask":
             k = v.ndim
             covered = shape[ax:ax + k]
-            if tuple(v.shape) != covered:
-                raise ShapeError(f"getitem: boolean index of shape {tuple(v.shape)} does not match "
+            if not all(m in (d, 0) for m, d in zip(v.shape, covered)):
+                raise IndexShapeError(f"getitem: boolean index of shape {tuple(v.shape)} does not match "
                                  f"axes {ax}..{ax + k - 1} of the indexed tensor (sizes {covered}, "
-                                 f"shape {shape}); a mask must have the shape of the axes it covers.")
-            adv.append((len(y_shape), _mask_indices(v), pos))
+                                 f"shape {shape}); a mask must have the shape of the axes it covers "
+                                 "(an axis of size 0 matches any: it selects nothing).")
+            chosen = _mask_indices(v) if tuple(v.shape) == covered else np.zeros(0, np.int64)
+            adv.append((len(y_shape), chosen, pos))
             slices.extend((0, d, 1) for d in covered)
             y_shape.append(prod(covered))
             ax += k
