@@ -100,7 +100,7 @@ def run(name: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = 
     if -1 not in expected.shape:  # a value-dependent size (NonZero) is not predicted
         assert out.shape == expected.shape, f"{name}: shape {out.shape}, the spec says {expected.shape}"
     for t, a in zip(tensors, arrays):
-        np.testing.assert_array_equal(t.numpy(), a, err_msg=f"{name} mutated an input")
+        assert np.asarray(t.numpy()).tobytes() == a.tobytes(), f"{name} mutated an input"  # (bit for bit)
     return np.asarray(out.numpy())
 
 
@@ -113,6 +113,10 @@ def native_types() -> tuple[type, ...]:
     return (np.ndarray, np.generic)
 
 
+# a few ulps of each float dtype (float16's ulp at 1 is 1e-3, bfloat16's 8e-3)
+_TOLERANCE = {tp.float16: 4e-3, tp.bfloat16: 3.2e-2, tp.float32: 2e-6, tp.float64: 1e-13}
+
+
 def assert_values(got: np.ndarray, want: Any, dtype: DType | None = None) -> None:
     """got == want exactly for bool and integer results, within the dtype's precision for real
     and complex floats (the reference may be computed in float64 / complex128); NaNs must match."""
@@ -120,7 +124,7 @@ def assert_values(got: np.ndarray, want: Any, dtype: DType | None = None) -> Non
     want = np.asarray(want)
     assert got.shape == want.shape, (got.shape, want.shape)
     if dtype.is_inexact:
-        tol = 2e-6 if tp.dtypes.real_of(dtype) is tp.float32 else 1e-13
+        tol = _TOLERANCE[tp.dtypes.real_of(dtype)]
         wide = np.complex128 if dtype.is_complex else np.float64
         np.testing.assert_allclose(got, want.astype(wide), rtol=tol, atol=tol, equal_nan=True)
     else:

@@ -331,7 +331,7 @@ def test_invalid_dtypes_are_explained_from_the_spec_and_chained(toy):
         x = tp.asarray([1, 2])
         with pytest.raises(tp.DTypeError, match=r"Kernel 'Divide' on backend 'toy' \(inputs x: int64\[2\], "
                            r"y: int64\[2\]\): kernel 'Divide' input 'x' must have dtype float32 or float64 "
-                           r"or complex64 or complex128; got int64") as err:
+                           r"or float16 or bfloat16 or complex64 or complex128; got int64") as err:
             caller("Divide")((x, x), {})
     assert isinstance(err.value.__cause__, TypeError)
     assert isinstance(err.value, TypeError)
@@ -341,7 +341,7 @@ def test_run_kernel_checks_inputs_against_the_spec_before_the_kernel_runs(toy):
     with tp.backend_scope("toy"):
         with pytest.raises(tp.DTypeError, match=r"Kernel 'Divide' on backend 'toy' \(inputs x: int64\[2\], "
                            r"y: int64\[2\]\): kernel 'Divide' input 'x' must have dtype float32 or float64 "
-                           r"or complex64 or complex128; got int64"):
+                           r"or float16 or bfloat16 or complex64 or complex128; got int64"):
             run_kernel("Divide", {"x": [1, 2], "y": [3, 4]})
         with pytest.raises(tp.DTypeError, match=r"kernel 'Add' needs inputs \['x', 'y'\] to share one dtype; "
                            r"got x: float32, y: int64"):

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug.dtypes import ALL_DTYPES, as_dtype, result_type, scalar_dtype
+from tensorplug.dtypes import ALL_DTYPES, STANDARD_DTYPES, as_dtype, result_type, scalar_dtype
 
-ORDER = list(ALL_DTYPES)
+ORDER = list(STANDARD_DTYPES)  # the standard's thirteen (tensorplug's half floats: below)
+HALVES = [tp.float16, tp.bfloat16]
 XP = {d: getattr(xp, d.name) for d in ORDER}
 PAIRS = list(itertools.product(ORDER, ORDER))
 KINDS = ["bool", "int", "uint", "float", "complex"]
@@ -42,7 +43,33 @@ def test_the_dtypes_of_the_standard():
     assert not tp.int64.is_floating and not tp.int64.is_inexact
 
 
-@pytest.mark.parametrize("dtype", ORDER, ids=lambda d: d.name)
+def test_the_half_floats_beyond_the_standard():
+    assert [d.name for d in ALL_DTYPES if d not in ORDER] == ["float16", "bfloat16"]
+    assert all(d.kind == "float" and d.itemsize == 2 and d.is_floating for d in HALVES)
+    assert tp.float16.numpy == np.float16 and tp.bfloat16.numpy.name == "bfloat16"
+    assert as_dtype("bfloat16") is tp.bfloat16 and as_dtype(np.float16) is tp.float16
+    assert tp.finfo(tp.bfloat16).eps == 2.0**-7 and tp.finfo(tp.float16).max == 65504.0
+    assert "float16" not in tp.__array_namespace_info__().dtypes()  # the standard's dtypes only
+
+
+@pytest.mark.parametrize("a", HALVES, ids=lambda d: d.name)
+@pytest.mark.parametrize("b", ALL_DTYPES, ids=lambda d: d.name)
+def test_half_floats_promote_as_jax_does(a, b):
+    jnp = pytest.importorskip("jax.numpy")
+    want = jnp.promote_types(a.name, b.name).name
+    assert result_type(a, b).name == want and result_type(b, a).name == want
+    assert (_ones(a) + _ones(b)).dtype.name == want
+
+
+@pytest.mark.parametrize("dtype", HALVES, ids=lambda d: d.name)
+def test_half_float_data_keeps_its_dtype(dtype):
+    data = np.array([1.5, -2.25, 3.0], dtype=dtype.numpy)
+    x = tp.asarray(data)
+    assert x.dtype is dtype and (x * 2.0).dtype is dtype and (x + 1j).dtype is tp.complex64
+    np.testing.assert_array_equal(np.asarray((x * 2).numpy()), data * 2)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=lambda d: d.name)
 def test_dtypes_pickle_to_themselves(dtype):
     assert pickle.loads(pickle.dumps(dtype)) is dtype
 
@@ -68,7 +95,7 @@ def test_default_dtypes_of_python_and_numpy_data():
     assert tp.asarray(np.float64(1.0)).dtype is tp.float64  # numpy data keeps its dtype
     for name in ("int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64", "complex128"):
         assert tp.asarray(np.array([1], dtype=name)).dtype is getattr(tp, name)
-    assert tp.asarray(np.array([1], dtype=np.float16)).dtype is tp.float32  # widened
+    assert tp.asarray(np.array([1], dtype=np.float16)).dtype is tp.float16
     assert tp.asarray([1, 2], dtype=tp.float64).dtype is tp.float64
     with pytest.raises(tp.DTypeError, match=r"dtype datetime64\[D\] is not supported by tensorplug"):
         tp.asarray(np.array(["2026-01-01"], dtype="datetime64[D]"))
@@ -160,7 +187,8 @@ WEAK_CASES = [(d, s) for d in ORDER for s in SCALARS if _strict_scalar_result(d,
 def test_the_combinations_the_standard_defines_weak_scalars_for():
     assert [(d.name, type(s).__name__) for d, s in WEAK_CASES] == [("bool", "bool")] + [
         (d.name, "int") for d in tp.dtypes.INT_DTYPES] + [
-        (d.name, kind) for d in tp.dtypes.INEXACT_DTYPES for kind in ("int", "float", "complex")]
+        (d.name, kind) for d in tp.dtypes.INEXACT_DTYPES if d not in HALVES
+        for kind in ("int", "float", "complex")]
 
 
 @pytest.mark.parametrize("dtype, scalar", WEAK_CASES,
@@ -196,14 +224,27 @@ def test_scalar_dtype_refuses_non_numbers():
         scalar_dtype("3", tp.float32)
 
 
-@pytest.mark.parametrize("scalar", [0j, complex(0.0, -0.0), complex(-0.0, 0.0), 1 + 2j, complex(float("nan"), 1)],
-                         ids=["0j", "0-0j", "-0+0j", "1+2j", "nan+1j"])
+COMPLEX_SCALARS = [0j, complex(0.0, -0.0), complex(-0.0, 0.0), 1 + 2j, complex(float("nan"), 1)]
+
+
+@pytest.mark.parametrize("scalar", COMPLEX_SCALARS, ids=["0j", "0-0j", "-0+0j", "1+2j", "nan+1j"])
 def test_complex_scalars_keep_their_value_and_signed_zeros(scalar):
     """A complex Python scalar meets a complex tensor exactly (twice: scalars may be cached)."""
-    x = tp.asarray([0j, 1 - 1j], dtype=tp.complex128)
+    data = np.array([-0.0 - 0.0j, 1 - 1j], np.complex128)
     for _ in range(2):
-        got = np.asarray((x * 0 + scalar).numpy())  # 0 * x keeps x's zeros: -0 parts come from the scalar
-        want = np.zeros(2, np.complex128) + scalar
-        np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
-        np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(want.imag))
+        got, want = np.asarray((tp.asarray(data) * scalar).numpy()), data * scalar
         np.testing.assert_array_equal(got, want)
+        for part in (np.real, np.imag):
+            np.testing.assert_array_equal(np.signbit(part(got)), np.signbit(part(want)))
+
+
+@pytest.mark.parametrize("dtype", HALVES, ids=lambda d: d.name)
+@pytest.mark.parametrize("call, match", [
+    (lambda x: tp.fft.fft(x), r"fft computes in float32 or float64 .*got {}; cast first, e.g. "
+                              r"x.astype\(tp.float32\)"),
+    (lambda x: tp.fft.rfft(x), r"rfft computes in float32 or float64 .*got {}"),
+    (lambda x: tp.linalg.inv(x), r"inv computes in float32 or float64 .*got {}; cast first"),
+], ids=["fft", "rfft", "inv"])
+def test_half_floats_are_refused_where_the_libraries_compute_in_float32_or_wider(dtype, call, match):
+    with pytest.raises(tp.DTypeError, match=match.format(dtype.name)):
+        call(tp.ones((2, 2), dtype=dtype))

@@ -35,15 +35,17 @@ def test_softmax_values(name, dtype, shape, axis):
 
 @pytest.mark.parametrize(("name", "dtype"), CASES)
 def test_softmax_rows_sum_to_one(name, dtype):
-    got = run(name, {"x": sample((4, 6), dtype, -20, 20)}, {"axis": 1})
+    half = tp.finfo(dtype).bits == 16  # (a few ulps of float16 and bfloat16 are coarse: a narrower range)
+    got = run(name, {"x": sample((4, 6), dtype, *((-4, 4) if half else (-20, 20)))}, {"axis": 1})
     probs = got if name == "Softmax" else np.exp(got.astype(np.float64))
-    np.testing.assert_allclose(probs.sum(axis=1), 1, rtol=1e-6)
+    np.testing.assert_allclose(probs.sum(axis=1), 1, rtol=32 * tp.finfo(dtype).eps if half else 1e-6)
 
 
 @pytest.mark.filterwarnings("error")
-@pytest.mark.parametrize("offset", [1000.0, -1000.0, 1e30])
+@pytest.mark.parametrize("offset", [1000.0, -1000.0, "max/8"])
 @pytest.mark.parametrize(("name", "dtype"), CASES)
 def test_softmax_is_stable_for_large_inputs(name, dtype, offset):
+    offset = tp.finfo(dtype).max / 8 if offset == "max/8" else offset
     x = (np.array([0.0, 1.0, 2.0]) * max(1.0, abs(offset) * 1e-30) + offset).astype(dtype.numpy)
     got = run(name, {"x": x})
     assert np.all(np.isfinite(got))

@@ -11,11 +11,12 @@ import pytest
 
 import tensorplug as tp
 from _kernel_helpers import accepted_dtypes, assert_values, kernel_dtype_cases, raises_for, run, sample
+from tensorplug.dtypes import is_floating_numpy
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
     """Values in the reference's accumulator: float64 for floats, int64 for bool and ints."""
-    return x.astype(np.float64 if x.dtype.kind == "f" else np.int64)
+    return x.astype(np.float64 if is_floating_numpy(x.dtype) else np.int64)
 
 
 REDUCTIONS = {"Sum": np.sum, "Prod": np.prod, "Max": np.max, "Min": np.min}

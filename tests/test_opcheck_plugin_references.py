@@ -135,7 +135,7 @@ def _declare(name: str, kernel, gradient, domain=(-math.inf, math.inf)) -> None:
 def test_generic_cases_have_both_signs_clear_of_zero():
     _declare("TestAbs", np.abs, lambda dy, x: dy * tp.sign(x))
     cases = generic_cases(tp.extend.get_kernel_spec("TestAbs"))
-    floats = np.concatenate([c.inputs[0].ravel() for c in cases])
+    floats = np.concatenate([c.inputs[0].ravel().astype(np.float64) for c in cases])
     assert (floats < 0).any() and (floats > 0).any() and (np.abs(floats) >= 0.5).all()
 
 
@@ -163,7 +163,7 @@ def test_a_declared_domain_is_respected():
 def test_a_bounded_domain_and_a_bad_one():
     _declare("TestAtanh", np.arctanh, lambda dy, x: dy / (1.0 - x * x), domain=(-1.0, 1.0))
     cases: list[Case] = generic_cases(tp.extend.get_kernel_spec("TestAtanh"))
-    values = np.concatenate([c.inputs[0].ravel() for c in cases])
+    values = np.concatenate([c.inputs[0].ravel().astype(np.float64) for c in cases])
     assert (np.abs(values) <= 0.8).all() and (values < 0).any()
     with pytest.raises(tp.RegistrationError, match=r"KernelSpec 'Bad': domain must be \(low, high\) with "
                                                    r"low < high"):

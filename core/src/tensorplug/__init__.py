@@ -28,9 +28,11 @@ from .debug import debug_nans
 from .devices import device_put, devices, set_default_device
 from .dtypes import (
     DType,
+    bfloat16,
     bool_,
     complex64,
     complex128,
+    float16,
     float32,
     float64,
     int8,
@@ -93,7 +95,7 @@ __array_api_version__ = "2024.12"
 __all__ = [
     "__version__", "API_VERSION",
     "Tensor", "Variable", "DType", "bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "float32", "float64", "complex64", "complex128",
+    "uint32", "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
     "dtypes", "extend", "fft", "linalg", "nn", "optimizers", "random", "run_kernel", "jit",
     "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
@@ -103,7 +105,8 @@ __all__ = [
     "device_put", "devices", "set_default_device",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
-    "IndexOutOfRangeError", "IndexShapeError", "VariableNotFoundError", "DeviceError", "TracedValueError", "NonFiniteError",
+    "IndexOutOfRangeError", "IndexShapeError", "VariableNotFoundError", "DeviceError", "TracedValueError",
+    "NonFiniteError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
     "DLPackError", "ImmutableTensorError",
 ]

@@ -54,9 +54,16 @@ def finfo(type: Any, /) -> FInfo:  # noqa: A002  (the standard's name)
     dtype = real_of(_dtype_of(type, "finfo"))
     if not dtype.is_floating:
         raise DTypeError(f"finfo: {dtype.name} is not a floating dtype; use tp.iinfo for integers.")
-    info = np.finfo(dtype.numpy)
+    info = np.finfo(dtype.numpy) if dtype.numpy.kind == "f" else _ml_finfo(dtype.numpy)
     return FInfo(int(info.bits), float(info.eps), float(info.max), float(info.min),
                  float(info.smallest_normal), dtype)
+
+
+def _ml_finfo(np_dtype: Any) -> Any:
+    """finfo of a dtype numpy does not know as floating (bfloat16, from ml_dtypes)."""
+    import ml_dtypes
+
+    return ml_dtypes.finfo(np_dtype)
 
 
 def iinfo(type: Any, /) -> IInfo:  # noqa: A002  (the standard's name)

@@ -8,6 +8,14 @@ complex, and an integer meeting a float or complex dtype gives that dtype. uint6
 integer has no integer dtype that holds both: that is a DTypeError, not a silent float.
 Python scalars are weak: they take the tensor's dtype when their kind fits, else the default
 dtype of their kind.
+
+Beyond the standard, for mixed precision: float16, and bfloat16 (numpy's through the
+``ml_dtypes`` package, which the first-party backends install; without it ``tp.bfloat16``
+exists but is in no dtype group, and using it raises a DTypeError saying what to install).
+They are real floating dtypes; float16 with bfloat16 gives
+float32, as in JAX and PyTorch. Linear algebra and FFT kernels do not take them (cast to
+float32 first); ``__array_namespace_info__().dtypes()`` lists the standard's dtypes only, as
+numpy's does.
 """
 
 from __future__ import annotations
@@ -18,18 +26,24 @@ import numpy as np
 
 from .errors import DTypeError
 
+_ml_dtypes: Any
+try:  # bfloat16's numpy dtype (optional: core's dependencies stay numpy, pluggy, importlib-metadata)
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # pragma: no cover - the first-party backends install it
+    _ml_dtypes = None
+
 __all__ = [
     "DType",
     "bool_",
     "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64",
+    "float16", "bfloat16", "float32", "float64",
     "complex64", "complex128",
     "ALL_DTYPES", "SIGNED_INT_DTYPES", "UNSIGNED_INT_DTYPES", "INT_DTYPES", "FLOAT_DTYPES",
-    "COMPLEX_DTYPES", "NUMERIC_DTYPES", "INEXACT_DTYPES", "ALL_NUMERIC_DTYPES",
+    "COMPLEX_DTYPES", "NUMERIC_DTYPES", "INEXACT_DTYPES", "ALL_NUMERIC_DTYPES", "STANDARD_DTYPES",
     "default_float", "default_int", "default_complex",
     "as_dtype", "result_type", "scalar_dtype", "from_numpy_dtype", "complex_of", "real_of",
-    "accumulator_of",
+    "accumulator_of", "is_floating_numpy", "is_inexact_numpy",
 ]
 
 _KINDS = ("bool", "int", "uint", "float", "complex")
@@ -46,17 +60,19 @@ class DType:
     """
 
     __slots__ = ("name", "kind", "itemsize", "numpy")
+    numpy: Any  # a numpy dtype; None only for bfloat16 without ml_dtypes (then in no dtype group)
+    itemsize: int
 
-    def __init__(self, name: str, kind: str, numpy_dtype: Any) -> None:
+    def __init__(self, name: str, kind: str, numpy_dtype: Any, itemsize: int = 0) -> None:
         assert kind in _KINDS, kind
         self.name = name
         self.kind = kind
-        self.numpy = np.dtype(numpy_dtype)
-        self.itemsize = self.numpy.itemsize
+        self.numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
+        self.itemsize = self.numpy.itemsize if self.numpy is not None else itemsize
 
     @property
     def is_floating(self) -> bool:
-        """True for the real floating dtypes (float32, float64)."""
+        """True for the real floating dtypes (float16, bfloat16, float32, float64)."""
         return self.kind == "float"
 
     @property
@@ -105,6 +121,8 @@ uint8 = DType("uint8", "uint", np.uint8)
 uint16 = DType("uint16", "uint", np.uint16)
 uint32 = DType("uint32", "uint", np.uint32)
 uint64 = DType("uint64", "uint", np.uint64)
+float16 = DType("float16", "float", np.float16)
+bfloat16 = DType("bfloat16", "float", _ml_dtypes.bfloat16 if _ml_dtypes is not None else None, itemsize=2)
 float32 = DType("float32", "float", np.float32)
 float64 = DType("float64", "float", np.float64)
 complex64 = DType("complex64", "complex", np.complex64)
@@ -113,20 +131,27 @@ complex128 = DType("complex128", "complex", np.complex128)
 SIGNED_INT_DTYPES: tuple[DType, ...] = (int8, int16, int32, int64)
 UNSIGNED_INT_DTYPES: tuple[DType, ...] = (uint8, uint16, uint32, uint64)
 INT_DTYPES: tuple[DType, ...] = SIGNED_INT_DTYPES + UNSIGNED_INT_DTYPES
-FLOAT_DTYPES: tuple[DType, ...] = (float32, float64)
+# The standard's first (kits and tests meet float32 before the half floats); bfloat16 only with
+# ml_dtypes: without it no group lists it, so no kernel spec takes it.
+FLOAT_DTYPES: tuple[DType, ...] = (float32, float64, float16) + (
+    (bfloat16,) if bfloat16.numpy is not None else ())
 COMPLEX_DTYPES: tuple[DType, ...] = (complex64, complex128)
 NUMERIC_DTYPES: tuple[DType, ...] = INT_DTYPES + FLOAT_DTYPES  # real numeric
 INEXACT_DTYPES: tuple[DType, ...] = FLOAT_DTYPES + COMPLEX_DTYPES
 ALL_NUMERIC_DTYPES: tuple[DType, ...] = NUMERIC_DTYPES + COMPLEX_DTYPES
 ALL_DTYPES: tuple[DType, ...] = (bool_,) + ALL_NUMERIC_DTYPES
+#: The Array API standard's dtypes: all but tensorplug's float16 and bfloat16.
+STANDARD_DTYPES: tuple[DType, ...] = tuple(d for d in ALL_DTYPES if d not in (float16, bfloat16))
 
 default_float = float32
 default_int = int64
 default_complex = complex64  # the standard: the complex dtype of the default float's precision
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
-_COMPLEX_OF = {float32: complex64, float64: complex128, complex64: complex64, complex128: complex128}
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d.numpy is not None}
+_FLOAT_NUMPY = frozenset(d.numpy for d in FLOAT_DTYPES)
+_COMPLEX_OF = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128,
+               complex64: complex64, complex128: complex128}
 _REAL_OF = {complex64: float32, complex128: float64}
 _SIGNED_OF_SIZE = {1: int8, 2: int16, 4: int32, 8: int64}
 
@@ -149,6 +174,17 @@ def accumulator_of(dtype: DType) -> DType:
 
 _ACCUMULATOR = {bool_: int64, int8: int64, int16: int64, int32: int64,
                 uint8: uint64, uint16: uint64, uint32: uint64}
+
+
+def is_floating_numpy(np_dtype: Any) -> bool:
+    """Whether a numpy dtype is one of tensorplug's real floating dtypes (test this, not
+    ``kind == "f"``: bfloat16's numpy kind is "V")."""
+    return np.dtype(np_dtype) in _FLOAT_NUMPY
+
+
+def is_inexact_numpy(np_dtype: Any) -> bool:
+    """Whether a numpy dtype is one of tensorplug's real floating or complex dtypes."""
+    return np.dtype(np_dtype).kind == "c" or np.dtype(np_dtype) in _FLOAT_NUMPY
 
 
 def from_numpy_dtype(np_dtype: Any) -> DType:
@@ -174,9 +210,9 @@ def from_numpy_dtype(np_dtype: Any) -> DType:
 def as_dtype(dtype: Any) -> DType:
     """Accept a tensorplug dtype, its name ('float32'), a numpy dtype or a Python type."""
     if isinstance(dtype, DType):
-        return dtype
+        return _usable(dtype)
     if isinstance(dtype, str) and dtype in _BY_NAME:
-        return _BY_NAME[dtype]
+        return _usable(_BY_NAME[dtype])
     if dtype is float:
         return default_float
     if dtype is int:
@@ -188,10 +224,19 @@ def as_dtype(dtype: Any) -> DType:
     return from_numpy_dtype(dtype)
 
 
+def _usable(dtype: DType) -> DType:
+    if dtype.numpy is None:
+        raise DTypeError(f"{dtype.name} needs the ml_dtypes package, which holds its numpy dtype: "
+                         "pip install ml_dtypes (the numpy and jax backends install it).")
+    return dtype
+
+
 def _promote_pair(a: DType, b: DType) -> DType:
     if a is b:
         return a
     if a.kind == b.kind:
+        if a.itemsize == b.itemsize:  # float16 with bfloat16: neither holds the other
+            return float32
         return a if a.itemsize >= b.itemsize else b
     if a.kind == "bool":
         return b

@@ -98,13 +98,15 @@ def check_index_bounds(kernel: str, backend: str, indices: npt.ArrayLike, shape:
 # -- numbers and dtypes ---------------------------------------------------------------------------
 def clip_bounds(kernel: str, backend: str, dtype: npt.DTypeLike, lo: float | None,
                 hi: float | None) -> tuple[Any, Any]:
-    """The bounds to clip an array of `dtype` to: unchanged for float dtypes; for integer
-    dtypes the integers inside [lo, hi] (ceil(lo), floor(hi)) limited to the dtype's range, so
-    the result keeps its dtype. None stays None (no bound); a NaN bound of integers is a
-    DTypeError."""
+    """The bounds to clip an array of `dtype` to, so that the result keeps its dtype: for float
+    dtypes, scalars of `dtype` (a bound past its range is an infinity); for integer dtypes the
+    integers inside [lo, hi] (ceil(lo), floor(hi)) limited to the dtype's range. None stays None
+    (no bound); a NaN bound of integers is a DTypeError."""
     dtype = np.dtype(dtype)
     if dtype.kind not in "iu":
-        return lo, hi
+        scalar: Any = dtype.type  # (bfloat16's is ml_dtypes', which numpy's stubs do not know)
+        with np.errstate(over="ignore"):  # (1e30 as float16: inf, as wanted)
+            return (None if lo is None else scalar(lo)), (None if hi is None else scalar(hi))
     info = np.iinfo(dtype)
     bounds: list[int | None] = []
     for name, value, to_int in (("min", lo, math.ceil), ("max", hi, math.floor)):

@@ -7,7 +7,7 @@ from typing import Any
 
 from .backend import Backend, active_backend
 from .data_types import isdtype
-from .dtypes import ALL_DTYPES, DType, default_complex, default_float, default_int
+from .dtypes import STANDARD_DTYPES, DType, default_complex, default_float, default_int
 from .errors import DeviceError, DTypeError
 
 __all__ = ["Info", "__array_namespace_info__"]
@@ -49,12 +49,13 @@ class Info:
                 "integral": default_int, "indexing": default_int}
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, DType]:
-        """The dtypes of `kind` (a kind name, a dtype or a tuple of them; all if None) by name."""
+        """The standard's dtypes of `kind` (a kind name, a dtype or a tuple of them; all if None)
+        by name. tensorplug's float16 and bfloat16 are not listed, as numpy leaves out its own."""
         self._check_device(device)
         if kind is not None and not isinstance(kind, (str, DType, tuple)):
             raise DTypeError(f"dtypes: kind must be one of {list(_DTYPE_KINDS)}, a dtype or a tuple "
                              f"of them, got {kind!r}.")
-        return {d.name: d for d in ALL_DTYPES if kind is None or isdtype(d, kind)}
+        return {d.name: d for d in STANDARD_DTYPES if kind is None or isdtype(d, kind)}
 
 
 def __array_namespace_info__() -> Info:  # noqa: N807  (the standard's name)

@@ -42,17 +42,12 @@ def caller(kernel_name: str, attrs: dict[str, Any] | None = None) -> Dispatcher:
 _cast = None  # set below once Cast's caller exists
 
 
-_WIDEN = {np.dtype(np.float16): np.float32}
-
-
 def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
     try:
         if dtype is not None:
             return np.asarray(obj, dtype=dtype.numpy)
         if isinstance(obj, (np.ndarray, np.generic)):
-            arr = np.asarray(obj)
-            wide = _WIDEN.get(arr.dtype)
-            return arr if wide is None else arr.astype(wide)
+            return np.asarray(obj)
         arr = np.asarray(obj)
     except (TypeError, ValueError) as exc:
         target = f" to {dtype.name}" if dtype is not None else ""
@@ -72,7 +67,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     """A Tensor from `obj` (Tensor, numpy array, nested sequence, scalar) on the active backend
     (or `backend`, tensorplug's extension), on `device` if given (a name from ``tp.devices()``).
     Python floats become float32, Python ints int64, Python complex numbers complex64; numpy
-    arrays keep their dtype (float16 is widened to float32). Tensors are immutable, so `copy`
+    arrays keep their dtype. Tensors are immutable, so `copy`
     changes nothing that can be seen."""
     if device is not None:
         from ..devices import on_device

@@ -71,9 +71,10 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None,
     except TensorplugError:
         raise
     except (BufferError, RuntimeError, ValueError, TypeError, AttributeError) as exc:
+        fix = ("Pass copy=None (copies where needed) or convert with tp.asarray." if copy is False
+               else "Convert with tp.asarray instead.")
         raise DLPackError(f"{op}: backend '{target.name}' cannot import a {type(x).__name__} with "
-                          f"copy={copy}: {type(exc).__name__}: {exc}. Pass copy=None (copies "
-                          "where needed) or convert with tp.asarray.") from exc
+                          f"copy={copy}: {type(exc).__name__}: {str(exc).rstrip('.')}. {fix}") from exc
     out = wrap(native, target, target.dtype_of(native))  # an unsupported dtype: DTypeError
     from ..devices import on_device
 

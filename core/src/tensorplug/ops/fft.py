@@ -45,9 +45,16 @@ def _norm(norm: Any, op: str) -> str:
     return norm
 
 
+def _half(t: Tensor, op: str) -> None:
+    if t._dtype.is_floating and t._dtype not in FFT_FLOATS:
+        raise DTypeError(f"{op} computes in float32 or float64 (and their complex dtypes), got "
+                         f"{t._dtype.name}; cast first, e.g. x.astype(tp.float32).")
+
+
 def _complex(x: Any, op: str) -> Tensor:
     """`x` as a complex Tensor of at least one dimension (real floating input is made complex)."""
     t = asarray(x)
+    _half(t, op)
     if t._dtype in FFT_FLOATS:
         t = astype(t, complex_of(t._dtype))
     if t._dtype not in FFT_COMPLEX:
@@ -58,6 +65,7 @@ def _complex(x: Any, op: str) -> Tensor:
 
 def _real(x: Any, op: str) -> Tensor:
     t = asarray(x)
+    _half(t, op)
     if t._dtype not in FFT_FLOATS:
         raise DTypeError(f"{op} needs a real floating-point input, got {t._dtype.name}; cast first, e.g. "
                          "x.astype(tp.float64) (for complex input use fft).")

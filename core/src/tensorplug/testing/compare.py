@@ -9,7 +9,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from ..dtypes import DType, float32, float64, real_of
+from ..dtypes import DType, bfloat16, float16, float32, float64, is_floating_numpy, real_of
 
 __all__ = ["TOLERANCES", "Tolerance", "tolerance", "compare_values", "show_array"]
 
@@ -18,7 +18,9 @@ Tolerance: TypeAlias = "float | Mapping[str, float] | None"
 
 #: (rtol, atol) per float dtype: values are O(1) and reductions small, so a few ulps of
 #: float32 (or float64) rounding per element fit, and real mistakes do not.
-TOLERANCES: dict[DType, tuple[float, float]] = {float32: (1e-5, 1e-5), float64: (1e-10, 1e-12)}
+#: The half-precision dtypes get a few of their ulps (float16's is 1e-3, bfloat16's 8e-3).
+TOLERANCES: dict[DType, tuple[float, float]] = {float16: (4e-3, 4e-3), bfloat16: (3e-2, 3e-2),
+                                               float32: (1e-5, 1e-5), float64: (1e-10, 1e-12)}
 
 
 def _pick(value: Tolerance, dtype: DType, default: float) -> float:
@@ -43,7 +45,7 @@ def show_array(a: np.ndarray, limit: int = 24) -> str:
     a = np.asarray(a)
     if a.size <= limit:
         return np.array2string(a, precision=6, separator=", ", max_line_width=10**6).replace("\n", "")
-    head = ", ".join(f"{v:.6g}" if a.dtype.kind == "f" else str(v) for v in a.ravel()[:6])
+    head = ", ".join(f"{v:.6g}" if is_floating_numpy(a.dtype) else str(v) for v in a.ravel()[:6])
     return f"array of shape {a.shape}: [{head}, ...]"
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..autodiff.api import vjp
-from ..dtypes import DType, as_dtype, float64
+from ..dtypes import DType, as_dtype, float64, is_floating_numpy
 from ..kernel_spec import TensorInfo, describe
 from ..ops._convert import asarray
 from ..tensor import Tensor
@@ -211,7 +211,7 @@ def _is_floating(x: Any) -> bool:
     if isinstance(x, bool) or x is None or isinstance(x, str):
         return False
     try:
-        return np.asarray(x).dtype.kind == "f"
+        return is_floating_numpy(np.asarray(x).dtype)
     except (TypeError, ValueError):
         return False
 

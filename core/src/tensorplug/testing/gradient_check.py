@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..abstract import abstract_backend
-from ..dtypes import DType, float32, float64
+from ..dtypes import DType, float32, float64, is_floating_numpy
 from ..engine import run_kernel
 from ..errors import DTypeError, KernelNotFoundError, ShapeError
 from ..kernel_spec import KernelSpec
@@ -37,7 +37,7 @@ _MAX_ELEMENTS = 40  # finite differences cost two kernel calls per input element
 
 
 def _eligible(spec: KernelSpec, case: Case, dtype: DType) -> bool:
-    floats = [a for a in case.inputs if a.dtype.kind == "f"]
+    floats = [a for a in case.inputs if is_floating_numpy(a.dtype)]
     if case.label or not floats or any(a.dtype != dtype.numpy or a.size == 0 for a in floats):
         return False
     if sum(a.size for a in floats) > _MAX_ELEMENTS:
@@ -143,7 +143,7 @@ def _check_needs(spec: KernelSpec, picked: Sequence[Case], every: Sequence[Case]
     try:
         with abstract_backend() as abstract:
             for case, up_to in runs:
-                argnums = [i for i, a in enumerate(case.inputs) if a.dtype.kind == "f"]
+                argnums = [i for i, a in enumerate(case.inputs) if is_floating_numpy(a.dtype)]
                 for k in range(len(spec.outputs)):
                     run_gradients(_kernel_function(spec, case.attrs, k), *case.inputs, argnums=argnums,
                                   order=up_to, dtype=dtype)
@@ -185,7 +185,7 @@ def _check_cases(spec: KernelSpec, picked: Sequence[Case], dtype: DType, order: 
                  result: OpCheckResult) -> None:
     for case in picked:
         where = case.describe(spec)
-        argnums = [i for i, a in enumerate(case.inputs) if a.dtype.kind == "f"]
+        argnums = [i for i, a in enumerate(case.inputs) if is_floating_numpy(a.dtype)]
         for k in range(len(spec.outputs)):
             try:
                 tol = GRADIENT_TOLERANCES[dtype]

@@ -19,7 +19,7 @@ import numpy as np
 from ..abstract import AbstractBackend, abstract_backend
 from ..autodiff.tape import Entry, gradient_thunks
 from ..dispatch import dispatcher_of, wrap
-from ..dtypes import float32, float64, from_numpy_dtype
+from ..dtypes import float32, float64, from_numpy_dtype, is_inexact_numpy
 from ..kernel_spec import KernelSpec
 from ..registry.gradients import GradConfig, find_gradient, override_gradient
 from ..registry.specs import get_kernel_spec
@@ -64,7 +64,7 @@ def _inexact_cases(cases: list[Case]) -> list[Case]:
     """The small non-empty cases of inexact inputs: for a kernel with complex inputs or outputs
     (an FFT), which has no case of floating inputs with outputs of their dtype."""
     return [c for c in cases if not c.label and c.inputs
-            and all(a.dtype.kind in "fc" and 0 < a.size <= _MAX_ELEMENTS for a in c.inputs)]
+            and all(is_inexact_numpy(a.dtype) and 0 < a.size <= _MAX_ELEMENTS for a in c.inputs)]
 
 
 def _source(kernel: str, config: GradConfig) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import Backend, active_backend, backend_scope
-from ..dtypes import float64, from_numpy_dtype
+from ..dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
 from ..engine import run_kernel
 from ..errors import KernelError, TensorplugError
 from ..kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
@@ -175,7 +175,7 @@ def _check_case(spec: KernelSpec, ref: Reference | None, case: Case, backend: Ba
             return
         host.append(np.asarray(t.numpy()))
     for t, a in zip(tensors, case.inputs):
-        if not np.array_equal(np.asarray(t.numpy()), a, equal_nan=a.dtype.kind in "fc"):
+        if not np.array_equal(np.asarray(t.numpy()), a, equal_nan=is_inexact_numpy(a.dtype)):
             result.add("mutated", where, "the kernel changed one of its input arrays (native arrays are "
                        f"never written after creation): it was {show_array(a)}, now {show_array(t.numpy())}")
             return
@@ -211,7 +211,7 @@ def _output_ok(name: str, t: Tensor, want: TensorInfo, backend: Backend, where: 
 def _compare(spec: KernelSpec, ref: Reference, case: Case, attrs: dict[str, Any], host: list[np.ndarray],
              expected: Sequence[TensorInfo], where: str, result: OpCheckResult,
              rtol: Tolerance, atol: Tolerance) -> None:
-    arrays = [a.astype(np.float64) if ref.upcast and a.dtype.kind == "f" else
+    arrays = [a.astype(np.float64) if ref.upcast and is_floating_numpy(a.dtype) else
               a.astype(np.complex128) if ref.upcast and a.dtype.kind == "c" else a for a in case.inputs]
     try:
         with np.errstate(all="ignore"):

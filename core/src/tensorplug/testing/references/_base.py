@@ -107,13 +107,18 @@ def reference(kernel: str, cases: CaseMaker, bad_cases: BadCaseMaker = no_cases,
 
 # -- case builders -------------------------------------------------------------------------
 def _specials(values: Sequence[Any], dtype: DType) -> np.ndarray | None:
-    """Hand-picked values as `dtype`, or None where they do not fit it (fractions for ints)."""
+    """Hand-picked values as `dtype`, or None where they do not fit it (fractions for ints,
+    finite values past a half float's range)."""
     arr = np.asarray(values, dtype=np.float64)
     if dtype.is_bool:
         return None
     if dtype.is_integer and not np.array_equal(arr, np.round(arr)):
         return None
-    return arr.astype(dtype.numpy)
+    with np.errstate(over="ignore"):
+        out = arr.astype(dtype.numpy)
+    if dtype.is_floating and (np.isfinite(arr) & ~np.isfinite(out.astype(np.float64))).any():
+        return None
+    return out
 
 
 def unary_cases(domain: Domain = Domain(), specials: Sequence[float] = ()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import ALL_DTYPES, DType, complex64, float32
+from ...dtypes import ALL_DTYPES, DType, complex64, float32, is_inexact_numpy
 from ...errors import DTypeError, ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import ANY, BadCase, Case, Domain, dtype_groups, sample
@@ -128,7 +128,7 @@ def _pow_cases(spec: KernelSpec) -> list[Case]:
     negative power gives is not part of the spec)."""
     floats = binary_cases(Domain(0.5, 2.5), Domain(-2, 2), ((4, 2, 0.5), (0.5, 0, 3)))(spec)
     ints = binary_cases(Domain(-3, 3), Domain(0, 3), ((2, -3, 0, 5), (3, 3, 0, 0)))(spec)
-    return ([c for c in floats if c.inputs[0].dtype.kind in "fc"]
+    return ([c for c in floats if is_inexact_numpy(c.inputs[0].dtype)]
             + [c for c in ints if c.inputs[0].dtype.kind in "iu"])
 
 

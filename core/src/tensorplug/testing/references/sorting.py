@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, float32
+from ...dtypes import DType, float32, is_floating_numpy
 from ...errors import DTypeError, ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, Domain, accepted, sample
@@ -63,7 +63,7 @@ def _order(v: np.ndarray, descending: bool) -> np.ndarray:
     """The stable order of the 1-d `v`: ascending as numpy, or descending with NaNs last."""
     if not descending:
         return np.argsort(v, kind="stable")
-    nan = np.isnan(v) if v.dtype.kind == "f" else np.zeros(v.shape, bool)
+    nan = np.isnan(v) if is_floating_numpy(v.dtype) else np.zeros(v.shape, bool)
     rank = np.unique(v, return_inverse=True)[1].reshape(v.shape)  # -0.0 and 0.0 share one
     return np.lexsort((np.arange(v.size), -rank, nan))
 

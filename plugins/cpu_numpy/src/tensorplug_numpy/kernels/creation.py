@@ -38,12 +38,17 @@ def _generator(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed if seed >= 0 else (-seed, 1))
 
 
+def _drawn(dtype: np.dtype) -> np.dtype:
+    """The dtype numpy's Generator draws in: float32 for float16 and bfloat16 (it has no others)."""
+    return dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
+
+
 def random_uniform(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:
     """Samples in [low, high): drawn in the target dtype, and kept below `high` where rounding
     low + (high - low) * u would reach it."""
     dtype = attrs["dtype"].numpy
     low, high = attrs["low"], attrs["high"]
-    u = _generator(attrs["seed"]).random(attrs["shape"], dtype=dtype)
+    u = _generator(attrs["seed"]).random(attrs["shape"], dtype=_drawn(dtype))
     out = np.asarray(low + (high - low) * u, dtype=dtype)
     if high > low:
         top = np.nextafter(dtype.type(high), dtype.type(low))
@@ -53,7 +58,7 @@ def random_uniform(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any)
 
 def random_normal(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:
     dtype = attrs["dtype"].numpy
-    z = _generator(attrs["seed"]).standard_normal(attrs["shape"], dtype=dtype)
+    z = _generator(attrs["seed"]).standard_normal(attrs["shape"], dtype=_drawn(dtype))
     return np.asarray(z * attrs["stddev"] + attrs["mean"], dtype=dtype)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.dtypes import ALL_DTYPES
+from tensorplug.dtypes import ALL_DTYPES, is_floating_numpy
 from tensorplug.extend import DirectCall
 from tensorplug.kernel_helpers import (
     PLAIN_ARITHMETIC,
@@ -96,7 +96,7 @@ def expm1(x: np.ndarray) -> np.ndarray:
 def floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """floor(x / y); floats by ``floor_divide_floats`` (an infinite x over a finite y is +-inf,
     a finite x over an infinite y +-0, as the standard says: numpy gives nan and -1)."""
-    if np.result_type(x, y).kind != "f":
+    if not is_floating_numpy(np.result_type(x, y)):
         return np.floor_divide(x, y)
     return floor_divide_floats(np, x, y)
 
@@ -145,7 +145,8 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     lo, hi = attrs["min"], attrs["max"]
     if lo is None and hi is None:
         return x
-    return np.clip(x, *clip_bounds("Clip", backend.name, x.dtype, lo, hi))
+    out = np.clip(x, *clip_bounds("Clip", backend.name, x.dtype, lo, hi))
+    return out if out.dtype == x.dtype else out.astype(x.dtype)  # (bfloat16 with two bounds: float32)
 
 
 def _table_kernel(name: str, fn: Callable[..., Any]) -> Kernel:

@@ -36,7 +36,8 @@ def _plain(x: Any, y: Any) -> Any:
         return _dot(x, y)
     if x.ndim < 2 or y.ndim < 2:
         _refuse(x, y)
-    return _matmul(x, y)
+    out = _matmul(x, y)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)  # (bfloat16: ml_dtypes gives float32)
 
 
 def _transposed(transpose_x: bool, transpose_y: bool) -> Callable[[Any, Any], Any]:
