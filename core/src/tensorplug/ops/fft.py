@@ -5,7 +5,8 @@ and ihfft take real floating input; irfft/irfftn and hfft give real output. Outp
 follows the input's: complex64 from float32/complex64, complex128 from float64/complex128.
 Integer and bool inputs are refused (cast them first). ``n``/``s`` pad with zeros or trim the
 input along the transformed axes; ``norm`` is 'backward', 'ortho' or 'forward'.
-hfft, ihfft (numpy.fft's formulas), the frequencies and the shifts are compositions of the four kernels and other ops.
+hfft, ihfft (numpy.fft's formulas), the frequencies and the shifts are compositions of the four
+kernels and other ops.
 """
 
 from __future__ import annotations
