@@ -1,6 +1,7 @@
 """``tp.linalg``: the Array API linalg extension's functions against numpy.linalg on both
-backends (float32 and float64, complex64 and complex128, batched), their signatures against array_api_strict's, the
-named-tuple results, every ord of the norms, and bad input refused at the op boundary."""
+backends (float32 and float64, complex64 and complex128, batched), their signatures against
+array_api_strict's, the named-tuple results, every ord of the norms, and bad input refused at
+the op boundary."""
 
 from __future__ import annotations
 
@@ -129,10 +130,10 @@ COMPLEX_VALUES = [
     ("svdvals", L.svdvals, lambda x: np.linalg.svd(x, compute_uv=False), C_RECT),
     ("slogdet-sign", lambda x: L.slogdet(x).sign, lambda x: np.linalg.slogdet(x)[0], C_SQUARE),
     ("slogdet-logabsdet", lambda x: L.slogdet(x).logabsdet, lambda x: np.linalg.slogdet(x)[1], C_SQUARE),
-    ("solve", lambda x: L.solve(x, _c(C_SQUARE[0, :, :2], x)), lambda x: np.linalg.solve(x, C_SQUARE[0, :, :2]),
-     C_SQUARE),
-    ("solve-vector", lambda x: L.solve(x, _c(C_SQUARE[0, 0], x)), lambda x: np.linalg.solve(x, C_SQUARE[0, 0]),
-     C_SQUARE),
+    ("solve", lambda x: L.solve(x, _c(C_SQUARE[0, :, :2], x)),
+     lambda x: np.linalg.solve(x, C_SQUARE[0, :, :2]), C_SQUARE),
+    ("solve-vector", lambda x: L.solve(x, _c(C_SQUARE[0, 0], x)),
+     lambda x: np.linalg.solve(x, C_SQUARE[0, 0]), C_SQUARE),
     ("pinv", L.pinv, np.linalg.pinv, C_RECT),
     ("pinv-rtol", lambda x: L.pinv(x, rtol=0.5), lambda x: np.linalg.pinv(x, rtol=0.5), C_RECT),
     ("matrix_rank", L.matrix_rank, np.linalg.matrix_rank, C_RECT),
@@ -186,10 +187,11 @@ def test_complex_decompositions_reconstruct(backend):
         w, v = L.eigh(C_HPD)
         assert w.dtype is tp.float64 and v.dtype is tp.complex128
         np.testing.assert_allclose(C_HPD @ v.numpy(), v.numpy() * w.numpy()[..., None, :], atol=1e-10)
-        np.testing.assert_allclose(_h(v.numpy()) @ v.numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)), atol=1e-10)
+        eye = np.broadcast_to(np.eye(3), (2, 3, 3))
+        np.testing.assert_allclose(_h(v.numpy()) @ v.numpy(), eye, atol=1e-10)
         q, r = L.qr(C_RECT)
         np.testing.assert_allclose((q @ r).numpy(), C_RECT, atol=1e-10)
-        np.testing.assert_allclose(_h(q.numpy()) @ q.numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)), atol=1e-10)
+        np.testing.assert_allclose(_h(q.numpy()) @ q.numpy(), eye, atol=1e-10)
         u, s, vh = L.svd(C_RECT, full_matrices=False)
         assert s.dtype is tp.float64
         np.testing.assert_allclose(((u * s[..., None, :]) @ vh).numpy(), C_RECT, atol=1e-10)

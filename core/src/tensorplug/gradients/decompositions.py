@@ -28,8 +28,8 @@ import numpy as np
 
 from ..errors import AutodiffError
 from ..ops._convert import asarray
-from ..ops.decompositions import inv, solve
 from ..ops.decompositions import conj_transpose as _H
+from ..ops.decompositions import inv, solve
 from ..ops.elementwise import add, conj, divide, equal, imag, multiply, negative, real, subtract, where
 from ..ops.linalg import matmul
 from ..ops.manipulation import expand_dims, matrix_transpose

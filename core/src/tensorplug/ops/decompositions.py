@@ -2,9 +2,10 @@
 eigvalsh, inv, qr, svd, svdvals, solve, slogdet, det.
 
 Inputs must be floating stacks of matrices (..., M, N), real or complex (the standard's
-"floating-point"); integer and bool inputs are refused (array-api-strict does the same), as are fewer than 2 dimensions and non-square
-matrices where the function needs square ones. A matrix the kernel cannot factor (singular,
-or not positive definite for cholesky) gives NaN for that matrix, on every backend. Complex
+"floating-point"); integer and bool inputs are refused (array-api-strict does the same), as
+are fewer than 2 dimensions and non-square matrices where the function needs square ones. A
+matrix the kernel cannot factor (singular, or not positive definite for cholesky) gives NaN for
+that matrix, on every backend. Complex
 matrices are Hermitian where real ones are symmetric (cholesky, eigh); eigenvalues, singular
 values and slogdet's logabsdet are real.
 """
@@ -21,7 +22,8 @@ from ._convert import asarray, caller, convert_pair
 from .elementwise import conj
 from .manipulation import matrix_transpose, reshape
 
-__all__ = ["conj_transpose", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det", "eigh", "eigvalsh",
+__all__ = ["conj_transpose", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det",
+           "eigh", "eigvalsh",
            "inv", "qr", "slogdet", "solve", "svd", "svdvals"]
 
 

@@ -3,9 +3,9 @@
 All four run the one kernel Unique (numpy's ``unique_all``): the distinct values of the
 flattened input, sorted (NaNs last, each NaN distinct with a count of one; -0.0 and +0.0 are
 one value; complex values by real part, then imaginary part, as numpy's np.unique orders them).
-They take every dtype (bool and complex too). Their lengths depend on the values, so they cannot run inside ``tp.jit`` on a
-compiling backend. They are not differentiable (the standard says nothing of it): a gradient
-through them raises GradientNotFoundError.
+They take every dtype (bool and complex too). Their lengths depend on the values, so they
+cannot run inside ``tp.jit`` on a compiling backend. They are not differentiable (the standard
+says nothing of it): a gradient through them raises GradientNotFoundError.
 """
 
 from __future__ import annotations

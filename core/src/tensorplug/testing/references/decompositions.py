@@ -2,9 +2,10 @@
 Solve, Slogdet and Det; for Eigh, Qr and Svd, whose vectors' signs are the library's choice,
 what the outputs must satisfy (eigenvalues and singular values as numpy's, reconstruction,
 orthonormal vectors, triangular R). Inputs are well conditioned: symmetric (Hermitian, for
-complex dtypes) positive-definite matrices for Cholesky and Eigh, random ones plus a multiple of the identity for the solvers,
-batched, with 1x1 and empty matrices. Cases whose gradient is not defined (Qr and Svd beyond
-the reduced, M >= N shapes) carry a label, so the gradient check leaves them out."""
+complex dtypes) positive-definite matrices for Cholesky and Eigh, random ones plus a multiple of
+the identity for the solvers, batched, with 1x1 and empty matrices. Cases whose gradient is not
+defined (Qr and Svd beyond the reduced, M >= N shapes) carry a label, so the gradient check
+leaves them out."""
 
 from __future__ import annotations
 
@@ -121,7 +122,8 @@ def _eigh(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], reru
     (x,) = case.inputs
     w, v = outputs
     strict = np.tril(_wide(x), -1)  # what Eigh reads: the lower triangle, as a Hermitian matrix
-    low = strict + _h(strict) + np.real(np.diagonal(x, axis1=-2, axis2=-1))[..., None, :] * np.eye(x.shape[-1])
+    diagonal = np.real(np.diagonal(x, axis1=-2, axis2=-1))[..., None, :] * np.eye(x.shape[-1])
+    low = strict + _h(strict) + diagonal
     return _first(_off("eigenvalues (ascending, of the lower triangle mirrored)", w,
                        np.linalg.eigvalsh(low), x.dtype),
                   _orthonormal("eigenvectors", v, x.dtype),
