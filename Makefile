@@ -42,6 +42,7 @@ test: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/run.py
 	$(VPY) benchmarks/jax_bench.py
+	$(VPY) benchmarks/array_api_bench.py
 
 # the backend conformance kit against one installed backend: make conformance BACKEND=jax
 BACKEND ?= numpy

@@ -21,3 +21,17 @@ def test_the_numpy_benchmark_runs_and_reports_every_row(tmp_path):
                 "a plugin's op through the public Dispatcher", "MLP epoch under tp.jit"):
         assert row in proc.stdout, row
     assert len(list(tmp_path.glob("bench-*.json"))) == 1
+
+
+def test_the_array_api_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/array_api_bench.py on its cheapest cases, both backends."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "array_api_bench.py"), "--rounds", "1", "--only", "shift",
+         "--results", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "numpy backend against numpy" in proc.stdout and "jax backend against jax.numpy" in proc.stdout
+    assert proc.stdout.count("fft.fftshift ") == 2 and proc.stdout.count("fft.ifftshift ") == 2
+    assert "results differ" not in proc.stdout
+    assert len(list(tmp_path.glob("array-api-bench-*.json"))) == 1

@@ -153,3 +153,15 @@ def test_gradient_of_the_squared_modulus_and_through_a_cast_are_jaxs():
 def test_grad_needs_a_real_output():
     with pytest.raises(tp.AutodiffError, match="real floating output"):
         tp.grad(lambda z: tp.sum(z * z))(tp.asarray(Z))
+
+
+def test_second_derivative_of_abs_of_complex_inputs_is_jaxs():
+    """Abs's gradient conj(z) / |z| differentiates again (a gradient written with sign(z),
+    whose derivative is 0, gave 0 here)."""
+    weights = np.real(C)
+    inner = jax.grad(lambda z: jnp.sum(jnp.abs(z) * weights))
+    want = jax.grad(lambda z: jnp.sum(jnp.real(inner(z)) * weights + jnp.imag(inner(z)) ** 2))(Z)
+    mine = tp.grad(lambda z: tp.sum(tp.abs(z) * tp.asarray(weights)))
+    w = tp.asarray(weights)
+    got = tp.grad(lambda z: tp.sum(tp.real(mine(z)) * w + tp.imag(mine(z)) ** 2))(tp.asarray(Z))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=1e-6)

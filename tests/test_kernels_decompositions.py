@@ -150,3 +150,31 @@ def test_integer_inputs_are_refused(name):
 def test_qr_mode_attribute_is_checked():
     with pytest.raises(tp.ShapeError, match="kernel 'Qr': attribute 'mode'='r' is invalid.*'reduced'"):
         tp.run_kernel("Qr", {"x": tp.asarray(np.zeros((2, 2)))}, {"mode": "r"})
+
+
+@pytest.mark.parametrize("dtype", [tp.complex64, tp.complex128], ids=lambda d: d.name)
+def test_complex_kernels_match_numpy_with_real_values_where_the_spec_says(dtype):
+    """Complex inputs: Hermitian for Cholesky and Eigh; eigenvalues, singular values and
+    logabsdet real (the spec's rule, checked by ``run``), the sign of modulus 1."""
+    tol = _tol(tp.float32 if dtype is tp.complex64 else tp.float64)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    hpd = a @ np.conj(np.swapaxes(a, -1, -2)) + 3 * np.eye(3)
+    x, h = a.astype(dtype.numpy), hpd.astype(dtype.numpy)
+    np.testing.assert_allclose(run("Cholesky", {"x": np.tril(h)}), np.linalg.cholesky(hpd), **tol)
+    np.testing.assert_allclose(run("Inv", {"x": x}), np.linalg.inv(a), **tol)
+    np.testing.assert_allclose(run("Det", {"x": x}), np.linalg.det(a), **tol)
+    np.testing.assert_allclose(run("Solve", {"a": x, "b": x[..., :1]}), np.linalg.solve(a, a[..., :1]), **tol)
+    sign, logabsdet = _outputs("Slogdet", {"x": x})
+    want_sign, want_log = np.linalg.slogdet(a)
+    np.testing.assert_allclose(sign, want_sign, **tol)
+    np.testing.assert_allclose(logabsdet, want_log, **tol)
+    assert logabsdet.dtype == np.dtype(dtype.numpy).type(0).real.dtype
+    w, v = _outputs("Eigh", {"x": np.tril(h)})
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(hpd), **tol)
+    np.testing.assert_allclose(hpd @ v, v * w[..., None, :], **tol)
+    u, s, vh = _outputs("Svd", {"x": x}, {"full_matrices": False})
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), **tol)
+    np.testing.assert_allclose((u * s[..., None, :]) @ vh, a, **tol)
+    q, r = _outputs("Qr", {"x": x[0]}, {"mode": "reduced"})
+    np.testing.assert_allclose(q @ r, a[0], **tol)

@@ -131,3 +131,19 @@ def test_unique_counts_each_nan_once_and_signed_zeros_together():
     np.testing.assert_array_equal(values, [0.0, 1.0, np.nan, np.nan])
     assert first.tolist() == [2, 0, 1, 3] and counts.tolist() == [2, 2, 1, 1]
     assert inverse.tolist() == [[1, 2, 0], [3, 0, 1]]
+
+
+def test_unique_orders_complex_values_by_real_then_imaginary_part():
+    x = np.array([[1 + 2j, 1 + 1j, -1j], [1 + 2j, 2 + 0j, -0.0 + 0j], [0j, 1 + 1j, 2 - 1j]], np.complex64)
+    values, first, inverse, counts = _unique(x)
+    want = sorted(set(x.reshape(-1).tolist()), key=lambda z: (z.real, z.imag))
+    np.testing.assert_array_equal(values, np.array(want, np.complex64))
+    np.testing.assert_array_equal(values[inverse], x)
+    assert counts.tolist() == [int(np.sum(x == v)) for v in want]
+    assert first.tolist() == [int(np.argmax(x.reshape(-1) == v)) for v in want]
+
+
+@pytest.mark.parametrize("name", ["Sort", "ArgSort"])
+def test_sort_kernels_still_refuse_complex_values(name):
+    with pytest.raises(tp.DTypeError, match="complex64"):
+        tp.run_kernel(name, {"x": tp.asarray(np.ones(3, np.complex64))}, {"axis": -1})

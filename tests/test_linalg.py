@@ -1,6 +1,7 @@
 """``tp.linalg``: the Array API linalg extension's functions against numpy.linalg on both
-backends (float32 and float64, batched), their signatures against array_api_strict's, the
-named-tuple results, every ord of the norms, and bad input refused at the op boundary."""
+backends (float32 and float64, complex64 and complex128, batched), their signatures against
+array_api_strict's, the named-tuple results, every ord of the norms, and bad input refused at
+the op boundary."""
 
 from __future__ import annotations
 
@@ -37,6 +38,27 @@ def _c(a, like):
     return np.asarray(a, like.dtype.numpy if isinstance(like, tp.Tensor) else like.dtype)
 
 
+def matrix_function_rows(square, rect):
+    """Table rows of pinv, matrix_rank, matrix_power and trace on `square` and `rect` matrices."""
+    return [
+        ("pinv", L.pinv, np.linalg.pinv, rect),
+        ("pinv-rtol", lambda x: L.pinv(x, rtol=0.5), lambda x: np.linalg.pinv(x, rtol=0.5), rect),
+        ("matrix_rank", L.matrix_rank, np.linalg.matrix_rank, rect),
+        ("trace", L.trace, lambda x: np.trace(x, axis1=-2, axis2=-1), rect),
+    ] + [(f"matrix_power-{n}", lambda x, n=n: L.matrix_power(x, n),
+          lambda x, n=n: np.linalg.matrix_power(x, n), square) for n in (3, 0, -2)]
+
+
+def norm_rows(x):
+    """Table rows of every ord of matrix_norm and vector_norm on `x`."""
+    return [(f"matrix_norm-{o}", lambda x, o=o: L.matrix_norm(x, ord=o),
+             lambda x, o=o: np.linalg.norm(x, ord=o, axis=(-2, -1)), x)
+            for o in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)] + [
+            (f"vector_norm-{o}", lambda x, o=o: L.vector_norm(x, axis=-1, ord=o),
+             lambda x, o=o: np.linalg.norm(x, ord=o, axis=-1), x)
+            for o in (2, 1, 0, 3, 0.5, -1, math.inf, -math.inf)]
+
+
 RECT = RNG.standard_normal((2, 4, 3))
 SQUARE = _general(2, 3, 3)
 SPD = _spd(2, 3, 3)
@@ -55,13 +77,7 @@ VALUES = [
      lambda x: np.linalg.solve(x, SQUARE[0, :, :2]), SQUARE),
     ("solve-vector", lambda x: L.solve(x, _c(np.ones(3), x)),
      lambda x: np.linalg.solve(x, np.ones(3)), SQUARE),
-    ("pinv", L.pinv, np.linalg.pinv, RECT),
-    ("pinv-rtol", lambda x: L.pinv(x, rtol=0.5), lambda x: np.linalg.pinv(x, rtol=0.5), RECT),
-    ("matrix_rank", L.matrix_rank, np.linalg.matrix_rank, RECT),
-    ("matrix_power-3", lambda x: L.matrix_power(x, 3), lambda x: np.linalg.matrix_power(x, 3), SQUARE),
-    ("matrix_power-0", lambda x: L.matrix_power(x, 0), lambda x: np.linalg.matrix_power(x, 0), SQUARE),
-    ("matrix_power--2", lambda x: L.matrix_power(x, -2), lambda x: np.linalg.matrix_power(x, -2), SQUARE),
-    ("trace", L.trace, lambda x: np.trace(x, axis1=-2, axis2=-1), RECT),
+    *matrix_function_rows(SQUARE, RECT),
     ("trace-offset", lambda x: L.trace(x, offset=-1), lambda x: np.trace(x, -1, axis1=-2, axis2=-1), RECT),
     ("cross", lambda x: L.cross(x, _c(RECT[0], x)), lambda x: np.cross(x, RECT[0]), RECT),
     ("cross-axis", lambda x: L.cross(x, _c(RECT[1, :3], x), axis=-2),
@@ -74,36 +90,104 @@ VALUES = [
 ] + [
     (f"diagonal-{k}", lambda x, k=k: L.diagonal(x, offset=k),
      lambda x, k=k: np.diagonal(x, k, axis1=-2, axis2=-1), RECT) for k in (0, 1, -2, 3, -4, 5)
-] + [
-    (f"matrix_norm-{o}", lambda x, o=o: L.matrix_norm(x, ord=o),
-     lambda x, o=o: np.linalg.norm(x, ord=o, axis=(-2, -1)), RECT)
-    for o in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
-] + [
-    (f"vector_norm-{o}", lambda x, o=o: L.vector_norm(x, axis=-1, ord=o),
-     lambda x, o=o: np.linalg.norm(x, ord=o, axis=-1), RECT)
-    for o in (2, 1, 0, 3, 0.5, -1, math.inf, -math.inf)
-]
+] + norm_rows(RECT)
+
+
+def _table_failures(backend, table, dtype):
+    """One pass over `table` in `dtype` (a table, not a test per row: jax compiles each kernel
+    once per shape and dtype, and the rows share them); a real reference value means a real
+    output of the input's precision."""
+    real = np.float32 if dtype in (np.float32, np.complex64) else np.float64
+    failures = []
+    with tp.backend_scope(backend):
+        for name, ours, numpys, x in table:
+            x = np.asarray(x, dtype)
+            got = ours(tp.asarray(x))
+            want = numpys(x.astype(np.complex128 if np.iscomplexobj(x) else np.float64))
+            try:
+                assert got.shape == np.shape(want), (got.shape, np.shape(want))
+                if name != "matrix_rank":
+                    assert got.dtype.numpy == (dtype if np.iscomplexobj(want) else real), got.dtype
+                np.testing.assert_allclose(got.numpy(), want, **_tol(real))
+            except AssertionError as exc:
+                failures.append(f"{name}: {exc}")
+    return failures
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_values_match_numpy(backend, dtype):
-    """One pass over the table per backend and dtype (a table, not a test per row: jax compiles
-    each kernel once per shape and dtype, and the rows share them)."""
-    failures = []
-    with tp.backend_scope(backend):
-        for name, ours, numpys, x in VALUES:
-            x = np.asarray(x, dtype)
-            got = ours(tp.asarray(x))
-            want = numpys(x.astype(np.float64))
-            try:
-                assert got.shape == np.shape(want), (got.shape, np.shape(want))
-                if name != "matrix_rank":
-                    assert got.dtype.numpy == dtype, got.dtype
-                np.testing.assert_allclose(got.numpy(), want, **_tol(dtype))
-            except AssertionError as exc:
-                failures.append(f"{name}: {exc}")
+    failures = _table_failures(backend, VALUES, dtype)
     assert not failures, "\n".join(failures)
+
+
+def _complex(*shape):
+    return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+
+
+def _h(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+C_RECT = _complex(2, 4, 3)
+C_SQUARE = _complex(2, 3, 3) + 3 * np.eye(3)
+C_HPD = C_SQUARE @ _h(C_SQUARE) + 3 * np.eye(3)  # Hermitian positive definite
+
+#: (name, tensorplug call, numpy reference, input): complex inputs; a real reference value means
+#: a real output (of the input's precision)
+COMPLEX_VALUES = [
+    ("cholesky", L.cholesky, np.linalg.cholesky, C_HPD),
+    ("cholesky-upper", lambda x: L.cholesky(x, upper=True), lambda x: _h(np.linalg.cholesky(x)), C_HPD),
+    ("det", L.det, np.linalg.det, C_SQUARE),
+    ("eigvalsh", L.eigvalsh, np.linalg.eigvalsh, C_HPD),
+    ("inv", L.inv, np.linalg.inv, C_SQUARE),
+    ("svdvals", L.svdvals, lambda x: np.linalg.svd(x, compute_uv=False), C_RECT),
+    ("slogdet-sign", lambda x: L.slogdet(x).sign, lambda x: np.linalg.slogdet(x)[0], C_SQUARE),
+    ("slogdet-logabsdet", lambda x: L.slogdet(x).logabsdet, lambda x: np.linalg.slogdet(x)[1], C_SQUARE),
+    ("solve", lambda x: L.solve(x, _c(C_SQUARE[0, :, :2], x)),
+     lambda x: np.linalg.solve(x, C_SQUARE[0, :, :2]), C_SQUARE),
+    ("solve-vector", lambda x: L.solve(x, _c(C_SQUARE[0, 0], x)),
+     lambda x: np.linalg.solve(x, C_SQUARE[0, 0]), C_SQUARE),
+    *matrix_function_rows(C_SQUARE, C_RECT),
+    ("diagonal", lambda x: L.diagonal(x, offset=1), lambda x: np.diagonal(x, 1, axis1=-2, axis2=-1), C_RECT),
+    ("cross", lambda x: L.cross(x, _c(C_RECT[0], x)), lambda x: np.cross(x, C_RECT[0]), C_RECT),
+    ("matmul", lambda x: L.matmul(x, _c(C_RECT[0].T, x)), lambda x: x @ C_RECT[0].T, C_RECT),
+    ("outer", lambda x: L.outer(x, x[:2]), lambda x: np.outer(x, x[:2]), C_RECT[0, 0]),
+    ("tensordot", lambda x: L.tensordot(x, _c(C_RECT[0], x), axes=2), lambda x: np.tensordot(x, C_RECT[0]),
+     C_RECT),
+    ("vecdot", lambda x: L.vecdot(x, _c(C_RECT, x)), lambda x: np.sum(np.conj(x) * C_RECT, axis=-1), C_RECT),
+] + norm_rows(C_RECT)
+
+
+@pytest.mark.parametrize("dtype", (np.complex64, np.complex128), ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_complex_values_match_numpy(backend, dtype):
+    """The standard's floating-point inputs include complex ones; eigenvalues, singular values,
+    logabsdet and the norms are real (of the input's precision), the rest complex."""
+    failures = _table_failures(backend, COMPLEX_VALUES, dtype)
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_complex_decompositions_reconstruct(backend):
+    with tp.backend_scope(backend):
+        w, v = L.eigh(C_HPD)
+        assert w.dtype is tp.float64 and v.dtype is tp.complex128
+        np.testing.assert_allclose(C_HPD @ v.numpy(), v.numpy() * w.numpy()[..., None, :], atol=1e-10)
+        eye = np.broadcast_to(np.eye(3), (2, 3, 3))
+        np.testing.assert_allclose(_h(v.numpy()) @ v.numpy(), eye, atol=1e-10)
+        q, r = L.qr(C_RECT)
+        np.testing.assert_allclose((q @ r).numpy(), C_RECT, atol=1e-10)
+        np.testing.assert_allclose(_h(q.numpy()) @ q.numpy(), eye, atol=1e-10)
+        u, s, vh = L.svd(C_RECT, full_matrices=False)
+        assert s.dtype is tp.float64
+        np.testing.assert_allclose(((u * s[..., None, :]) @ vh).numpy(), C_RECT, atol=1e-10)
+        sign, logabsdet = L.slogdet(C_SQUARE)
+        np.testing.assert_allclose(np.abs(sign.numpy()), 1.0)
+        np.testing.assert_allclose((sign * tp.exp(logabsdet)).numpy(), np.linalg.det(C_SQUARE))
+        low_only = np.tril(C_HPD) + 1j * np.eye(3)  # the upper triangle and the diagonal's imaginary parts
+        np.testing.assert_allclose(L.cholesky(low_only).numpy(), np.linalg.cholesky(C_HPD), atol=1e-10)
+        np.testing.assert_allclose(L.eigvalsh(low_only).numpy(), np.linalg.eigvalsh(C_HPD), atol=1e-10)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -178,6 +262,8 @@ def test_signatures_match_array_api_strict(name):
     (lambda: L.diagonal(np.ones(3)), tp.ShapeError, "diagonal: needs a stack of matrices"),
     (lambda: L.diagonal(np.eye(2), offset=0.5), tp.ArgumentError, "diagonal: offset must be an int"),
     (lambda: L.trace(np.eye(2, dtype=bool)), tp.DTypeError, "trace needs a numeric input"),
+    (lambda: L.matrix_rank(np.eye(2, dtype=complex), rtol=np.array([1j])), tp.DTypeError,
+     "matrix_rank: rtol must be a float or a real"),
 ], ids=lambda v: "" if callable(v) else None)
 def test_bad_input_is_a_tensorplug_error_naming_the_op(call, error, pattern):
     with pytest.raises(error, match=pattern):

@@ -51,6 +51,9 @@ def test_sort_errors_name_the_op_and_the_fix():
         tp.sort(F, descending="yes")
     with pytest.raises(tp.ShapeError, match="sort: axis must be an int"):
         tp.sort(F, axis=1.5)
+    for op in (tp.sort, tp.argsort):  # the standard leaves the order of complex numbers undefined
+        with pytest.raises(tp.DTypeError, match=f"{op.__name__}: cannot order values of dtype complex64"):
+            op(np.ones(2, np.complex64))
 
 
 # -- searchsorted -------------------------------------------------------------------------------------
@@ -116,6 +119,10 @@ def test_unique_functions_give_the_standards_named_tuples(backend):
     assert inverse._fields == ("values", "inverse_indices") and inverse.inverse_indices.shape == (2, 3)
     _same(tp.unique_values(INTS), np.unique(INTS))  # (np.unique_values need not sort)
     _same(tp.unique_values(B), np.unique(B))
+    z = np.array([[1 + 1j, -1j, 1 + 1j], [1 - 1j, 2j, -1j]], np.complex128)  # by real, then imaginary part
+    want = np.unique(z, return_index=True, return_inverse=True, return_counts=True)
+    for g, w in zip(tp.unique_all(z), want):
+        _same(g, w.astype(np.int64).reshape(g.shape) if w.dtype.kind == "i" else w)
 
 
 def test_unique_values_is_not_differentiable():

@@ -1,5 +1,5 @@
-"""``tp.linalg``: the Python Array API's linear-algebra extension (2024.12), for real floating
-inputs: decompositions and solvers, norms, and the matrix functions composed of them.
+"""``tp.linalg``: the Python Array API's linear-algebra extension (2024.12), for floating inputs,
+real and complex: decompositions and solvers, norms, and the matrix functions composed of them.
 
 Every function works on stacks of matrices (the last two axes; leading axes are a batch).
 ``matmul``, ``matrix_transpose``, ``outer``, ``tensordot`` and ``vecdot`` are the same

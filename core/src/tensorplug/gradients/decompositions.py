@@ -8,6 +8,15 @@ eigenvalues (Eigh) and distinct nonzero singular values (Svd); Qr in 'reduced' m
 M >= N (or square in 'complete' mode), and Svd with full_matrices=False (or square matrices).
 The others raise AutodiffError. Cholesky and Eigh read only the lower triangle, so their
 gradient lives on it: the upper triangle's entries get 0 (the kernels never read them).
+
+Complex inputs follow JAX's convention (see gradients/elementwise.py), which is the complex
+conjugate of the Wirtinger one PyTorch uses: for the holomorphic kernels (Inv, Solve, Det) the
+real formulas hold with plain transposes; the others' formulas are written with conjugate
+transposes (``_H``) and evaluated at the conjugates of the saved values (``_c``), which gives
+JAX's cotangents (and the real formulas for real inputs, where both are the identity). Eigh's
+eigenvalues and Svd's singular values are real; their eigen- and singular vectors are unique up
+to a phase, so only losses that phase does not move have a defined gradient (as in JAX).
+Slogdet's sign has a gradient for complex inputs: sign-bar reaches A through i Im(sign-bar sign).
 """
 
 from __future__ import annotations
@@ -19,8 +28,9 @@ import numpy as np
 
 from ..errors import AutodiffError
 from ..ops._convert import asarray
+from ..ops.decompositions import conj_transpose as _H
 from ..ops.decompositions import inv, solve
-from ..ops.elementwise import add, divide, equal, multiply, negative, subtract, where
+from ..ops.elementwise import add, conj, divide, equal, imag, multiply, negative, real, subtract, where
 from ..ops.linalg import matmul
 from ..ops.manipulation import expand_dims, matrix_transpose
 from ..ops.matrix_functions import diagonal
@@ -30,6 +40,11 @@ from ._util import gradient, unbroadcast
 Grads = Mapping[str, Callable[[], Tensor]]
 
 _T = matrix_transpose
+
+
+def _c(x: Tensor) -> Tensor:
+    """conj(x) for a complex x; x itself for a real one."""
+    return conj(x) if x.dtype.is_complex else x
 
 
 def _constant(array: np.ndarray, like: Tensor) -> Tensor:
@@ -43,11 +58,12 @@ def _diag(v: Tensor) -> Tensor:
 
 
 def _lower_read(g: Tensor) -> Tensor:
-    """The gradient with respect to A of a function of S = tril(A) + tril(A, -1)^T (a kernel
-    that reads A's lower triangle only), given its gradient `g` with respect to S."""
+    """The gradient with respect to A of a function of S = tril(A, -1) + real(diag(A)) +
+    tril(A, -1)^H (a kernel that reads A's lower triangle only, as a Hermitian matrix), given its
+    gradient `g` with respect to S: (g + g^H) on the strict lower triangle, real(g) on the
+    diagonal."""
     n = g.shape[-1]
-    return add(multiply(g, _constant(np.tril(np.ones((n, n))), g)),
-               multiply(_T(g), _constant(np.tril(np.ones((n, n)), -1), g)))
+    return multiply(add(g, _H(g)), _constant(np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n), g))
 
 
 def _reciprocal_gaps(values: Tensor, square: bool) -> Tensor:
@@ -64,37 +80,39 @@ def _reciprocal_gaps(values: Tensor, square: bool) -> Tensor:
 
 @gradient("Cholesky", outputs=("out",))
 def _cholesky(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    """dL = L phi(L^-1 dS L^-T), phi: the lower triangle with half the diagonal; transposed:
-    dS-bar = L^-T phi(L^T dL-bar) L^-1, then onto the lower triangle read."""
+    """dL = L phi(L^-1 dS L^-H), phi: the lower triangle with half the diagonal; transposed:
+    dS-bar = L^-H phi(L^H dL-bar) L^-1 (at conj(L)), then onto the lower triangle read."""
     (low,) = saved
 
     def grad() -> Tensor:
         n = low.shape[-1]
+        lc = _c(low)
         phi = _constant(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), low)
-        low_inv = inv(low)
-        inner = multiply(matmul(_T(low), dy), phi)
-        return _lower_read(matmul(_T(low_inv), matmul(inner, low_inv)))
+        low_inv = inv(lc)
+        inner = multiply(matmul(_H(lc), dy), phi)
+        return _lower_read(matmul(_H(low_inv), matmul(inner, low_inv)))
 
     return {"x": grad}
 
 
 @gradient("Eigh", outputs=("eigenvalues", "eigenvectors"))
 def _eigh(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    """dw = diag(V^T dS V), dV = V (F o V^T dS V); transposed: dS-bar = V (diag(w-bar) +
-    F o V^T V-bar) V^T (distinct eigenvalues)."""
+    """dw = real(diag(V^H dS V)), dV = V (F o V^H dS V); transposed: dS-bar = V (diag(w-bar) +
+    F o V^H V-bar) V^H (at conj(V); distinct eigenvalues)."""
     w, v = saved
     dw, dv = dy
 
     def grad() -> Tensor:
-        inner = add(_diag(dw), multiply(_reciprocal_gaps(w, False), matmul(_T(v), dv)))
-        return _lower_read(matmul(v, matmul(inner, _T(v))))
+        vc = _c(v)
+        inner = add(_diag(dw), multiply(_reciprocal_gaps(w, False), matmul(_H(vc), dv)))
+        return _lower_read(matmul(vc, matmul(inner, _H(vc))))
 
     return {"x": grad}
 
 
 @gradient("Inv", outputs=("out",))
 def _inv(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    """d(A^-1) = -A^-1 dA A^-1; transposed: A-bar = -X^T dy X^T for X = A^-1."""
+    """d(A^-1) = -A^-1 dA A^-1; transposed: A-bar = -X^T dy X^T for X = A^-1 (holomorphic)."""
     (x,) = saved
     return {"x": lambda: negative(matmul(_T(x), matmul(dy, _T(x))))}
 
@@ -114,12 +132,20 @@ def _solve(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
             "b": lambda: unbroadcast(b_bar(), b.shape)}
 
 
-@gradient("Slogdet", inputs=("x",))
+@gradient("Slogdet", inputs=("x",), outputs=("sign",))
 def _slogdet(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    """d log|det A| = tr(A^-1 dA): A-bar = logabsdet-bar A^-T (the sign is locally constant)."""
-    (a,) = saved
-    _, dlog = dy
-    return {"x": lambda: multiply(expand_dims(dlog, axis=(-2, -1)), _T(inv(a)))}
+    """With t = tr(A^-1 dA): d logabsdet = real(t), d sign = i imag(t) sign (JAX's rule; a real
+    sign is locally constant); transposed: A-bar = (logabsdet-bar + i imag(sign-bar sign)) A^-T."""
+    a, sign = saved
+    dsign, dlog = dy
+
+    def grad() -> Tensor:
+        t_bar = dlog
+        if a.dtype.is_complex:
+            t_bar = add(t_bar, multiply(imag(multiply(dsign, sign)), 1j))
+        return multiply(expand_dims(t_bar, axis=(-2, -1)), _T(inv(a)))
+
+    return {"x": grad}
 
 
 @gradient("Det", inputs=("x",), outputs=("out",))
@@ -132,7 +158,7 @@ def _det(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 @gradient("Qr", outputs=("q", "r"))
 def _qr(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     """JAX's QR rule transposed (M >= N, Q of shape (M, N)): with X = triu(R-bar R^T - Q^T
-    Q-bar) and S = X + X^T - diag(X), A-bar = (Q-bar + Q S) R^-T."""
+    Q-bar) and S = X + X^H - real(diag(X)), A-bar = (Q-bar + conj(Q) S) R^-T."""
     q, r = saved
     dq, dr = dy
     m, n = q.shape[-2], r.shape[-1]
@@ -145,17 +171,19 @@ def _qr(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Gra
     def grad() -> Tensor:
         upper = _constant(np.triu(np.ones((n, n))), r)
         x = multiply(subtract(matmul(dr, _T(r)), matmul(_T(q), dq)), upper)
-        s = subtract(add(x, _T(x)), _diag(diagonal(x)))
-        return _T(solve(r, _T(add(dq, matmul(q, s)))))
+        x_diag = real(diagonal(x)) if x.dtype.is_complex else diagonal(x)
+        s = subtract(add(x, _H(x)), _diag(x_diag))
+        return _T(solve(r, _T(add(dq, matmul(_c(q), s)))))
 
     return {"x": grad}
 
 
 @gradient("Svd", outputs=("u", "s", "vh"))
 def _svd(dy: tuple[Tensor, Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    """JAX's SVD rule transposed (distinct, nonzero singular values): with F[i, j] = 1 / (s_j^2
-    - s_i^2), J = F o U^T U-bar and K = F o V^T V-bar, A-bar = U (diag(s-bar) + (J + J^T) S +
-    S (K + K^T)) V^T, plus the parts of U-bar (V-bar) off U's (V's) columns when M > N (N > M)."""
+    """JAX's SVD rule transposed (distinct, nonzero singular values), at conj(U), conj(Vh):
+    with F[i, j] = 1 / (s_j^2 - s_i^2), J = F o U^H U-bar and K = F o V^H V-bar, A-bar =
+    U (diag(s-bar) + (J + J^H) S + S (K + K^H) + i imag(diag(U^H U-bar)) / S) V^H, plus the parts
+    of U-bar (V-bar) off U's (V's) columns when M > N (N > M)."""
     u, s, vh = saved
     du, ds, dvh = dy
     m, n = u.shape[-2], vh.shape[-1]
@@ -167,20 +195,24 @@ def _svd(dy: tuple[Tensor, Tensor, Tensor], saved: tuple[Tensor, ...], attrs: An
             "tp.linalg.svdvals for the singular values alone).")
 
     def grad() -> Tensor:
-        v, dv = _T(vh), _T(dvh)
+        uc, vhc = _c(u), _c(vh)
+        v, dv = _H(vhc), _H(dvh)
         f = _reciprocal_gaps(s, True)
-        j = multiply(f, matmul(_T(u), du))
-        kk = multiply(f, matmul(vh, dv))
+        uh_du = matmul(_H(uc), du)
+        j = multiply(f, uh_du)
+        kk = multiply(f, matmul(vhc, dv))
         s_row = expand_dims(s, axis=-2)  # (..., 1, K): scales columns
         s_col = expand_dims(s, axis=-1)  # (..., K, 1): scales rows
-        core = add(_diag(ds), add(multiply(add(j, _T(j)), s_row), multiply(s_col, add(kk, _T(kk)))))
-        out = matmul(u, matmul(core, vh))
+        core = add(_diag(ds), add(multiply(add(j, _H(j)), s_row), multiply(s_col, add(kk, _H(kk)))))
+        if u.dtype.is_complex:  # the phase of each pair of singular vectors (JAX's dUdV_diag)
+            core = add(core, _diag(multiply(divide(imag(diagonal(uh_du)), s), 1j)))
+        out = matmul(uc, matmul(core, vhc))
         if m > n:
-            off = subtract(du, matmul(u, matmul(_T(u), du)))
-            out = add(out, matmul(divide(off, s_row), vh))
+            off = subtract(du, matmul(uc, uh_du))
+            out = add(out, matmul(divide(off, s_row), vhc))
         if n > m:
-            off = subtract(dv, matmul(v, matmul(vh, dv)))
-            out = add(out, matmul(u, _T(divide(off, s_row))))
+            off = subtract(dv, matmul(v, matmul(vhc, dv)))
+            out = add(out, matmul(uc, _H(divide(off, s_row))))
         return out
 
     return {"x": grad}

@@ -35,7 +35,9 @@ def _negative(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 @gradient("Abs", inputs=("x",))
 def _abs(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (x,) = saved
-    return {"x": lambda: dy * tp.conj(tp.sign(x))}  # 0 at x == 0, as JAX; conj(z) / |z| for complex
+    if x.dtype.is_complex:  # conj(z) / |z| (0 at z == 0), as JAX: written so that it differentiates again
+        return {"x": lambda: dy * tp.conj(x) / tp.where(x == 0, 1.0, tp.abs(x))}
+    return {"x": lambda: dy * tp.sign(x)}  # 0 at x == 0, as JAX
 
 
 @gradient("Real", inputs=("x",))

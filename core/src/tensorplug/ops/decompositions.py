@@ -1,10 +1,13 @@
 """The decompositions and solvers of ``tp.linalg`` (Python Array API names): cholesky, eigh,
 eigvalsh, inv, qr, svd, svdvals, solve, slogdet, det.
 
-Inputs must be real floating stacks of matrices (..., M, N); integer and bool inputs are
-refused (array-api-strict does the same), as are fewer than 2 dimensions and non-square
-matrices where the function needs square ones. A matrix the kernel cannot factor (singular,
-or not positive definite for cholesky) gives NaN for that matrix, on every backend.
+Inputs must be floating stacks of matrices (..., M, N), real or complex (the standard's
+"floating-point"); integer and bool inputs are refused (array-api-strict does the same), as
+are fewer than 2 dimensions and non-square matrices where the function needs square ones. A
+matrix the kernel cannot factor (singular, or not positive definite for cholesky) gives NaN for
+that matrix, on every backend. Complex
+matrices are Hermitian where real ones are symmetric (cholesky, eigh); eigenvalues, singular
+values and slogdet's logabsdet are real.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from ..errors import ArgumentError, DTypeError, ShapeError
 from ..specs.decompositions import LAPACK_DTYPES, QR_MODES, matrix_shape, solve_shape, square_shape
 from ..tensor import Tensor
 from ._convert import asarray, caller, convert_pair
+from .elementwise import conj
 from .manipulation import matrix_transpose, reshape
 
-__all__ = ["EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det", "eigh", "eigvalsh",
+__all__ = ["conj_transpose", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det",
+           "eigh", "eigvalsh",
            "inv", "qr", "slogdet", "solve", "svd", "svdvals"]
 
 
@@ -62,20 +67,20 @@ _SVD = {full: caller("Svd", {"full_matrices": full}) for full in (False, True)}
 
 
 def floating(x: Tensor, op: str) -> Tensor:
-    """`x` if it has a real floating dtype; DTypeError naming `op` otherwise."""
-    if x._dtype.kind != "float":
+    """`x` if it has a floating dtype, real or complex; DTypeError naming `op` otherwise."""
+    if not x._dtype.is_inexact:
         raise DTypeError(f"{op} needs a floating-point input, got {x._dtype.name}; cast first, e.g. "
                          "x.astype(tp.float64).")
     return x
 
 
 def float_matrices(x: Any, op: str, *, square: bool = False) -> Tensor:
-    """`x` as a Tensor of real floating (..., M, N) matrices, square ones if `square`."""
+    """`x` as a Tensor of floating (..., M, N) matrices, square ones if `square`."""
     t = floating(asarray(x), op)
     if t._dtype not in LAPACK_DTYPES:
         names = " or ".join(d.name for d in LAPACK_DTYPES)
-        raise DTypeError(f"{op} computes in {names} (LAPACK's precisions), got {t._dtype.name}; cast first, "
-                         "e.g. x.astype(tp.float32).")
+        raise DTypeError(f"{op} computes in {names} (LAPACK's precisions), got {t._dtype.name}; cast "
+                         "first, e.g. x.astype(tp.float32).")
     if square:
         square_shape(t.shape, op)
     else:
@@ -83,23 +88,28 @@ def float_matrices(x: Any, op: str, *, square: bool = False) -> Tensor:
     return t
 
 
+def conj_transpose(x: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix of x (the transpose of a real one)."""
+    return matrix_transpose(conj(x) if x._dtype.is_complex else x)
+
+
 def cholesky(x: Any, /, *, upper: bool = False) -> Tensor:
-    """The Cholesky factor of each symmetric positive-definite matrix, from its lower triangle:
-    lower-triangular L with x = L L^T, or U = L^T with x = U^T U if `upper`."""
+    """The Cholesky factor of each symmetric (Hermitian) positive-definite matrix, from its lower
+    triangle: lower-triangular L with x = L L^H, or U = L^H with x = U^H U if `upper`."""
     upper = valid.flag(upper, "cholesky", "upper")
     low = _CHOLESKY.unary(float_matrices(x, "cholesky", square=True))
-    return matrix_transpose(low) if upper else low
+    return conj_transpose(low) if upper else low
 
 
 def eigh(x: Any, /) -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors (orthonormal columns) of each symmetric matrix,
-    from its lower triangle; each eigenvector's sign is the library's."""
+    """Eigenvalues (real, ascending) and eigenvectors (orthonormal columns) of each symmetric
+    (Hermitian) matrix, from its lower triangle; each eigenvector's sign (phase) is the library's."""
     w, v = _EIGH((float_matrices(x, "eigh", square=True),))
     return EighResult(w, v)
 
 
 def eigvalsh(x: Any, /) -> Tensor:
-    """Eigenvalues (ascending) of each symmetric matrix, from its lower triangle."""
+    """Eigenvalues (real, ascending) of each symmetric (Hermitian) matrix, from its lower triangle."""
     return eigh(x).eigenvalues  # (its gradient needs the eigenvectors anyway)
 
 
@@ -118,7 +128,7 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
-    """x = U diag(S) Vh with S descending; U (..., M, M) and Vh (..., N, N) if `full_matrices`,
+    """x = U diag(S) Vh with S real and descending; U (..., M, M) and Vh (..., N, N) if `full_matrices`,
     else (..., M, K) and (..., K, N), K = min(M, N)."""
     full = valid.flag(full_matrices, "svd", "full_matrices")
     u, s, vh = _SVD[full]((float_matrices(x, "svd"),))
@@ -126,7 +136,7 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
 
 
 def svdvals(x: Any, /) -> Tensor:
-    """The singular values of each matrix, descending (shape (..., K), K = min(M, N))."""
+    """The singular values of each matrix, real and descending (shape (..., K), K = min(M, N))."""
     return svd(x, full_matrices=False).S
 
 
@@ -147,8 +157,8 @@ def solve(x1: Any, x2: Any, /) -> Tensor:
 
 
 def slogdet(x: Any, /) -> SlogdetResult:
-    """Sign and natural log of the absolute determinant of each square matrix ((0, -inf) for a
-    singular one)."""
+    """Sign (complex of modulus 1 for a complex matrix) and natural log of the absolute
+    determinant (real) of each square matrix ((0, -inf) for a singular one)."""
     sign, logabsdet = _SLOGDET((float_matrices(x, "slogdet", square=True),))
     return SlogdetResult(sign, logabsdet)
 

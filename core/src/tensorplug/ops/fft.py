@@ -5,7 +5,8 @@ and ihfft take real floating input; irfft/irfftn and hfft give real output. Outp
 follows the input's: complex64 from float32/complex64, complex128 from float64/complex128.
 Integer and bool inputs are refused (cast them first). ``n``/``s`` pad with zeros or trim the
 input along the transformed axes; ``norm`` is 'backward', 'ortho' or 'forward'.
-hfft, ihfft, the frequencies and the shifts are compositions of the four kernels and other ops.
+hfft, ihfft (numpy.fft's formulas), the frequencies and the shifts are compositions of the four
+kernels and other ops.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from ..specs.fft import FFT_COMPLEX, FFT_FLOATS, NORMS, fft_axes
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller
 from .creation import arange
-from .elementwise import multiply, subtract, where
-from .manipulation import flip, pad, roll
+from .elementwise import conj, multiply
+from .manipulation import concat, flip, pad, roll
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
            "rfftfreq", "fftshift", "ifftshift", "fit_length", "reverse_index", "SWAPPED_NORMS"]
@@ -209,8 +210,8 @@ def hfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backw
     t = _complex(x, "hfft")
     a = _one_axis(t, axis, "hfft")
     size = _length(n, 2 * (t.shape[a] - 1), "hfft")
-    # irfft(conj(x)) with the norm's direction swapped; conj reverses the output's index
-    return reverse_index(_run(_IRFFT, t, (a,), (size,), _SWAPPED[_norm(norm, "hfft")]), (a,))
+    # irfft(conj(x)) with the norm's direction swapped (numpy.fft's formula)
+    return _run(_IRFFT, conj(t), (a,), (size,), _SWAPPED[_norm(norm, "hfft")])
 
 
 def ihfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Tensor:
@@ -218,9 +219,8 @@ def ihfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "back
     t = _real(x, "ihfft")
     a = _one_axis(t, axis, "ihfft")
     size = _length(n, t.shape[a], "ihfft")
-    # conj(rfft(x)) with the norm's direction swapped = rfft of x with its index reversed
-    reversed_x = reverse_index(fit_length(t, a, size), (a,))
-    return _run(_RFFT, reversed_x, (a,), (size,), _SWAPPED[_norm(norm, "ihfft")])
+    # conj(rfft(x)) with the norm's direction swapped (numpy.fft's formula)
+    return conj(_run(_RFFT, t, (a,), (size,), _SWAPPED[_norm(norm, "ihfft")]))
 
 
 # -- frequencies and shifts -------------------------------------------------------------------
@@ -249,9 +249,8 @@ def _placed(t: Tensor, device: Any) -> Tensor:
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Tensor:
     """The sample frequencies [0, 1, ..., -2, -1] / (d * n) of a transform of length `n`."""
     size, scale, dt = _frequencies("fftfreq", n, d, dtype, device)
-    k = arange(size)
-    k = where(k < (size + 1) // 2, k, subtract(k, size))
-    return _placed(multiply(astype(k, dt), scale), device)
+    k = concat([arange((size + 1) // 2, dtype=dt), arange(-(size // 2), 0, dtype=dt)])
+    return _placed(multiply(k, scale), device)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Tensor:

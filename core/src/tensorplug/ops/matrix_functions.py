@@ -16,11 +16,11 @@ from ..specs.decompositions import matrix_shape
 from ..tensor import Tensor
 from ._convert import asarray, convert_pair
 from .creation import eye, zeros
-from .decompositions import float_matrices, inv, svd, svdvals
+from .decompositions import conj_transpose, float_matrices, inv, svd, svdvals
 from .elementwise import divide, greater, multiply, subtract, where
 from .indexing import getitem
 from .linalg import matmul
-from .manipulation import broadcast_to, expand_dims, matrix_transpose, moveaxis, reshape, stack
+from .manipulation import broadcast_to, expand_dims, moveaxis, reshape, stack
 from .reductions import max as _max
 from .reductions import sum as _sum
 
@@ -101,9 +101,9 @@ def _cutoff(s: Tensor, x: Tensor, rtol: Any, op: str) -> Tensor:
         return multiply(largest, float(rtol))
     r = asarray(rtol)
     if r._dtype.kind != "float":
-        raise DTypeError(f"{op}: rtol must be a float or a floating-point array, got {r._dtype.name}.")
+        raise DTypeError(f"{op}: rtol must be a float or a real floating-point array, got {r._dtype.name}.")
     broadcast_shapes(r.shape, x.shape[:-2], op=op)
-    return multiply(largest, expand_dims(r.astype(x.dtype), axis=-1))
+    return multiply(largest, expand_dims(r.astype(largest.dtype), axis=-1))
 
 
 def matrix_rank(x: Any, /, *, rtol: float | Tensor | None = None) -> Tensor:
@@ -117,8 +117,8 @@ def matrix_rank(x: Any, /, *, rtol: float | Tensor | None = None) -> Tensor:
 
 
 def pinv(x: Any, /, *, rtol: float | Tensor | None = None) -> Tensor:
-    """The Moore-Penrose pseudo-inverse (..., N, M) of each matrix (..., M, N), from its SVD:
-    singular values at most rtol times the largest count as zero."""
+    """The Moore-Penrose pseudo-inverse (..., N, M) of each matrix (..., M, N), from its SVD
+    (V diag(1/S) U^H): singular values at most rtol times the largest count as zero."""
     t = float_matrices(x, "pinv")
     m, n = t.shape[-2:]
     if min(m, n) == 0:
@@ -126,5 +126,5 @@ def pinv(x: Any, /, *, rtol: float | Tensor | None = None) -> Tensor:
     u, s, vh = svd(t, full_matrices=False)
     keep = greater(s, _cutoff(s, t, rtol, "pinv"))
     s_inv = where(keep, divide(1.0, where(keep, s, 1.0)), 0.0)
-    return matmul(matrix_transpose(vh), multiply(expand_dims(s_inv, axis=-1), matrix_transpose(u)))
+    return matmul(conj_transpose(vh), multiply(expand_dims(s_inv, axis=-1), conj_transpose(u)))
 

@@ -1,5 +1,7 @@
 """``tp.linalg.vector_norm`` and ``tp.linalg.matrix_norm`` (Python Array API signatures),
-composed of reductions, elementwise ops and svdvals. Inputs must be real floating."""
+composed of reductions, elementwise ops and svdvals. Inputs must be floating, real or complex;
+the norms are real (``real_of`` a complex input's dtype): a complex input's norms are those of
+its elements' moduli, and its singular values are real."""
 
 from __future__ import annotations
 
@@ -25,6 +27,12 @@ __all__ = ["matrix_norm", "vector_norm"]
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
+def _moduli(t: Tensor) -> Tensor:
+    """|t| for a complex t (a real tensor: what the norms of a complex input are made of); t
+    itself for a real one."""
+    return _abs(t) if t._dtype.is_complex else t
+
+
 def _order(ord: Any, op: str) -> float:
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise ArgumentError(f"{op}: ord must be a number (an int, a float, inf or -inf), got "
@@ -37,7 +45,7 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdim
     """The p-norm (p = `ord`) of the vectors along `axis` (all axes if None, several for a
     tuple): (sum |x|^p)^(1/p); inf and -inf give the largest and smallest |x|, 0 the number
     of nonzero elements (as a float)."""
-    t = floating(asarray(x), "vector_norm")
+    t = _moduli(floating(asarray(x), "vector_norm"))
     p = _order(ord, "vector_norm")
     keep = valid.flag(keepdims, "vector_norm", "keepdims")
     axes = normalize_axes(axis, t.ndim, "vector_norm")
@@ -70,6 +78,7 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False,
         raise ArgumentError(f"matrix_norm: ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; got "
                             f"{valid.shown(ord)}.")
     if ord == "fro":
+        t = _moduli(t)
         out = sqrt(_sum(multiply(t, t), axis=(-2, -1)))
     elif ord == "nuc":
         out = _sum(svdvals(t), axis=-1)

@@ -2,16 +2,16 @@
 
 All four run the one kernel Unique (numpy's ``unique_all``): the distinct values of the
 flattened input, sorted (NaNs last, each NaN distinct with a count of one; -0.0 and +0.0 are
-one value). Their lengths depend on the values, so they cannot run inside ``tp.jit`` on a
-compiling backend. They are not differentiable (the standard says nothing of it): a gradient
-through them raises GradientNotFoundError.
+one value; complex values by real part, then imaginary part, as numpy's np.unique orders them).
+They take every dtype (bool and complex too). Their lengths depend on the values, so they
+cannot run inside ``tp.jit`` on a compiling backend. They are not differentiable (the standard
+says nothing of it): a gradient through them raises GradientNotFoundError.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..specs.sorting import ordered_dtype
 from ..tensor import Tensor
 from ._convert import asarray, caller
 
@@ -45,7 +45,6 @@ class UniqueInverseResult(NamedTuple):
 
 def _unique(op: str, x: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     x = asarray(x)
-    ordered_dtype(x.dtype, op)
     out: tuple[Tensor, Tensor, Tensor, Tensor] = _UNIQUE((x,), {})
     return out
 

@@ -1,9 +1,12 @@
 """Kernel specs of the matrix decompositions and solvers (``tp.linalg``): Cholesky, Eigh, Inv,
-Qr, Svd, Solve, Slogdet, Det. Each works on the last two axes of real floating inputs, batched
-over the leading ones (Solve broadcasts them).
+Qr, Svd, Solve, Slogdet, Det. Each works on the last two axes of floating inputs, real or
+complex, batched over the leading ones (Solve broadcasts them). Eigh's eigenvalues, Svd's
+singular values and Slogdet's logabsdet are real (``real_of`` the input's dtype); Slogdet's sign
+of a complex matrix is complex with modulus 1.
 
 Cholesky and Eigh read the lower triangle only (LAPACK's convention, numpy's UPLO='L'): the
-upper one is never looked at. A matrix a kernel cannot factor (a singular one for Inv and
+upper one is never looked at, and a complex matrix is taken as Hermitian (the imaginary parts
+of its diagonal are ignored, as LAPACK does). A matrix a kernel cannot factor (a singular one for Inv and
 Solve, one that is not positive definite for Cholesky) gives a NaN-filled result for that
 matrix on every backend, as JAX does, never an exception: a kernel cannot raise on values
 under tp.jit, so eager calls answer the same way. Slogdet of a singular matrix is
@@ -16,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES
+from ..dtypes import INEXACT_DTYPES, real_of
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
@@ -61,9 +64,9 @@ def as_qr_mode(value: Any) -> str:
     return str(value)
 
 
-#: LAPACK computes in single and double precision only: half-precision floats are refused (cast
-#: them to float32 first)
-LAPACK_DTYPES = tuple(d for d in FLOAT_DTYPES if d.numpy.itemsize >= 4)
+#: LAPACK computes in single and double precision, real and complex: half-precision floats are
+#: refused (cast them to float32 first)
+LAPACK_DTYPES = tuple(d for d in INEXACT_DTYPES if d.numpy.itemsize >= 4)
 
 
 def _same(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
@@ -74,7 +77,7 @@ def _same(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorI
 def _eigh_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
     square_shape(x.shape)
-    return [TensorInfo(x.shape[:-1], x.dtype), x]
+    return [TensorInfo(x.shape[:-1], real_of(x.dtype)), x]
 
 
 def _qr_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
@@ -91,7 +94,7 @@ def _svd_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
     k = min(m, n)
     full = attrs["full_matrices"]
     batch = x.shape[:-2]
-    return [TensorInfo(batch + (m, m if full else k), x.dtype), TensorInfo(batch + (k,), x.dtype),
+    return [TensorInfo(batch + (m, m if full else k), x.dtype), TensorInfo(batch + (k,), real_of(x.dtype)),
             TensorInfo(batch + (n if full else k, n), x.dtype)]
 
 
@@ -100,26 +103,30 @@ def _solve_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[T
     return [TensorInfo(solve_shape(a.shape, b.shape), a.dtype)]
 
 
-def _batch_rule(count: int):  # type: ignore[no-untyped-def]
-    def rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
-        x = infos[0]
-        square_shape(x.shape)
-        return [TensorInfo(x.shape[:-2], x.dtype)] * count
-    return rule
+def _det_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    square_shape(x.shape)
+    return [TensorInfo(x.shape[:-2], x.dtype)]
+
+
+def _slogdet_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    square_shape(x.shape)
+    return [TensorInfo(x.shape[:-2], x.dtype), TensorInfo(x.shape[:-2], real_of(x.dtype))]
 
 
 _FLOAT = {"x": LAPACK_DTYPES}
 
 CHOLESKY = register_kernel_spec(KernelSpec(
     name="Cholesky", inputs=("x",), infer=_same, input_dtypes=_FLOAT,
-    doc="lower-triangular L with x = L L^T, from the lower triangle of each symmetric positive-definite "
-        "matrix (NaN-filled where the matrix is not positive definite)",
+    doc="lower-triangular L with x = L L^H, from the lower triangle of each symmetric (Hermitian) "
+        "positive-definite matrix (NaN-filled where the matrix is not positive definite)",
 ))
 EIGH = register_kernel_spec(KernelSpec(
     name="Eigh", inputs=("x",), outputs=("eigenvalues", "eigenvectors"), infer=_eigh_rule,
     input_dtypes=_FLOAT,
-    doc="eigenvalues (ascending) and orthonormal eigenvectors (columns) of each symmetric matrix, "
-        "from its lower triangle",
+    doc="eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of each symmetric "
+        "(Hermitian) matrix, from its lower triangle",
 ))
 INV = register_kernel_spec(KernelSpec(
     name="Inv", inputs=("x",), infer=_same, input_dtypes=_FLOAT,
@@ -134,7 +141,7 @@ QR = register_kernel_spec(KernelSpec(
 SVD = register_kernel_spec(KernelSpec(
     name="Svd", inputs=("x",), outputs=("u", "s", "vh"), infer=_svd_rule, input_dtypes=_FLOAT,
     attrs=(AttrSpec("full_matrices", True, as_bool, "square U and Vh (else K = min(M, N) columns)"),),
-    doc="x = U diag(S) Vh, singular values S descending",
+    doc="x = U diag(S) Vh, singular values S real and descending",
 ))
 SOLVE = register_kernel_spec(KernelSpec(
     name="Solve", inputs=("a", "b"), infer=_solve_rule, same_dtype=("a", "b"),
@@ -143,11 +150,12 @@ SOLVE = register_kernel_spec(KernelSpec(
         "where A is singular)",
 ))
 SLOGDET = register_kernel_spec(KernelSpec(
-    name="Slogdet", inputs=("x",), outputs=("sign", "logabsdet"), infer=_batch_rule(2),
+    name="Slogdet", inputs=("x",), outputs=("sign", "logabsdet"), infer=_slogdet_rule,
     input_dtypes=_FLOAT,
-    doc="sign and natural log of the absolute value of the determinant ((0, -inf) where singular)",
+    doc="sign (modulus 1 if complex) and natural log of the absolute value (real) of the determinant "
+        "((0, -inf) where singular)",
 ))
 DET = register_kernel_spec(KernelSpec(
-    name="Det", inputs=("x",), infer=_batch_rule(1), input_dtypes=_FLOAT,
+    name="Det", inputs=("x",), infer=_det_rule, input_dtypes=_FLOAT,
     doc="determinant of each square matrix (LU-based, as LAPACK computes it)",
 ))

@@ -1,12 +1,13 @@
 """Kernel specs of the linear-algebra family: MatMul (with optional transposes, as TF.js's
-BatchMatMul). ``matmul_shape`` is its shape rule, shared with ``tp.matmul``."""
+BatchMatMul), on real and complex numbers. ``matmul_shape`` is its shape rule, shared with
+``tp.matmul``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import NUMERIC_DTYPES
+from ..dtypes import ALL_NUMERIC_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
@@ -52,7 +53,7 @@ MATMUL = register_kernel_spec(KernelSpec(
     name="MatMul", inputs=("x", "y"), infer=_matmul_rule, same_dtype=("x", "y"),
     attrs=(AttrSpec("transpose_x", False, as_bool, "use x with its last two axes swapped"),
            AttrSpec("transpose_y", False, as_bool, "use y with its last two axes swapped")),
-    input_dtypes={"x": NUMERIC_DTYPES, "y": NUMERIC_DTYPES},
+    input_dtypes={"x": ALL_NUMERIC_DTYPES, "y": ALL_NUMERIC_DTYPES},
     doc="matrix product over the last two axes, either input optionally transposed (TF.js's "
         "BatchMatMul); leading (batch) axes broadcast",
 ))

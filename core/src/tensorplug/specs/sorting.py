@@ -6,7 +6,9 @@ equal. A stable sort (``stable=True``, also what ``stable=False`` gets) keeps eq
 their original order in both directions. TF.js splits SearchSorted into LowerBound and
 UpperBound; here one kernel takes ``side``. Unique (numpy's ``unique_all``: sorted values, the
 first index of each, the inverse indices in x's shape, the counts; every NaN is distinct) has
-outputs whose length depends on the values, as NonZero's does.
+outputs whose length depends on the values, as NonZero's does. Unique alone also takes complex
+values, ordered by real part, then imaginary part (numpy's and jax's order); Sort, ArgSort and
+SearchSorted refuse them, as the standard leaves their order undefined.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import NUMERIC_DTYPES, DType, bool_, int64
+from ..dtypes import ALL_DTYPES, NUMERIC_DTYPES, DType, bool_, int64
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
@@ -108,7 +110,8 @@ def _unique_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
 UNIQUE = register_kernel_spec(KernelSpec(
     name="Unique", inputs=("x",), infer=_unique_rule, differentiable=False,
     outputs=("values", "indices", "inverse_indices", "counts"),
-    input_dtypes={"x": ORDERED_DTYPES},
-    doc="the sorted distinct values of x (each NaN distinct), the flat index of each one's first "
-        "occurrence, the inverse indices (x's shape) and the counts",
+    input_dtypes={"x": ALL_DTYPES},
+    doc="the sorted distinct values of x (complex ones by real part, then imaginary; each NaN "
+        "distinct), the flat index of each one's first occurrence, the inverse indices (x's shape) "
+        "and the counts",
 ))

@@ -1,10 +1,11 @@
 """References of the decompositions and solvers: numpy.linalg's values for Cholesky, Inv,
 Solve, Slogdet and Det; for Eigh, Qr and Svd, whose vectors' signs are the library's choice,
 what the outputs must satisfy (eigenvalues and singular values as numpy's, reconstruction,
-orthonormal vectors, triangular R). Inputs are well conditioned: symmetric positive-definite
-matrices for Cholesky and Eigh, random ones plus a multiple of the identity for the solvers,
-batched, with 1x1 and empty matrices. Cases whose gradient is not defined (Qr and Svd beyond
-the reduced, M >= N shapes) carry a label, so the gradient check leaves them out."""
+orthonormal vectors, triangular R). Inputs are well conditioned: symmetric (Hermitian, for
+complex dtypes) positive-definite matrices for Cholesky and Eigh, random ones plus a multiple of
+the identity for the solvers, batched, with 1x1 and empty matrices. Cases whose gradient is not
+defined (Qr and Svd beyond the reduced, M >= N shapes) carry a label, so the gradient check
+leaves them out."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, float32, from_numpy_dtype
+from ...dtypes import DType, float32, from_numpy_dtype, real_of
 from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import Case, accepted, sample
@@ -28,14 +29,25 @@ _NO_GRADIENT = "no gradient here"
 Rerun = Callable[[dict[str, Any]], Sequence[np.ndarray]]
 
 
+def _wide(a: Any) -> np.ndarray:
+    """`a` in double precision, complex128 for a complex `a`."""
+    a = np.asarray(a)
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
+def _h(a: np.ndarray) -> np.ndarray:
+    """The conjugate transpose of each matrix of `a`."""
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
 def _general(shape: tuple[int, ...], d: DType, key: Any) -> np.ndarray:
     n = shape[-1]
-    return (sample(shape, d, key=key).astype(np.float64) + n * np.eye(n)).astype(d.numpy)
+    return (_wide(sample(shape, d, key=key)) + n * np.eye(n)).astype(d.numpy)
 
 
 def _spd(shape: tuple[int, ...], d: DType, key: Any) -> np.ndarray:
-    a = sample(shape, d, key=key).astype(np.float64)
-    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(d.numpy)
+    a = _wide(sample(shape, d, key=key))
+    return (a @ _h(a) + shape[-1] * np.eye(shape[-1])).astype(d.numpy)
 
 
 Maker = Callable[[tuple[int, ...], DType, Any], np.ndarray]
@@ -87,16 +99,17 @@ reference("Solve", _solve_cases, table_bad(_SOLVE_BAD), rtol={"float32": 1e-4}, 
 
 # -- the decompositions with sign choices: properties ------------------------------------------
 def _off(name: str, got: np.ndarray, want: Any, dtype: Any) -> str | None:
-    tol = 2e-4 if from_numpy_dtype(np.dtype(dtype)) is float32 else 1e-9
-    got, want = np.asarray(got, np.float64), np.broadcast_to(np.asarray(want, np.float64), np.shape(got))
+    d = from_numpy_dtype(np.dtype(dtype))
+    tol = 2e-4 if (real_of(d) if d.is_complex else d) is float32 else 1e-9
+    got, want = _wide(got), np.broadcast_to(_wide(want), np.shape(got))
     if got.size and not np.allclose(got, want, rtol=tol, atol=tol):
         return f"{name}: off by up to {np.abs(got - want).max():.3g} (tolerance {tol:g})"
     return None
 
 
 def _orthonormal(name: str, m: np.ndarray, dtype: Any, columns: bool = True) -> str | None:
-    m = np.asarray(m, np.float64)
-    gram = np.swapaxes(m, -1, -2) @ m if columns else m @ np.swapaxes(m, -1, -2)
+    m = _wide(m)
+    gram = _h(m) @ m if columns else m @ _h(m)
     return _off(f"{name} is not orthonormal ({'columns' if columns else 'rows'})", gram,
                 np.eye(gram.shape[-1]), dtype)
 
@@ -108,7 +121,9 @@ def _first(*problems: str | None) -> str | None:
 def _eigh(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun: Rerun) -> str | None:
     (x,) = case.inputs
     w, v = outputs
-    low = np.tril(x.astype(np.float64)) + np.swapaxes(np.tril(x.astype(np.float64), -1), -1, -2)
+    strict = np.tril(_wide(x), -1)  # what Eigh reads: the lower triangle, as a Hermitian matrix
+    diagonal = np.real(np.diagonal(x, axis1=-2, axis2=-1))[..., None, :] * np.eye(x.shape[-1])
+    low = strict + _h(strict) + diagonal
     return _first(_off("eigenvalues (ascending, of the lower triangle mirrored)", w,
                        np.linalg.eigvalsh(low), x.dtype),
                   _orthonormal("eigenvectors", v, x.dtype),
@@ -119,7 +134,7 @@ def _eigh(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], reru
 def _qr(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun: Rerun) -> str | None:
     (x,) = case.inputs
     q, r = outputs
-    return _first(_off("Q @ R != x", np.asarray(q, np.float64) @ r, x, x.dtype),
+    return _first(_off("Q @ R != x", _wide(q) @ r, x, x.dtype),
                   _orthonormal("Q", q, x.dtype),
                   _off("R is not upper triangular", np.tril(r, -1), 0.0, x.dtype))
 
@@ -128,8 +143,8 @@ def _svd(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun
     (x,) = case.inputs
     u, s, vh = outputs
     k = s.shape[-1]
-    rebuilt = (np.asarray(u[..., :k], np.float64) * s[..., None, :]) @ vh[..., :k, :]
-    want_s = np.linalg.svd(x.astype(np.float64), compute_uv=False)
+    rebuilt = (_wide(u[..., :k]) * s[..., None, :]) @ vh[..., :k, :]
+    want_s = np.linalg.svd(_wide(x), compute_uv=False)
     return _first(_off("S (descending)", s, want_s, x.dtype),
                   _off("U diag(S) Vh != x", rebuilt, x, x.dtype),
                   _orthonormal("U", u, x.dtype), _orthonormal("Vh", vh, x.dtype, columns=False))

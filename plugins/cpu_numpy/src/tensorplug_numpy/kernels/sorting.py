@@ -46,11 +46,15 @@ def search_sorted(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) 
 
 
 def unique(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
-    x = inputs[0]
-    values, indices, inverse, counts = np.unique(x.reshape(-1), return_index=True, return_inverse=True,
-                                                 return_counts=True, equal_nan=False)
-    return (values, indices.astype(_INT64, copy=False),
-            inverse.reshape(x.shape).astype(_INT64, copy=False), counts.astype(_INT64, copy=False))
+    """np.unique without return_index, which would make it sort stably (~1.3x dearer): the first
+    index of each value is the least index the inverse maps to it, and the values are read there
+    (so of -0.0 and +0.0 the first one given is kept, as a stable sort keeps it)."""
+    flat = inputs[0].reshape(-1)
+    values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+    indices = np.full(values.shape, flat.size, _INT64)
+    np.minimum.at(indices, inverse, np.arange(flat.size, dtype=_INT64))
+    return (flat[indices], indices, inverse.reshape(inputs[0].shape).astype(_INT64, copy=False),
+            counts.astype(_INT64, copy=False))
 
 
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {  # (they only compare and move data)
