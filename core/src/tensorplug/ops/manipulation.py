@@ -4,6 +4,7 @@ moveaxis, tile, repeat, and numpy's pad."""
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -192,12 +193,13 @@ def flip(x: Any, /, *, axis: int | Shape | None = None) -> Tensor:
 def roll(x: Any, /, shift: int | Shape, *, axis: int | Shape | None = None) -> Tensor:
     """x with elements shifted by `shift` along `axis`, wrapping around (flattened if None)."""
     x = asarray(x)
-    if axis is None:
-        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
-    shifts, axes = rolled(x.shape, _ints("roll", "shift", shift), _ints("roll", "axis", axis), "roll")
-    if not axes:
-        return x
-    return _ROLL((x,), {"shift": shifts, "axis": axes})
+    shape = x.shape
+    flat = axis is None and len(shape) != 1
+    t = _RESHAPE((x,), {"shape": (math.prod(shape),)}) if flat else x
+    shifts, axes = rolled(t.shape, _ints("roll", "shift", shift),
+                          _ints("roll", "axis", 0 if axis is None else axis), "roll")
+    out = _ROLL((t,), {"shift": shifts, "axis": axes}) if axes else t
+    return _RESHAPE((out,), {"shape": shape}) if flat else out
 
 
 def moveaxis(x: Any, source: int | Shape, destination: int | Shape, /) -> Tensor:
