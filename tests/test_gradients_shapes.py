@@ -1,5 +1,5 @@
 """Gradients of the linear-algebra, shape-manipulation, indexing and neural-network kernels
-against finite differences (MatMul, Reshape, Transpose, BroadcastTo, Concat, Stack, Pad,
+against finite differences (MatMul, Reshape, Transpose, BroadcastTo, Concat, Stack, Pad, Roll,
 StridedSlice, StridedSliceGrad, Gather, ScatterAdd, Softmax, LogSoftmax) and of the ops
 composed from them."""
 
@@ -61,6 +61,10 @@ CASES = [
     case("moveaxis", lambda x: tp.moveaxis(x, 0, -1), (2, 3, 4)),
     case("flip", lambda x: tp.flip(x, axis=1), (3, 4)),
     case("roll", lambda x: tp.roll(x, 2, axis=1), (3, 4)),
+    case("roll-axes", lambda x: tp.roll(x, (1, -2), axis=(0, -1)), (2, 3, 4)),
+    case("roll-flat", lambda x: tp.roll(x, 5), (2, 3)),
+    case("Roll-kernel-one-shift", lambda x: tp.run_kernel("Roll", [x], {"shift": (3,), "axis": (1, 0)}),
+         (2, 3)),
     case("tile", lambda x: tp.tile(x, (2, 1)), (2, 3)),
     case("repeat", lambda x: tp.repeat(x, 2, axis=0), (2, 3)),
     # -- Concat, Stack (variadic)
@@ -112,7 +116,7 @@ def test_first_order(fn, xs):
     check_gradients(fn, *xs)
 
 
-SECOND = ["matmul-batched", "matmul-broadcast-batch", "matmul-vector-matrix", "reshape",
+SECOND = ["matmul-batched", "matmul-broadcast-batch", "matmul-vector-matrix", "reshape", "roll-axes",
           "permute_dims", "broadcast_to", "concat-axis-1", "stack-axis1", "pad", "getitem-reversed",
           "StridedSliceGrad-kernel", "take", "Gather-negative-indices", "ScatterAdd-kernel",
           "softmax", "log_softmax-axis0", "softmax_cross_entropy"]
@@ -121,6 +125,10 @@ SECOND = ["matmul-batched", "matmul-broadcast-batch", "matmul-vector-matrix", "r
 @pytest.mark.parametrize(("fn", "xs"), [p for p in CASES if p.id in SECOND])
 def test_second_order(fn, xs):
     check_gradients(fn, *xs, order=2)
+
+
+def test_roll_third_order():  # roll is linear: the cube makes its second and third derivatives count
+    check_gradients(lambda x: tp.roll(x, (1, -2), axis=(0, 1)) ** 3 * x, uniform((2, 3)), order=3)
 
 
 @pytest.mark.parametrize("fn", [tp.nn.softmax, tp.nn.log_softmax], ids=["softmax", "log_softmax"])

@@ -53,6 +53,27 @@ def test_range_with_an_integer_dtype_and_a_fractional_step_casts_each_value():
     assert got.tolist() == [0, 0, 1, 1]  # numpy's arange(..., dtype=int) gives [0, 0, 0, 0]
 
 
+# ranges that take the numpy kernel's fast paths (no multiply for a step of 1, no add for a
+# start of 0, np.arange in the output dtype for integer counts from 0) and the general one
+FAST_RANGES = [(0, 1000, 1), (0, 128, 1), (7, 1007, 1), (0, 1000, 3), (-5, 995, 1), (0, 7, 0.1),
+               (2.5, 1000, 1), (0.0, 999.0, 1.0), (0.0, 1.0, 0.001), (1.5, -7.0, -0.3), (0, -999, -1)]
+
+
+@pytest.mark.parametrize(("start", "stop", "step"), FAST_RANGES, ids=str)
+@pytest.mark.parametrize("dtype", [tp.int8, tp.int32, tp.int64, tp.uint16, tp.float32, tp.float64],
+                         ids=lambda d: d.name)
+def test_range_fast_paths_give_the_general_formula_exactly(dtype, start, stop, step):
+    exact = all(isinstance(v, int) for v in (start, stop, step))
+    n = max(0, int(np.ceil((stop - start) / step)))
+    formula = np.arange(n, dtype=np.int64 if exact else np.float64) * step + start
+    attrs = {"start": start, "stop": stop, "step": step, "dtype": dtype}
+    if not all(holds(dtype, v) for v in formula[[0, -1]]):
+        return  # the spec refuses it (test_range)
+    got = run("Range", {}, attrs)
+    assert got.dtype == dtype.numpy
+    np.testing.assert_array_equal(got, formula.astype(dtype.numpy), strict=True)
+
+
 def test_range_refuses_a_zero_step():
     raises_for("Range", tp.ShapeError, {}, {"stop": 3, "step": 0}, "step cannot be zero")
 

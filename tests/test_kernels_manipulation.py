@@ -1,5 +1,5 @@
-"""NumPy backend, shape-manipulation kernels: Reshape, Transpose, BroadcastTo, Concat, Stack, Pad
-against numpy references, for every dtype, edge shapes and the spec's errors."""
+"""NumPy backend, shape-manipulation kernels: Reshape, Transpose, BroadcastTo, Concat, Stack, Pad,
+Roll against numpy references, for every dtype, edge shapes and the spec's errors."""
 
 from __future__ import annotations
 
@@ -141,3 +141,26 @@ def test_pad_needs_one_pair_per_axis_and_non_negative_widths():
                "1 pairs for a 2-d input")
     with pytest.raises(tp.ShapeError, match="pad widths must be >= 0"):
         tp.run_kernel("Pad", {"x": np.zeros(2)}, {"pad_width": ((-1, 0),)})
+
+
+# -- Roll ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("shape", "shift", "axis"), [
+    ((5,), (2,), (0,)), ((5,), (-7,), (0,)), ((2, 3), (1, -1), (0, 1)), ((2, 3, 4), (1,), (2, 0)),
+    ((2, 3), (1, 2), (1, 1)), ((2, 3), (4,), (-1,)), ((0, 3), (1, 1), (0, 1)), ((), (), ()),
+    ((3, 1), (5, 5), (0, 1)),
+], ids=str)
+@DTYPES
+def test_roll(dtype, shape, shift, axis):
+    x = sample(shape, dtype)
+    want = np.roll(x, shift, axis) if axis else x
+    assert_values(run("Roll", {"x": x}, {"shift": shift, "axis": axis}), want, dtype)
+
+
+@pytest.mark.parametrize(("shape", "shift", "axis", "fragments"), [
+    ((2, 3), (1, 2), (0,), ("shift (1, 2) and axis (0,)", "same length")),
+    ((2, 3), (1,), (2,), ("axis 2 is out of range",)),
+    ((), (1,), (0,), ("0-d input has no axis",)),
+], ids=str)
+def test_roll_refuses_unequal_lengths_and_bad_axes(shape, shift, axis, fragments):
+    raises_for("Roll", tp.ShapeError, {"x": np.zeros(shape, np.float32)}, {"shift": shift, "axis": axis},
+               *fragments)

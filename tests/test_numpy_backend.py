@@ -319,3 +319,17 @@ def test_adam_update_keeps_the_parameters_dtype_whatever_float_type_its_attribut
     for a, b in zip(plain, widened):
         assert a.native.dtype == b.native.dtype == dtype
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.uint8, np.int64])
+def test_range_counts_in_the_output_dtype_only_while_it_holds_every_count(dtype):
+    """Range's np.arange fast path is taken for 0, 1, ..., n-1 only while `dtype` holds n-1 (and
+    so every count below) exactly; there np.arange in the dtype is the int64 count cast (checked
+    on float16, whose limit, 2049 values, is small enough to build)."""
+    from tensorplug_numpy.kernels.creation import _counts_exactly
+
+    top = np.iinfo(dtype).max if np.dtype(dtype).kind in "iu" else 2 ** (np.finfo(dtype).nmant + 1)
+    assert _counts_exactly(np.dtype(dtype), top + 1) and not _counts_exactly(np.dtype(dtype), top + 2)
+    assert not _counts_exactly(np.dtype(np.complex64), 3)
+    n = 2 ** (np.finfo(np.float16).nmant + 1) + 1
+    np.testing.assert_array_equal(np.arange(n, dtype=np.float16), np.arange(n).astype(np.float16))

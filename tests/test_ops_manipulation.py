@@ -65,6 +65,10 @@ CASES = [
     ("roll-neg", lambda m, x: m.roll(x, -4, axis=1), lambda x: np.roll(x, -4, axis=1)),
     ("roll-multi", lambda m, x: m.roll(x, (1, 2), axis=(0, 2)), lambda x: np.roll(x, (1, 2), axis=(0, 2))),
     ("roll-flat", lambda m, x: m.roll(x, 5), lambda x: np.roll(x, 5)),
+    ("roll-same-axis", lambda m, x: m.roll(x, (2, -7), axis=(1, -2)),
+     lambda x: np.roll(x, (2, -7), axis=(1, -2))),
+    ("roll-one-shift", lambda m, x: m.roll(x, 3, axis=(2, 0)), lambda x: np.roll(x, 3, axis=(2, 0))),
+    ("roll-shift-tuple", lambda m, x: m.roll(x, (4,), axis=1), lambda x: np.roll(x, 4, axis=1)),
     ("squeeze", lambda m, x: m.squeeze(m.reshape(x, (2, 1, 12)), axis=1), lambda x: x.reshape(2, 12)),
 ]
 

@@ -1,5 +1,5 @@
 """Default gradients of the shape-manipulation kernels: Reshape, Transpose, BroadcastTo,
-Concat, Stack, Pad. Each moves dy back to where the input's elements went."""
+Concat, Stack, Pad, Roll. Each moves dy back to where the input's elements went."""
 
 from __future__ import annotations
 
@@ -66,3 +66,8 @@ def _pad(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
         return kernel("StridedSlice", dy, slices=slices)
 
     return {"x": dx}
+
+
+@gradient("Roll")
+def _roll(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    return {"x": lambda: tp.roll(dy, tuple(-s for s in attrs["shift"]), axis=attrs["axis"])}

@@ -4,6 +4,7 @@ moveaxis, tile, repeat, and numpy's pad."""
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -19,6 +20,7 @@ from ..specs.manipulation import (
     padded_shape,
     permutation,
     reshaped_shape,
+    rolled,
     stack_shape,
 )
 from ..tensor import Tensor
@@ -39,6 +41,7 @@ _STACK = caller("Stack")
 _PAD = caller("Pad")
 _STRIDED_SLICE = caller("StridedSlice")
 _GATHER = caller("Gather")
+_ROLL = caller("Roll")
 
 Shape = Sequence[int]
 
@@ -190,29 +193,13 @@ def flip(x: Any, /, *, axis: int | Shape | None = None) -> Tensor:
 def roll(x: Any, /, shift: int | Shape, *, axis: int | Shape | None = None) -> Tensor:
     """x with elements shifted by `shift` along `axis`, wrapping around (flattened if None)."""
     x = asarray(x)
-    if axis is None:
-        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
-    shifts = _ints("roll", "shift", shift)
-    axes = _ints("roll", "axis", axis)
-    if len(shifts) != len(axes):
-        shifts = shifts * len(axes) if len(shifts) == 1 else shifts
-        if len(shifts) != len(axes):
-            raise ShapeError(f"roll: shift {shift!r} and axis {axis!r} must have the same length.")
-    out = x
     shape = x.shape
-    if not shape:
-        raise ShapeError("roll: a 0-d input has no axis to roll along; use axis=None.")
-    for s, ax in zip(shifts, axes):
-        a = normalize_axis(ax, len(shape), "roll")
-        d = shape[a]
-        k = s % d if d else 0
-        if k:
-            head = [(0, n, 1) for n in shape]
-            tail = list(head)
-            head[a], tail[a] = (d - k, d, 1), (0, d - k, 1)
-            out = _CONCAT((_STRIDED_SLICE((out,), {"slices": tuple(head)}),
-                           _STRIDED_SLICE((out,), {"slices": tuple(tail)})), {"axis": a})
-    return out
+    flat = axis is None and len(shape) != 1
+    t = _RESHAPE((x,), {"shape": (math.prod(shape),)}) if flat else x
+    shifts, axes = rolled(t.shape, _ints("roll", "shift", shift),
+                          _ints("roll", "axis", 0 if axis is None else axis), "roll")
+    out = _ROLL((t,), {"shift": shifts, "axis": axes}) if axes else t
+    return _RESHAPE((out,), {"shape": shape}) if flat else out
 
 
 def moveaxis(x: Any, source: int | Shape, destination: int | Shape, /) -> Tensor:

@@ -1,8 +1,8 @@
 """Kernel specs of the shape-manipulation family: Reshape, Transpose, BroadcastTo, Concat,
-Stack, Pad.
+Stack, Pad, Roll.
 
-``reshaped_shape``, ``permutation``, ``broadcast_target``, ``concat_shape``, ``stack_shape``
-and ``padded_shape`` are the family's shape rules, shared with the manipulation ops: each
+``reshaped_shape``, ``permutation``, ``broadcast_target``, ``concat_shape``, ``stack_shape``,
+``padded_shape`` and ``rolled`` are the family's shape rules, shared with the manipulation ops: each
 takes the public op asking (named in its messages) and returns what the op needs.
 """
 
@@ -74,7 +74,7 @@ def permutation(shape: Shape, axes: Sequence[int], op: str | None = None) -> tup
     return tuple(a % ndim for a in perm)
 
 
-def _perm(value: Any) -> tuple[int, ...]:
+def _ints(value: Any) -> tuple[int, ...]:
     return tuple(as_int(a) for a in value)
 
 
@@ -85,7 +85,7 @@ def _transpose_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> li
 
 TRANSPOSE = register_kernel_spec(KernelSpec(
     name="Transpose", inputs=("x",), infer=_transpose_rule,
-    attrs=(AttrSpec("perm", validate=_perm, doc="a permutation of the axes"),),
+    attrs=(AttrSpec("perm", validate=_ints, doc="a permutation of the axes"),),
     doc="axes permuted: output axis i is input axis perm[i]",
 ))
 
@@ -203,4 +203,41 @@ PAD = register_kernel_spec(KernelSpec(
     attrs=(AttrSpec("pad_width", validate=_pad_width, doc="one (before, after) pair per axis"),
            AttrSpec("constant_value", 0.0, as_scalar, "the fill value (x's dtype must hold it)")),
     doc="x padded with a constant",
+))
+
+
+def rolled(shape: Shape, shift: Sequence[int], axis: Sequence[int],
+           op: str | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(shifts, axes) of rolling an input of `shape` by `shift` along `axis` (one shift for
+    every axis, or one each), normalized: each axis once, non-negative and in order (shifts
+    along an axis named twice add up), each shift modulo its axis's size, zero shifts left
+    out. ShapeError naming `op` for lengths that differ, a 0-d input or an axis out of range."""
+    shifts, axes = tuple(shift), tuple(axis)
+    if len(shifts) == 1:
+        shifts *= len(axes)
+    if len(shifts) != len(axes):
+        raise ShapeError(f"{op_prefix(op)}shift {tuple(shift)} and axis {axes} must have the same "
+                         "length; give one shift per axis, or one shift for all of them.")
+    if not shape and axes:
+        raise ShapeError(f"{op_prefix(op)}a 0-d input has no axis to roll along; roll it "
+                         "flattened (axis=None), or name no axis.")
+    total: dict[int, int] = {}
+    for s, ax in zip(shifts, axes):
+        a = normalize_axis(ax, len(shape), op)
+        total[a] = total.get(a, 0) + s
+    kept = sorted((a, s % shape[a]) for a, s in total.items() if shape[a] and s % shape[a])
+    return tuple(s for _, s in kept), tuple(a for a, _ in kept)
+
+
+def _roll_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    rolled(x.shape, attrs["shift"], attrs["axis"])
+    return [x]
+
+
+ROLL = register_kernel_spec(KernelSpec(
+    name="Roll", inputs=("x",), infer=_roll_rule,
+    attrs=(AttrSpec("shift", validate=_ints, doc="the shift along each axis (wrapping around)"),
+           AttrSpec("axis", validate=_ints, doc="the axes to roll along, one per shift")),
+    doc="x with elements shifted along axes, wrapping around",
 ))

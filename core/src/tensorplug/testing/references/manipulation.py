@@ -1,5 +1,5 @@
 """Reference values of the shape-manipulation kernels: Reshape, Transpose, BroadcastTo, Concat,
-Stack, Pad. Each is tried on every dtype with a table of (input shapes, attributes), 0-d and
+Stack, Pad, Roll. Each is tried on every dtype with a table of (input shapes, attributes), 0-d and
 empty inputs included, and refuses a table of bad ones."""
 
 from __future__ import annotations
@@ -117,6 +117,22 @@ def _pad(x: np.ndarray, pad_width: Any, constant_value: float) -> np.ndarray:
     if x.ndim == 0:
         return x.copy()
     return np.pad(x, pad_width, constant_values=np.asarray(constant_value).astype(x.dtype))
+
+
+_ROLL: Table = [
+    ([(5,)], {"shift": (2,), "axis": (0,)}), ([(2, 3)], {"shift": (-1, 4), "axis": (0, 1)}),
+    ([(2, 3, 4)], {"shift": (1,), "axis": (2, 0)}), ([(2, 3)], {"shift": (7,), "axis": (-1,)}),
+    ([(2, 3)], {"shift": (1, 1), "axis": (1, 1)}), ([(0, 3)], {"shift": (1, 1), "axis": (0, 1)}),
+    ([()], {"shift": (), "axis": ()}), ([(3,)], {"shift": (0,), "axis": (0,)}),
+]
+_ROLL_BAD: BadTable = [([(2, 3)], {"shift": (1, 2), "axis": (0,)}, ShapeError, "two shifts for one axis"),
+             ([(2, 3)], {"shift": (1,), "axis": (2,)}, ShapeError, "an axis out of range"),
+             ([()], {"shift": (1,), "axis": (0,)}, ShapeError, "an axis of a 0-d input")]
+
+
+@reference("Roll", table_cases(_ROLL), table_bad(_ROLL_BAD))
+def _roll(x: np.ndarray, shift: tuple[int, ...], axis: tuple[int, ...]) -> np.ndarray:
+    return np.roll(x, shift, axis) if axis else x.copy()
 
 
 __all__ = ["Table", "BadTable", "table_cases", "table_bad"]

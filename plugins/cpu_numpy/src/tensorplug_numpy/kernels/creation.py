@@ -23,10 +23,31 @@ def range_(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.n
     """start + step * i for i < ceil((stop - start) / step): the spec's length exactly.
 
     Integer arguments are computed in int64, others in float64, then cast once: numpy's own
-    ``arange(..., dtype=int)`` with a fractional step repeats its first value instead."""
+    ``arange(..., dtype=int)`` with a fractional step repeats its first value instead. The
+    multiply is skipped for a step of 1 and the add for a start of 0 (the same values); counting
+    0, 1, ... in a dtype that holds every count exactly is numpy's ``arange`` in that dtype."""
     start, stop, step = attrs["start"], attrs["stop"], attrs["step"]
-    steps = np.arange(range_length(start, stop, step), dtype=range_dtype(start, stop, step))
-    return (steps * step + start).astype(attrs["dtype"].numpy, copy=False)
+    n = range_length(start, stop, step)
+    dtype = attrs["dtype"].numpy
+    wide = range_dtype(start, stop, step)
+    if wide.kind == "i" and start == 0 and step == 1 and _counts_exactly(dtype, n):
+        return np.arange(n, dtype=dtype)
+    steps = np.arange(n, dtype=wide)
+    if step != 1:
+        steps *= step
+    if start != 0:
+        steps += start
+    return steps.astype(dtype, copy=False)
+
+
+def _counts_exactly(dtype: np.dtype, n: int) -> bool:
+    """Whether `dtype` holds each of 0, 1, ..., n - 1 exactly (then ``np.arange(n, dtype)`` is
+    the count in int64 cast to `dtype`)."""
+    if dtype.kind in "iu":
+        return n - 1 <= np.iinfo(dtype).max
+    if dtype.kind == "f":
+        return n - 1 <= 2 ** (np.finfo(dtype).nmant + 1)
+    return False
 
 
 def eye(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:

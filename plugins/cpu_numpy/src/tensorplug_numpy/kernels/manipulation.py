@@ -1,4 +1,4 @@
-"""Shape-manipulation kernels: Reshape, Transpose, BroadcastTo, Concat, Stack, Pad.
+"""Shape-manipulation kernels: Reshape, Transpose, BroadcastTo, Concat, Stack, Pad, Roll.
 
 Reshape and Transpose return numpy views of their input; that is safe because native arrays
 are never written after creation. BroadcastTo materializes its result: numpy's broadcast view
@@ -62,6 +62,13 @@ def pad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return out
 
 
+def roll(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    if not attrs["axis"]:  # (np.roll refuses an empty axis tuple on a 0-d input)
+        return x.copy()
+    return np.roll(x, attrs["shift"], axis=attrs["axis"])
+
+
 def _method(name: str, attr: str) -> Callable[[Mapping[str, Any]], Callable[[Any], Any]]:
     """attrs -> ``x.name(attrs[attr])``, a C-level call (``operator.methodcaller``)."""
     return lambda attrs: operator.methodcaller(name, attrs[attr])
@@ -78,4 +85,5 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Concat": _moving(concat),
     "Stack": _moving(stack),
     "Pad": _moving(pad),
+    "Roll": _moving(roll),
 }

@@ -1,5 +1,7 @@
-"""Shape-manipulation kernels: Reshape, Transpose, BroadcastTo, Concat, Stack, Pad (the target
-shapes, permutations, axes and pad widths are static)."""
+"""Shape-manipulation kernels: Reshape, Transpose, BroadcastTo, Concat, Stack, Pad, Roll (the
+target shapes, permutations, axes, pad widths and shifts are static). Roll moves data and
+creates nothing of a default dtype, so its compiled variants are its direct calls for the
+32-bit dtypes (``_jit.narrow``)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 
-from ._jit import with_attrs
+from ._jit import JaxKernel, narrow, with_attrs
 
 
 def _reshape(x: Any, shape: tuple[int, ...]) -> Any:
@@ -39,11 +42,16 @@ def _pad(x: Any, pad_width: tuple[tuple[int, int], ...], constant_value: float) 
     return jnp.pad(x, pad_width, constant_values=jnp.asarray(constant_value).astype(x.dtype))
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+def _roll(x: Any, shift: tuple[int, ...], axis: tuple[int, ...]) -> Any:
+    return jnp.roll(x, shift, axis) if axis else x
+
+
+KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Reshape": with_attrs(_reshape, static=("shape",)),
     "Transpose": with_attrs(_transpose, static=("perm",)),
     "BroadcastTo": with_attrs(_broadcast_to, static=("shape",)),
     "Concat": with_attrs(_concat, static=("axis",)),
     "Stack": with_attrs(_stack, static=("axis",)),
     "Pad": with_attrs(_pad, static=("pad_width",), traced=("constant_value",)),
+    "Roll": narrow(_roll, ("shift", "axis"), np.float32, np.int32, np.bool_, np.complex64),
 }
