@@ -1,16 +1,15 @@
 """Default gradients of the decompositions and solvers: Cholesky, Eigh, Eigvalsh, Inv, Qr, Svd,
-Svdvals, Solve, Slogdet, Det. The math is JAX's JVP rules (jax/_src/lax/linalg.py) transposed; every formula is
-written with ops, so it runs on any backend and differentiates again (outputs are saved, so
-higher derivatives reach them through the tape).
+Svdvals, Solve, Slogdet, Det. The math is JAX's JVP rules (jax/_src/lax/linalg.py) transposed;
+every formula is written with ops, so it runs on any backend and differentiates again (outputs
+are saved, so higher derivatives reach them through the tape).
 
 What they assume, as JAX's rules do: invertible matrices (Inv, Solve, Slogdet, Det); distinct
-eigenvalues (Eigh) and distinct nonzero singular values (Svd); Eigvalsh and Svdvals have a
-first derivative everywhere their values are distinct (Svdvals: and nonzero where the matrix is not
-square), they compute the vectors in the backward pass (tp.linalg.eigh, svd), and their higher
-derivatives go through Eigh's and Svd's gradients; Qr in 'reduced' mode with
-M >= N (or square in 'complete' mode), and Svd with full_matrices=False (or square matrices).
-The others raise AutodiffError. Cholesky and Eigh read only the lower triangle, so their
-gradient lives on it: the upper triangle's entries get 0 (the kernels never read them).
+eigenvalues (Eigh, Eigvalsh) and distinct nonzero singular values (Svd, Svdvals); Qr in
+'reduced' mode with M >= N (or square in 'complete' mode), and Svd with full_matrices=False (or
+square matrices). The others raise AutodiffError. Eigvalsh and Svdvals compute the vectors their
+gradients need in the backward pass (tp.linalg.eigh, svd), so their higher derivatives go
+through Eigh's and Svd's gradients. Cholesky, Eigh and Eigvalsh read only the lower triangle, so
+their gradient lives on it: the upper triangle's entries get 0 (the kernels never read them).
 
 Complex inputs follow JAX's convention (see gradients/elementwise.py), which is the complex
 conjugate of the Wirtinger one PyTorch uses: for the holomorphic kernels (Inv, Solve, Det) the

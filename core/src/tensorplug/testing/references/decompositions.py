@@ -61,7 +61,8 @@ def _square_cases(make: Maker) -> Callable[[KernelSpec], list[Case]]:
 
 
 def _matrix_cases(spec: KernelSpec) -> list[Case]:
-    return [Case((sample(s, d, key=(spec.name, i)),)) for d in accepted(spec, "x") for i, s in enumerate(_RECT)]
+    return [Case((sample(s, d, key=(spec.name, i)),))
+            for d in accepted(spec, "x") for i, s in enumerate(_RECT)]
 
 
 def _solve_cases(spec: KernelSpec) -> list[Case]:

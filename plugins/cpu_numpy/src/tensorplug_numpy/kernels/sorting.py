@@ -49,8 +49,16 @@ def search_sorted(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) 
 def unique(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
     """np.unique without return_index, which would make it sort stably (~1.3x dearer): the first
     index of each value is the least index the inverse maps to it, and the values are read there
-    (so of -0.0 and +0.0 the first one given is kept, as a stable sort keeps it)."""
+    (so of -0.0 and +0.0 the first one given is kept, as a stable sort keeps it), and real NaNs
+    are put in x's order. Complex values are sorted stably: numpy orders their NaNs in classes
+    (NaN in the imaginary part, the real part, both), each in x's order then."""
     flat = inputs[0].reshape(-1)
+    if flat.dtype.kind == "c":
+        values, indices, inverse, counts = np.unique(flat, return_index=True, return_inverse=True,
+                                                     return_counts=True, equal_nan=False)
+        return (values, indices.astype(_INT64, copy=False),
+                inverse.reshape(inputs[0].shape).astype(_INT64, copy=False),
+                counts.astype(_INT64, copy=False))
     values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
     indices = np.full(values.shape, flat.size, _INT64)
     np.minimum.at(indices, inverse, np.arange(flat.size, dtype=_INT64))
