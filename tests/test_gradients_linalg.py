@@ -23,6 +23,8 @@ def _spd(n, batch=()):
 
 
 SPD = _spd(3, (2,))
+_Q = np.linalg.qr(RNG.standard_normal((2, 3, 3)))[0]
+SEPARATED = (_Q * np.array([1.0, 4.0, 9.0])) @ np.swapaxes(_Q, -1, -2)  # eigenvalues 1, 4, 9
 SQUARE = RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
 TALL = RNG.standard_normal((4, 3))
 WIDE = RNG.standard_normal((2, 2, 3))
@@ -36,6 +38,7 @@ CASES = [
     ("eigh-eigenvectors", lambda x: L.eigh(x).eigenvectors, SPD[0], 2),
     ("eigh-both", lambda x: L.eigh(x).eigenvectors * L.eigh(x).eigenvalues[..., None, :], SPD[1], 1),
     ("eigvalsh", L.eigvalsh, SPD[0], 2),
+    ("eigvalsh-separated", L.eigvalsh, SEPARATED, 3),
     ("inv", L.inv, SQUARE, 3),
     ("det", L.det, SQUARE, 3),
     ("slogdet", lambda x: L.slogdet(x).logabsdet, SQUARE, 3),
@@ -53,6 +56,7 @@ CASES = [
     ("svd-wide-vh", lambda x: L.svd(x, full_matrices=False).Vh, WIDE, 2),
     ("svd-square-full", lambda x: L.svd(x).Vh, SQUARE[0], 1),
     ("svdvals", L.svdvals, WIDE, 2),
+    ("svdvals-tall", L.svdvals, TALL, 3),
     ("pinv", L.pinv, TALL, 2),
     ("matrix_power-negative", lambda x: L.matrix_power(x, -2), SQUARE[0], 2),
     ("matrix_norm-nuc", lambda x: L.matrix_norm(x, ord="nuc"), TALL, 2),
@@ -82,6 +86,10 @@ def _jax_cases():
         ("eigh", lambda x: tp.sum(L.eigh(x).eigenvectors ** 2 * w3) + tp.sum(L.eigvalsh(x) * w3[0, 0]),
          lambda x: jnp.sum(jnp.linalg.eigh(lower(x))[1] ** 2 * w3)
          + jnp.sum(jnp.linalg.eigh(lower(x))[0] * w3[0, 0]), SPD),
+        ("eigvalsh", lambda x: tp.sum(L.eigvalsh(x) * w3[:, 0]),
+         lambda x: jnp.sum(jnp.linalg.eigvalsh(lower(x)) * w3[:, 0]), SPD),
+        ("svdvals", lambda x: tp.sum(L.svdvals(x) * w3[:, 0, :2]),
+         lambda x: jnp.sum(jnp.linalg.svd(x, compute_uv=False) * w3[:, 0, :2]), WIDE),
         ("inv", lambda x: tp.sum(L.inv(x) * w3), lambda x: jnp.sum(jnp.linalg.inv(x) * w3), SQUARE),
         ("det", lambda x: tp.sum(L.det(x)), lambda x: jnp.sum(jnp.linalg.det(x)), SQUARE),
         ("slogdet", lambda x: tp.sum(L.slogdet(x).logabsdet), lambda x: jnp.sum(jnp.linalg.slogdet(x)[1]),
@@ -107,8 +115,9 @@ def test_gradients_agree_with_jax_grad_in_float64():
     assert not failures, failures
 
 
-def test_cholesky_gradient_lies_on_the_lower_triangle():
-    g = tp.grad(lambda x: tp.sum(L.cholesky(x)))(tp.asarray(SPD[0])).numpy()
+@pytest.mark.parametrize("f", [L.cholesky, L.eigvalsh], ids=["cholesky", "eigvalsh"])
+def test_gradient_lies_on_the_lower_triangle(f):
+    g = tp.grad(lambda x: tp.sum(f(x) * tp.asarray(np.arange(1.0, 4.0))))(tp.asarray(SPD[0])).numpy()
     np.testing.assert_array_equal(np.triu(g, 1), 0)
     assert np.abs(np.tril(g, -1)).max() > 0
 

@@ -79,6 +79,8 @@ CASES = [
      lambda x: _theirs(jnp.conj(jnp.swapaxes(JL.cholesky(_hermitian(x)), -1, -2)), W3), HPD),
     ("eigh", lambda x: _moduli(L.eigh(x).eigenvectors, W3, tp) + tp.sum(L.eigvalsh(x) * W23),
      lambda x: _moduli(JL.eigh(_hermitian(x))[1], W3, jnp) + jnp.sum(JL.eigvalsh(_hermitian(x)) * W23), HPD),
+    ("eigvalsh", lambda x: tp.sum(L.eigvalsh(x) * W23),
+     lambda x: jnp.sum(JL.eigvalsh(_hermitian(x)) * W23), HPD),
     ("inv", lambda x: _ours(L.inv(x), W3), lambda x: _theirs(JL.inv(x), W3), SQUARE),
     ("det", lambda x: _ours(L.det(x), W23[0, :2]), lambda x: _theirs(JL.det(x), W23[0, :2]), SQUARE),
     ("slogdet", lambda x: _ours(L.slogdet(x).sign, W23[0, :2]) + tp.sum(L.slogdet(x).logabsdet * W23[1, :2]),
@@ -95,6 +97,10 @@ CASES = [
      _svd_loss(jnp, _jsvd, _jsvdvals, W4, W3[0], W4[0]), TALL),
     ("svd-wide", _svd_loss(tp, _tsvd, L.svdvals, W3[:, :2, :2], W3[:, :2], W3[:, 0, :2]),
      _svd_loss(jnp, _jsvd, _jsvdvals, W3[:, :2, :2], W3[:, :2], W3[:, 0, :2]), WIDE),
+    ("svdvals-tall", lambda x: tp.sum(L.svdvals(x) * W4[0]),
+     lambda x: jnp.sum(_jsvdvals(x) * W4[0]), TALL),
+    ("svdvals-wide", lambda x: tp.sum(L.svdvals(x) * W23[:, :2]),
+     lambda x: jnp.sum(_jsvdvals(x) * W23[:, :2]), WIDE),
     ("svd-rebuilt", lambda x: _ours((_tsvd(x).U * _tsvd(x).S[..., None, :]) @ _tsvd(x).Vh, W3),
      lambda x: _theirs((_jsvd(x)[0] * _jsvd(x)[1][..., None, :]) @ _jsvd(x)[2], W3), SQUARE),
     ("pinv", lambda x: _ours(L.pinv(x), W4.T), lambda x: _theirs(JL.pinv(x), W4.T), TALL),
@@ -125,10 +131,12 @@ CASES = [
 ]
 
 #: the kernels' second derivatives: (id of a case above)
-SECOND_ORDER = ["cholesky", "eigh", "inv", "slogdet", "solve-a", "qr-tall", "svd-tall", "svd-wide", "det"]
+SECOND_ORDER = ["cholesky", "eigh", "eigvalsh", "inv", "slogdet", "solve-a", "qr-tall", "svd-tall",
+                "svd-wide", "svdvals-tall", "svdvals-wide", "det"]
 
 C2 = {"cholesky": W3, "cholesky-upper": W3, "eigh": W3, "inv": W3, "det": W3, "slogdet": W3, "solve-a": W3,
-      "qr-tall": W4, "svd-tall": W4, "svd-wide": W3[:, :2]}
+      "qr-tall": W4, "svd-tall": W4, "svd-wide": W3[:, :2], "eigvalsh": W3, "svdvals-tall": W4,
+      "svdvals-wide": W3[:, :2]}
 
 
 def _agree(got, want, failures, name):

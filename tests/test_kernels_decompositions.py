@@ -1,4 +1,5 @@
-"""Decomposition kernels (Cholesky, Eigh, Inv, Qr, Svd, Solve, Slogdet, Det) on each backend:
+"""Decomposition kernels (Cholesky, Eigh, Eigvalsh, Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det) on
+each backend:
 values against numpy.linalg in float32 and float64 over batched shapes (eigenvectors and
 singular vectors up to sign, by what they must satisfy), the lower triangle read, NaN for
 matrices that cannot be factored, and the specs' errors."""
@@ -69,6 +70,26 @@ def test_eigh_eigenvalues_match_and_vectors_diagonalize(shape, dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
+@pytest.mark.parametrize("shape", SHAPES + RECT + [(2, 0, 3)], ids=str)
+def test_eigvalsh_and_svdvals_are_numpys_values_alone(shape, dtype):
+    """Eigvalsh of the lower triangle (the upper one is junk) and Svdvals against numpy, real
+    outputs of the input's precision, and the same values as Eigh's and Svd's."""
+    x = RNG.standard_normal(shape).astype(dtype.numpy)
+    s = run("Svdvals", {"x": x})
+    assert s.dtype == dtype.numpy and s.shape == shape[:-2] + (min(shape[-2:]),)
+    _close(s, np.linalg.svd(x.astype(np.float64), compute_uv=False), dtype)
+    _close(s, _outputs("Svd", {"x": x}, {"full_matrices": False})[1], dtype)
+    if shape[-1] != shape[-2]:
+        return
+    spd = _spd(shape, dtype)
+    junk = spd + np.triu(np.full(shape, 5.0), 1).astype(dtype.numpy)
+    w = run("Eigvalsh", {"x": junk})
+    assert w.dtype == dtype.numpy and w.shape == shape[:-1]
+    _close(w, np.linalg.eigvalsh(spd.astype(np.float64)), dtype)
+    _close(w, _outputs("Eigh", {"x": junk})[0], dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: d.name)
 @pytest.mark.parametrize("shape", RECT + [(2, 3, 3)], ids=str)
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
 def test_qr_matches_numpy(shape, dtype, mode):
@@ -128,6 +149,7 @@ def test_matrices_that_cannot_be_factored_give_nan_for_themselves_only():
     ("Cholesky", (2, 3), ("square", "(2, 3)")), ("Inv", (3,), ("at least 2 dimensions",)),
     ("Eigh", (2, 4, 3), ("square",)), ("Det", (4,), ("at least 2 dimensions",)),
     ("Slogdet", (3, 2), ("square",)), ("Qr", (3,), ("at least 2",)), ("Svd", (5,), ("at least 2",)),
+    ("Eigvalsh", (3, 2), ("square", "(3, 2)")), ("Svdvals", (5,), ("at least 2",)),
 ], ids=str)
 def test_shape_errors(name, shape, fragments):
     raises_for(name, tp.ShapeError, {"x": np.zeros(shape, np.float32)}, None, *fragments)
@@ -142,7 +164,8 @@ def test_solve_shape_and_dtype_errors():
                "float32", "float64")
 
 
-@pytest.mark.parametrize("name", ["Cholesky", "Eigh", "Inv", "Qr", "Svd", "Slogdet", "Det"])
+@pytest.mark.parametrize("name", ["Cholesky", "Eigh", "Eigvalsh", "Inv", "Qr", "Svd", "Svdvals", "Slogdet",
+                                  "Det"])
 def test_integer_inputs_are_refused(name):
     raises_for(name, tp.DTypeError, {"x": np.zeros((2, 2), np.int64)}, None, "int64")
 
@@ -176,5 +199,8 @@ def test_complex_kernels_match_numpy_with_real_values_where_the_spec_says(dtype)
     u, s, vh = _outputs("Svd", {"x": x}, {"full_matrices": False})
     np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), **tol)
     np.testing.assert_allclose((u * s[..., None, :]) @ vh, a, **tol)
+    np.testing.assert_allclose(run("Eigvalsh", {"x": np.tril(h)}), np.linalg.eigvalsh(hpd), **tol)
+    np.testing.assert_allclose(run("Svdvals", {"x": x[..., :2]}), np.linalg.svd(a[..., :2], compute_uv=False),
+                               **tol)
     q, r = _outputs("Qr", {"x": x[0]}, {"mode": "reduced"})
     np.testing.assert_allclose(q @ r, a[0], **tol)

@@ -147,3 +147,40 @@ def test_unique_orders_complex_values_by_real_then_imaginary_part():
 def test_sort_kernels_still_refuse_complex_values(name):
     with pytest.raises(tp.DTypeError, match="complex64"):
         tp.run_kernel(name, {"x": tp.asarray(np.ones(3, np.complex64))}, {"axis": -1})
+
+
+def _bits(a: np.ndarray) -> bytes:
+    return np.ascontiguousarray(a).view(np.uint8).tobytes()
+
+
+@pytest.mark.parametrize("dtype", accepted_dtypes("UniqueCounts"), ids=lambda d: d.name)
+def test_unique_counts_is_numpys_and_uniques_values_and_counts_bit_for_bit(dtype):
+    for x in (sample((3, 4), dtype, -2, 2), sample((), dtype), sample((0, 2), dtype), sample((1,), dtype)):
+        out = tp.run_kernel("UniqueCounts", {"x": tp.asarray(x)})
+        assert out[0].dtype.numpy == x.dtype and out[1].dtype is tp.int64
+        values, counts = (np.asarray(t.numpy()) for t in out)
+        want = np.unique(x.reshape(-1), return_counts=True, equal_nan=False)
+        assert_values(values, want[0])
+        assert_values(counts, want[1])
+        unique = _unique(x)
+        assert _bits(values) == _bits(unique[0]) and counts.tolist() == unique[3].tolist()
+
+
+@pytest.mark.parametrize("dtype", [tp.float32, tp.complex128], ids=lambda d: d.name)
+def test_unique_counts_keeps_the_first_signed_zero_and_nans_as_unique_does(dtype):
+    """Long enough for numpy's unstable sort to move equal values: of -0.0 and +0.0 (of 1+0j and
+    1-0j) the first one given is kept, as Unique (its first occurrence) keeps it; NaNs of
+    different signs each count once."""
+    rng = np.random.default_rng(3)
+    base = np.array([0.0, -0.0, 1.0, np.nan, -np.nan, 2.0])
+    if dtype.is_complex:
+        base = np.concatenate([base, [complex(1, 0.0), complex(1, -0.0), complex(-0.0, 1)]])
+    for first in range(2):
+        x = rng.choice(base, 3000).astype(dtype.numpy)
+        x[0] = base[first]
+        values, counts = (np.asarray(t.numpy()) for t in tp.run_kernel("UniqueCounts", {"x": tp.asarray(x)}))
+        unique = _unique(x)
+        assert _bits(values) == _bits(unique[0]) and counts.tolist() == unique[3].tolist()
+        zero = values[values == 0]
+        assert zero.size == 1 and _bits(zero) == _bits(x[:1])
+        assert counts.sum() == x.size and np.isnan(values).sum() == np.isnan(x).sum()

@@ -125,16 +125,21 @@ def test_unique_functions_give_the_standards_named_tuples(backend):
         _same(g, w.astype(np.int64).reshape(g.shape) if w.dtype.kind == "i" else w)
 
 
-def test_unique_values_is_not_differentiable():
-    with pytest.raises(tp.GradientNotFoundError, match="kernel 'Unique'.*not differentiable"):
-        tp.grad(lambda x: tp.sum(tp.unique_values(x)))(tp.asarray([1.0, 2.0]))
+@pytest.mark.parametrize(("fn", "kernel"), [(tp.unique_values, "UniqueCounts"),
+                                            (lambda x: tp.unique_counts(x).values, "UniqueCounts"),
+                                            (lambda x: tp.unique_all(x).values, "Unique")])
+def test_unique_values_is_not_differentiable(fn, kernel):
+    with pytest.raises(tp.GradientNotFoundError, match=f"kernel '{kernel}'.*not differentiable"):
+        tp.grad(lambda x: tp.sum(fn(x)))(tp.asarray([1.0, 2.0]))
 
 
 @pytest.mark.jax
-def test_unique_inside_jit_on_jax_is_a_traced_value_error():
+@pytest.mark.parametrize(("fn", "kernel"), [(tp.unique_values, "UniqueCounts"),
+                                            (lambda x: tp.unique_inverse(x).values, "Unique")])
+def test_unique_inside_jit_on_jax_is_a_traced_value_error(fn, kernel):
     with tp.backend_scope("jax"), pytest.raises(tp.TracedValueError,
-                                                 match="Kernel 'Unique' on backend 'jax'"):
-        tp.jit(lambda x: tp.unique_values(x))(tp.asarray([1.0, 1.0]))
+                                                 match=f"Kernel '{kernel}' on backend 'jax'"):
+        tp.jit(fn)(tp.asarray([1.0, 1.0]))
 
 
 # -- diff ---------------------------------------------------------------------------------------------

@@ -1,13 +1,15 @@
-"""Default gradients of the decompositions and solvers: Cholesky, Eigh, Inv, Qr, Svd, Solve,
-Slogdet, Det. The math is JAX's JVP rules (jax/_src/lax/linalg.py) transposed; every formula is
-written with ops, so it runs on any backend and differentiates again (outputs are saved, so
-higher derivatives reach them through the tape).
+"""Default gradients of the decompositions and solvers: Cholesky, Eigh, Eigvalsh, Inv, Qr, Svd,
+Svdvals, Solve, Slogdet, Det. The math is JAX's JVP rules (jax/_src/lax/linalg.py) transposed;
+every formula is written with ops, so it runs on any backend and differentiates again (outputs
+are saved, so higher derivatives reach them through the tape).
 
 What they assume, as JAX's rules do: invertible matrices (Inv, Solve, Slogdet, Det); distinct
-eigenvalues (Eigh) and distinct nonzero singular values (Svd); Qr in 'reduced' mode with
-M >= N (or square in 'complete' mode), and Svd with full_matrices=False (or square matrices).
-The others raise AutodiffError. Cholesky and Eigh read only the lower triangle, so their
-gradient lives on it: the upper triangle's entries get 0 (the kernels never read them).
+eigenvalues (Eigh, Eigvalsh) and distinct nonzero singular values (Svd, Svdvals); Qr in
+'reduced' mode with M >= N (or square in 'complete' mode), and Svd with full_matrices=False (or
+square matrices). The others raise AutodiffError. Eigvalsh and Svdvals compute the vectors their
+gradients need in the backward pass (tp.linalg.eigh, svd), so their higher derivatives go
+through Eigh's and Svd's gradients. Cholesky, Eigh and Eigvalsh read only the lower triangle, so
+their gradient lives on it: the upper triangle's entries get 0 (the kernels never read them).
 
 Complex inputs follow JAX's convention (see gradients/elementwise.py), which is the complex
 conjugate of the Wirtinger one PyTorch uses: for the holomorphic kernels (Inv, Solve, Det) the
@@ -29,7 +31,7 @@ import numpy as np
 from ..errors import AutodiffError
 from ..ops._convert import asarray
 from ..ops.decompositions import conj_transpose as _H
-from ..ops.decompositions import inv, solve
+from ..ops.decompositions import eigh, inv, solve, svd
 from ..ops.elementwise import add, conj, divide, equal, imag, multiply, negative, real, subtract, where
 from ..ops.linalg import matmul
 from ..ops.manipulation import expand_dims, matrix_transpose
@@ -110,6 +112,24 @@ def _eigh(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> G
     return {"x": grad}
 
 
+def _scaled_columns(m: Tensor, v: Tensor) -> Tensor:
+    """m diag(v): the columns of the matrices `m` (..., M, K) scaled by `v` (..., K)."""
+    return multiply(m, expand_dims(v, axis=-2))
+
+
+@gradient("Eigvalsh", inputs=("x",))
+def _eigvalsh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    """Eigh's rule with no eigenvector cotangent: dS-bar = V diag(w-bar) V^H (at conj(V)), the
+    eigenvectors computed here; then onto the lower triangle read."""
+    (x,) = saved
+
+    def grad() -> Tensor:
+        vc = _c(eigh(x).eigenvectors)
+        return _lower_read(matmul(_scaled_columns(vc, dy), _H(vc)))
+
+    return {"x": grad}
+
+
 @gradient("Inv", outputs=("out",))
 def _inv(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     """d(A^-1) = -A^-1 dA A^-1; transposed: A-bar = -X^T dy X^T for X = A^-1 (holomorphic)."""
@@ -174,6 +194,19 @@ def _qr(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Gra
         x_diag = real(diagonal(x)) if x.dtype.is_complex else diagonal(x)
         s = subtract(add(x, _H(x)), _diag(x_diag))
         return _T(solve(r, _T(add(dq, matmul(_c(q), s)))))
+
+    return {"x": grad}
+
+
+@gradient("Svdvals", inputs=("x",))
+def _svdvals(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    """Svd's rule with no singular vector cotangents: A-bar = U diag(S-bar) Vh (at conj(U),
+    conj(Vh); any shape), the reduced singular vectors computed here."""
+    (x,) = saved
+
+    def grad() -> Tensor:
+        u, _, vh = svd(x, full_matrices=False)
+        return matmul(_scaled_columns(_c(u), dy), _c(vh))
 
     return {"x": grad}
 

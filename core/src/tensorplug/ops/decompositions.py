@@ -58,7 +58,9 @@ class SVDResult(NamedTuple):
 
 _CHOLESKY = caller("Cholesky")
 _EIGH = caller("Eigh")
+_EIGVALSH = caller("Eigvalsh")
 _INV = caller("Inv")
+_SVDVALS = caller("Svdvals")
 _SOLVE = caller("Solve")
 _SLOGDET = caller("Slogdet")
 _DET = caller("Det")
@@ -110,7 +112,7 @@ def eigh(x: Any, /) -> EighResult:
 
 def eigvalsh(x: Any, /) -> Tensor:
     """Eigenvalues (real, ascending) of each symmetric (Hermitian) matrix, from its lower triangle."""
-    return eigh(x).eigenvalues  # (its gradient needs the eigenvectors anyway)
+    return _EIGVALSH.unary(float_matrices(x, "eigvalsh", square=True))
 
 
 def inv(x: Any, /) -> Tensor:
@@ -137,7 +139,7 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
 
 def svdvals(x: Any, /) -> Tensor:
     """The singular values of each matrix, real and descending (shape (..., K), K = min(M, N))."""
-    return svd(x, full_matrices=False).S
+    return _SVDVALS.unary(float_matrices(x, "svdvals"))
 
 
 def solve(x1: Any, x2: Any, /) -> Tensor:

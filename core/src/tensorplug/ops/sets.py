@@ -1,6 +1,7 @@
 """Set ops (Python Array API names): unique_all, unique_counts, unique_inverse, unique_values.
 
-All four run the one kernel Unique (numpy's ``unique_all``): the distinct values of the
+unique_all and unique_inverse run the kernel Unique (numpy's ``unique_all``), unique_values and
+unique_counts the kernel UniqueCounts (its values and counts, with no argsort): the distinct values of the
 flattened input, sorted (NaNs last, each NaN distinct with a count of one; -0.0 and +0.0 are
 one value; complex values by real part, then imaginary part, as numpy's np.unique orders them).
 They take every dtype (bool and complex too). Their lengths depend on the values, so they
@@ -18,6 +19,7 @@ from ._convert import asarray, caller
 __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
 _UNIQUE = caller("Unique")
+_UNIQUE_COUNTS = caller("UniqueCounts")
 
 
 class UniqueAllResult(NamedTuple):
@@ -49,6 +51,11 @@ def _unique(op: str, x: Any) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     return out
 
 
+def _unique_counts(x: Any) -> tuple[Tensor, Tensor]:
+    out: tuple[Tensor, Tensor] = _UNIQUE_COUNTS((asarray(x),), {})
+    return out
+
+
 def unique_all(x: Any, /) -> UniqueAllResult:
     """The distinct values of x (flattened, sorted), the flat index of each one's first
     occurrence, the indices into values that rebuild x (x's shape) and the counts (int64)."""
@@ -57,8 +64,7 @@ def unique_all(x: Any, /) -> UniqueAllResult:
 
 def unique_counts(x: Any, /) -> UniqueCountsResult:
     """The distinct values of x (flattened, sorted) and how often each occurs (int64)."""
-    values, _, _, counts = _unique("unique_counts", x)
-    return UniqueCountsResult(values, counts)
+    return UniqueCountsResult(*_unique_counts(x))
 
 
 def unique_inverse(x: Any, /) -> UniqueInverseResult:
@@ -70,4 +76,4 @@ def unique_inverse(x: Any, /) -> UniqueInverseResult:
 
 def unique_values(x: Any, /) -> Tensor:
     """The distinct values of x (flattened, sorted; each NaN distinct), as a 1-d tensor."""
-    return _unique("unique_values", x)[0]
+    return _unique_counts(x)[0]

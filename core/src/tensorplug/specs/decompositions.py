@@ -1,10 +1,12 @@
-"""Kernel specs of the matrix decompositions and solvers (``tp.linalg``): Cholesky, Eigh, Inv,
-Qr, Svd, Solve, Slogdet, Det. Each works on the last two axes of floating inputs, real or
-complex, batched over the leading ones (Solve broadcasts them). Eigh's eigenvalues, Svd's
-singular values and Slogdet's logabsdet are real (``real_of`` the input's dtype); Slogdet's sign
-of a complex matrix is complex with modulus 1.
+"""Kernel specs of the matrix decompositions and solvers (``tp.linalg``): Cholesky, Eigh,
+Eigvalsh, Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det. Each works on the last two axes of
+floating inputs, real or complex, batched over the leading ones (Solve broadcasts them). Eigh's
+and Eigvalsh's eigenvalues, Svd's and Svdvals' singular values and Slogdet's logabsdet are real
+(``real_of`` the input's dtype); Slogdet's sign of a complex matrix is complex with modulus 1.
+Eigvalsh and Svdvals are Eigh's and Svd's values alone: LAPACK skips the vectors (their
+gradients compute them in the backward pass).
 
-Cholesky and Eigh read the lower triangle only (LAPACK's convention, numpy's UPLO='L'): the
+Cholesky, Eigh and Eigvalsh read the lower triangle only (LAPACK's convention, numpy's UPLO='L'): the
 upper one is never looked at, and a complex matrix is taken as Hermitian (the imaginary parts
 of its diagonal are ignored, as LAPACK does). A matrix a kernel cannot factor (a singular one for Inv and
 Solve, one that is not positive definite for Cholesky) gives a NaN-filled result for that
@@ -80,6 +82,12 @@ def _eigh_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [TensorInfo(x.shape[:-1], real_of(x.dtype)), x]
 
 
+def _eigvalsh_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    square_shape(x.shape)
+    return [TensorInfo(x.shape[:-1], real_of(x.dtype))]
+
+
 def _qr_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
     m, n = matrix_shape(x.shape)
@@ -96,6 +104,12 @@ def _svd_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
     batch = x.shape[:-2]
     return [TensorInfo(batch + (m, m if full else k), x.dtype), TensorInfo(batch + (k,), real_of(x.dtype)),
             TensorInfo(batch + (n if full else k, n), x.dtype)]
+
+
+def _svdvals_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    m, n = matrix_shape(x.shape)
+    return [TensorInfo(x.shape[:-2] + (min(m, n),), real_of(x.dtype))]
 
 
 def _solve_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
@@ -128,6 +142,11 @@ EIGH = register_kernel_spec(KernelSpec(
     doc="eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of each symmetric "
         "(Hermitian) matrix, from its lower triangle",
 ))
+EIGVALSH = register_kernel_spec(KernelSpec(
+    name="Eigvalsh", inputs=("x",), infer=_eigvalsh_rule, input_dtypes=_FLOAT,
+    doc="eigenvalues (ascending, real) of each symmetric (Hermitian) matrix, from its lower "
+        "triangle (Eigh without the eigenvectors)",
+))
 INV = register_kernel_spec(KernelSpec(
     name="Inv", inputs=("x",), infer=_same, input_dtypes=_FLOAT,
     doc="inverse of each square matrix (NaN-filled where it is singular)",
@@ -142,6 +161,11 @@ SVD = register_kernel_spec(KernelSpec(
     name="Svd", inputs=("x",), outputs=("u", "s", "vh"), infer=_svd_rule, input_dtypes=_FLOAT,
     attrs=(AttrSpec("full_matrices", True, as_bool, "square U and Vh (else K = min(M, N) columns)"),),
     doc="x = U diag(S) Vh, singular values S real and descending",
+))
+SVDVALS = register_kernel_spec(KernelSpec(
+    name="Svdvals", inputs=("x",), infer=_svdvals_rule, input_dtypes=_FLOAT,
+    doc="singular values (real, descending; K = min(M, N) of them) of each matrix (Svd without "
+        "U and Vh)",
 ))
 SOLVE = register_kernel_spec(KernelSpec(
     name="Solve", inputs=("a", "b"), infer=_solve_rule, same_dtype=("a", "b"),

@@ -1,4 +1,4 @@
-"""Kernel specs of the sorting family: Sort, ArgSort, SearchSorted, Unique.
+"""Kernel specs of the sorting family: Sort, ArgSort, SearchSorted, Unique, UniqueCounts.
 
 Ordering (every kernel of the family agrees, and so does numpy): ascending puts NaNs last;
 descending is the reverse order of the values with NaNs still last; -0.0 and +0.0 compare
@@ -6,7 +6,9 @@ equal. A stable sort (``stable=True``, also what ``stable=False`` gets) keeps eq
 their original order in both directions. TF.js splits SearchSorted into LowerBound and
 UpperBound; here one kernel takes ``side``. Unique (numpy's ``unique_all``: sorted values, the
 first index of each, the inverse indices in x's shape, the counts; every NaN is distinct) has
-outputs whose length depends on the values, as NonZero's does. Unique alone also takes complex
+outputs whose length depends on the values, as NonZero's does; UniqueCounts is its values and
+counts alone, which a sort gives without the argsort the indices need (the same values, bit for
+bit: of -0.0 and +0.0 the first one given). Unique and UniqueCounts alone also take complex
 values, ordered by real part, then imaginary part (numpy's and jax's order); Sort, ArgSort and
 SearchSorted refuse them, as the standard leaves their order undefined.
 """
@@ -114,4 +116,16 @@ UNIQUE = register_kernel_spec(KernelSpec(
     doc="the sorted distinct values of x (complex ones by real part, then imaginary; each NaN "
         "distinct), the flat index of each one's first occurrence, the inverse indices (x's shape) "
         "and the counts",
+))
+
+
+def _unique_counts_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    return [TensorInfo((-1,), infos[0].dtype), TensorInfo((-1,), int64)]  # (lengths: as Unique's)
+
+
+UNIQUE_COUNTS = register_kernel_spec(KernelSpec(
+    name="UniqueCounts", inputs=("x",), infer=_unique_counts_rule, differentiable=False,
+    outputs=("values", "counts"), input_dtypes={"x": ALL_DTYPES},
+    doc="Unique's values and counts alone: the sorted distinct values of x (complex ones by real "
+        "part, then imaginary; each NaN distinct) and how often each occurs",
 ))

@@ -1,5 +1,5 @@
-"""References of the decompositions and solvers: numpy.linalg's values for Cholesky, Inv,
-Solve, Slogdet and Det; for Eigh, Qr and Svd, whose vectors' signs are the library's choice,
+"""References of the decompositions and solvers: numpy.linalg's values for Cholesky, Eigvalsh,
+Inv, Svdvals, Solve, Slogdet and Det; for Eigh, Qr and Svd, whose vectors' signs are the library's choice,
 what the outputs must satisfy (eigenvalues and singular values as numpy's, reconstruction,
 orthonormal vectors, triangular R). Inputs are well conditioned: symmetric (Hermitian, for
 complex dtypes) positive-definite matrices for Cholesky and Eigh, random ones plus a multiple of
@@ -60,6 +60,11 @@ def _square_cases(make: Maker) -> Callable[[KernelSpec], list[Case]]:
     return cases
 
 
+def _matrix_cases(spec: KernelSpec) -> list[Case]:
+    return [Case((sample(s, d, key=(spec.name, i)),))
+            for d in accepted(spec, "x") for i, s in enumerate(_RECT)]
+
+
 def _solve_cases(spec: KernelSpec) -> list[Case]:
     pairs = [((3, 3), (3, 2)), ((2, 2, 2), (2, 1)), ((2, 1, 3, 3), (2, 3, 1)), ((1, 1), (1, 3)),
              ((0, 0), (0, 2))]
@@ -87,6 +92,10 @@ _SOLVE_BAD: BadTable = [([(3, 3), (2, 1)], {}, ShapeError, "a right-hand side of
 
 
 reference("Cholesky", _square_cases(_spd), table_bad(_SQUARE_BAD))(lambda x: np.linalg.cholesky(x))
+reference("Eigvalsh", _square_cases(_spd), table_bad(_SQUARE_BAD), rtol={"float32": 1e-4})(
+    lambda x: np.linalg.eigvalsh(x, UPLO="L"))
+reference("Svdvals", _matrix_cases, table_bad(_MATRIX_BAD), rtol={"float32": 1e-4}, atol={"float32": 1e-5})(
+    lambda x: np.linalg.svd(x, compute_uv=False))
 reference("Inv", _square_cases(_general), table_bad(_SQUARE_BAD), rtol={"float32": 1e-4})(
     lambda x: np.linalg.inv(x))
 reference("Det", _square_cases(_general), table_bad(_SQUARE_BAD), rtol={"float32": 1e-4})(

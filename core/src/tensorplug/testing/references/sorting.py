@@ -1,5 +1,6 @@
 """Reference values of the sorting family: Sort and ArgSort (stable, NaNs last also when
-descending), SearchSorted (both sides), Unique (numpy's unique_all: every NaN distinct).
+descending), SearchSorted (both sides), Unique (numpy's unique_all: every NaN distinct) and
+UniqueCounts (its values and counts).
 
 The descending order is computed independently of any backend's method: a lexicographic sort
 by (is NaN, descending rank of the value, position)."""
@@ -126,3 +127,9 @@ def _unique(x: np.ndarray) -> tuple[Any, ...]:
     values, first, inverse, counts = np.unique(x.reshape(-1), return_index=True, return_inverse=True,
                                                return_counts=True, equal_nan=False)
     return values, first, inverse.reshape(x.shape), counts
+
+
+@reference("UniqueCounts", _unique_cases)
+def _unique_counts(x: np.ndarray) -> tuple[Any, ...]:
+    values, _, counts = np.unique(x.reshape(-1), return_index=True, return_counts=True, equal_nan=False)
+    return values, counts  # (the first indices make the sort stable: first of -0.0 and +0.0)

@@ -1,5 +1,5 @@
-"""Matrix decompositions and solvers (np.linalg, LAPACK): Cholesky, Eigh, Inv, Qr, Svd, Solve,
-Slogdet, Det, batched over the leading axes.
+"""Matrix decompositions and solvers (np.linalg, LAPACK): Cholesky, Eigh, Eigvalsh, Inv, Qr, Svd,
+Svdvals, Solve, Slogdet, Det, batched over the leading axes.
 
 np.linalg raises LinAlgError for a matrix it cannot factor; the kernel specs ask for a
 NaN-filled result for that matrix instead (what the JAX backend gives, also under tp.jit).
@@ -67,6 +67,10 @@ def eigh(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[
     return w, v
 
 
+def eigvalsh(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.linalg.eigvalsh(inputs[0], UPLO="L")
+
+
 def qr(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
     q, r = np.linalg.qr(inputs[0], mode=attrs["mode"])
     return q, r
@@ -75,6 +79,10 @@ def qr(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[An
 def svd(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any, Any]:
     u, s, vh = np.linalg.svd(inputs[0], full_matrices=attrs["full_matrices"])
     return u, s, vh
+
+
+def svdvals(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.linalg.svd(inputs[0], compute_uv=False)
 
 
 def slogdet(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
@@ -89,9 +97,11 @@ def det(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 KERNELS: dict[str, Callable[..., Any]] = {
     "Cholesky": cholesky,
     "Eigh": eigh,
+    "Eigvalsh": eigvalsh,
     "Inv": inv,
     "Qr": qr,
     "Svd": svd,
+    "Svdvals": svdvals,
     "Solve": solve,
     "Slogdet": slogdet,
     "Det": det,

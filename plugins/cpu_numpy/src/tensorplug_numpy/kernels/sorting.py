@@ -1,9 +1,10 @@
-"""Sorting kernels: Sort, ArgSort, SearchSorted, Unique.
+"""Sorting kernels: Sort, ArgSort, SearchSorted, Unique, UniqueCounts.
 
 Stable sorts in numpy's order (NaNs last, also when descending; the order is
 ``tensorplug.kernel_helpers.stable_argsort``'s). SearchSorted is ``np.searchsorted``, whose
 order is the same. Unique is ``np.unique`` with ``equal_nan=False`` (every NaN distinct):
-``np.unique_all``'s answer, which numpy 1.26 lacks.
+``np.unique_all``'s answer, which numpy 1.26 lacks. UniqueCounts is ``np.unique`` with counts
+only, which sorts in place instead of argsorting.
 """
 
 from __future__ import annotations
@@ -48,13 +49,52 @@ def search_sorted(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) 
 def unique(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
     """np.unique without return_index, which would make it sort stably (~1.3x dearer): the first
     index of each value is the least index the inverse maps to it, and the values are read there
-    (so of -0.0 and +0.0 the first one given is kept, as a stable sort keeps it)."""
+    (so of -0.0 and +0.0 the first one given is kept, as a stable sort keeps it), and real NaNs
+    are put in x's order. Complex values are sorted stably: numpy orders their NaNs in classes
+    (NaN in the imaginary part, the real part, both), each in x's order then."""
     flat = inputs[0].reshape(-1)
+    if flat.dtype.kind == "c":
+        values, indices, inverse, counts = np.unique(flat, return_index=True, return_inverse=True,
+                                                     return_counts=True, equal_nan=False)
+        return (values, indices.astype(_INT64, copy=False),
+                inverse.reshape(inputs[0].shape).astype(_INT64, copy=False),
+                counts.astype(_INT64, copy=False))
     values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
     indices = np.full(values.shape, flat.size, _INT64)
     np.minimum.at(indices, inverse, np.arange(flat.size, dtype=_INT64))
+    if flat.dtype.kind == "f" and values.size and np.isnan(values[-1]):
+        _nans_in_order(flat, indices, inverse)
     return (flat[indices], indices, inverse.reshape(inputs[0].shape).astype(_INT64, copy=False),
             counts.astype(_INT64, copy=False))
+
+
+def _nans_in_order(flat: Any, indices: Any, inverse: Any) -> None:
+    """The real NaNs, which sort last each its own value, put in x's order (a stable sort's, so
+    NaNs of different bits come out as numpy's stable np.unique gives them): in place."""
+    where = np.flatnonzero(np.isnan(flat))
+    first = indices.size - where.size
+    indices[first:] = where
+    inverse[where] = np.arange(first, indices.size)
+
+
+def unique_counts(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
+    """Unique's values and counts, bit for bit. np.unique's unstable sort may put either of -0.0
+    and +0.0 first, and NaNs in any order: the zero is the first one given and the NaNs are x's in
+    their order, as Unique's first occurrences are. Complex values, which compare equal with
+    either sign of zero in each part, are sorted stably (np.unique with the first indices)."""
+    flat = inputs[0].reshape(-1)
+    if flat.dtype.kind == "c":
+        values, _, counts = np.unique(flat, return_index=True, return_counts=True, equal_nan=False)
+        return values, counts.astype(_INT64, copy=False)
+    values, counts = np.unique(flat, return_counts=True, equal_nan=False)
+    if flat.dtype.kind == "f" and values.size:
+        zero = np.searchsorted(values, 0)  # (at most one zero: -0.0 == +0.0)
+        if zero < values.size and values[zero] == 0:
+            values[zero] = flat[np.argmax(flat == 0)]
+        if np.isnan(values[-1]):  # (NaNs sort last, each its own value)
+            nans = np.isnan(flat)
+            values[values.size - np.count_nonzero(nans):] = flat[nans]
+    return values, counts.astype(_INT64, copy=False)
 
 
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {  # (they only compare and move data)
@@ -62,4 +102,5 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {  # (they only compare and mo
     "ArgSort": Kernel(argsort, handles_warnings=True),
     "SearchSorted": Kernel(search_sorted, handles_warnings=True),
     "Unique": Kernel(unique, handles_warnings=True),
+    "UniqueCounts": Kernel(unique_counts, handles_warnings=True),
 }

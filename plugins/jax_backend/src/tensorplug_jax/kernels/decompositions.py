@@ -1,7 +1,8 @@
-"""Matrix decompositions and solvers (jax.lax.linalg, LAPACK on CPU): Cholesky, Eigh, Inv, Qr,
-Svd, Solve, Slogdet, Det, batched over the leading axes, each one compiled function.
+"""Matrix decompositions and solvers (jax.lax.linalg, LAPACK on CPU): Cholesky, Eigh, Eigvalsh,
+Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det, batched over the leading axes, each one compiled
+function.
 
-Cholesky and Eigh read the lower triangle, as the numpy backend does (jax's own default
+Cholesky, Eigh and Eigvalsh read the lower triangle, as the numpy backend does (jax's own default
 symmetrizes the input first). A matrix a kernel cannot factor gives a NaN-filled result for
 that matrix (the kernel specs' rule): Inv and Solve call a matrix singular when its LU
 factorization has a zero pivot, as LAPACK's solver does on the numpy backend.
@@ -57,6 +58,12 @@ def _eigh(x: Any) -> tuple[Any, Any]:
     return w, v
 
 
+def _eigvalsh(x: Any) -> Any:
+    """jnp.linalg.eigvalsh's way: jax's eigh has no values-only mode, the vectors are dropped."""
+    _, w = lax.linalg.eigh(x, lower=True, symmetrize_input=False)
+    return w
+
+
 def _qr(x: Any, mode: str) -> tuple[Any, Any]:
     q, r = jnp.linalg.qr(x, mode=mode)
     return q, r
@@ -67,6 +74,10 @@ def _svd(x: Any, full_matrices: bool) -> tuple[Any, Any, Any]:
     return u, s, vh
 
 
+def _svdvals(x: Any) -> Any:
+    return lax.linalg.svd(x, full_matrices=False, compute_uv=False)
+
+
 def _slogdet(x: Any) -> tuple[Any, Any]:
     sign, logabsdet = jnp.linalg.slogdet(x)
     return sign, logabsdet
@@ -75,9 +86,11 @@ def _slogdet(x: Any) -> tuple[Any, Any]:
 KERNELS: dict[str, Callable[..., Any]] = {
     "Cholesky": with_attrs(_cholesky),
     "Eigh": with_attrs(_eigh),
+    "Eigvalsh": with_attrs(_eigvalsh),
     "Inv": with_attrs(_inv),
     "Qr": with_attrs(_qr, ("mode",)),
     "Svd": with_attrs(_svd, ("full_matrices",)),
+    "Svdvals": with_attrs(_svdvals),
     "Solve": with_attrs(_solve),
     "Slogdet": with_attrs(_slogdet),
     "Det": with_attrs(jnp.linalg.det),

@@ -1,10 +1,10 @@
-"""Sorting kernels: Sort, ArgSort, SearchSorted, Unique.
+"""Sorting kernels: Sort, ArgSort, SearchSorted, Unique, UniqueCounts.
 
 Stable sorts in numpy's order (``tensorplug.kernel_helpers.stable_argsort``): NaNs last, also
 when descending, where ``jnp.argsort(descending=True)`` would put them first. SearchSorted is
 ``jnp.searchsorted`` (NaNs largest, as numpy). Unique is ``jnp.unique_all`` (every NaN
-distinct); its outputs' lengths depend on the values, so it cannot run inside ``tp.jit``
-(TracedValueError).
+distinct), UniqueCounts ``jnp.unique_counts`` (the same sort and values, no inverse); their
+outputs' lengths depend on the values, so they cannot run inside ``tp.jit`` (TracedValueError).
 """
 
 from __future__ import annotations
@@ -44,16 +44,28 @@ def _search_sorted(x1: Any, x2: Any, side: str) -> Any:
     return jnp.searchsorted(x1, x2, side=side).astype(_INT64)
 
 
-def unique(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
-    x = inputs[0]
+def _eager(name: str, x: Any, backend: Any) -> None:
+    """TracedValueError for kernel `name` if `x` is traced (its outputs' lengths need values)."""
     if is_traced(x):
         raise TracedValueError(
-            f"Kernel 'Unique' on backend '{backend.name}': the number of distinct values depends "
+            f"Kernel '{name}' on backend '{backend.name}': the number of distinct values depends "
             "on the values of its input, which a function being compiled by tp.jit does not have. "
             "Call it outside tp.jit."
         )
+
+
+def unique(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
+    x = inputs[0]
+    _eager("Unique", x, backend)
     values, indices, inverse, counts = jnp.unique_all(x)
     return (values, indices.astype(_INT64), inverse.reshape(x.shape).astype(_INT64), counts.astype(_INT64))
+
+
+def unique_counts(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
+    x = inputs[0]
+    _eager("UniqueCounts", x, backend)
+    values, counts = jnp.unique_counts(x)
+    return values, counts.astype(_INT64)
 
 
 _SORT_STATIC = ("axis", "descending", "stable")
@@ -63,4 +75,5 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "ArgSort": with_attrs(_argsort_kernel, static=_SORT_STATIC),
     "SearchSorted": with_attrs(_search_sorted, static=("side",)),
     "Unique": unique,
+    "UniqueCounts": unique_counts,
 }
