@@ -19,7 +19,7 @@ from _kernel_helpers import accepted_dtypes, assert_values, raises_for, run, sam
 def test_matmul(dtype, a, b):
     x = sample(a, dtype, seed=1)
     y = sample(b, dtype, seed=2)
-    wide = np.float64 if dtype.is_floating else np.int64
+    wide = np.complex128 if dtype.is_complex else np.float64 if dtype.is_floating else np.int64
     assert_values(run("MatMul", {"x": x, "y": y}), np.matmul(x.astype(wide), y.astype(wide)), dtype)
 
 

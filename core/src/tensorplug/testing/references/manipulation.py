@@ -124,6 +124,7 @@ _ROLL: Table = [
     ([(2, 3, 4)], {"shift": (1,), "axis": (2, 0)}), ([(2, 3)], {"shift": (7,), "axis": (-1,)}),
     ([(2, 3)], {"shift": (1, 1), "axis": (1, 1)}), ([(0, 3)], {"shift": (1, 1), "axis": (0, 1)}),
     ([()], {"shift": (), "axis": ()}), ([(3,)], {"shift": (0,), "axis": (0,)}),
+    ([(1, 1)], {"shift": (3,), "axis": (1,)}),
 ]
 _ROLL_BAD: BadTable = [([(2, 3)], {"shift": (1, 2), "axis": (0,)}, ShapeError, "two shifts for one axis"),
              ([(2, 3)], {"shift": (1,), "axis": (2,)}, ShapeError, "an axis out of range"),

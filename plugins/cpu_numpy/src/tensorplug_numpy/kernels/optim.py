@@ -8,9 +8,16 @@ from typing import Any
 
 import numpy as np
 
+import tensorplug as tp
+
+_BFLOAT16 = tp.bfloat16.numpy
+
 
 def adam_update(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any, Any]:
     param, grad, m, v = inputs
+    if param.dtype == _BFLOAT16:  # (ml_dtypes' bfloat16 meets Python floats in float32): in float32
+        wide = adam_update(tuple(a.astype(np.float32) for a in inputs), attrs, backend)
+        return wide[0].astype(_BFLOAT16), wide[1].astype(_BFLOAT16), wide[2].astype(_BFLOAT16)
     b1, one_minus_b1, b2, one_minus_b2 = _decay_rates(param.dtype, attrs["beta1"], attrs["beta2"])
     m_new = np.multiply(m, b1)
     m_new += np.multiply(grad, one_minus_b1)

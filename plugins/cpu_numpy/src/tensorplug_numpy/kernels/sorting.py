@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+import tensorplug as tp
 from tensorplug.kernel_helpers import normalize_axis, stable_argsort
 
 from ._kernel import Kernel
@@ -97,10 +98,24 @@ def unique_counts(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) 
     return values, counts.astype(_INT64, copy=False)
 
 
+_BFLOAT16 = tp.bfloat16.numpy
+
+
+def _bfloat16_as_float32(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """The kernel, run on bfloat16 inputs through their float32 values (exact: ml_dtypes'
+    bfloat16 orders NaN wrongly in numpy's sorts), its float outputs given back as bfloat16."""
+    def run(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+        if inputs[0].dtype != _BFLOAT16:
+            return kernel(inputs, attrs, backend)
+        out = kernel(tuple(a.astype(np.float32) for a in inputs), attrs, backend)
+        outs = out if isinstance(out, tuple) else (out,)
+        back = [o.astype(_BFLOAT16) if o.dtype == np.float32 else o for o in outs]
+        return tuple(back) if isinstance(out, tuple) else back[0]
+    return run
+
+
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {  # (they only compare and move data)
-    "Sort": Kernel(sort, handles_warnings=True),
-    "ArgSort": Kernel(argsort, handles_warnings=True),
-    "SearchSorted": Kernel(search_sorted, handles_warnings=True),
-    "Unique": Kernel(unique, handles_warnings=True),
-    "UniqueCounts": Kernel(unique_counts, handles_warnings=True),
+    name: Kernel(_bfloat16_as_float32(kernel), handles_warnings=True)
+    for name, kernel in (("Sort", sort), ("ArgSort", argsort), ("SearchSorted", search_sorted),
+                         ("Unique", unique), ("UniqueCounts", unique_counts))
 }
