@@ -7,11 +7,12 @@ by (is NaN, descending rank of the value, position)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, float32, is_floating_numpy
+from ...dtypes import DType, bfloat16, float32, is_floating_numpy
 from ...errors import DTypeError, ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, Domain, accepted, sample
@@ -60,6 +61,14 @@ def _sort_bad(spec: KernelSpec) -> list[BadCase]:
             BadCase((x,), {"descending": "yes"}, error=DTypeError, why="descending not a bool")]
 
 
+def _bfloat16_as_float32(compute: Callable[..., Any]) -> Callable[..., Any]:
+    """`compute` on the float32 values of bfloat16 inputs (exact; ml_dtypes' bfloat16 orders NaN
+    wrongly in numpy's sorts): its values are compared in bfloat16 again."""
+    def run(*arrays: np.ndarray, **attrs: Any) -> Any:
+        return compute(*(a.astype(np.float32) if a.dtype == bfloat16.numpy else a for a in arrays), **attrs)
+    return run
+
+
 def _order(v: np.ndarray, descending: bool) -> np.ndarray:
     """The stable order of the 1-d `v`: ascending as numpy, or descending with NaNs last."""
     if not descending:
@@ -76,11 +85,12 @@ def _argsort(x: np.ndarray, axis: int, descending: bool, stable: bool) -> np.nda
 
 
 @reference("Sort", _sort_cases, _sort_bad)
+@_bfloat16_as_float32
 def _sort(x: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
     return np.take_along_axis(x, _argsort(x, axis, descending, stable), axis=axis)
 
 
-reference("ArgSort", _sort_cases, _sort_bad)(_argsort)
+reference("ArgSort", _sort_cases, _sort_bad)(_bfloat16_as_float32(_argsort))
 
 
 def _search_cases(spec: KernelSpec) -> list[Case]:
@@ -108,6 +118,7 @@ def _search_bad(spec: KernelSpec) -> list[BadCase]:
 
 
 @reference("SearchSorted", _search_cases, _search_bad)
+@_bfloat16_as_float32
 def _search_sorted(x1: np.ndarray, x2: np.ndarray, side: str) -> np.ndarray:
     return np.searchsorted(x1, x2, side=side)  # type: ignore[call-overload]
 
@@ -124,6 +135,7 @@ def _unique_cases(spec: KernelSpec) -> list[Case]:
 
 
 @reference("Unique", _unique_cases)
+@_bfloat16_as_float32
 def _unique(x: np.ndarray) -> tuple[Any, ...]:
     values, first, inverse, counts = np.unique(x.reshape(-1), return_index=True, return_inverse=True,
                                                return_counts=True, equal_nan=False)
@@ -131,6 +143,7 @@ def _unique(x: np.ndarray) -> tuple[Any, ...]:
 
 
 @reference("UniqueCounts", _unique_cases)
+@_bfloat16_as_float32
 def _unique_counts(x: np.ndarray) -> tuple[Any, ...]:
     values, _, counts = np.unique(x.reshape(-1), return_index=True, return_counts=True, equal_nan=False)
     return values, counts  # (the first indices make the sort stable: first of -0.0 and +0.0)
