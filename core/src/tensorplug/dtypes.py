@@ -184,7 +184,8 @@ def is_floating_numpy(np_dtype: Any) -> bool:
 
 def is_inexact_numpy(np_dtype: Any) -> bool:
     """Whether a numpy dtype is one of tensorplug's real floating or complex dtypes."""
-    return np.dtype(np_dtype).kind == "c" or np.dtype(np_dtype) in _FLOAT_NUMPY
+    dtype = np.dtype(np_dtype)
+    return dtype.kind == "c" or dtype in _FLOAT_NUMPY
 
 
 def from_numpy_dtype(np_dtype: Any) -> DType:
