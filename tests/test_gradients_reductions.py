@@ -1,5 +1,5 @@
-"""Gradients of the reduction kernels (Sum, Prod, Max, Min, Cumsum, Cumprod) against finite
-differences: axis variants, keepdims, zeros for the products, ties for max/min."""
+"""Gradients of the reduction kernels (Sum, Prod, Max, Min, EuclideanNorm, Cumsum, Cumprod)
+against finite differences: axis variants, keepdims, zeros for the products, ties for max/min."""
 
 from __future__ import annotations
 
@@ -44,6 +44,9 @@ REDUCTIONS = [
                    id="max-" + _axis_id(a, k)) for a, k in itertools.product(AXES, KEEP)),
     *(pytest.param(lambda x, a=a, k=k: tp.min(x, axis=a, keepdims=k), uniform((2, 3, 4)),
                    id="min-" + _axis_id(a, k)) for a, k in itertools.product(AXES, KEEP)),
+    *(pytest.param(lambda x, a=a, k=k: tp.run_kernel("EuclideanNorm", [x], {"axis": a, "keepdims": k}),
+                   uniform((2, 3, 2)), id="norm-" + _axis_id(a, k))
+      for a, k in itertools.product([None, 1, (0, 2)], KEEP)),
     pytest.param(lambda x: tp.sum(x), np.array(1.5), id="sum-0d"),
     pytest.param(lambda x: tp.prod(x), uniform((5,), -1.5, 1.5), id="prod-1d-signed"),
     pytest.param(lambda x: tp.prod(x, axis=1), WITH_ZEROS, id="prod-zeros-axis1"),
@@ -68,7 +71,8 @@ def test_reduction_first_order(fn, x):
 
 SECOND = ["sum-axis=(0, 2)-keepdims=False", "prod-axis=None-keepdims=False",
           "prod-axis=(1, 2)-keepdims=True", "prod-zeros-axis1", "prod-zeros-all",
-          "max-axis=1-keepdims=False", "min-axis=(0, 2)-keepdims=True", "var", "logsumexp"]
+          "max-axis=1-keepdims=False", "min-axis=(0, 2)-keepdims=True", "var", "logsumexp",
+          "norm-axis=1-keepdims=True", "norm-axis=None-keepdims=False"]
 # (not at ties: there the first derivative jumps, so it has no derivative to check)
 
 
@@ -80,6 +84,16 @@ def test_reduction_second_order(fn, x):
 def test_prod_third_order():
     check_gradients(lambda x: tp.prod(x, axis=1), np.array([[1.5, 0.0, -2.0], [0.5, 1.2, 0.7]]),
                     order=3)
+
+
+def test_euclidean_norm_third_order():
+    check_gradients(lambda x: tp.linalg.vector_norm(x, axis=0), uniform((3, 2)), order=3)
+
+
+def test_euclidean_norm_gradient_at_zero_is_zero():
+    # the subgradient 0 (as PyTorch's norm), not the nan of sqrt's derivative at 0
+    g = tp.grad(lambda x: tp.sum(tp.linalg.vector_norm(x, axis=1)))(np.array([[0.0, 0.0], [3.0, 4.0]]))
+    np.testing.assert_allclose(g.numpy(), [[0.0, 0.0], [0.6, 0.8]], rtol=1e-15, atol=0)
 
 
 def test_max_ties_split_equally():
@@ -139,6 +153,7 @@ def test_cumsum_third_order_through_cumprod():
 
 
 ZERO_D = [("Sum", {"axis": None}), ("Prod", {"axis": None}), ("Max", {"axis": None}),
+          ("EuclideanNorm", {"axis": None}),
           ("Min", {"axis": (0,), "keepdims": True}), ("Cumsum", {"axis": 0}),
           ("Cumprod", {"axis": -1}), ("Cumprod", {"axis": 0, "exclusive": True}),
           ("Softmax", {"axis": 0}), ("LogSoftmax", {"axis": -1})]

@@ -40,6 +40,22 @@ def test_reductions_of_a_0d_input(name, dtype, axis):
     assert_values(got, _wide(x))
 
 
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axis", AXES, ids=str)
+@pytest.mark.parametrize(("name", "dtype"), kernel_dtype_cases(["EuclideanNorm"]))
+def test_euclidean_norm(name, dtype, axis, keepdims):
+    x = sample((2, 3, 4), dtype, -2, 2)
+    got = run(name, {"x": x}, {"axis": axis, "keepdims": keepdims})
+    wide = x.astype(np.complex128 if dtype.is_complex else np.float64)
+    assert_values(got, np.sqrt(np.sum(np.abs(wide) ** 2, axis=axis, keepdims=keepdims)))
+
+
+@pytest.mark.parametrize("dtype", [tp.float16, tp.bfloat16], ids=lambda d: d.name)
+def test_euclidean_norm_of_half_floats_does_not_overflow_in_their_squares(dtype):
+    x = np.full((4,), 300.0, dtype.numpy)  # 300**2 is past float16's largest value
+    assert_values(run("EuclideanNorm", {"x": x}, {"axis": None}), np.array(600.0, dtype.numpy))
+
+
 @pytest.mark.parametrize(("axis", "want_sum", "want_prod"), [
     (None, 0, 1), ((0,), [0, 0, 0], [1, 1, 1]), ((1,), np.zeros(0), np.ones(0)),
 ], ids=str)

@@ -28,7 +28,7 @@ from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeEr
 
 __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
-    "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
+    "check_index_bounds", "clip_bounds", "elementwise_functions", "euclidean_norm", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis",
     "range_dtype", "range_length", "slice_index", "stable_argsort",
 ]
@@ -144,6 +144,21 @@ def range_dtype(start: float, stop: float, step: float) -> np.dtype:
 #: signed integers widen to int64, unsigned ones to uint64)
 ACCUMULATOR_DTYPES: Mapping[np.dtype, np.dtype] = MappingProxyType({
     d.numpy: accumulator_of(d).numpy for d in ALL_DTYPES if accumulator_of(d) is not d})
+
+
+def euclidean_norm(xp: Any, x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+    """The EuclideanNorm kernel with the array namespace `xp` (numpy or jax.numpy):
+    sqrt(sum |x|^2) over `axis` (None: all), real; half floats square and sum in float32 (their
+    squares overflow or round off early) and come back in their own dtype."""
+    dtype = np.dtype(x.dtype)
+    axis = axis if x.ndim else None
+    if dtype.kind == "c":
+        squares = xp.real(x) * xp.real(x) + xp.imag(x) * xp.imag(x)
+    else:
+        wide = x.astype(np.float32) if dtype.itemsize < 4 else x
+        squares = wide * wide
+    out = xp.sqrt(xp.sum(squares, axis=axis, keepdims=keepdims))
+    return out.astype(dtype) if dtype.itemsize < 4 else out
 
 
 # -- the elementwise tables -----------------------------------------------------------------------

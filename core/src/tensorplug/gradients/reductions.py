@@ -1,4 +1,4 @@
-"""Default gradients of the reduction kernels: Sum, Prod, Max, Min, Cumsum, Cumprod.
+"""Default gradients of the reduction kernels: Sum, Prod, Max, Min, EuclideanNorm, Cumsum, Cumprod.
 
 Prod and Cumprod never divide by the input, so zeros (one or several) get exact gradients.
 """
@@ -76,6 +76,20 @@ def _extremum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
 gradient("Max", inputs=("x",), outputs=("out",))(_extremum)
 gradient("Min", inputs=("x",), outputs=("out",))(_extremum)
+
+
+@gradient("EuclideanNorm", inputs=("x",), outputs=("out",))
+def _euclidean_norm(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    """x / norm (conj(x) / norm for a complex x, as JAX), 0 where the norm is 0 (the
+    subgradient PyTorch and JAX's safe norms give), written so that it differentiates again."""
+    x, norm = saved
+
+    def dx() -> Tensor:
+        axes = normalize_axes(attrs["axis"], x.ndim)
+        scale = _expand(dy / tp.where(norm == 0, 1.0, norm), x.shape, axes)
+        return scale * (tp.conj(x) if x.dtype.is_complex else x)
+
+    return {"x": dx}
 
 
 @gradient("Cumsum")

@@ -1,7 +1,8 @@
 """``tp.linalg.vector_norm`` and ``tp.linalg.matrix_norm`` (Python Array API signatures),
-composed of reductions, elementwise ops and svdvals. Inputs must be floating, real or complex;
-the norms are real (``real_of`` a complex input's dtype): a complex input's norms are those of
-its elements' moduli, and its singular values are real."""
+composed of reductions, elementwise ops and svdvals; the 2-norm and the Frobenius norm are one
+EuclideanNorm kernel. Inputs must be floating, real or complex; the norms are real (``real_of``
+a complex input's dtype): a complex input's norms are those of its elements' moduli, and its
+singular values are real."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from ..errors import ArgumentError, ShapeError
 from ..specs._rules import normalize_axes
 from ..specs.decompositions import matrix_shape
 from ..tensor import Tensor
-from ._convert import asarray
+from ._convert import asarray, caller
 from .decompositions import floating, svdvals
 from .elementwise import abs as _abs
-from .elementwise import multiply, not_equal, pow, sqrt
+from .elementwise import not_equal, pow
 from .manipulation import reshape
 from .reductions import max as _max
 from .reductions import min as _min
@@ -24,6 +25,7 @@ from .reductions import sum as _sum
 
 __all__ = ["matrix_norm", "vector_norm"]
 
+_EUCLIDEAN_NORM = caller("EuclideanNorm")
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
@@ -45,10 +47,13 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdim
     """The p-norm (p = `ord`) of the vectors along `axis` (all axes if None, several for a
     tuple): (sum |x|^p)^(1/p); inf and -inf give the largest and smallest |x|, 0 the number
     of nonzero elements (as a float)."""
-    t = _moduli(floating(asarray(x), "vector_norm"))
+    t = floating(asarray(x), "vector_norm")
     p = _order(ord, "vector_norm")
     keep = valid.flag(keepdims, "vector_norm", "keepdims")
     axes = normalize_axes(axis, t.ndim, "vector_norm")
+    if p == 2:
+        return _EUCLIDEAN_NORM((t,), {"axis": axes, "keepdims": keep})
+    t = _moduli(t)
     if p == math.inf:
         return _max(_abs(t), axis=axes, keepdims=keep)
     if p == -math.inf:
@@ -57,8 +62,6 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdim
         return _sum(not_equal(t, 0.0), axis=axes, keepdims=keep).astype(t.dtype)
     if p == 1:
         return _sum(_abs(t), axis=axes, keepdims=keep)
-    if p == 2:
-        return sqrt(_sum(multiply(t, t), axis=axes, keepdims=keep))
     if math.isnan(p):
         raise ShapeError("vector_norm: ord must not be nan.")
     return pow(_sum(pow(_abs(t), p), axis=axes, keepdims=keep), 1.0 / p)
@@ -78,8 +81,7 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False,
         raise ArgumentError(f"matrix_norm: ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; got "
                             f"{valid.shown(ord)}.")
     if ord == "fro":
-        t = _moduli(t)
-        out = sqrt(_sum(multiply(t, t), axis=(-2, -1)))
+        out = _EUCLIDEAN_NORM((t,), {"axis": (-2, -1), "keepdims": False})
     elif ord == "nuc":
         out = _sum(svdvals(t), axis=-1)
     elif ord in (2, -2):

@@ -1,4 +1,5 @@
-"""Kernel specs of the reduction family: Sum, Prod, Max, Min, ArgMax, ArgMin, Cumsum, Cumprod.
+"""Kernel specs of the reduction family: Sum, Prod, Max, Min, EuclideanNorm, ArgMax, ArgMin,
+Cumsum, Cumprod.
 
 ``axis`` is a tuple of axes (negative allowed) or None for all axes; ArgMax/ArgMin take one
 int axis or None (the flattened input). Sum and Prod of bool and signed integer inputs give
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import NUMERIC_DTYPES, accumulator_of, bool_, int64
+from ..dtypes import INEXACT_DTYPES, NUMERIC_DTYPES, accumulator_of, bool_, int64, real_of
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
@@ -97,6 +98,20 @@ SUM = _reduction("Sum", _accumulate_rule, "sum over axes")
 PROD = _reduction("Prod", _accumulate_rule, "product over axes")
 MAX = _reduction("Max", _extremum_rule, "maximum over axes; ties split the gradient")
 MIN = _reduction("Min", _extremum_rule, "minimum over axes; ties split the gradient")
+
+
+
+def _norm_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    axes = normalize_axes(attrs["axis"], len(x.shape))
+    return [TensorInfo(reduced_shape(x.shape, axes, attrs["keepdims"]), real_of(x.dtype))]
+
+
+EUCLIDEAN_NORM = register_kernel_spec(KernelSpec(
+    name="EuclideanNorm", inputs=("x",), infer=_norm_rule, attrs=(_AXIS, _KEEPDIMS),
+    input_dtypes={"x": INEXACT_DTYPES},
+    doc="sqrt(sum |x|^2) over axes, real for a complex x (the 2-norm; Frobenius over two axes)",
+))
 
 _ARG_ATTRS = (AttrSpec("axis", None, lambda v: None if v is None else as_int(v),
                        "the axis, or None for the flattened input"), _KEEPDIMS)

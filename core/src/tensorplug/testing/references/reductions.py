@@ -1,6 +1,6 @@
-"""Reference values of the reductions: Sum, Prod, Max, Min over axis tuples (keepdims or not),
-ArgMax and ArgMin (first extremum), Cumsum and Cumprod (exclusive, reversed). A 0-d input
-accepts axis 0 or -1 and reduces over nothing, as the specs say."""
+"""Reference values of the reductions: Sum, Prod, Max, Min, EuclideanNorm over axis tuples
+(keepdims or not), ArgMax and ArgMin (first extremum), Cumsum and Cumprod (exclusive,
+reversed). A 0-d input accepts axis 0 or -1 and reduces over nothing, as the specs say."""
 
 from __future__ import annotations
 
@@ -83,6 +83,13 @@ reference("Sum", _reduction_cases(Domain(), False), _reduction_bad)(_reducer(np.
 reference("Prod", _reduction_cases(CLEAR_OF_ZERO, False), _reduction_bad)(_reducer(np.prod, True))
 reference("Max", _reduction_cases(Domain(), True), _reduction_bad)(_reducer(np.max, False))
 reference("Min", _reduction_cases(Domain(), True), _reduction_bad)(_reducer(np.min, False))
+
+
+@reference("EuclideanNorm", _reduction_cases(Domain(), False), _reduction_bad)
+def _euclidean_norm(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    squares = np.abs(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)) ** 2
+    out = np.sqrt(np.sum(squares, axis=axis if x.ndim else None, keepdims=keepdims))
+    return out.astype(x.real.dtype)
 
 
 def _arg_cases(spec: KernelSpec) -> list[Case]:

@@ -1,5 +1,5 @@
-"""Reduction kernels: Sum, Prod, Max, Min (over a tuple of axes or all), ArgMax, ArgMin (one
-axis or the flattened input), Cumsum, Cumprod (one axis, exclusive and/or reversed).
+"""Reduction kernels: Sum, Prod, Max, Min, EuclideanNorm (over a tuple of axes or all), ArgMax,
+ArgMin (one axis or the flattened input), Cumsum, Cumprod (one axis, exclusive and/or reversed).
 
 Sums and products of bool and int32 accumulate in int64, as the spec says. The specs accept
 axis 0 or -1 for a 0-d input (where numpy refuses any axis): reducing a 0-d input over its
@@ -16,7 +16,7 @@ import numpy as np
 
 from tensorplug.dtypes import NUMERIC_DTYPES, float32, float64, int64
 from tensorplug.extend import DirectCall
-from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES
+from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES, euclidean_norm
 
 from ._kernel import Kernel
 
@@ -52,6 +52,10 @@ def _reduce(ufunc: np.ufunc, widen: bool) -> Kernel:
 
     dtypes = (float32, float64, int64) if widen else NUMERIC_DTYPES
     return Kernel(kernel, DirectCall(dtypes, specialize=specialize), handles_warnings=True)
+
+
+def _euclidean_norm(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return euclidean_norm(np, inputs[0], attrs["axis"], attrs["keepdims"])
 
 
 def _arg(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -98,6 +102,7 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Prod": _reduce(np.multiply, widen=True),
     "Max": _reduce(np.maximum, widen=False),  # empty axes raise; the spec explains why
     "Min": _reduce(np.minimum, widen=False),
+    "EuclideanNorm": _euclidean_norm,
     "ArgMax": _arg(np.argmax),
     "ArgMin": _arg(np.argmin),
     "Cumsum": _cumulative(np.add),

@@ -1,5 +1,5 @@
-"""Reduction kernels: Sum, Prod, Max, Min (over a tuple of axes or all), ArgMax, ArgMin (one
-axis or the flattened input), Cumsum, Cumprod (one axis, exclusive and/or reversed).
+"""Reduction kernels: Sum, Prod, Max, Min, EuclideanNorm (over a tuple of axes or all), ArgMax,
+ArgMin (one axis or the flattened input), Cumsum, Cumprod (one axis, exclusive and/or reversed).
 
 Sums and products of bool and int32 accumulate in int64, as the spec says. The specs accept
 axis 0 or -1 for a 0-d input: reducing a 0-d input over its "axis" reduces over nothing.
@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES
+from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES, euclidean_norm
 
 from ._jit import JaxKernel, narrow, with_attrs
 
@@ -31,6 +31,10 @@ def _reducer(fn: Callable[..., Any], widen: bool, *narrow_dtypes: Any) -> JaxKer
 
     reduce.__name__ = f"reduce_{fn.__name__}"
     return narrow(reduce, ("axis", "keepdims"), *narrow_dtypes)
+
+
+def _euclidean_norm(x: Any, axis: Any, keepdims: bool) -> Any:
+    return euclidean_norm(jnp, x, axis, keepdims)
 
 
 def _arg(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -65,6 +69,7 @@ KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Prod": _reducer(jnp.prod, True, np.float32),
     "Max": _reducer(jnp.max, False, np.float32, np.int32),  # empty axes raise
     "Min": _reducer(jnp.min, False, np.float32, np.int32),
+    "EuclideanNorm": narrow(_euclidean_norm, ("axis", "keepdims"), np.float32),
     "ArgMax": _arg(jnp.argmax),
     "ArgMin": _arg(jnp.argmin),
     "Cumsum": _cumulative(jnp.cumsum, 0),
