@@ -28,7 +28,8 @@ def _leaves(tree: Any) -> tuple[list[Tensor | None], Any]:
 
 
 def _bound(value: Any, name: str, fn: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value >= 0 and math.isfinite(value)):
+    number = not isinstance(value, bool) and isinstance(value, (int, float))
+    if not (number and value >= 0 and math.isfinite(value)):
         raise ArgumentError(f"{fn}: {name} must be a finite number >= 0, got {value!r}; "
                             f"pass e.g. {name}=1.0.")
     return float(value)

@@ -39,7 +39,7 @@ def _number(value: Any, name: str, fn: str, positive: bool = False) -> float:
     return float(value)
 
 
-def step_decay(initial: float, step_size: int, gamma: float = 0.1) -> Schedule:
+def step_decay(initial: float, step_size: float, gamma: float = 0.1) -> Schedule:
     """``initial * gamma ** floor(t / step_size)``: the rate multiplied by `gamma` every
     `step_size` updates (PyTorch's ``StepLR`` counted in updates)."""
     initial = _number(initial, "initial", "step_decay", positive=True)
@@ -72,7 +72,8 @@ def piecewise_constant(boundaries: Sequence[int], values: Sequence[float]) -> Sc
     return schedule
 
 
-def exponential_decay(initial: float, decay_steps: int, decay_rate: float, staircase: bool = False) -> Schedule:
+def exponential_decay(initial: float, decay_steps: float, decay_rate: float,
+                      staircase: bool = False) -> Schedule:
     """``initial * decay_rate ** (t / decay_steps)`` (the exponent floored with `staircase`),
     as Keras's ``ExponentialDecay``."""
     initial = _number(initial, "initial", "exponential_decay", positive=True)
@@ -86,7 +87,7 @@ def exponential_decay(initial: float, decay_steps: int, decay_rate: float, stair
     return schedule
 
 
-def cosine_decay(initial: float, decay_steps: int, alpha: float = 0.0) -> Schedule:
+def cosine_decay(initial: float, decay_steps: float, alpha: float = 0.0) -> Schedule:
     """``initial * ((1 - alpha) * c + alpha)`` with ``c = (1 + cos(pi * min(t, decay_steps) /
     decay_steps)) / 2``: from `initial` down to the floor ``alpha * initial`` in `decay_steps`
     updates, then constant (Keras's ``CosineDecay``)."""
