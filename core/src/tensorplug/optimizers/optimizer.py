@@ -99,9 +99,15 @@ class Optimizer:
 
     @state.setter
     def state(self, new: OptimizerState) -> None:
+        """Replace the whole state (a checkpoint: ``opt.state = tp.load(path)``, or a state
+        read from an optimizer of the same kind and settings)."""
         if not isinstance(new, OptimizerState):
             raise StateError(f"{type(self).__name__}.state takes an OptimizerState, got "
                             f"{type(new).__name__}; pass one read from an optimizer's .state.")
+        own = self.state.hyperparameters["learning_rate"]
+        if new.hyperparameters.get("learning_rate") is None and callable(own):
+            # a state loaded by tp.load: its schedule (code, not data) was not saved; keep ours
+            new = replace(new, hyperparameters={**new.hyperparameters, "learning_rate": own})
         self._replace(new)
         self._owners = dict.fromkeys(new.slots)
 
