@@ -88,7 +88,8 @@ class _Writer:
             try:
                 dtype = from_numpy_dtype(obj.dtype).name
             except Exception:
-                raise ArgumentError(f"tp.save: the numpy array at {_shown(path)} has dtype {obj.dtype}, which "
+                raise ArgumentError(f"tp.save: the numpy array at {_shown(path)} has dtype {obj.dtype}, "
+                                    "which "
                                     "tensorplug has no dtype for; convert it (or leave it out).") from None
             return self.array("ndarray" if isinstance(obj, np.ndarray) else "numpy_scalar",
                               np.asarray(obj), dtype, path)
@@ -107,7 +108,8 @@ class _Writer:
                 items.append([k, self.node(v, (*path, k))])
             return {"kind": "dict", "items": items}
         if type(obj) in (list, tuple):
-            return {"kind": type(obj).__name__, "items": [self.node(v, (*path, i)) for i, v in enumerate(obj)]}
+            children = [self.node(v, (*path, i)) for i, v in enumerate(obj)]
+            return {"kind": type(obj).__name__, "items": children}
         if callable(obj):  # a learning-rate schedule: code, not data
             return {"kind": "callable", "name": getattr(obj, "__qualname__", type(obj).__name__)}
         raise ArgumentError(f"tp.save: cannot save the {type(obj).__name__} at {_shown(path)}; a tree holds "
@@ -130,7 +132,8 @@ def save(path: str | os.PathLike[str], tree: Any) -> None:
     data = safetensors.numpy.save(writer.arrays, metadata=metadata)
     folder = target.parent
     if not folder.is_dir():
-        raise CheckpointNotFoundError(f"tp.save: the folder {str(folder)!r} of {str(target)!r} does not exist; "
+        raise CheckpointNotFoundError(f"tp.save: the folder {str(folder)!r} of {str(target)!r} does not "
+                                      "exist; "
                                       "create it first.")
     fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:  # written whole, then renamed: an interrupted save leaves the old file as it was
@@ -147,7 +150,8 @@ def _read(target: Path) -> tuple[Any, dict[str, np.ndarray]]:
     """The tree structure and the arrays of file `target`."""
     safetensors = _safetensors("load")
     if not target.exists():
-        raise CheckpointNotFoundError(f"tp.load: there is no file {str(target)!r}; give the path tp.save wrote.")
+        raise CheckpointNotFoundError(f"tp.load: there is no file {str(target)!r}; give the path tp.save "
+                                      "wrote.")
     if not target.is_file():
         raise CheckpointError(f"tp.load: {str(target)!r} is not a file; give the path tp.save wrote.")
     data = target.read_bytes()
@@ -163,8 +167,8 @@ def _read(target: Path) -> tuple[Any, dict[str, np.ndarray]]:
                               f"(format {metadata.get('format')!r}); tp.load reads the files tp.save writes.")
     try:
         structure = json.loads(metadata["tree"])
-        arrays = {name: np.frombuffer(info["data"], dtype=_numpy_dtype(info["dtype"])).reshape(tuple(info["shape"]))
-                  for name, info in stored}
+        arrays = {name: np.frombuffer(info["data"], dtype=_numpy_dtype(info["dtype"]))
+                  .reshape(tuple(info["shape"])) for name, info in stored}
     except (ValueError, KeyError, TypeError) as exc:
         raise CheckpointError(f"{not_ours}, or it is damaged: {exc}") from None
     return structure, arrays
@@ -187,7 +191,8 @@ class _Reader:
         if dtype in _AS_PARTS:
             arr = arr.copy(order="C").view(dtype)[..., 0]
         if from_numpy_dtype(arr.dtype).name != dtype:
-            raise CheckpointError(f"tp.load: the tensor {node['key']!r} is stored as {arr.dtype}, but the tree "
+            raise CheckpointError(f"tp.load: the tensor {node['key']!r} is stored as {arr.dtype}, but the "
+                                  "tree "
                                   f"says {dtype}: the file is damaged")
         return arr.copy()  # (writable, and not holding the file's bytes)
 
@@ -260,7 +265,8 @@ class _Reader:
             return {k: self.restore(saved[k], v, (*path, k)) if k in saved else v for k, v in like.items()}
         if kind in ("list", "tuple"):
             if type(like).__name__ != kind or len(like) != len(node["items"]):
-                self.differences.append(f"{here}: the file has a {kind} of {len(node['items'])}, the tree given "
+                self.differences.append(f"{here}: the file has a {kind} of {len(node['items'])}, the tree "
+                                        "given "
                                         f"{_describe(like)}")
                 return like
             items = [self.restore(n, v, (*path, i)) for i, (n, v) in enumerate(zip(node["items"], like))]
@@ -271,7 +277,7 @@ class _Reader:
                                         f"{_describe(like)}")
                 return like
             # a fresh optimizer (no slots yet) takes the file's slots as they are
-            slots = (self.build(node["slots"]) if self.assign else None) if not like.slots else (
+            slots: Any = (self.build(node["slots"]) if self.assign else {}) if not like.slots else (
                 self.restore(node["slots"], like.slots, (*path, "slots")))
             return OptimizerState(self.restore(node["iterations"], like.iterations, (*path, "iterations")),
                                   self.restore(node["hyperparameters"], like.hyperparameters,
@@ -318,5 +324,6 @@ def _shown(path: tuple[Any, ...]) -> str:
 def _describe(obj: Any) -> str:
     if type(obj) in (list, tuple):
         return f"a {type(obj).__name__} of {len(obj)}"
-    return f"{obj!r}" if obj is None or isinstance(obj, (bool, int, float, str)) else f"a {type(obj).__name__}"
+    plain = obj is None or isinstance(obj, (bool, int, float, str))
+    return f"{obj!r}" if plain else f"a {type(obj).__name__}"
 
