@@ -74,12 +74,17 @@ def test_the_file_is_plain_safetensors_with_the_tree_as_json(tmp_path) -> None:
     assert tree["kind"] == "dict" and ["step", {"kind": "value", "value": 5}] in tree["items"]
 
 
-def test_a_live_variables_name_is_not_taken_twice(tmp_path) -> None:
+def test_a_live_variables_name_is_not_taken_twice_and_the_slots_follow(tmp_path) -> None:
     w = tp.Variable([1.0, 2.0], name="w_live")
-    tp.save(tmp_path / "w.safetensors", w)
+    opt = optimizers.Adam(0.1)
+    opt.apply_gradients([(w, tp.asarray([0.5, -1.0]))])
+    tp.save(tmp_path / "w.safetensors", {"opt": opt.state, "w": w})
     again = tp.load(tmp_path / "w.safetensors")
-    assert isinstance(again, tp.Variable) and again.name != "w_live" and again is not w
-    np.testing.assert_array_equal(again.numpy(), w.numpy())
+    assert isinstance(again["w"], tp.Variable) and again["w"].name != "w_live" and again["w"] is not w
+    np.testing.assert_array_equal(again["w"].numpy(), w.numpy())
+    assert set(again["opt"].slots) == {again["w"].name}  # (slots keyed by the new name)
+    m = again["opt"].slots[again["w"].name]["m"]
+    np.testing.assert_array_equal(m.numpy(), opt.get_slots(w)["m"].numpy())
 
 
 # -- a trained model -----------------------------------------------------------------------
@@ -158,18 +163,21 @@ def test_a_reloaded_optimizer_resumes_the_same_trajectory(tmp_path, make_opt, tr
         np.testing.assert_allclose(v.numpy(), want_params[k], rtol=1e-10, atol=1e-12)
 
 
-def test_like_restores_into_a_fresh_optimizer(tmp_path) -> None:
+def test_like_restores_a_fresh_model_and_optimizer_in_the_same_process(tmp_path) -> None:
+    """The original model still lives: a new one (other Variable names) takes the checkpoint,
+    and the optimizer's slots follow to the new Variables' names."""
     params = make_mlp()
     opt = optimizers.Adam(0.05)
     fit(params, opt, 3)
-    tp.save(tmp_path / "c.safetensors", {"params": params, "opt": opt.state})
-    fresh_opt = optimizers.Adam(0.05)
-    restored = tp.load(tmp_path / "c.safetensors", like={"params": params, "opt": fresh_opt.state})
+    tp.save(tmp_path / "c.safetensors", {"opt": opt.state, "params": params})  # (state first)
+    fresh, fresh_opt = make_mlp(seed=1), optimizers.Adam(0.05)
+    restored = tp.load(tmp_path / "c.safetensors", like={"params": fresh, "opt": fresh_opt.state})
     fresh_opt.state = restored["opt"]
-    assert fresh_opt.iterations == 3
-    for v in params.values():
+    assert fresh_opt.iterations == 3 and set(fresh_opt.state.slots) == {v.name for v in fresh.values()}
+    for k, v in params.items():
         for slot, s in opt.get_slots(v).items():
-            np.testing.assert_array_equal(fresh_opt.get_slots(v)[slot].numpy(), s.numpy())
+            np.testing.assert_array_equal(fresh_opt.get_slots(fresh[k])[slot].numpy(), s.numpy())
+    np.testing.assert_allclose(fit(fresh, fresh_opt, 3), fit(params, opt, 3), rtol=1e-12)
 
 
 # -- errors ---------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -182,9 +182,25 @@ class _Reader:
     """Builds a tree from its JSON structure and arrays, on a backend; with `like`, checks it
     against a given tree (collecting every difference) and restores into its Variables."""
 
-    def __init__(self, arrays: Mapping[str, np.ndarray], backend: str | None, assign: bool = True) -> None:
+    def __init__(self, arrays: Mapping[str, np.ndarray], backend: str | None, assign: bool = True,
+                 renames: Mapping[str, str] | None = None) -> None:
         self.arrays, self.backend, self.assign = arrays, backend, assign
+        self.renames = renames or {}  # saved Variable name -> the name of the Variable given for it
+        self.variables: dict[str, Variable] = {}  # (by key, made first: make_variables)
         self.differences: list[str] = []
+
+    def make_variables(self, structure: Mapping[str, Any]) -> None:
+        """The tree's Variables, made first (by key): a Variable keeps its saved name unless a
+        live Variable has it, and optimizer states' slots follow a new name wherever they are."""
+        renames = {}
+        for node in _nodes(structure):
+            if node["kind"] == "variable":
+                value = self.tensor(self.array(node), self.backend)
+                name = node["name"] if node["name"] not in _registry else None  # taken: a new name
+                with backend_scope(value.backend):  # (a Variable lives on the backend it is made on)
+                    var = Variable(value, name=name, trainable=node["trainable"])
+                self.variables[node["key"]], renames[node["name"]] = var, var.name
+        self.renames = renames
 
     def array(self, node: Mapping[str, Any]) -> np.ndarray:
         arr, dtype = self.arrays[node["key"]], node["dtype"]
@@ -195,6 +211,11 @@ class _Reader:
                                   "tree "
                                   f"says {dtype}: the file is damaged")
         return arr.copy()  # (writable, and not holding the file's bytes)
+
+    def slots_renamed(self, node: Mapping[str, Any]) -> dict[str, Any]:
+        """An optimizer state's slots node, keyed by the names its Variables have now."""
+        items = [[self.renames.get(k, k), v] for k, v in node["slots"]["items"]]
+        return {**node["slots"], "items": items}
 
     def tensor(self, arr: np.ndarray, backend: str | None) -> Tensor:
         from .ops._convert import asarray
@@ -216,10 +237,7 @@ class _Reader:
         if kind == "numpy_scalar":
             return self.array(node)[()]
         if kind == "variable":
-            value = self.tensor(self.array(node), self.backend)
-            name = node["name"] if node["name"] not in _registry else None  # taken: a new name
-            with backend_scope(value.backend):  # (a Variable lives on the backend it is made on)
-                return Variable(value, name=name, trainable=node["trainable"])
+            return self.variables[node["key"]]
         if kind == "dict":
             return {k: self.build(v) for k, v in node["items"]}
         if kind in ("list", "tuple"):
@@ -227,7 +245,7 @@ class _Reader:
             return items if kind == "list" else tuple(items)
         if kind == "optimizer_state":
             return OptimizerState(self.build(node["iterations"]), self.build(node["hyperparameters"]),
-                                  self.build(node["slots"]))
+                                  self.build(self.slots_renamed(node)))
         raise CheckpointError(f"tp.load: the tree holds a node of unknown kind {kind!r}: the file is damaged")
 
     def restore(self, node: Mapping[str, Any], like: Any, path: tuple[Any, ...]) -> Any:
@@ -276,9 +294,11 @@ class _Reader:
                 self.differences.append(f"{here}: the file has an optimizer state, the tree given "
                                         f"{_describe(like)}")
                 return like
-            # a fresh optimizer (no slots yet) takes the file's slots as they are
-            slots: Any = (self.build(node["slots"]) if self.assign else {}) if not like.slots else (
-                self.restore(node["slots"], like.slots, (*path, "slots")))
+            # slots follow their Variables to the names of those given in their place; a fresh
+            # optimizer (no slots yet) takes the file's slots as they are
+            saved_slots = self.slots_renamed(node)
+            slots: Any = (self.build(saved_slots) if self.assign else {}) if not like.slots else (
+                self.restore(saved_slots, like.slots, (*path, "slots")))
             return OptimizerState(self.restore(node["iterations"], like.iterations, (*path, "iterations")),
                                   self.restore(node["hyperparameters"], like.hyperparameters,
                                                (*path, "hyperparameters")), slots)
@@ -298,15 +318,21 @@ def load(path: str | os.PathLike[str], backend: str | None = None, like: Any = N
     With `like` (a tree of the same structure, e.g. the model's parameters and ``opt.state``),
     the file is checked against it first: every dict key, container, shape and dtype that
     differs is named in one ``CheckpointError``; then `like`'s Variables are assigned the
-    saved values (on their own backend) and the tree is returned with its other leaves loaded."""
+    saved values (on their own backend) and the tree is returned with its other leaves loaded.
+    An optimizer state's slots follow their Variables: keyed by the names of `like`'s Variables
+    (so ``opt.state = tp.load(path, like={"params": params, "opt": opt.state})["opt"]`` resumes
+    training a freshly built model)."""
     target = _path(path, "load")
     if backend is not None:
         backend = valid.backend_name(backend, "load")
     structure, arrays = _read(target)
-    reader = _Reader(arrays, backend)
     if like is None:
+        reader = _Reader(arrays, backend)
+        reader.make_variables(structure)
         return reader.build(structure)
-    checker = _Reader(arrays, backend, assign=False)
+    renames = dict(_renames(structure, like))
+    reader = _Reader(arrays, backend, renames=renames)
+    checker = _Reader(arrays, backend, assign=False, renames=renames)
     checker.restore(structure, like, ())  # (first all the differences, changing nothing)
     if checker.differences:
         shown = "\n  ".join(checker.differences[:20])
@@ -315,6 +341,36 @@ def load(path: str | os.PathLike[str], backend: str | None = None, like: Any = N
                               f"({len(checker.differences)} differences):\n  {shown}{more}\n"
                               "Pass the tree the file was saved from (or load without like=).")
     return reader.restore(structure, like, ())
+
+
+def _nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """`node` and every node below it."""
+    yield node
+    kind = node["kind"]
+    if kind == "dict":
+        children = [child for _, child in node["items"]]
+    elif kind in ("list", "tuple"):
+        children = node["items"]
+    elif kind == "optimizer_state":
+        children = [node["iterations"], node["hyperparameters"], node["slots"]]
+    else:
+        children = []
+    for child in children:
+        yield from _nodes(child)
+
+
+def _renames(node: Mapping[str, Any], like: Any) -> Iterator[tuple[str, str]]:
+    """(saved name, given name) of each saved Variable that `like` gives a Variable for."""
+    kind = node["kind"]
+    if kind == "variable" and isinstance(like, Variable):
+        yield node["name"], like.name
+    elif kind == "dict" and isinstance(like, Mapping):
+        for k, child in node["items"]:
+            if k in like:
+                yield from _renames(child, like[k])
+    elif kind in ("list", "tuple") and type(like) in (list, tuple):
+        for child, given in zip(node["items"], like):
+            yield from _renames(child, given)
 
 
 def _shown(path: tuple[Any, ...]) -> str:
