@@ -167,3 +167,10 @@ def test_clipping_is_usable_in_a_functional_step() -> None:
     params = opt.update(params, clipped)
     want = reference(sgd(0.1), steps=1, clip_norm=0.3)
     np.testing.assert_allclose(params[0].numpy(), want[0], rtol=1e-12)
+
+
+def test_the_global_norm_of_complex_leaves_is_their_modulus() -> None:
+    tree = [tp.asarray(np.array([3 + 4j, 1j])), tp.asarray(np.array([[2.0]], np.float32))]
+    assert float(optimizers.global_norm(tree)) == pytest.approx(np.sqrt(25 + 1 + 4), rel=1e-12)
+    clipped, _ = optimizers.clip_by_global_norm(tree, 1.0)
+    np.testing.assert_allclose(clipped[0].numpy(), np.array([3 + 4j, 1j]) / np.sqrt(30), rtol=1e-12)

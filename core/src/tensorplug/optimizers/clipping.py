@@ -11,6 +11,7 @@ from ..autodiff import _tree
 from ..dtypes import float64
 from ..errors import ArgumentError
 from ..ops._convert import asarray
+from ..ops.elementwise import abs as tp_abs
 from ..ops.elementwise import clip, maximum, sqrt
 from ..ops.reductions import sum as tp_sum
 from ..tensor import Tensor
@@ -36,7 +37,7 @@ def _bound(value: Any, name: str, fn: str) -> float:
 
 
 def _squared_norm(t: Tensor) -> Tensor:
-    t64 = t.astype(float64)
+    t64 = (tp_abs(t) if t.dtype.kind == "complex" else t).astype(float64)
     return tp_sum(t64 * t64)
 
 
