@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import HyperparameterError
 from ..jit import tracing
 from ..ops._convert import caller
 from ..ops.elementwise import sqrt
 from ..runtime import current
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, check_moments
 
 __all__ = ["Adam"]
 
@@ -31,11 +30,7 @@ class Adam(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-7, *,
                  clip_norm: float | None = None, clip_value: float | None = None) -> None:
-        for name, beta in (("beta1", beta1), ("beta2", beta2)):
-            if not 0.0 <= beta < 1.0:
-                raise HyperparameterError(f"Adam: {name} must be in [0, 1), got {beta!r}")
-        if not epsilon > 0:
-            raise HyperparameterError(f"Adam: epsilon must be > 0, got {epsilon!r}")
+        check_moments("Adam", beta1, beta2, epsilon)
         super().__init__(learning_rate, clip_norm=clip_norm, clip_value=clip_value,
                          beta1=float(beta1), beta2=float(beta2), epsilon=float(epsilon))
 

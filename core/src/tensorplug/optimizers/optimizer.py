@@ -356,6 +356,16 @@ class Optimizer:
         return self._update(p, g, slots, step)
 
 
+def check_moments(optimizer: str, beta1: float, beta2: float, epsilon: float) -> None:
+    """Refuse the moment settings of an Adam-like optimizer out of range (betas in [0, 1),
+    epsilon > 0), naming the optimizer."""
+    for name, beta in (("beta1", beta1), ("beta2", beta2)):
+        if not 0.0 <= beta < 1.0:
+            raise HyperparameterError(f"{optimizer}: {name} must be in [0, 1), got {beta!r}")
+    if not epsilon > 0:
+        raise HyperparameterError(f"{optimizer}: epsilon must be > 0, got {epsilon!r}")
+
+
 def _clipped(items: Sequence[tuple[SlotKey, Tensor, Any]],
              hyperparameters: Mapping[str, Any]) -> Sequence[tuple[SlotKey, Tensor, Any]]:
     """`items` with their gradients clipped as the optimizer's ``clip_value`` (each element)
