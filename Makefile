@@ -65,11 +65,11 @@ $(VPY):
 
 # Dependencies (by installing the distributions with them; hatchling is needed below).
 $(STAMP_DEMO): $(VPY) core/pyproject.toml plugins/cpu_numpy/pyproject.toml
-	$(PIP) install hatchling "./core[demo]" ./plugins/cpu_numpy
+	$(PIP) install hatchling "./core[demo,save]" ./plugins/cpu_numpy
 	touch $@
 
 $(STAMP_DEV): $(VPY) requirements-dev.txt core/pyproject.toml $(wildcard plugins/*/pyproject.toml)
-	$(PIP) install -r requirements-dev.txt "./core[demo]" $(filter-out ./core,$(TEST_DISTS))
+	$(PIP) install -r requirements-dev.txt "./core[demo,save]" $(filter-out ./core,$(TEST_DISTS))
 	touch $@
 
 # Our distributions again, from the current sources, whenever one of their files changed

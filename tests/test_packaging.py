@@ -84,3 +84,11 @@ def test_the_testing_kit_is_an_extra_of_core():
     """``pip install 'tensorplug-core[testing]'`` brings what the conformance suite imports."""
     extras = project("core")["optional-dependencies"]
     assert any(req.startswith("pytest") for req in extras["testing"])
+
+
+def test_saving_is_an_extra_of_core_installed_for_the_tests_and_the_demo():
+    """``pip install 'tensorplug-core[save]'`` brings what tp.save and tp.load import."""
+    assert project("core")["optional-dependencies"]["save"] == ["safetensors>=0.8"]
+    requirements = (ROOT / "requirements-dev.txt").read_text().splitlines()
+    assert any(line.startswith("safetensors") for line in requirements)
+    assert '"./core[demo,save]" ./plugins/cpu_numpy' in (ROOT / "Makefile").read_text()

@@ -49,6 +49,8 @@ from .errors import (
     ArgumentError,
     AutodiffError,
     BackendNotFoundError,
+    CheckpointError,
+    CheckpointNotFoundError,
     DeviceError,
     DLPackError,
     DTypeError,
@@ -59,6 +61,7 @@ from .errors import (
     IndexShapeError,
     KernelError,
     KernelNotFoundError,
+    MissingDependencyError,
     NonFiniteError,
     OutOfMemoryError,
     PluginError,
@@ -87,6 +90,7 @@ from .ops.reductions import *  # noqa: F403
 from .ops.sets import *  # noqa: F403
 from .ops.sorting import *  # noqa: F403
 from .profiler import profile
+from .saving import load, save
 from .variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
@@ -109,5 +113,6 @@ __all__ = [
     "NonFiniteError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
     "DLPackError", "ImmutableTensorError",
+    "save", "load", "CheckpointError", "CheckpointNotFoundError", "MissingDependencyError",
 ]
 __all__ += ops.__all__

@@ -30,6 +30,9 @@ __all__ = [
     "PluginError",
     "PluginVersionError",
     "TensorplugPluginWarning",
+    "CheckpointError",
+    "CheckpointNotFoundError",
+    "MissingDependencyError",
 ]
 
 
@@ -149,3 +152,17 @@ class PluginVersionError(PluginError):
 
 class TensorplugPluginWarning(UserWarning):
     """Warned once per broken plugin when plugins load in non-strict mode."""
+
+
+class CheckpointError(TensorplugError, ValueError):
+    """A file given to ``tp.load`` is not one ``tp.save`` wrote (or is damaged), or what it
+    holds does not match the tree it is restored into (``like=``)."""
+
+
+class CheckpointNotFoundError(TensorplugError, FileNotFoundError):
+    """``tp.load`` was given a path where there is no file."""
+
+
+class MissingDependencyError(TensorplugError, ImportError):
+    """An optional dependency a function needs is not installed (the message names the pip
+    command)."""

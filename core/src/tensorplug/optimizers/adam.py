@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import HyperparameterError
 from ..jit import tracing
 from ..ops._convert import caller
 from ..ops.elementwise import sqrt
 from ..runtime import current
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, check_moments
 
 __all__ = ["Adam"]
 
 _ADAM_UPDATE = caller("AdamUpdate")
+_FUSED_ATTRS = ("beta1", "beta2", "step_size", "epsilon_hat")  # (a subclass may add scalars)
 
 
 class Adam(Optimizer):
@@ -28,13 +28,11 @@ class Adam(Optimizer):
     epsilon = Hyperparameter()
 
     def __init__(self, learning_rate: LearningRate = 0.001, beta1: float = 0.9, beta2: float = 0.999,
-                 epsilon: float = 1e-7) -> None:
-        for name, beta in (("beta1", beta1), ("beta2", beta2)):
-            if not 0.0 <= beta < 1.0:
-                raise HyperparameterError(f"Adam: {name} must be in [0, 1), got {beta!r}")
-        if not epsilon > 0:
-            raise HyperparameterError(f"Adam: epsilon must be > 0, got {epsilon!r}")
-        super().__init__(learning_rate, beta1=float(beta1), beta2=float(beta2), epsilon=float(epsilon))
+                 epsilon: float = 1e-7, *,
+                 clip_norm: float | None = None, clip_value: float | None = None) -> None:
+        check_moments("Adam", beta1, beta2, epsilon)
+        super().__init__(learning_rate, clip_norm=clip_norm, clip_value=clip_value,
+                         beta1=float(beta1), beta2=float(beta2), epsilon=float(epsilon))
 
     def _scalars(self, step: Any, learning_rate: Any, hyperparameters: Mapping[str, Any]) -> dict[str, Any]:
         """What a step of the fused AdamUpdate kernel takes as attributes (host numbers), and the
@@ -51,7 +49,9 @@ class Adam(Optimizer):
         # The backend's fused kernel takes the step's values as attributes (host numbers); a
         # traced step (tp.jit) has no host values, and its compiler fuses the ops below itself.
         if ("AdamUpdate", param._backend.name) in current().kernels.active and not tracing():
-            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]), step.numbers())
+            numbers = step.numbers()
+            attrs = {name: numbers[name] for name in _FUSED_ATTRS}
+            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]), attrs)
             return p, {"m": m, "v": v}
         c = step.scalars(param)
         hyper = step.hyperparameters

@@ -25,6 +25,7 @@ from ..autodiff.tape import taping
 from ..errors import HyperparameterError, ShapeError, StateError, VariableNotFoundError
 from ..tensor import Tensor
 from ..variable import Variable, _registry
+from .clipping import clip_by_global_norm, clip_by_value
 from .state import OptimizerState, SlotKey
 from .step import Hyperparameter, Step, on_backend
 
@@ -47,6 +48,12 @@ class Optimizer:
     out of a compiled step as it does a Variable's value. Setting ``opt.state`` (a checkpoint)
     replaces it.
 
+    **Gradient clipping.** Every optimizer takes ``clip_value=`` (each gradient element limited
+    to ``[-clip_value, clip_value]``) and ``clip_norm=`` (the step's gradients scaled together
+    so that their global L2 norm is at most ``clip_norm``, as ``clip_by_global_norm``; applied
+    after ``clip_value``), kept in the state's hyperparameters when given. To clip otherwise,
+    clip the gradients (``clip_by_norm``, ...) and pass them to ``apply_gradients``/``update``.
+
     **Writing an optimizer.** A subclass
 
     - passes its settings to ``super().__init__(learning_rate, name=value, ...)`` and declares
@@ -67,7 +74,10 @@ class Optimizer:
 
     slot_names: tuple[str, ...] = ()
 
-    def __init__(self, learning_rate: LearningRate, **hyperparameters: Any) -> None:
+    def __init__(self, learning_rate: LearningRate, *, clip_norm: float | None = None,
+                 clip_value: float | None = None, **hyperparameters: Any) -> None:
+        clipping = self._clipping(clip_norm=clip_norm, clip_value=clip_value)
+        hyperparameters = {**hyperparameters, **clipping}
         self._stored: OptimizerState | PackedState = OptimizerState(
             iterations=_asarray(np.int64(0)),
             hyperparameters={"learning_rate": self._learning_rate_value(learning_rate), **hyperparameters},
@@ -89,9 +99,15 @@ class Optimizer:
 
     @state.setter
     def state(self, new: OptimizerState) -> None:
+        """Replace the whole state (a checkpoint: ``opt.state = tp.load(path)``, or a state
+        read from an optimizer of the same kind and settings)."""
         if not isinstance(new, OptimizerState):
             raise StateError(f"{type(self).__name__}.state takes an OptimizerState, got "
                             f"{type(new).__name__}; pass one read from an optimizer's .state.")
+        own = self.state.hyperparameters["learning_rate"]
+        if new.hyperparameters.get("learning_rate") is None and callable(own):
+            # a state loaded by tp.load: its schedule (code, not data) was not saved; keep ours
+            new = replace(new, hyperparameters={**new.hyperparameters, "learning_rate": own})
         self._replace(new)
         self._owners = dict.fromkeys(new.slots)
 
@@ -147,6 +163,18 @@ class Optimizer:
         if not float(value) > 0:
             raise HyperparameterError(f"{type(self).__name__}: learning_rate must be > 0, got {value!r}")
         return _asarray(np.float64(value))
+
+    def _clipping(self, **options: float | None) -> dict[str, float]:
+        """The gradient clipping options given (``clip_norm``, ``clip_value``), checked."""
+        out = {}
+        for name, value in options.items():
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise HyperparameterError(f"{type(self).__name__}: {name} must be a number > 0 (or None: "
+                                          f"no clipping), got {value!r}")
+            out[name] = float(value)
+        return out
 
     def current_learning_rate(self, step: int | None = None) -> float:
         """The learning rate for `step` (default: the next step); schedules are called with it."""
@@ -297,6 +325,7 @@ class Optimizer:
             with on_backend(count):
                 number = count + 1
         step = Step(self, number, current.hyperparameters)
+        items = _clipped(items, current.hyperparameters)
         slots = dict(current.slots)
         out = []
         for key, param, grad in items:
@@ -325,6 +354,34 @@ class Optimizer:
         if g._dtype is not p._dtype:
             g = g.astype(p._dtype)
         return self._update(p, g, slots, step)
+
+
+def check_moments(optimizer: str, beta1: float, beta2: float, epsilon: float) -> None:
+    """Refuse the moment settings of an Adam-like optimizer out of range (betas in [0, 1),
+    epsilon > 0), naming the optimizer."""
+    for name, beta in (("beta1", beta1), ("beta2", beta2)):
+        if not 0.0 <= beta < 1.0:
+            raise HyperparameterError(f"{optimizer}: {name} must be in [0, 1), got {beta!r}")
+    if not epsilon > 0:
+        raise HyperparameterError(f"{optimizer}: epsilon must be > 0, got {epsilon!r}")
+
+
+def _clipped(items: Sequence[tuple[SlotKey, Tensor, Any]],
+             hyperparameters: Mapping[str, Any]) -> Sequence[tuple[SlotKey, Tensor, Any]]:
+    """`items` with their gradients clipped as the optimizer's ``clip_value`` (each element)
+    and then ``clip_norm`` (the global norm of the step's gradients) say."""
+    clip_value, clip_norm = hyperparameters.get("clip_value"), hyperparameters.get("clip_norm")
+    if not items or (clip_value is None and clip_norm is None):
+        return items
+    grads = [g if isinstance(g, Tensor) else _asarray(g, backend=p._backend.name) for _, p, g in items]
+    if recorders_var.get() and taping():  # an update is never differentiated
+        grads = [stop_gradient(g) for g in grads]
+    with on_backend(grads[0]):
+        if clip_value is not None:
+            grads = clip_by_value(grads, clip_value)
+        if clip_norm is not None:
+            grads, _ = clip_by_global_norm(grads, clip_norm)
+    return [(key, p, g) for (key, p, _), g in zip(items, grads)]
 
 
 def _is_leaf(x: Any) -> bool:

@@ -17,12 +17,14 @@ class SGD(Optimizer):
 
     nesterov = Hyperparameter(bool)
 
-    def __init__(self, learning_rate: LearningRate, momentum: float = 0.0, nesterov: bool = False) -> None:
+    def __init__(self, learning_rate: LearningRate, momentum: float = 0.0, nesterov: bool = False, *,
+                 clip_norm: float | None = None, clip_value: float | None = None) -> None:
         if not 0.0 <= momentum < 1.0:
             raise HyperparameterError(f"SGD: momentum must be in [0, 1), got {momentum!r}")
         if nesterov and momentum == 0.0:
             raise HyperparameterError("SGD: nesterov=True needs a momentum > 0")
-        super().__init__(learning_rate, momentum=float(momentum), nesterov=bool(nesterov))
+        super().__init__(learning_rate, clip_norm=clip_norm, clip_value=clip_value,
+                         momentum=float(momentum), nesterov=bool(nesterov))
         self.slot_names = ("momentum",) if momentum else ()  # fixed: the state's structure
 
     @property

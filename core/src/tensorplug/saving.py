@@ -1,0 +1,385 @@
+"""Saving and loading (``tp.save``, ``tp.load``): a tree of tensors, Variables, numpy arrays,
+Python values and optimizer states to one safetensors file and back, onto any backend.
+
+The file is a plain safetensors file: its tensors under their path in the tree (``"params/w"``,
+``"opt/slots/Variable_3/m"``), and in its string metadata, under ``"tensorplug"``, the tree's
+structure as JSON (containers, dict keys, Python values, which leaf is a Variable and its name,
+each tensor's dtype). ``safetensors`` is an optional dependency:
+``pip install "tensorplug-core[save]"``."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import _validate as valid
+from .backend import backend_scope
+from .dtypes import ALL_DTYPES, from_numpy_dtype
+from .errors import ArgumentError, CheckpointError, CheckpointNotFoundError, MissingDependencyError
+from .tensor import Tensor
+from .variable import Variable, _registry
+
+__all__ = ["save", "load"]
+
+FORMAT = "tensorplug.tree/1"  # the metadata's "format": what tp.load accepts
+_INSTALL = 'pip install "tensorplug-core[save]"  (or: pip install safetensors)'
+#: safetensors' dtype names -> numpy, for the dtypes tensorplug has (its numpy loader lacks BF16)
+_STORED = {"BOOL": "bool", "I8": "int8", "I16": "int16", "I32": "int32", "I64": "int64", "U8": "uint8",
+           "U16": "uint16", "U32": "uint32", "U64": "uint64", "F16": "float16", "BF16": "bfloat16",
+           "F32": "float32", "F64": "float64", "C64": "complex64"}
+#: dtypes safetensors does not store, kept as a view of another (a last axis of 2 parts)
+_AS_PARTS = {"complex128": "float64"}
+
+
+def _safetensors(fn: str) -> Any:
+    try:
+        import safetensors
+        import safetensors.numpy
+    except ImportError:
+        raise MissingDependencyError(f"tp.{fn} needs the safetensors package, which is not installed: "
+                                     f"{_INSTALL}") from None
+    return safetensors
+
+
+def _path(path: Any, fn: str) -> Path:
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise ArgumentError(f"tp.{fn}: path must be a str or a path (os.PathLike), got {type(path).__name__}")
+    p = Path(os.fspath(path))
+    if not isinstance(os.fspath(p), str) or not str(path):
+        raise ArgumentError(f"tp.{fn}: path must name a file, got {path!r}")
+    return p
+
+
+# -- save -------------------------------------------------------------------------------------
+class _Writer:
+    """Walks a tree into its JSON structure, collecting its arrays under path keys."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def key(self, path: tuple[Any, ...]) -> str:
+        key = "/".join(str(p) for p in path) or "."
+        base, n = key, 1
+        while key in self.arrays:  # (a dict key with a "/" in it may meet another path)
+            key, n = f"{base}#{n}", n + 1
+        return key
+
+    def array(self, kind: str, value: np.ndarray, dtype: str, path: tuple[Any, ...]) -> dict[str, Any]:
+        key = self.key(path)
+        stored = value.view(_AS_PARTS[dtype]).reshape(*value.shape, 2) if dtype in _AS_PARTS else value
+        self.arrays[key] = stored if stored.flags.c_contiguous else stored.copy(order="C")  # (ndim kept)
+        return {"kind": kind, "key": key, "dtype": dtype}
+
+    def node(self, obj: Any, path: tuple[Any, ...]) -> dict[str, Any]:
+        from .optimizers.state import OptimizerState
+
+        if isinstance(obj, Variable):
+            return {**self.array("variable", obj.numpy(), obj.dtype.name, path),
+                    "name": obj.name, "trainable": obj.trainable}
+        if isinstance(obj, Tensor):
+            return self.array("tensor", obj.numpy(), obj.dtype.name, path)
+        if isinstance(obj, (np.ndarray, np.generic)):
+            try:
+                dtype = from_numpy_dtype(obj.dtype).name
+            except Exception:
+                raise ArgumentError(f"tp.save: the numpy array at {_shown(path)} has dtype {obj.dtype}, "
+                                    "which "
+                                    "tensorplug has no dtype for; convert it (or leave it out).") from None
+            return self.array("ndarray" if isinstance(obj, np.ndarray) else "numpy_scalar",
+                              np.asarray(obj), dtype, path)
+        if obj is None or isinstance(obj, (bool, int, float, str)):
+            return {"kind": "value", "value": obj}
+        if isinstance(obj, OptimizerState):
+            return {"kind": "optimizer_state", "iterations": self.node(obj.iterations, (*path, "iterations")),
+                    "hyperparameters": self.node(dict(obj.hyperparameters), (*path, "hyperparameters")),
+                    "slots": self.node({k: dict(v) for k, v in obj.slots.items()}, (*path, "slots"))}
+        if isinstance(obj, Mapping):
+            items = []
+            for k, v in obj.items():
+                if isinstance(k, bool) or not isinstance(k, (str, int)):
+                    raise ArgumentError(f"tp.save: dict keys must be str or int; the dict at {_shown(path)} "
+                                        f"has the key {k!r} ({type(k).__name__})")
+                items.append([k, self.node(v, (*path, k))])
+            return {"kind": "dict", "items": items}
+        if type(obj) in (list, tuple):
+            children = [self.node(v, (*path, i)) for i, v in enumerate(obj)]
+            return {"kind": type(obj).__name__, "items": children}
+        if callable(obj):  # a learning-rate schedule: code, not data
+            return {"kind": "callable", "name": getattr(obj, "__qualname__", type(obj).__name__)}
+        raise ArgumentError(f"tp.save: cannot save the {type(obj).__name__} at {_shown(path)}; a tree holds "
+                            "dicts, lists and tuples of tensors, Variables, numpy arrays, optimizer states, "
+                            "and None, bool, int, float or str values.")
+
+
+def save(path: str | os.PathLike[str], tree: Any) -> None:
+    """Write `tree` (any nesting of dicts, lists and tuples of Tensors, Variables, numpy
+    arrays, optimizer states (``opt.state``) and None/bool/int/float/str values) to the
+    safetensors file `path`, replacing it, from any backend.
+
+    A callable in the tree (an optimizer's learning-rate schedule) is code, not data: it is not
+    saved, and loads as None (an optimizer given such a state keeps its own schedule)."""
+    target = _path(path, "save")
+    safetensors = _safetensors("save")
+    writer = _Writer()
+    structure = writer.node(tree, ())
+    metadata = {"format": FORMAT, "tree": json.dumps(structure)}
+    data = safetensors.numpy.save(writer.arrays, metadata=metadata)
+    folder = target.parent
+    if not folder.is_dir():
+        raise CheckpointNotFoundError(f"tp.save: the folder {str(folder)!r} of {str(target)!r} does not "
+                                      "exist; "
+                                      "create it first.")
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:  # written whole, then renamed: an interrupted save leaves the old file as it was
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# -- load -------------------------------------------------------------------------------------
+def _read(target: Path) -> tuple[Any, dict[str, np.ndarray]]:
+    """The tree structure and the arrays of file `target`."""
+    safetensors = _safetensors("load")
+    if not target.exists():
+        raise CheckpointNotFoundError(f"tp.load: there is no file {str(target)!r}; give the path tp.save "
+                                      "wrote.")
+    if not target.is_file():
+        raise CheckpointError(f"tp.load: {str(target)!r} is not a file; give the path tp.save wrote.")
+    data = target.read_bytes()
+    not_ours = f"tp.load: {str(target)!r} is not a file tp.save wrote"
+    try:
+        with safetensors.safe_open(str(target), framework="numpy") as f:
+            metadata = f.metadata() or {}
+        stored = safetensors.deserialize(data)
+    except Exception as exc:  # not a safetensors file at all
+        raise CheckpointError(f"{not_ours} (not a safetensors file: {exc})") from None
+    if metadata.get("format") != FORMAT or "tree" not in metadata:
+        raise CheckpointError(f"{not_ours}: a safetensors file without tensorplug's tree in its metadata "
+                              f"(format {metadata.get('format')!r}); tp.load reads the files tp.save writes.")
+    try:
+        structure = json.loads(metadata["tree"])
+        arrays = {name: np.frombuffer(info["data"], dtype=_numpy_dtype(info["dtype"]))
+                  .reshape(tuple(info["shape"])) for name, info in stored}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CheckpointError(f"{not_ours}, or it is damaged: {exc}") from None
+    return structure, arrays
+
+
+def _numpy_dtype(stored: str) -> Any:
+    return {d.name: d.numpy for d in ALL_DTYPES}[_STORED[stored]]
+
+
+class _Reader:
+    """Builds a tree from its JSON structure and arrays, on a backend; with `like`, checks it
+    against a given tree (collecting every difference) and restores into its Variables."""
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], backend: str | None, assign: bool = True,
+                 renames: Mapping[str, str] | None = None) -> None:
+        self.arrays, self.backend, self.assign = arrays, backend, assign
+        self.renames = renames or {}  # saved Variable name -> the name of the Variable given for it
+        self.variables: dict[str, Variable] = {}  # (by key, made first: make_variables)
+        self.differences: list[str] = []
+
+    def make_variables(self, structure: Mapping[str, Any]) -> None:
+        """The tree's Variables, made first (by key): a Variable keeps its saved name unless a
+        live Variable has it, and optimizer states' slots follow a new name wherever they are."""
+        renames = {}
+        for node in _nodes(structure):
+            if node["kind"] == "variable":
+                value = self.tensor(self.array(node), self.backend)
+                name = node["name"] if node["name"] not in _registry else None  # taken: a new name
+                with backend_scope(value.backend):  # (a Variable lives on the backend it is made on)
+                    var = Variable(value, name=name, trainable=node["trainable"])
+                self.variables[node["key"]], renames[node["name"]] = var, var.name
+        self.renames = renames
+
+    def array(self, node: Mapping[str, Any]) -> np.ndarray:
+        arr, dtype = self.arrays[node["key"]], node["dtype"]
+        if dtype in _AS_PARTS:
+            arr = arr.copy(order="C").view(dtype)[..., 0]
+        if from_numpy_dtype(arr.dtype).name != dtype:
+            raise CheckpointError(f"tp.load: the tensor {node['key']!r} is stored as {arr.dtype}, but the "
+                                  "tree "
+                                  f"says {dtype}: the file is damaged")
+        return arr.copy()  # (writable, and not holding the file's bytes)
+
+    def slots_renamed(self, node: Mapping[str, Any]) -> dict[str, Any]:
+        """An optimizer state's slots node, keyed by the names its Variables have now."""
+        items = [[self.renames.get(k, k), v] for k, v in node["slots"]["items"]]
+        return {**node["slots"], "items": items}
+
+    def tensor(self, arr: np.ndarray, backend: str | None) -> Tensor:
+        from .ops._convert import asarray
+
+        return asarray(arr, backend=backend)
+
+    def build(self, node: Mapping[str, Any]) -> Any:
+        from .optimizers.state import OptimizerState
+
+        kind = node["kind"]
+        if kind == "value":
+            return node["value"]
+        if kind == "callable":
+            return None
+        if kind == "tensor":
+            return self.tensor(self.array(node), self.backend)
+        if kind == "ndarray":
+            return self.array(node)
+        if kind == "numpy_scalar":
+            return self.array(node)[()]
+        if kind == "variable":
+            return self.variables[node["key"]]
+        if kind == "dict":
+            return {k: self.build(v) for k, v in node["items"]}
+        if kind in ("list", "tuple"):
+            items = [self.build(v) for v in node["items"]]
+            return items if kind == "list" else tuple(items)
+        if kind == "optimizer_state":
+            return OptimizerState(self.build(node["iterations"]), self.build(node["hyperparameters"]),
+                                  self.build(self.slots_renamed(node)))
+        raise CheckpointError(f"tp.load: the tree holds a node of unknown kind {kind!r}: the file is damaged")
+
+    def restore(self, node: Mapping[str, Any], like: Any, path: tuple[Any, ...]) -> Any:
+        """The loaded value at `path`, checked against `like` (differences collected)."""
+        from .optimizers.state import OptimizerState
+
+        kind = node["kind"]
+        here = _shown(path)
+        if kind in ("tensor", "variable", "ndarray", "numpy_scalar"):
+            if not isinstance(like, (Tensor, np.ndarray, np.generic)):
+                self.differences.append(f"{here}: the file has a tensor, the tree given {_describe(like)}")
+                return like
+            arr = self.array(node)
+            given_dtype = like.dtype.name if isinstance(like, Tensor) else str(like.dtype)
+            if tuple(arr.shape) != tuple(like.shape) or node["dtype"] != given_dtype:
+                self.differences.append(f"{here}: the file has {node['dtype']}{list(arr.shape)}, the tree "
+                                        f"given {given_dtype}{list(like.shape)}")
+                return like
+            if not self.assign:  # (only checking)
+                return like
+            if isinstance(like, Variable):
+                return like.assign(self.tensor(arr, like.backend))
+            if isinstance(like, Tensor):
+                return self.tensor(arr, self.backend or like.backend)
+            return arr if isinstance(like, np.ndarray) else arr[()]
+        if kind == "dict":
+            if not isinstance(like, Mapping):
+                self.differences.append(f"{here}: the file has a dict, the tree given {_describe(like)}")
+                return like
+            saved = dict(node["items"])
+            missing, extra = [k for k in like if k not in saved], [k for k in saved if k not in like]
+            if missing or extra:
+                self.differences.append(f"{here}: keys differ: only in the file {extra}, only in the tree "
+                                        f"given {missing}")
+            return {k: self.restore(saved[k], v, (*path, k)) if k in saved else v for k, v in like.items()}
+        if kind in ("list", "tuple"):
+            if type(like).__name__ != kind or len(like) != len(node["items"]):
+                self.differences.append(f"{here}: the file has a {kind} of {len(node['items'])}, the tree "
+                                        "given "
+                                        f"{_describe(like)}")
+                return like
+            items = [self.restore(n, v, (*path, i)) for i, (n, v) in enumerate(zip(node["items"], like))]
+            return items if kind == "list" else tuple(items)
+        if kind == "optimizer_state":
+            if not isinstance(like, OptimizerState):
+                self.differences.append(f"{here}: the file has an optimizer state, the tree given "
+                                        f"{_describe(like)}")
+                return like
+            # slots follow their Variables to the names of those given in their place; a fresh
+            # optimizer (no slots yet) takes the file's slots as they are
+            saved_slots = self.slots_renamed(node)
+            slots: Any = (self.build(saved_slots) if self.assign else {}) if not like.slots else (
+                self.restore(saved_slots, like.slots, (*path, "slots")))
+            return OptimizerState(self.restore(node["iterations"], like.iterations, (*path, "iterations")),
+                                  self.restore(node["hyperparameters"], like.hyperparameters,
+                                               (*path, "hyperparameters")), slots)
+        if kind == "callable":
+            return like
+        value = node["value"]
+        if type(like) is not type(value):
+            self.differences.append(f"{here}: the file has {value!r}, the tree given {_describe(like)}")
+        return value
+
+
+def load(path: str | os.PathLike[str], backend: str | None = None, like: Any = None) -> Any:
+    """The tree `path` holds (written by ``tp.save``), its tensors on `backend` (default: the
+    active one): Tensors and Variables as they were saved (a Variable keeps its name unless a
+    live Variable has it, then it gets a new one), numpy arrays as numpy arrays.
+
+    With `like` (a tree of the same structure, e.g. the model's parameters and ``opt.state``),
+    the file is checked against it first: every dict key, container, shape and dtype that
+    differs is named in one ``CheckpointError``; then `like`'s Variables are assigned the
+    saved values (on their own backend) and the tree is returned with its other leaves loaded.
+    An optimizer state's slots follow their Variables: keyed by the names of `like`'s Variables
+    (so ``opt.state = tp.load(path, like={"params": params, "opt": opt.state})["opt"]`` resumes
+    training a freshly built model)."""
+    target = _path(path, "load")
+    if backend is not None:
+        backend = valid.backend_name(backend, "load")
+    structure, arrays = _read(target)
+    if like is None:
+        reader = _Reader(arrays, backend)
+        reader.make_variables(structure)
+        return reader.build(structure)
+    renames = dict(_renames(structure, like))
+    reader = _Reader(arrays, backend, renames=renames)
+    checker = _Reader(arrays, backend, assign=False, renames=renames)
+    checker.restore(structure, like, ())  # (first all the differences, changing nothing)
+    if checker.differences:
+        shown = "\n  ".join(checker.differences[:20])
+        more = f"\n  ... and {len(checker.differences) - 20} more" if len(checker.differences) > 20 else ""
+        raise CheckpointError(f"tp.load: {str(target)!r} does not match the tree given as like= "
+                              f"({len(checker.differences)} differences):\n  {shown}{more}\n"
+                              "Pass the tree the file was saved from (or load without like=).")
+    return reader.restore(structure, like, ())
+
+
+def _nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """`node` and every node below it."""
+    yield node
+    kind = node["kind"]
+    if kind == "dict":
+        children = [child for _, child in node["items"]]
+    elif kind in ("list", "tuple"):
+        children = node["items"]
+    elif kind == "optimizer_state":
+        children = [node["iterations"], node["hyperparameters"], node["slots"]]
+    else:
+        children = []
+    for child in children:
+        yield from _nodes(child)
+
+
+def _renames(node: Mapping[str, Any], like: Any) -> Iterator[tuple[str, str]]:
+    """(saved name, given name) of each saved Variable that `like` gives a Variable for."""
+    kind = node["kind"]
+    if kind == "variable" and isinstance(like, Variable):
+        yield node["name"], like.name
+    elif kind == "dict" and isinstance(like, Mapping):
+        for k, child in node["items"]:
+            if k in like:
+                yield from _renames(child, like[k])
+    elif kind in ("list", "tuple") and type(like) in (list, tuple):
+        for child, given in zip(node["items"], like):
+            yield from _renames(child, given)
+
+
+def _shown(path: tuple[Any, ...]) -> str:
+    return "the root" if not path else "".join(f"[{p!r}]" for p in path)
+
+
+def _describe(obj: Any) -> str:
+    if type(obj) in (list, tuple):
+        return f"a {type(obj).__name__} of {len(obj)}"
+    plain = obj is None or isinstance(obj, (bool, int, float, str))
+    return f"{obj!r}" if plain else f"a {type(obj).__name__}"
+
