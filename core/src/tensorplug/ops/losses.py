@@ -97,10 +97,12 @@ def binary_cross_entropy(labels: Any, predictions: Any, *, reduction: str = "mea
 
 
 def binary_cross_entropy_with_logits(labels: Any, logits: Any, *, reduction: str = "mean") -> Tensor:
-    """The binary cross-entropy of sigmoid(logits), computed stably as
-    softplus(logits) - labels * logits per element (torch's binary_cross_entropy_with_logits)."""
+    """The binary cross-entropy of sigmoid(logits) per element (torch's
+    binary_cross_entropy_with_logits), computed stably as (1 - labels) softplus(logits) +
+    labels softplus(-logits): no overflow, and no cancellation for large |logits|."""
     labels, logits = _pair("binary_cross_entropy_with_logits", labels, logits, reduction)
-    return _reduce(softplus(logits) - multiply(labels, logits), reduction)
+    loss = multiply(1.0 - labels, softplus(logits)) + multiply(labels, softplus(negative(logits)))
+    return _reduce(loss, reduction)
 
 
 def categorical_cross_entropy(labels: Any, predictions: Any, *, axis: int = -1,
