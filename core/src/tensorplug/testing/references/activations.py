@@ -1,8 +1,9 @@
 """Reference values of the activation kernels (Elu, EluGrad, Selu, LeakyRelu, Prelu, Relu6,
 Step, Softplus, Gelu, GeluGrad, LogSigmoid) and of SquaredDifference, Rsqrt and AddN, from
-their definitions in float64 numpy. Few cases, to keep the kit quick: float32, float64 and
-bfloat16 over the edge shapes (bfloat16 on two of them), values clear of each kink, attribute
-variants in float64 only, and hand-picked values where the functions overflow or saturate."""
+their definitions in float64 numpy. Few cases, to keep the kit quick: float64 over the edge
+shapes, two shapes in float32, one small case in each other accepted dtype, values clear of
+each kink, attribute variants in float64 only, and hand-picked values where the functions
+overflow or saturate."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import bfloat16, complex64, float32, float64, int64
+from ...dtypes import DType, complex64, float32, float64, int64
 from ...errors import ShapeError
 from ...kernel_helpers import SELU_ALPHA, SELU_SCALE
 from ...kernel_spec import KernelSpec
-from ..inputs import BROADCAST_PAIRS, EDGE_SHAPES, BadCase, Case, Domain, sample
+from ..inputs import BROADCAST_PAIRS, EDGE_SHAPES, BadCase, Case, Domain, accepted, sample
 from ._base import CaseMaker, broadcast_bad_cases, reference
 
 CLEAR_OF_ZERO = Domain(-3, 3, margin=0.3)
@@ -25,13 +26,21 @@ _EXTREMES = (-1000.0, -40.0, -1.0, 0.0, 1.0, 40.0, 1000.0)
 
 
 def _floats(spec: KernelSpec, key: Any, domain: Domain, count: int) -> list[list[np.ndarray]]:
-    """One list of `count` arrays per dtype x shape: every edge shape in float32 and float64,
-    the first and a 2-d one in bfloat16."""
+    """One list of `count` arrays per dtype x shape: every edge shape in float64, a 0-d and a
+    2-d one in float32, one 2-element shape in each other dtype the spec accepts."""
     out = []
-    for d, shapes in ((float32, EDGE_SHAPES), (float64, EDGE_SHAPES), (bfloat16, ((), (2, 3)))):
+    for d in accepted(spec, spec.inputs[0]):
+        shapes = EDGE_SHAPES if d is float64 else ((), (2, 3)) if d is float32 else ((2,),)
         for i, s in enumerate(shapes):
             out.append([sample(s, d, domain, key=(spec.name, key, i, k)) for k in range(count)])
     return out
+
+
+def _every_other_dtype(spec: KernelSpec, done: Sequence[DType]) -> list[Case]:
+    """One small case (all inputs of shape (2,)) in each dtype the spec accepts beyond `done`."""
+    count = 2 if spec.variadic else len(spec.inputs)
+    return [Case(tuple(sample((2,), d, key=(spec.name, d.name, k)) for k in range(count)))
+            for d in accepted(spec, spec.inputs[0]) if d not in done]
 
 
 def _cases(domain: Domain = Domain(), specials: Sequence[float] = _EXTREMES, count: int = 1,
@@ -95,12 +104,13 @@ def _leaky_relu(x: np.ndarray, alpha: float) -> np.ndarray:
     return np.where(x >= 0, x, alpha * x)
 
 
-_PRELU_SHAPES = (((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), ()), ((), ()), ((0, 3), (3,)))
+_PRELU_SHAPES = (((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), ()), ((), ()), ((1,), (1,)), ((0, 3), (3,)))
 
 
 def _prelu_cases(spec: KernelSpec) -> list[Case]:
-    return [Case((sample(xs, d, CLEAR_OF_ZERO, key=(i, "x")), sample(alphas, d, Domain(0, 1), key=(i, "a"))))
-            for d in _FLOATS for i, (xs, alphas) in enumerate(_PRELU_SHAPES)]
+    cases = [Case((sample(xs, d, CLEAR_OF_ZERO, key=(i, "x")), sample(alphas, d, Domain(0, 1), key=(i, "a"))))
+             for d in _FLOATS for i, (xs, alphas) in enumerate(_PRELU_SHAPES)]
+    return cases + _every_other_dtype(spec, _FLOATS)
 
 
 def _prelu_bad(spec: KernelSpec) -> list[BadCase]:
@@ -154,14 +164,19 @@ def _gelu_grad(dy: np.ndarray, x: np.ndarray, approximate: bool) -> np.ndarray:
     return dy * slope
 
 
+#: the broadcast pairs that meet 0-d, empty, size-1 and both ways of broadcasting
+_PAIRS = tuple(BROADCAST_PAIRS[i] for i in (1, 2, 3, 5, 6, 7))
+
+
 def _squared_difference_cases(spec: KernelSpec) -> list[Case]:
-    """Every broadcast pair in float64; two of them in float32, int64 and complex64."""
+    """Six broadcast pairs in float64; two of them in float32, int64 and complex64; one small
+    case in each other dtype."""
     out = []
     for d in (float64, float32, int64, complex64):
-        pairs = BROADCAST_PAIRS if d is float64 else BROADCAST_PAIRS[:2]
+        pairs = _PAIRS if d is float64 else BROADCAST_PAIRS[:2]
         out += [Case((sample(xs, d, key=(i, "x")), sample(ys, d, key=(i, "y"))))
                 for i, (xs, ys) in enumerate(pairs)]
-    return out
+    return out + _every_other_dtype(spec, (float64, float32, int64, complex64))
 
 
 @reference("SquaredDifference", _squared_difference_cases, broadcast_bad_cases)
@@ -172,8 +187,7 @@ def _squared_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _rsqrt_cases(spec: KernelSpec) -> list[Case]:
     positive = Domain(0.2, 4)
-    out = [Case(tuple(arrays)) for arrays in _floats(spec, "", positive, 1)]
-    out.append(Case((sample((2, 3), complex64, positive),)))
+    out = [Case(tuple(arrays)) for arrays in _floats(spec, "", positive, 1)]  # (complex ones too)
     out += [Case((np.array([0.0, 1.0, 4.0, math.inf, -1.0], d.numpy),), label="special") for d in _FLOATS]
     return out
 
@@ -186,9 +200,9 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
 def _add_n_cases(spec: KernelSpec) -> list[Case]:
     out = []
     for d in (float32, float64, int64):
-        for n, shape in ((1, (2, 3)), (2, ()), (3, (2, 3)), (2, (0,))):
+        for n, shape in ((1, (2, 3)), (2, ()), (1, (1,)), (3, (2, 3)), (2, (0,))):
             out.append(Case(tuple(sample(shape, d, key=(n, k)) for k in range(n))))
-    return out
+    return out + _every_other_dtype(spec, (float32, float64, int64))
 
 
 def _add_n(*xs: np.ndarray) -> np.ndarray:
