@@ -327,3 +327,14 @@ def test_second_derivatives_match_jax(op, ref):
     got = tp.grad(lambda v: tp.sum(tp.grad(lambda u: tp.sum(op(u)))(v)))(x).numpy()
     want = _jax(lambda v: jax.vmap(jax.grad(jax.grad(ref)))(v), x)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_ops_under_jit_give_the_eager_values():
+    def f(x, a):
+        return (tp.nn.gelu(x, approximate=False) + tp.nn.elu(x, 0.5) + tp.nn.prelu(x, a) + tp.nn.step(x)
+                + tp.add_n([x, tp.nn.mish(x)]) + tp.squared_difference(x, a) * tp.rsqrt(a))
+
+    x, a = sample((2, 3), tp.float32), sample((3,), tp.float32, 0.5, 1.0, seed=1)
+    np.testing.assert_allclose(tp.jit(f)(x, a).numpy(), f(x, a).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(tp.jit(tp.grad(lambda v: tp.sum(f(v, a))))(x).numpy(),
+                               tp.grad(lambda v: tp.sum(f(v, a)))(x).numpy(), rtol=1e-5)
