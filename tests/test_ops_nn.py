@@ -41,6 +41,9 @@ def test_namespace():
         "one_hot",
         "softmax_cross_entropy",
         "sparse_softmax_cross_entropy",
+        # activations and dropout (issue 15)
+        "elu", "selu", "leaky_relu", "prelu", "relu6", "softplus", "gelu", "silu", "swish", "log_sigmoid",
+        "mish", "step", "dropout",
     }
     assert tp.nn.sigmoid is tp.sigmoid
     assert not hasattr(tp.ops, "softmax_cross_entropy") or "softmax_cross_entropy" not in tp.__all__

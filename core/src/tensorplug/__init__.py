@@ -19,7 +19,7 @@ from .tensor import Tensor  # isort: skip
 with registering_as(CORE_SOURCE):
     from . import gradients  # noqa: F401  (registers the core's default gradients)
 
-from . import dtypes, extend, fft, linalg, nn, ops, optimizers, random
+from . import dtypes, extend, fft, linalg, losses, nn, ops, optimizers, random
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .constants import e, inf, nan, newaxis, pi
@@ -78,6 +78,7 @@ from .namespace_info import __array_namespace_info__
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
 from .ops import asarray, astype, to_backend
+from .ops.arithmetic import *  # noqa: F403
 from .ops.bitwise import *  # noqa: F403
 from .ops.creation import *  # noqa: F403
 from .ops.dlpack import *  # noqa: F403
@@ -116,3 +117,4 @@ __all__ = [
     "save", "load", "CheckpointError", "CheckpointNotFoundError", "MissingDependencyError",
 ]
 __all__ += ops.__all__
+__all__ += ["losses"]

@@ -97,3 +97,8 @@ __all__ = [
     "tracing", "unbroadcast", "unregister_backend", "unregister_gradient", "unregister_kernel",
     "unregister_kernel_spec", "unregister_op", "unregister_plugin", "use_runtime", "wrap",
 ]
+
+# tensorplug.kernel_helpers: the activations' formulas
+from .kernel_helpers import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values  # noqa: E402
+
+__all__ += ["SELU_ALPHA", "SELU_SCALE", "elu_values", "gelu_slope", "gelu_values"]

@@ -23,3 +23,9 @@ __all__ = [
     "softmax_cross_entropy",
     "sparse_softmax_cross_entropy",
 ]
+
+from .ops.activations import *  # noqa: E402, F403
+from .ops.activations import __all__ as _activations
+from .ops.dropout import dropout  # noqa: E402
+
+__all__ += [*_activations, "dropout"]

@@ -4,3 +4,7 @@ from . import decompositions, elementwise, fft, indexing, linalg, manipulation, 
 
 __all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
            "sorting"]
+
+from . import activations  # noqa: E402
+
+__all__ += ["activations"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..registry import ops as _op_registry
 from . import (
+    arithmetic,
     bitwise,
     creation,
     dlpack,
@@ -21,6 +22,7 @@ from . import (
     sorting,
 )
 from ._convert import asarray, astype, to_backend
+from .arithmetic import *  # noqa: F403
 from .bitwise import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .dlpack import *  # noqa: F403
@@ -47,6 +49,7 @@ __all__ += indexing.__all__
 __all__ += sorting.__all__
 __all__ += sets.__all__
 __all__ += grids.__all__
+__all__ += arithmetic.__all__
 
 _op_registry._reserved.update(__all__, ["getitem"])
 

@@ -5,6 +5,7 @@ Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the 
 
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from . import (
+    activations,
     creation,
     decompositions,
     elementwise,
@@ -19,7 +20,7 @@ from . import (
 )
 
 __all__ = [
-    "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
+    "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations",
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
 ]

@@ -11,6 +11,7 @@ kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand w
 """
 
 from . import (
+    activations,
     creation,
     decompositions,
     elementwise,

@@ -12,6 +12,7 @@ from tensorplug.extend import KernelConfig
 
 from .._quiet import quiet
 from . import (
+    activations,
     creation,
     decompositions,
     elementwise,
@@ -26,8 +27,8 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
+_FAMILIES = (activations, creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
+             optim, reductions, sorting)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

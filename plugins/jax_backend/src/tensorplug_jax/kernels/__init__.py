@@ -15,6 +15,7 @@ from tensorplug.extend import KernelConfig
 
 from .._scope import scoped
 from . import (
+    activations,
     creation,
     decompositions,
     elementwise,
@@ -29,8 +30,8 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
+_FAMILIES = (activations, creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
+             optim, reductions, sorting)
 
 
 def _where(name: str) -> Any:

@@ -1,0 +1,51 @@
+"""Elementwise arithmetic ops TF.js has beyond the Array API: ``squared_difference``,
+``rsqrt`` and ``add_n`` (top-level: ``tp.squared_difference`` ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..dtypes import bool_, result_type
+from ..errors import ArgumentError, DTypeError
+from ..specs.activations import add_n_shape
+from ..tensor import Tensor
+from ._convert import asarray, astype, caller, convert_pair, to_float
+
+__all__ = ["add_n", "rsqrt", "squared_difference"]
+
+_SQUARED_DIFFERENCE = caller("SquaredDifference")
+_RSQRT = caller("Rsqrt")
+_ADD_N = caller("AddN")
+
+
+def squared_difference(x: Any, y: Any, /) -> Tensor:
+    """(x - y) ** 2 elementwise with broadcasting, promoting as ``subtract``; for complex
+    inputs (x - y) * conj(x - y), TF's definition (|x - y| ** 2, in the complex dtype)."""
+    x, y = convert_pair(x, y)
+    if x._dtype is bool_:
+        raise DTypeError("squared_difference does not accept bool tensors; cast first, e.g. "
+                         "x.astype(tp.float32).")
+    return _SQUARED_DIFFERENCE((x, y), {})
+
+
+def rsqrt(x: Any, /) -> Tensor:
+    """1 / sqrt(x) elementwise; integer and bool inputs give the default float dtype (float32),
+    complex ones stay complex."""
+    return _RSQRT((to_float(x),), {})
+
+
+def add_n(xs: Sequence[Any], /) -> Tensor:
+    """The elementwise sum of a non-empty sequence of tensors of one shape (TF.js's addN:
+    no broadcasting); their dtypes promote as ``add``'s."""
+    if isinstance(xs, (Tensor, str, bytes)) or not isinstance(xs, Sequence):
+        raise ArgumentError(f"add_n takes a list or tuple of tensors, got {type(xs).__name__}; e.g. "
+                            "tp.add_n([a, b, c]).")
+    if not xs:
+        raise ArgumentError("add_n needs at least one tensor; pass e.g. tp.add_n([a, b]).")
+    tensors = [asarray(x) for x in xs]
+    dtype = result_type(*(t._dtype for t in tensors))
+    if dtype is bool_:
+        raise DTypeError("add_n does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
+    add_n_shape([t.shape for t in tensors], "add_n")
+    return _ADD_N(tuple(astype(t, dtype) for t in tensors), {})

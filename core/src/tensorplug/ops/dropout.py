@@ -1,0 +1,34 @@
+"""``tp.nn.dropout``: inverted dropout from an explicit integer seed, as ``tp.random`` takes
+one (the same seed gives the same mask on one backend)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _validate as valid
+from ..dtypes import float32, float64
+from ..errors import ShapeError
+from ..tensor import Tensor
+from .activations import real_float
+from .elementwise import greater_equal, multiply, where
+from .random import uniform
+
+__all__ = ["dropout"]
+
+
+def dropout(x: Any, rate: float, *, seed: int, deterministic: bool = False) -> Tensor:
+    """x with each element zeroed with probability `rate` and the kept ones scaled by
+    1 / (1 - rate), so the expectation is x (inverted dropout, as flax's Dropout); x itself
+    when `deterministic` or rate == 0. `rate` in [0, 1); the mask comes from `seed` (an int);
+    the gradient flows through the kept elements, scaled alike."""
+    x = real_float(x, "dropout")
+    rate = float(valid.number(rate, "dropout", "rate"))
+    if not 0.0 <= rate < 1.0:
+        raise ShapeError(f"dropout: rate must be in [0, 1) (the probability of dropping an element), "
+                         f"got {rate}; pass e.g. rate=0.1, or deterministic=True to keep every element.")
+    valid.integer(seed, "dropout", "seed")
+    if valid.flag(deterministic, "dropout", "deterministic") or rate == 0.0:
+        return x
+    samples = uniform(x.shape, seed=seed, dtype=float64 if x._dtype is float64 else float32)
+    keep = greater_equal(samples, rate)  # P(keep) = 1 - rate
+    return where(keep, multiply(x, 1.0 / (1.0 - rate)), 0.0)
