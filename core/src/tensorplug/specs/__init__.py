@@ -14,6 +14,7 @@ from . import (
     manipulation,
     nn,
     optim,
+    pooling,
     reductions,
     sorting,
 )
@@ -23,3 +24,4 @@ __all__ = [
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
 ]
+__all__ += ["pooling"]  # (issue 15)

@@ -21,6 +21,7 @@ from . import (
     manipulation,
     nn,
     optim,
+    pooling,
     reductions,
     sorting,
 )
@@ -28,6 +29,7 @@ from ._kernel import Kernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
+_FAMILIES += (pooling,)  # (issue 15)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -24,6 +24,7 @@ from . import (
     manipulation,
     nn,
     optim,
+    pooling,
     reductions,
     sorting,
 )
@@ -31,6 +32,7 @@ from ._jit import JaxKernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
+_FAMILIES += (pooling,)  # (issue 15)
 
 
 def _where(name: str) -> Any:

@@ -1,0 +1,151 @@
+"""Pooling kernels: MaxPool, AvgPool (2-D and 3-D, one n-d implementation: the window spans
+every axis, size 1 on batch and channels), their Grad kernels, MaxPoolWithArgmax, and
+Dilation2D with its two backward kernels.
+
+The forward kernels reduce a ``sliding_window_view`` of the padded input (-inf pads a max, 0 an
+average, which divides by the count of real elements). The backward kernels find each window's
+first maximum (``argmax`` over its taps, row-major) and scatter with one vectorized update per
+window tap (a loop over the few taps, never over output positions). Half floats average in
+float32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from tensorplug.kernel_helpers import avg_pool_divisor, output_sizes, pool_window, tap_slices, window_taps
+
+Geometry = tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]
+
+
+def _geometry(x: np.ndarray, attrs: dict[str, Any]) -> Geometry:
+    return pool_window(x.ndim, attrs.get("data_format", "channels_last"), attrs["filter_size"],
+                       attrs["strides"], attrs["pad"])
+
+
+def _windows(x: np.ndarray, geo: Geometry, fill: float) -> np.ndarray:
+    """The windows of x padded with `fill`: shape output + window (2 * ndim axes)."""
+    window, strides, pad = geo
+    padded = np.pad(x, pad, constant_values=fill) if any(lo or hi for lo, hi in pad) else x
+    view = sliding_window_view(padded, window)
+    return view[tuple(slice(None, None, s) for s in strides)]
+
+
+def _first_max(x: np.ndarray, geo: Geometry) -> np.ndarray:
+    """The tap (flat, row-major) of each window's first maximum; shape of the output."""
+    v = _windows(x, geo, -np.inf)
+    return v.reshape(v.shape[:x.ndim] + (np.prod(geo[0]),)).argmax(axis=-1)
+
+
+def _window_axes(ndim: int) -> tuple[int, ...]:
+    return tuple(range(ndim, 2 * ndim))
+
+
+def max_pool(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    return _windows(x, _geometry(x, attrs), -np.inf).max(axis=_window_axes(x.ndim))
+
+
+def _wide(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float32) if x.dtype.itemsize < 4 else x
+
+
+def avg_pool(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    geo = _geometry(x, attrs)
+    total = _windows(_wide(x), geo, 0.0).sum(axis=_window_axes(x.ndim))
+    return (total / avg_pool_divisor(x.shape, *geo)).astype(x.dtype)
+
+
+def _scatter(shape: tuple[int, ...], geo: Geometry, out_shape: tuple[int, ...],
+             part: Callable[[int], np.ndarray], dtype: Any) -> np.ndarray:
+    """An input-shaped array: the sum over taps t of part(t) placed at tap t of every window."""
+    window, strides, pad = geo
+    padded = np.zeros(tuple(n + lo + hi for n, (lo, hi) in zip(shape, pad)), dtype)
+    for t, tap in enumerate(window_taps(window)):
+        padded[tap_slices(tap, out_shape, strides)] += part(t)
+    return padded[tuple(slice(lo, lo + n) for n, (lo, _) in zip(shape, pad))]
+
+
+def max_pool_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    dy, x = inputs[0], inputs[1]
+    geo = _geometry(x, attrs)
+    arg = _first_max(x, geo)
+    zero = np.zeros((), dy.dtype)
+    return _scatter(x.shape, geo, dy.shape, lambda t: np.where(arg == t, dy, zero), dy.dtype)
+
+
+def avg_pool_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    dy, x = inputs
+    geo = _geometry(x, attrs)
+    share = _wide(dy) / avg_pool_divisor(x.shape, *geo)
+    return _scatter(x.shape, geo, dy.shape, lambda t: share, share.dtype).astype(dy.dtype)
+
+
+def max_pool_with_argmax(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    geo = _geometry(x, attrs)
+    window, strides, pad = geo
+    v = _windows(x, geo, -np.inf)
+    flat = v.reshape(v.shape[:x.ndim] + (np.prod(window),))
+    arg = flat.argmax(axis=-1)
+    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    offsets = np.unravel_index(arg, window)
+    coords = [np.arange(m).reshape((1,) * a + (m,) + (1,) * (x.ndim - a - 1)) * s - lo + off
+              for a, (m, s, (lo, _), off) in enumerate(zip(arg.shape, strides, pad, offsets))]
+    if not attrs["include_batch_in_index"]:
+        coords[0] = np.zeros_like(coords[0])
+    index = np.ravel_multi_index(np.broadcast_arrays(*coords), x.shape, mode="clip")
+    return values, index.astype(np.int64)
+
+
+# -- Dilation2D: the window's taps are `dilations` apart, each adds its filter value ------------
+def _dilation_taps(x: np.ndarray, f: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, Geometry, tuple[int, ...]]:
+    """x + filter at every tap of every window, stacked last: shape output + (KH * KW,)."""
+    window, strides, pad = pool_window(4, "channels_last", f.shape[:2], attrs["strides"], attrs["pad"])
+    dil = (1, *attrs["dilations"], 1)
+    out = output_sizes(x.shape, window, strides, pad, dil)
+    padded = np.pad(x, pad, constant_values=-np.inf)
+    taps = [padded[tap_slices(tap, out, strides, dil)] + f[tap[1], tap[2]] for tap in window_taps(window)]
+    return np.stack(taps, axis=-1), (window, strides, pad), dil
+
+
+def dilation2d(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x, f = inputs
+    taps, _, _ = _dilation_taps(x, f, attrs)
+    return taps.max(axis=-1)
+
+
+def dilation2d_backprop_input(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x, f, dy = inputs
+    taps, (window, strides, pad), dil = _dilation_taps(x, f, attrs)
+    arg = taps.argmax(axis=-1)
+    padded = np.zeros(tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pad)), dy.dtype)
+    zero = np.zeros((), dy.dtype)
+    for t, tap in enumerate(window_taps(window)):
+        padded[tap_slices(tap, dy.shape, strides, dil)] += np.where(arg == t, dy, zero)
+    return padded[tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape, pad))]
+
+
+def dilation2d_backprop_filter(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x, f, dy = inputs
+    taps, _, _ = _dilation_taps(x, f, attrs)
+    arg = taps.argmax(axis=-1)
+    picked = (arg[..., None] == np.arange(taps.shape[-1])) * dy[..., None].astype(np.float64)
+    return picked.sum(axis=(0, 1, 2)).T.reshape(f.shape).astype(f.dtype)
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    **{f"MaxPool{s}": max_pool for s in ("", "3D")},
+    **{f"AvgPool{s}": avg_pool for s in ("", "3D")},
+    **{f"MaxPool{s}Grad": max_pool_grad for s in ("", "3D")},
+    **{f"AvgPool{s}Grad": avg_pool_grad for s in ("", "3D")},
+    "MaxPoolWithArgmax": max_pool_with_argmax,
+    "Dilation2D": dilation2d,
+    "Dilation2DBackpropInput": dilation2d_backprop_input,
+    "Dilation2DBackpropFilter": dilation2d_backprop_filter,
+}
