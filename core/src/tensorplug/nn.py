@@ -12,6 +12,7 @@ from .ops.nn import (
     softmax_cross_entropy,
     sparse_softmax_cross_entropy,
 )
+from .ops.pooling import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 
 __all__ = [
     "log_softmax",
@@ -23,3 +24,4 @@ __all__ = [
     "softmax_cross_entropy",
     "sparse_softmax_cross_entropy",
 ]
+__all__ += ["avg_pool", "dilation2d", "max_pool", "max_pool_with_argmax"]  # (issue 15: pooling)
