@@ -20,6 +20,7 @@ from . import (
     manipulation,
     nn,
     optim,
+    pooling,
     reductions,
     sorting,
 )
