@@ -1,7 +1,7 @@
 """The core's default gradients, one module per kernel family (importing registers them)."""
 
-from . import decompositions, elementwise, fft, indexing, linalg, manipulation, nn, pooling, reductions, sorting
+from . import decompositions, elementwise, fft, indexing, linalg, manipulation, nn, normalization, pooling, reductions, sorting
 
 __all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
            "sorting"]
-__all__ += ["pooling"]  # (issue 15)
+__all__ += ["normalization", "pooling"]  # (issue 15)

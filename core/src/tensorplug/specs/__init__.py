@@ -13,6 +13,7 @@ from . import (
     linalg,
     manipulation,
     nn,
+    normalization,
     optim,
     pooling,
     reductions,
@@ -24,4 +25,4 @@ __all__ = [
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
 ]
-__all__ += ["pooling"]  # (issue 15)
+__all__ += ["normalization", "pooling"]  # (issue 15)

@@ -19,6 +19,7 @@ from . import (
     linalg,
     manipulation,
     nn,
+    normalization,
     optim,
     pooling,
     reductions,

@@ -20,6 +20,7 @@ from . import (
     linalg,
     manipulation,
     nn,
+    normalization,
     optim,
     pooling,
     reductions,
@@ -29,7 +30,7 @@ from ._kernel import Kernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
-_FAMILIES += (pooling,)  # (issue 15)
+_FAMILIES += (pooling, normalization)  # (issue 15)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

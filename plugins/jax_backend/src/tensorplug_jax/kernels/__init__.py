@@ -23,6 +23,7 @@ from . import (
     linalg,
     manipulation,
     nn,
+    normalization,
     optim,
     pooling,
     reductions,
@@ -32,7 +33,7 @@ from ._jit import JaxKernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
-_FAMILIES += (pooling,)  # (issue 15)
+_FAMILIES += (pooling, normalization)  # (issue 15)
 
 
 def _where(name: str) -> Any:
