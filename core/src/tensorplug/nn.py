@@ -12,6 +12,13 @@ from .ops.nn import (
     softmax_cross_entropy,
     sparse_softmax_cross_entropy,
 )
+from .ops.normalization import (
+    batch_norm,
+    batch_norm_train,
+    layer_norm,
+    local_response_normalization,
+    moments,
+)
 from .ops.pooling import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 
 __all__ = [
@@ -25,3 +32,5 @@ __all__ = [
     "sparse_softmax_cross_entropy",
 ]
 __all__ += ["avg_pool", "dilation2d", "max_pool", "max_pool_with_argmax"]  # (issue 15: pooling)
+__all__ += ["batch_norm", "batch_norm_train", "layer_norm", "local_response_normalization",
+            "moments"]  # (issue 15: normalization)
