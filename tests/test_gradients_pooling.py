@@ -46,7 +46,8 @@ def test_pool_third_order(op):
 
 
 def _grad_kernel(name, dims):
-    attrs = dict(filter_size=(2,) * dims, strides=(1,) * dims, pad=((1, 0),) * dims, data_format="channels_last")
+    attrs = dict(filter_size=(2,) * dims, strides=(1,) * dims, pad=((1, 0),) * dims,
+                 data_format="channels_last")
     x = tp.asarray(distinct((1,) + (3,) * dims + (1,), seed=1))
     y = tp.run_kernel(name.replace("Grad", ""), [x], attrs)
     inputs = [x, y] if name.startswith("Max") else [x]
@@ -74,8 +75,8 @@ def test_max_pool_with_argmax_values_second_order():
                     distinct((1, 4, 3, 2)), order=2)
 
 
-@pytest.mark.parametrize(("kw", "order"), [(dict(), 3), (dict(strides=(2, 1), padding="SAME", dilations=(1, 2)), 2)],
-                         ids=["valid", "same"])
+@pytest.mark.parametrize(("kw", "order"), [
+    (dict(), 3), (dict(strides=(2, 1), padding="SAME", dilations=(1, 2)), 2)], ids=["valid", "same"])
 def test_dilation2d_high_order(kw, order):
     x, f = distinct((1, 4, 4, 2)), distinct((2, 2, 2), seed=3) * 0.37
     check_gradients(lambda x, f: tp.nn.dilation2d(x, f, **kw) ** 3, x, f, order=order)

@@ -125,7 +125,8 @@ def _dilation(x, f, strides, pad, dilations):
 
 
 DILATIONS = [
-    pytest.param((2, 5, 6, 2), (2, 3, 2), dict(strides=(1, 1), pad=((0, 0), (0, 0)), dilations=(1, 1)), id="valid"),
+    pytest.param((2, 5, 6, 2), (2, 3, 2), dict(strides=(1, 1), pad=((0, 0), (0, 0)), dilations=(1, 1)),
+                 id="valid"),
     pytest.param((1, 6, 7, 3), (3, 2, 3), dict(strides=(2, 1), pad=((2, 2), (1, 0)), dilations=(2, 2)),
                  id="strided-dilated-padded"),
 ]
@@ -150,7 +151,8 @@ def test_pooling_errors():
     raises_for("AvgPool", tp.ShapeError, {"x": x}, {**attrs, "filter_size": (5, 5)}, "larger than the padded")
     raises_for("MaxPool", tp.ShapeError, {"x": x[0]}, attrs, "must be 4-d")
     raises_for("AvgPool3D", tp.ShapeError, {"x": x}, {**attrs, "filter_size": (2, 2, 2)}, "must be 5-d")
-    raises_for("MaxPool", tp.ShapeError, {"x": x}, {**attrs, "pad": ((2, 0), (0, 0))}, "smaller than the window")
+    raises_for("MaxPool", tp.ShapeError, {"x": x}, {**attrs, "pad": ((2, 0), (0, 0))},
+               "smaller than the window")
     raises_for("MaxPoolGrad", tp.ShapeError, {"dy": x, "input": x, "output": x}, attrs, "dy has shape")
     with pytest.raises(tp.ShapeError, match="data_format must be 'channels_last' or 'channels_first'"):
         tp.run_kernel("MaxPool", {"x": tp.asarray(x)}, {**attrs, "data_format": "NHWC"})

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .dtypes import ALL_DTYPES, accumulator_of
 from ._windows import avg_pool_divisor, output_sizes, pool_window, tap_slices, window_taps
+from .dtypes import ALL_DTYPES, accumulator_of
 from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 
 __all__ = [

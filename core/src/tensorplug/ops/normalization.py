@@ -60,7 +60,8 @@ def batch_norm(x: Any, mean: Any, variance: Any, offset: Any = None, scale: Any 
     return _normalize("batch_norm", _floating(x, "batch_norm"), mean, variance, offset, scale, epsilon)
 
 
-def moments(x: Any, axes: int | tuple[int, ...] | None = None, keepdims: bool = False) -> tuple[Tensor, Tensor]:
+def moments(x: Any, axes: int | tuple[int, ...] | None = None,
+            keepdims: bool = False) -> tuple[Tensor, Tensor]:
     """(mean, variance) of x over `axes` (all if None), the variance biased (divided by the
     count), computed about the mean (two passes, stable)."""
     x = _floating(x, "moments")
@@ -89,7 +90,8 @@ def batch_norm_train(x: Any, running_mean: Any, running_variance: Any, offset: A
     if not 0 <= m <= 1:
         raise ShapeError(f"{op}: momentum must be in [0, 1], got {m}.")
     channels = x.shape[ax]
-    stats = {"running_mean": _param(running_mean, x, 0.0), "running_variance": _param(running_variance, x, 1.0)}
+    stats = {"running_mean": _param(running_mean, x, 0.0),
+             "running_variance": _param(running_variance, x, 1.0)}
     for name, value in (("offset", offset), ("scale", scale)):
         if value is not None:
             stats[name] = _param(value, x, 0.0)

@@ -23,7 +23,8 @@ from ._rules import as_int, broadcast_shapes, op_prefix
 _PARAMS = ("scale", "offset", "mean", "variance")
 
 
-def batch_norm_shape(x: Sequence[int], params: Mapping[str, Sequence[int]], op: str | None = None) -> tuple[int, ...]:
+def batch_norm_shape(x: Sequence[int], params: Mapping[str, Sequence[int]],
+                     op: str | None = None) -> tuple[int, ...]:
     """x's shape, if every parameter (by name) broadcasts to it without growing it; ShapeError
     naming `op` and the first parameter that does not."""
     for name, shape in params.items():

@@ -112,9 +112,11 @@ def _data_format(value: Any) -> str:
 
 
 def _window_attrs(data_format: bool = True) -> tuple[AttrSpec, ...]:
-    attrs = (AttrSpec("filter_size", validate=_ints, doc="the window size per spatial axis"),
-             AttrSpec("strides", validate=_ints, doc="the stride per spatial axis"),
-             AttrSpec("pad", validate=_pairs, doc="one (before, after) pair per spatial axis"))
+    attrs: tuple[AttrSpec, ...] = (
+        AttrSpec("filter_size", validate=_ints, doc="the window size per spatial axis"),
+        AttrSpec("strides", validate=_ints, doc="the stride per spatial axis"),
+        AttrSpec("pad", validate=_pairs, doc="one (before, after) pair per spatial axis"),
+    )
     if data_format:
         attrs += (AttrSpec("data_format", "channels_last", _data_format,
                            "'channels_last' (N, *spatial, C) or 'channels_first' (N, C, *spatial)"),)

@@ -19,6 +19,7 @@ from ..inputs import BadCase, Case, sample
 from ._base import reference
 
 Pairs = Sequence[tuple[int, int]]
+Geometry = tuple[list[int], list[int], list[tuple[int, int]]]
 
 
 def _full(ndim: int, fmt: str, spatial: Sequence[Any], fill: Any) -> list[Any]:
@@ -40,34 +41,41 @@ def _taps(x: np.ndarray, window: Sequence[int], strides: Sequence[int], pad: Pai
         yield t, index, padded[index]
 
 
-def _geometry(x: np.ndarray, filter_size: Any, strides: Any, pad: Any, data_format: str = "channels_last"
-              ) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+def _geometry(x: np.ndarray, filter_size: Any, strides: Any, pad: Any,
+              data_format: str = "channels_last") -> Geometry:
     return (_full(x.ndim, data_format, filter_size, 1), _full(x.ndim, data_format, strides, 1),
             _full(x.ndim, data_format, pad, (0, 0)))
 
 
-def _first_max(x: np.ndarray, geo: Any, offset: Callable[[int], Any] = lambda t: 0) -> tuple[np.ndarray, np.ndarray]:
-    best, arg = None, None
-    for t, _, v in _taps(x, *geo, fill=-np.inf):
-        v = v + offset(t)
-        if best is None:
-            best, arg = v, np.zeros(v.shape, np.int64)
-        else:
-            better = v > best
-            best, arg = np.where(better, v, best), np.where(better, t, arg)
-    return best, arg  # type: ignore[return-value]
+def _first_max(x: np.ndarray, geo: Geometry, dil: Any = None,
+               plus: Callable[[int], Any] = lambda t: 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum of each window (of x + plus(tap)) and the first tap reaching it."""
+    best = arg = np.empty(0)
+    for t, _, v in _taps(x, geo[0], geo[1], geo[2], -np.inf, dil):
+        v = v + plus(t)
+        better = np.ones(v.shape, bool) if t == 0 else v > best
+        best, arg = np.where(better, v, best), np.where(better, t, arg)
+    return best, arg
 
 
-def _scatter(shape: Sequence[int], geo: Any, part: Callable[[int], np.ndarray], dil: Any = None) -> np.ndarray:
+def _scatter(shape: Sequence[int], geo: Any, part: Callable[[int], np.ndarray],
+             dil: Any = None) -> np.ndarray:
     window, strides, pad = geo
     padded = np.zeros([n + lo + hi for n, (lo, hi) in zip(shape, pad)])
-    for t, index, _ in _taps(np.zeros(shape), window, strides, pad, 0.0, dil):
+    for t, index, _ in _taps(np.zeros(shape), window, strides, pad, 0.0, dil):  # (the slices only)
         padded[index] += part(t)
     return padded[tuple(slice(lo, lo + n) for n, (lo, _) in zip(shape, pad))]
 
 
-def _count(x: np.ndarray, geo: Any) -> np.ndarray:
-    return sum(v for _, _, v in _taps(np.ones(x.shape), *geo, fill=0.0))  # type: ignore[return-value]
+def _sum(x: np.ndarray, geo: Geometry) -> np.ndarray:
+    total = np.zeros(0)
+    for t, _, v in _taps(x, geo[0], geo[1], geo[2], 0.0):
+        total = v if t == 0 else total + v
+    return total
+
+
+def _count(x: np.ndarray, geo: Geometry) -> np.ndarray:
+    return _sum(np.ones(x.shape), geo)
 
 
 def _max_pool(x: np.ndarray, **attrs: Any) -> np.ndarray:
@@ -76,7 +84,7 @@ def _max_pool(x: np.ndarray, **attrs: Any) -> np.ndarray:
 
 def _avg_pool(x: np.ndarray, **attrs: Any) -> np.ndarray:
     geo = _geometry(x, **attrs)
-    return sum(v for _, _, v in _taps(x, *geo, fill=0.0)) / _count(x, geo)  # type: ignore[no-any-return]
+    return _sum(x, geo) / _count(x, geo)
 
 
 def _max_pool_grad(dy: np.ndarray, x: np.ndarray, y: np.ndarray, **attrs: Any) -> np.ndarray:
@@ -93,10 +101,13 @@ def _avg_pool_grad(dy: np.ndarray, x: np.ndarray, **attrs: Any) -> np.ndarray:
 
 # (input shape, attributes): 2-D and 3-D, both layouts, VALID, SAME-like and uneven padding
 _CL, _CF = "channels_last", "channels_first"
-_TABLE = {
-    2: [((1, 4, 4, 1), {"filter_size": (2, 2), "strides": (2, 2), "pad": ((0, 0), (0, 0)), "data_format": _CL}),
-        ((2, 5, 4, 3), {"filter_size": (3, 2), "strides": (2, 1), "pad": ((1, 1), (0, 1)), "data_format": _CL}),
-        ((1, 2, 3, 5), {"filter_size": (2, 3), "strides": (1, 2), "pad": ((1, 0), (1, 1)), "data_format": _CF})],
+_TABLE: dict[int, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
+    2: [((1, 4, 4, 1), {"filter_size": (2, 2), "strides": (2, 2), "pad": ((0, 0), (0, 0)),
+                        "data_format": _CL}),
+        ((2, 5, 4, 3), {"filter_size": (3, 2), "strides": (2, 1), "pad": ((1, 1), (0, 1)),
+                        "data_format": _CL}),
+        ((1, 2, 3, 5), {"filter_size": (2, 3), "strides": (1, 2), "pad": ((1, 0), (1, 1)),
+                        "data_format": _CF})],
     3: [((1, 2, 3, 2, 1), {"filter_size": (2, 2, 1), "strides": (1, 1, 1), "pad": ((0, 0),) * 3,
                            "data_format": _CL}),
         ((1, 2, 4, 3, 3), {"filter_size": (2, 2, 2), "strides": (2, 1, 2), "pad": ((0, 1), (1, 0), (1, 1)),
@@ -155,12 +166,14 @@ def _argmax_cases(spec: KernelSpec) -> list[Case]:
 
 
 @reference("MaxPoolWithArgmax", _argmax_cases)
-def _max_pool_with_argmax(x: np.ndarray, include_batch_in_index: bool, **attrs: Any) -> tuple[np.ndarray, ...]:
+def _max_pool_with_argmax(x: np.ndarray, include_batch_in_index: bool,
+                          **attrs: Any) -> tuple[np.ndarray, ...]:
     geo = _geometry(x, **attrs)
     best, arg = _first_max(x, geo)
     index = np.zeros(best.shape, np.int64)
     taps = list(itertools.product(*(range(k) for k in geo[0])))
-    rows = [np.arange(m).reshape([-1 if a == i else 1 for a in range(x.ndim)]) for i, m in enumerate(best.shape)]
+    rows = [np.arange(m).reshape([-1 if a == i else 1 for a in range(x.ndim)])
+            for i, m in enumerate(best.shape)]
     for t, tap in enumerate(taps):
         coords = [r * s - lo + o for r, s, (lo, _), o in zip(rows, geo[1], geo[2], tap)]
         if not include_batch_in_index:
@@ -175,21 +188,13 @@ _DILATION = [((1, 4, 4, 1), (2, 2, 1), {"strides": (1, 1), "pad": ((0, 0), (0, 0
              ((2, 5, 6, 2), (2, 3, 2), {"strides": (1, 2), "pad": ((1, 1), (2, 1)), "dilations": (2, 1)})]
 
 
-def _dilation_geo(x: np.ndarray, f: np.ndarray, attrs: Any) -> tuple[Any, Any]:
-    geo = ([1, f.shape[0], f.shape[1], 1], [1, *attrs["strides"], 1], [(0, 0), *attrs["pad"], (0, 0)])
-    return geo, [1, *attrs["dilations"], 1]
-
-
 def _dilation_first_max(x: np.ndarray, f: np.ndarray, attrs: Any) -> tuple[np.ndarray, np.ndarray, Any, Any]:
-    geo, dil = _dilation_geo(x, f, attrs)
+    geo: Geometry = ([1, f.shape[0], f.shape[1], 1], [1, *attrs["strides"], 1],
+                     [(0, 0), *attrs["pad"], (0, 0)])
+    dil = [1, *attrs["dilations"], 1]
     flat = f.reshape(-1, f.shape[2])
-    best, arg = None, None
-    for t, _, v in _taps(x, *geo, fill=-np.inf, dil=dil):
-        v = v + flat[t]
-        better = np.ones(v.shape, bool) if best is None else v > best
-        best = v if best is None else np.where(better, v, best)
-        arg = np.where(better, t, 0 if arg is None else arg)
-    return best, arg, geo, dil  # type: ignore[return-value]
+    best, arg = _first_max(x, geo, dil, lambda t: flat[t])
+    return best, arg, geo, dil
 
 
 def _dilation_cases(spec: KernelSpec) -> list[Case]:

@@ -28,9 +28,8 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
-_FAMILIES += (pooling, normalization)  # (issue 15)
+_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, normalization,
+             optim, pooling, reductions, sorting)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -104,7 +104,8 @@ def max_pool_with_argmax(inputs: tuple[Any, ...], attrs: dict[str, Any], backend
 
 
 # -- Dilation2D: the window's taps are `dilations` apart, each adds its filter value ------------
-def _dilation_taps(x: np.ndarray, f: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, Geometry, tuple[int, ...]]:
+def _dilation_taps(x: np.ndarray, f: np.ndarray,
+                   attrs: dict[str, Any]) -> tuple[np.ndarray, Geometry, tuple[int, ...]]:
     """x + filter at every tap of every window, stacked last: shape output + (KH * KW,)."""
     window, strides, pad = pool_window(4, "channels_last", f.shape[:2], attrs["strides"], attrs["pad"])
     dil = (1, *attrs["dilations"], 1)

@@ -31,9 +31,8 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
-_FAMILIES += (pooling, normalization)  # (issue 15)
+_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, normalization,
+             optim, pooling, reductions, sorting)
 
 
 def _where(name: str) -> Any:

@@ -79,7 +79,8 @@ def _max_pool_with_argmax(x: Any, filter_size: Any, strides: Any, pad: Any,
 
 
 # -- Dilation2D -----------------------------------------------------------------------------------
-def _dilation_taps(x: Any, f: Any, strides: Any, pad: Any, dilations: Any) -> tuple[Any, Geometry, tuple[int, ...]]:
+def _dilation_taps(x: Any, f: Any, strides: Any, pad: Any,
+                   dilations: Any) -> tuple[Any, Geometry, tuple[int, ...]]:
     """x + filter at every tap of every window, stacked last: shape output + (KH * KW,)."""
     window, steps, pairs = pool_window(4, "channels_last", f.shape[:2], strides, pad)
     dil = (1, *dilations, 1)
