@@ -53,8 +53,11 @@ def _first_max(x: np.ndarray, geo: Geometry, dil: Any = None,
     best = arg = np.empty(0)
     for t, _, v in _taps(x, geo[0], geo[1], geo[2], -np.inf, dil):
         v = v + plus(t)
-        better = np.ones(v.shape, bool) if t == 0 else v > best
-        best, arg = np.where(better, v, best), np.where(better, t, arg)
+        if t == 0:
+            best, arg = v, np.zeros(v.shape, np.int64)
+        else:
+            better = v > best
+            best, arg = np.where(better, v, best), np.where(better, t, arg)
     return best, arg
 
 
