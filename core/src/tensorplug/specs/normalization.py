@@ -18,7 +18,7 @@ from ..dtypes import FLOAT_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
-from ._rules import as_int, broadcast_shapes, op_prefix
+from ._rules import as_int, op_prefix
 
 _PARAMS = ("scale", "offset", "mean", "variance")
 
@@ -28,7 +28,8 @@ def batch_norm_shape(x: Sequence[int], params: Mapping[str, Sequence[int]],
     """x's shape, if every parameter (by name) broadcasts to it without growing it; ShapeError
     naming `op` and the first parameter that does not."""
     for name, shape in params.items():
-        if len(shape) > len(x) or broadcast_shapes(tuple(x), tuple(shape), op=op) != tuple(x):
+        fits = len(shape) <= len(x) and all(d in (1, n) for d, n in zip(shape[::-1], x[::-1]))
+        if not fits:
             raise ShapeError(f"{op_prefix(op)}{name} has shape {tuple(shape)}, which does not broadcast to "
                              f"x's shape {tuple(x)}; give one value per channel (shape (C,) for "
                              "channels last) or a shape of x's rank with 1 on the other axes.")
