@@ -20,14 +20,15 @@ def _jax_in_64_bits():
         yield
 
 
-@pytest.mark.parametrize(("xs", "ps"), [((2, 3, 4), (4,)), ((2, 3, 2, 2), (1, 3, 1, 1)), ((3, 2), ())], ids=str)
+@pytest.mark.parametrize(("xs", "ps"), [((2, 3, 4), (4,)), ((2, 3, 2, 2), (1, 3, 1, 1)), ((3, 2), ())],
+                         ids=str)
 @pytest.mark.parametrize("dtype", [tp.float32, tp.float64])
 def test_fused_batch_norm_matches_the_formula(dtype, xs, ps):
     x = sample(xs, dtype)
     scale, offset, mean = (sample(ps, dtype, seed=s) for s in (1, 2, 3))
     variance = sample(ps, dtype, 0.1, 2.0, seed=4)
-    got = run("FusedBatchNorm", {"x": x, "scale": scale, "offset": offset, "mean": mean, "variance": variance},
-              {"epsilon": 0.01})
+    inputs = {"x": x, "scale": scale, "offset": offset, "mean": mean, "variance": variance}
+    got = run("FusedBatchNorm", inputs, {"epsilon": 0.01})
     w = [jnp.asarray(a, jnp.float64) for a in (x, scale, offset, mean, variance)]
     want = (w[0] - w[3]) * jax.lax.rsqrt(w[4] + 0.01) * w[1] + w[2]
     assert_values(got, np.asarray(want), dtype)
@@ -40,7 +41,8 @@ def _lrn(x, depth_radius, bias, alpha, beta):
     return x / (bias + alpha * total) ** beta
 
 
-LRN_ATTRS = [dict(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5), dict(depth_radius=1, bias=2.0, alpha=0.3, beta=0.75),
+LRN_ATTRS = [dict(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5),
+             dict(depth_radius=1, bias=2.0, alpha=0.3, beta=0.75),
              dict(depth_radius=0, bias=1.5, alpha=0.5, beta=1.0)]
 
 

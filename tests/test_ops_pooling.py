@@ -78,7 +78,8 @@ def test_dilation2d_op_same_padding():
     x, f = RNG.normal(size=(1, 5, 5, 2)), RNG.normal(size=(3, 3, 2))
     got = tp.nn.dilation2d(x, f, strides=1, padding="SAME", dilations=2).numpy()
     xp = np.pad(x, ((0, 0), (2, 2), (2, 2), (0, 0)), constant_values=-np.inf)
-    want = np.max([xp[:, 2 * i:2 * i + 5, 2 * j:2 * j + 5] + f[i, j] for i in range(3) for j in range(3)], axis=0)
+    taps = [xp[:, 2 * i:2 * i + 5, 2 * j:2 * j + 5] + f[i, j] for i in range(3) for j in range(3)]
+    want = np.max(taps, axis=0)
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
@@ -102,7 +103,8 @@ def test_batch_norm_and_its_defaults():
     mean, var, off, scale = RNG.normal(size=3), RNG.uniform(0.5, 2, 3), RNG.normal(size=3), RNG.normal(size=3)
     got = tp.nn.batch_norm(x, mean, var, off, scale, epsilon=1e-2).numpy()
     np.testing.assert_allclose(got, (x - mean) / np.sqrt(var + 1e-2) * scale + off, rtol=1e-12)
-    np.testing.assert_allclose(tp.nn.batch_norm(x, mean, var).numpy(), (x - mean) / np.sqrt(var + 1e-3), rtol=1e-12)
+    np.testing.assert_allclose(tp.nn.batch_norm(x, mean, var).numpy(), (x - mean) / np.sqrt(var + 1e-3),
+                               rtol=1e-12)
     with pytest.raises(tp.ShapeError, match="batch_norm: mean has shape \\(4,\\)"):
         tp.nn.batch_norm(x, np.zeros(4), var)
 
@@ -129,7 +131,8 @@ def test_batch_norm_train_under_jit_on_each_backend():
             step = tp.jit(lambda x, m, v: tp.nn.batch_norm_train(x, m, v, momentum=0.5))
             y, m, v = step(x, np.zeros(2, np.float32), np.ones(2, np.float32))
             np.testing.assert_allclose(m.numpy(), 0.5 * x.mean(0), rtol=1e-5)
-            np.testing.assert_allclose(y.numpy(), (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), rtol=1e-4, atol=1e-5)
+            want = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3)
+            np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-5)
 
 
 def test_moments_and_layer_norm():
