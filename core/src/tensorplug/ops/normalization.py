@@ -12,9 +12,9 @@ from ..specs._rules import normalize_axes, normalize_axis
 from ..specs.normalization import batch_norm_shape
 from ..tensor import Tensor
 from ._convert import astype, caller, scalar_tensor, to_float
-from .manipulation import reshape
+from .elementwise import square, subtract
+from .manipulation import reshape, squeeze
 from .reductions import mean as _mean
-from .reductions import var as _var
 
 __all__ = ["batch_norm", "batch_norm_train", "layer_norm", "local_response_normalization", "moments"]
 
@@ -33,7 +33,7 @@ def _floating(x: Any, op: str) -> Tensor:
 
 def _epsilon(value: Any, op: str) -> float:
     eps = float(valid.number(value, op, "epsilon"))
-    if not 0 <= eps < float("inf"):
+    if not 0 <= eps < float("inf"):  # (NaN fails too)
         raise ShapeError(f"{op}: epsilon must be a finite number >= 0, got {eps}.")
     return eps
 
@@ -67,7 +67,9 @@ def moments(x: Any, axes: int | tuple[int, ...] | None = None,
     x = _floating(x, "moments")
     keep = valid.flag(keepdims, "moments", "keepdims")
     axes_t = normalize_axes(axes, x.ndim, "moments")
-    return _mean(x, axis=axes_t, keepdims=keep), _var(x, axis=axes_t, keepdims=keep)
+    mean = _mean(x, axis=axes_t, keepdims=True)
+    variance = _mean(square(subtract(x, mean)), axis=axes_t, keepdims=keep)
+    return (mean if keep else squeeze(mean, axes_t)), variance
 
 
 def _channel_shape(ndim: int, axis: int) -> tuple[int, ...]:

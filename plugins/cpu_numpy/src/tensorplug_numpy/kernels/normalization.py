@@ -18,7 +18,10 @@ def _wide(a: np.ndarray) -> np.ndarray:
 def fused_batch_norm(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x, scale, offset, mean, variance = (_wide(a) for a in inputs)
     factor = scale / np.sqrt(variance + np.asarray(attrs["epsilon"], variance.dtype))
-    return ((x - mean) * factor + offset).astype(inputs[0].dtype, copy=False)
+    out = np.subtract(x, mean, dtype=np.result_type(x, factor))  # (one new array, then in place)
+    out *= factor
+    out += offset
+    return out.astype(inputs[0].dtype, copy=False)
 
 
 def _window_sum(a: np.ndarray, radius: int) -> np.ndarray:
