@@ -8,16 +8,8 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (the fixture: autouse)
 from _kernel_helpers import assert_values, raises_for, run, sample
-
-jax = pytest.importorskip("jax")
-jnp = pytest.importorskip("jax.numpy")
-
-
-@pytest.fixture(autouse=True)
-def _jax_in_64_bits():
-    with jax.enable_x64(True):
-        yield
 
 
 @pytest.mark.parametrize(("xs", "ps"), [((2, 3, 4), (4,)), ((2, 3, 2, 2), (1, 3, 1, 1)), ((3, 2), ())],

@@ -9,15 +9,9 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (the fixture: autouse)
 
-jax = pytest.importorskip("jax")
 RNG = np.random.default_rng(0)
-
-
-@pytest.fixture(autouse=True)
-def _jax_in_64_bits():
-    with jax.enable_x64(True):
-        yield
 
 
 def _reduce_window(kind, x, window, strides, padding, channels_first=False):

@@ -1,17 +1,17 @@
 """The core's default gradients, one module per kernel family (importing registers them)."""
 
 from . import (
-           decompositions,
-           elementwise,
-           fft,
-           indexing,
-           linalg,
-           manipulation,
-           nn,
-           normalization,
-           pooling,
-           reductions,
-           sorting,
+    decompositions,
+    elementwise,
+    fft,
+    indexing,
+    linalg,
+    manipulation,
+    nn,
+    normalization,
+    pooling,
+    reductions,
+    sorting,
 )
 
 __all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
