@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._windows import output_sizes
 from ..dtypes import FLOAT_DTYPES, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
@@ -83,8 +84,7 @@ def pooled_sizes(sizes: Sequence[int], window: Sequence[int], strides: Sequence[
     if len(pad) != rank:
         raise ShapeError(f"{op_prefix(op)}pad has {len(pad)} pairs for {rank} spatial axes; give one "
                          "(before, after) pair per spatial axis.")
-    out = []
-    for n, k, s, d, (lo, hi) in zip(sizes, window, strides, dilations, pad):
+    for n, k, d, (lo, hi) in zip(sizes, window, dilations, pad):
         span = (k - 1) * d + 1
         if lo < 0 or hi < 0 or lo >= span or hi >= span:
             raise ShapeError(f"{op_prefix(op)}pad {tuple(pad)} is invalid for window {tuple(window)}: "
@@ -93,8 +93,7 @@ def pooled_sizes(sizes: Sequence[int], window: Sequence[int], strides: Sequence[
             raise ShapeError(f"{op_prefix(op)}the window {tuple(window)} is larger than the padded "
                              f"input (spatial sizes {tuple(sizes)}, pad {tuple(pad)}); use a smaller "
                              "window or 'SAME' padding.")
-        out.append((n + lo + hi - span) // s + 1)
-    return tuple(out)
+    return output_sizes(sizes, window, strides, pad, dilations)
 
 
 def _ints(value: Any) -> tuple[int, ...]:
