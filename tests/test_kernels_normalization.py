@@ -70,3 +70,10 @@ def test_normalization_errors():
     raises_for("LRNGrad", tp.ShapeError, {"dy": x, "x": x, "y": x[:1]}, None, "one shape")
     with pytest.raises(tp.ShapeError, match="depth_radius.*must be >= 0"):
         tp.run_kernel("LRN", {"x": tp.asarray(x)}, {"depth_radius": -1})
+
+
+@pytest.mark.parametrize("shape", [(2, 0), (0, 3)], ids=str)
+def test_lrn_of_empty_inputs(shape):
+    x = np.zeros(shape, np.float32)
+    assert run("LRN", {"x": x}).shape == shape
+    assert run("LRNGrad", {"dy": x, "x": x, "y": x}).shape == shape

@@ -150,3 +150,13 @@ def test_pooling_errors():
         tp.run_kernel("MaxPool", {"x": tp.asarray(x)}, {**attrs, "data_format": "NHWC"})
     raises_for("Dilation2D", tp.ShapeError, {"x": x, "filter": np.zeros((2, 2, 3), np.float32)},
                dict(strides=(1, 1), pad=((0, 0), (0, 0)), dilations=(1, 1)), "the same C")
+
+
+@pytest.mark.parametrize("name", ["MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad"])
+def test_pooling_an_empty_batch(name):
+    attrs = dict(filter_size=(2, 2), strides=(1, 1), pad=((0, 1), (0, 1)))
+    x = np.zeros((0, 3, 3, 2), np.float32)
+    inputs = {"x": x} if not name.endswith("Grad") else {"dy": x, "input": x, "output": x}
+    if name == "AvgPoolGrad":
+        del inputs["output"]
+    assert run(name, inputs, attrs).shape == (0, 3, 3, 2)

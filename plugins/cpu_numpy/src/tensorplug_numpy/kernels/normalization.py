@@ -26,7 +26,7 @@ def fused_batch_norm(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: An
 
 def _window_sum(a: np.ndarray, radius: int) -> np.ndarray:
     """The sum over a[..., c - radius:c + radius + 1] (zeros past the ends) for every c."""
-    if radius == 0:
+    if radius == 0 or not a.shape[-1]:  # (no neighbours; or no channels, nothing to sum)
         return a
     padded = np.pad(a, [(0, 0)] * (a.ndim - 1) + [(radius, radius)])
     return sliding_window_view(padded, 2 * radius + 1, axis=-1).sum(axis=-1)

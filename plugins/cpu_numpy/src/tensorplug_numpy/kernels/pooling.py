@@ -27,12 +27,15 @@ def _geometry(x: np.ndarray, attrs: dict[str, Any]) -> Geometry:
                        attrs["strides"], attrs["pad"])
 
 
-def _windows(x: np.ndarray, geo: Geometry, fill: float) -> np.ndarray:
-    """The windows of x padded with `fill`: shape output + window (2 * ndim axes)."""
+def _reduce_windows(x: np.ndarray, geo: Geometry, fill: float, reduce: Any) -> np.ndarray:
+    """`reduce` (np.max, np.sum) over each window of x padded with `fill`: a sliding window
+    view over the axes the window spans (size-1 window axes, batch and channels, may be empty)."""
     window, strides, pad = geo
     padded = np.pad(x, pad, constant_values=fill) if any(lo or hi for lo, hi in pad) else x
-    view = sliding_window_view(padded, window)
-    return view[tuple(slice(None, None, s) for s in strides)]
+    axes = tuple(a for a, k in enumerate(window) if k > 1)
+    view = sliding_window_view(padded, [window[a] for a in axes], axis=axes) if axes else padded
+    view = view[tuple(slice(None, None, s) for s in strides)]
+    return reduce(view, axis=tuple(range(x.ndim, x.ndim + len(axes))))
 
 
 def _first_max(x: np.ndarray, geo: Geometry) -> np.ndarray:
@@ -51,13 +54,9 @@ def _first_max(x: np.ndarray, geo: Geometry) -> np.ndarray:
     return arg
 
 
-def _window_axes(ndim: int) -> tuple[int, ...]:
-    return tuple(range(ndim, 2 * ndim))
-
-
 def max_pool(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x = inputs[0]
-    return _windows(x, _geometry(x, attrs), -np.inf).max(axis=_window_axes(x.ndim))
+    return _reduce_windows(x, _geometry(x, attrs), -np.inf, np.max)
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
@@ -67,7 +66,7 @@ def _wide(x: np.ndarray) -> np.ndarray:
 def avg_pool(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x = inputs[0]
     geo = _geometry(x, attrs)
-    total = _windows(_wide(x), geo, 0.0).sum(axis=_window_axes(x.ndim))
+    total = _reduce_windows(_wide(x), geo, 0.0, np.sum)
     return (total / avg_pool_divisor(x.shape, *geo)).astype(x.dtype)
 
 
@@ -100,7 +99,7 @@ def max_pool_with_argmax(inputs: tuple[Any, ...], attrs: dict[str, Any], backend
     x = inputs[0]
     geo = _geometry(x, attrs)
     window, strides, pad = geo
-    values = _windows(x, geo, -np.inf).max(axis=_window_axes(x.ndim))
+    values = _reduce_windows(x, geo, -np.inf, np.max)
     arg = _first_max(x, geo)
     offsets = np.unravel_index(arg, window)
     coords = [np.arange(m).reshape((1,) * a + (m,) + (1,) * (x.ndim - a - 1)) * s - lo + off
