@@ -33,7 +33,7 @@ DIST = "tensorplug-backend-numpy"
 BACKEND = "numpy"
 FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
             "optim", "reductions", "sorting")
-FAMILIES += ("activations",)
+FAMILIES += ("activations", "normalization", "pooling")  # (issue 15)
 
 
 # -- completeness and layout --------------------------------------------------------------------

@@ -31,16 +31,21 @@ from .kernel_helpers import (
     COMPLEX_SPECIAL_CASES,
     PLAIN_ARITHMETIC,
     UNARY_KERNELS,
+    avg_pool_divisor,
     check_index_bounds,
     clip_bounds,
     elementwise_functions,
     expm1_complex_parts,
     floor_divide_floats,
     normalize_axis,
+    output_sizes,
+    pool_window,
     range_dtype,
     range_length,
     slice_index,
     stable_argsort,
+    tap_slices,
+    window_taps,
 )
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from .plan import PlannedFunction
@@ -84,6 +89,7 @@ __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
     "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis", "range_dtype", "range_length", "slice_index", "stable_argsort",
+    "avg_pool_divisor", "output_sizes", "pool_window", "tap_slices", "window_taps",  # (pooling)
     # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",

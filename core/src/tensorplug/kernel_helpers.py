@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._windows import avg_pool_divisor, output_sizes, pool_window, tap_slices, window_taps
 from .dtypes import ALL_DTYPES, accumulator_of
 from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 
@@ -31,6 +32,7 @@ __all__ = [
     "check_index_bounds", "clip_bounds", "elementwise_functions", "euclidean_norm", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis",
     "range_dtype", "range_length", "slice_index", "stable_argsort",
+    "avg_pool_divisor", "output_sizes", "pool_window", "tap_slices", "window_taps",  # (pooling)
 ]
 
 # -- axes, slices and indices ---------------------------------------------------------------------

@@ -12,6 +12,14 @@ from .ops.nn import (
     softmax_cross_entropy,
     sparse_softmax_cross_entropy,
 )
+from .ops.normalization import (
+    batch_norm,
+    batch_norm_train,
+    layer_norm,
+    local_response_normalization,
+    moments,
+)
+from .ops.pooling import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 
 __all__ = [
     "log_softmax",
@@ -29,3 +37,6 @@ from .ops.activations import __all__ as _activations
 from .ops.dropout import dropout  # noqa: E402
 
 __all__ += [*_activations, "dropout"]
+__all__ += ["avg_pool", "dilation2d", "max_pool", "max_pool_with_argmax"]  # (issue 15: pooling)
+__all__ += ["batch_norm", "batch_norm_train", "layer_norm", "local_response_normalization",
+            "moments"]  # (issue 15: normalization)

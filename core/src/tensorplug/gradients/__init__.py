@@ -1,10 +1,19 @@
 """The core's default gradients, one module per kernel family (importing registers them)."""
 
-from . import decompositions, elementwise, fft, indexing, linalg, manipulation, nn, reductions, sorting
+from . import (
+    activations,
+    decompositions,
+    elementwise,
+    fft,
+    indexing,
+    linalg,
+    manipulation,
+    nn,
+    normalization,
+    pooling,
+    reductions,
+    sorting,
+)
 
-__all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
-           "sorting"]
-
-from . import activations  # noqa: E402
-
-__all__ += ["activations"]
+__all__ = ["activations", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
+           "normalization", "pooling", "reductions", "sorting"]

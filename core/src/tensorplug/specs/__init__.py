@@ -14,7 +14,9 @@ from . import (
     linalg,
     manipulation,
     nn,
+    normalization,
     optim,
+    pooling,
     reductions,
     sorting,
 )
@@ -24,3 +26,4 @@ __all__ = [
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
 ]
+__all__ += ["normalization", "pooling"]  # (issue 15)

@@ -20,7 +20,9 @@ from . import (
     linalg,
     manipulation,
     nn,
+    normalization,
     optim,
+    pooling,
     reductions,
     sorting,
 )

@@ -21,14 +21,16 @@ from . import (
     linalg,
     manipulation,
     nn,
+    normalization,
     optim,
+    pooling,
     reductions,
     sorting,
 )
 from ._kernel import Kernel
 
 _FAMILIES = (activations, creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
-             optim, reductions, sorting)
+             normalization, optim, pooling, reductions, sorting)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

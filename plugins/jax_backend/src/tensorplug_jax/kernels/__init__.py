@@ -24,14 +24,16 @@ from . import (
     linalg,
     manipulation,
     nn,
+    normalization,
     optim,
+    pooling,
     reductions,
     sorting,
 )
 from ._jit import JaxKernel
 
 _FAMILIES = (activations, creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
-             optim, reductions, sorting)
+             normalization, optim, pooling, reductions, sorting)
 
 
 def _where(name: str) -> Any:
