@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._rearrange import band_part, batch_to_space, depth_to_space, space_to_batch, space_to_depth
 from .dtypes import ALL_DTYPES, accumulator_of
 from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 
@@ -31,6 +32,7 @@ __all__ = [
     "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis",
     "range_dtype", "range_length", "slice_index", "stable_argsort",
+    "band_part", "batch_to_space", "depth_to_space", "space_to_batch", "space_to_depth",
 ]
 
 # -- axes, slices and indices ---------------------------------------------------------------------

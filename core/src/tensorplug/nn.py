@@ -13,6 +13,8 @@ from .ops.nn import (
     sparse_softmax_cross_entropy,
 )
 
+from .ops.layout import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
+
 __all__ = [
     "log_softmax",
     "logsumexp",
@@ -22,4 +24,5 @@ __all__ = [
     "softmax",
     "softmax_cross_entropy",
     "sparse_softmax_cross_entropy",
+    "batch_to_space_nd", "depth_to_space", "space_to_batch_nd", "space_to_depth",
 ]

@@ -7,19 +7,23 @@ from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from . import (
     creation,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
     optim,
     reductions,
     sorting,
+    structure,
 )
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
+    "einsum", "layout", "structure",
 ]

@@ -17,17 +17,20 @@ from . import (
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
     optim,
     reductions,
     sorting,
+    structure,
 )
 from ._kernel import Kernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
+_FAMILIES += (layout, structure)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -20,17 +20,20 @@ from . import (
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
     optim,
     reductions,
     sorting,
+    structure,
 )
 from ._jit import JaxKernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
+_FAMILIES += (layout, structure)
 
 
 def _where(name: str) -> Any:

@@ -1,0 +1,115 @@
+"""Layout ops (TF.js's spatial and batch rearrangements): ``tp.nn.depth_to_space``,
+``space_to_depth``, ``space_to_batch_nd``, ``batch_to_space_nd``, and the mirror modes of
+``tp.pad`` (``mirror_pad``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import _validate as valid
+from ..errors import ArgumentError, DTypeError, ShapeError
+from ..specs.layout import (
+    DATA_FORMATS,
+    MIRROR_MODES,
+    batch_to_space_shape,
+    depth_to_space_shape,
+    mirror_padded_shape,
+    space_to_batch_shape,
+    space_to_depth_shape,
+)
+from ..tensor import Tensor
+from ._convert import asarray, caller
+
+__all__ = ["batch_to_space_nd", "depth_to_space", "space_to_batch_nd", "space_to_depth"]
+
+_MIRROR_PAD = caller("MirrorPad")
+_SPACE_TO_BATCH = caller("SpaceToBatchND")
+_BATCH_TO_SPACE = caller("BatchToSpaceND")
+_DEPTH_TO_SPACE = caller("DepthToSpace")
+_SPACE_TO_DEPTH = caller("SpaceToDepth")
+
+Pairs = tuple[tuple[int, int], ...]
+
+
+def mirror_pad(x: Tensor, pairs: Pairs, mode: str) -> Tensor:
+    """x padded by one (before, after) pair per axis with its mirror image (`mode` 'reflect'
+    or 'symmetric'; checked here): tp.pad's mirror modes."""
+    if mode not in MIRROR_MODES:
+        raise ArgumentError(f"pad: mode must be 'constant', 'reflect' or 'symmetric', got {mode!r}.")
+    shape = mirror_padded_shape(x.shape, pairs, mode, "pad")
+    if not any(lo or hi for lo, hi in pairs):
+        return x
+    valid.checked_size(shape, x._backend, "pad")
+    return _MIRROR_PAD((x,), {"paddings": pairs, "mode": mode})
+
+
+def _ints(op: str, what: str, values: Any) -> tuple[int, ...]:
+    if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
+        values = (values,)
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ArgumentError(f"{op}: {what} must be a sequence of ints, got {valid.shown(values)}.")
+    return tuple(valid.integer(v, op, what) for v in values)
+
+
+def _pairs(op: str, what: str, values: Any, count: int) -> Pairs:
+    try:
+        arr = np.asarray(values)
+    except ValueError:
+        arr = np.asarray(None)
+    if arr.size and arr.dtype.kind not in "iu":
+        raise DTypeError(f"{op}: {what} must hold ints, got {valid.shown(values)}.")
+    if arr.shape not in ((count, 2), (0,)) or (arr.size == 0 and count):
+        raise ShapeError(f"{op}: {what} {valid.shown(values)} must be {count} (before, after) pairs, "
+                         "one per block size.")
+    return tuple((int(lo), int(hi)) for lo, hi in arr.reshape(count, 2))
+
+
+def space_to_batch_nd(x: Any, block_shape: Sequence[int], paddings: Any) -> Tensor:
+    """TF's space_to_batch_nd: x of shape (batch, *spatial, *rest) zero-padded by `paddings`
+    (one (before, after) pair per block size), each spatial axis cut in blocks of `block_shape`,
+    the offsets within a block moved to the batch axis (offset-major)."""
+    x = asarray(x)
+    blocks = _ints("space_to_batch_nd", "block_shape", block_shape)
+    pairs = _pairs("space_to_batch_nd", "paddings", paddings, len(blocks))
+    shape = space_to_batch_shape(x.shape, blocks, pairs, "space_to_batch_nd")
+    valid.checked_size(shape, x._backend, "space_to_batch_nd")
+    return _SPACE_TO_BATCH((x,), {"block_shape": blocks, "paddings": pairs})
+
+
+def batch_to_space_nd(x: Any, block_shape: Sequence[int], crops: Any) -> Tensor:
+    """TF's batch_to_space_nd, space_to_batch_nd undone: the batch's blocks put back into the
+    spatial axes, then `crops` (one (before, after) pair per block size) cut off."""
+    x = asarray(x)
+    blocks = _ints("batch_to_space_nd", "block_shape", block_shape)
+    pairs = _pairs("batch_to_space_nd", "crops", crops, len(blocks))
+    batch_to_space_shape(x.shape, blocks, pairs, "batch_to_space_nd")
+    return _BATCH_TO_SPACE((x,), {"block_shape": blocks, "crops": pairs})
+
+
+def _format(op: str, data_format: Any) -> str:
+    if not isinstance(data_format, str) or data_format not in DATA_FORMATS:
+        raise ArgumentError(f"{op}: data_format must be 'NHWC' or 'NCHW', got {valid.shown(data_format)}.")
+    return data_format
+
+
+def depth_to_space(x: Any, block_size: int, data_format: str = "NHWC") -> Tensor:
+    """Channels moved into block_size x block_size spatial blocks (TF's depth_to_space; the
+    channels read as (block_row, block_col, channel)); x is 4-d, NHWC or NCHW."""
+    x = asarray(x)
+    b = valid.integer(block_size, "depth_to_space", "block_size")
+    fmt = _format("depth_to_space", data_format)
+    depth_to_space_shape(x.shape, b, fmt, "depth_to_space")
+    return _DEPTH_TO_SPACE((x,), {"block_size": b, "data_format": fmt})
+
+
+def space_to_depth(x: Any, block_size: int, data_format: str = "NHWC") -> Tensor:
+    """Each block_size x block_size spatial block moved into the channels (TF's
+    space_to_depth, depth_to_space undone); x is 4-d, NHWC or NCHW."""
+    x = asarray(x)
+    b = valid.integer(block_size, "space_to_depth", "block_size")
+    fmt = _format("space_to_depth", data_format)
+    space_to_depth_shape(x.shape, b, fmt, "space_to_depth")
+    return _SPACE_TO_DEPTH((x,), {"block_size": b, "data_format": fmt})

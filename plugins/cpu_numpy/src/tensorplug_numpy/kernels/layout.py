@@ -1,0 +1,51 @@
+"""Layout kernels (TF.js's spatial and batch rearrangements): MirrorPad, SpaceToBatchND,
+BatchToSpaceND, DepthToSpace, SpaceToDepth. The rearrangements are
+``tensorplug.kernel_helpers``' plans run with numpy; results are copies (never views of x).
+They move data and compute nothing: no floating-point warning can arise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tensorplug.kernel_helpers import batch_to_space, depth_to_space, space_to_batch, space_to_depth
+
+from ._kernel import Kernel
+
+
+def mirror_pad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    if not x.ndim:
+        return x.copy()
+    return np.pad(x, attrs["paddings"], mode=attrs["mode"])
+
+
+def space_to_batch_nd(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.array(space_to_batch(np, inputs[0], attrs["block_shape"], attrs["paddings"]))
+
+
+def batch_to_space_nd(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.array(batch_to_space(np, inputs[0], attrs["block_shape"], attrs["crops"]))
+
+
+def depth_to_space_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.array(depth_to_space(np, inputs[0], attrs["block_size"], attrs["data_format"]))
+
+
+def space_to_depth_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.array(space_to_depth(np, inputs[0], attrs["block_size"], attrs["data_format"]))
+
+
+def _moving(kernel: Callable[..., Any]) -> Kernel:
+    return Kernel(kernel, handles_warnings=True)
+
+
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
+    "MirrorPad": _moving(mirror_pad),
+    "SpaceToBatchND": _moving(space_to_batch_nd),
+    "BatchToSpaceND": _moving(batch_to_space_nd),
+    "DepthToSpace": _moving(depth_to_space_kernel),
+    "SpaceToDepth": _moving(space_to_depth_kernel),
+}

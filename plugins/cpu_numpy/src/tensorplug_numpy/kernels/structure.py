@@ -1,0 +1,87 @@
+"""Structure kernels: Reverse, Tile, SplitV, Unpack, BroadcastArgs, Diag, MatrixBandPart, TopK,
+Einsum. SplitV and Unpack return a tuple of copies (one per output, never views of x). TopK
+selects with the sorting family's stable descending order (``kernel_helpers.stable_argsort``:
+ties in order, NaNs last). Einsum is ``np.einsum(optimize=True)``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tensorplug.kernel_helpers import band_part, stable_argsort
+
+from ._kernel import Kernel
+
+_INT64 = np.dtype(np.int64)
+
+
+def reverse(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    return np.flip(x, attrs["axes"]).copy() if attrs["axes"] else x.copy()
+
+
+def tile(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    return np.tile(x, attrs["reps"]) if x.ndim else x.copy()
+
+
+def split_v(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
+    x = inputs[0]
+    cuts = np.cumsum(attrs["sizes"][:-1]).tolist()
+    return tuple(part.copy() for part in np.split(x, cuts, axis=attrs["axis"]))
+
+
+def unpack(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
+    x = np.moveaxis(inputs[0], attrs["axis"], 0)
+    return tuple(part.copy() for part in x)
+
+
+def broadcast_args(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    s0, s1 = inputs
+    shape = np.broadcast_shapes(tuple(s0.tolist()), tuple(s1.tolist()))
+    return np.asarray(shape, dtype=s0.dtype).reshape(-1)
+
+
+def diag(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    x = inputs[0]
+    n = x.size
+    out = np.zeros((n, n), dtype=x.dtype)
+    out.reshape(-1)[::n + 1] = x.reshape(-1)
+    return out.reshape(x.shape + x.shape)
+
+
+def matrix_band_part(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return band_part(np, inputs[0], attrs["num_lower"], attrs["num_upper"])
+
+
+def _argsort(x: Any, axis: int) -> Any:
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+def top_k(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
+    x = inputs[0]
+    order = stable_argsort(_argsort, x, x.ndim - 1, True)[..., :attrs["k"]]
+    return np.take_along_axis(x, order, axis=-1), order.astype(_INT64, copy=False)
+
+
+def einsum(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return np.asarray(np.einsum(attrs["equation"], *inputs, optimize=True), dtype=inputs[0].dtype)
+
+
+def _moving(kernel: Callable[..., Any]) -> Kernel:
+    return Kernel(kernel, handles_warnings=True)
+
+
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
+    "Reverse": _moving(reverse),
+    "Tile": _moving(tile),
+    "SplitV": _moving(split_v),
+    "Unpack": _moving(unpack),
+    "BroadcastArgs": broadcast_args,
+    "Diag": _moving(diag),
+    "MatrixBandPart": _moving(matrix_band_part),
+    "TopK": top_k,
+    "Einsum": einsum,
+}
