@@ -16,12 +16,14 @@ from . import (
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
     optim,
     reductions,
     sorting,
+    structure,
 )
 from ._base import (
     REFERENCES,
