@@ -121,8 +121,8 @@ def _broadcast_args_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) 
 BROADCAST_ARGS = register_kernel_spec(KernelSpec(
     name="BroadcastArgs", inputs=("s0", "s1"), infer=_broadcast_args_rule, differentiable=False,
     input_dtypes={"s0": (int32, int64), "s1": (int32, int64)}, same_dtype=("s0", "s1"),
-    doc="the broadcast shape of two shapes given as 1-d integer vectors (sizes that do not "
-        "broadcast: an error where values are known, unspecified inside tp.jit)",
+    doc="the broadcast shape of two shapes given as 1-d integer vectors: per axis (aligned from the "
+        "right) the size that is not 1 (s0's where they clash: tp.broadcast_args refuses those)",
 ))
 
 

@@ -1,7 +1,9 @@
 """Structure kernels: Reverse, Tile, SplitV, Unpack, BroadcastArgs, Diag, MatrixBandPart, TopK,
 Einsum. SplitV and Unpack return a tuple of copies (one per output, never views of x). TopK
 selects with the sorting family's stable descending order (``kernel_helpers.stable_argsort``:
-ties in order, NaNs last). Einsum is ``np.einsum(optimize=True)``."""
+ties in order, NaNs last). Einsum is ``np.einsum(optimize=True)``. BroadcastArgs takes, per
+axis, the size that is not 1 (the first one's where they clash, as jax's kernel: tp.broadcast_args
+refuses that before it dispatches)."""
 
 from __future__ import annotations
 
@@ -40,8 +42,10 @@ def unpack(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tupl
 
 def broadcast_args(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     s0, s1 = inputs
-    shape = np.broadcast_shapes(tuple(s0.tolist()), tuple(s1.tolist()))
-    return np.asarray(shape, dtype=s0.dtype).reshape(-1)
+    n = max(s0.size, s1.size)
+    a = np.concatenate([np.ones(n - s0.size, s0.dtype), s0])
+    b = np.concatenate([np.ones(n - s1.size, s1.dtype), s1])
+    return np.where(a == 1, b, a)  # (where neither is 1 and they differ: a; the op refuses that)
 
 
 def diag(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:

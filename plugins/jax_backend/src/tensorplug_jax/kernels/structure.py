@@ -1,9 +1,9 @@
 """Structure kernels: Reverse, Tile, SplitV, Unpack, BroadcastArgs, Diag, MatrixBandPart, TopK,
 Einsum, compiled once per value of their static attributes. TopK selects with the sorting
 family's stable descending order (``kernel_helpers.stable_argsort``: ties in order, NaNs last),
-as the numpy backend does, where ``lax.top_k`` would put NaNs first. BroadcastArgs computes
-the broadcast from the values (a size of 1 gives way to the other); sizes that do not
-broadcast are an error eagerly and unspecified inside tp.jit."""
+as the numpy backend does, where ``lax.top_k`` would put NaNs first. BroadcastArgs takes, per
+axis, the size that is not 1 (the first one's where they clash, as the numpy kernel:
+tp.broadcast_args refuses that before it dispatches; a kernel cannot raise on values under tp.jit)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from tensorplug.kernel_helpers import band_part, stable_argsort
 
-from ._jit import JaxKernel, is_traced, with_attrs
+from ._jit import JaxKernel, with_attrs
 
 _INT64 = np.dtype(np.int64)
 
@@ -42,16 +42,6 @@ def _broadcast_shape(s0: Any, s1: Any) -> Any:
     a = jnp.concatenate([jnp.ones(n - s0.shape[0], s0.dtype), s0])
     b = jnp.concatenate([jnp.ones(n - s1.shape[0], s1.dtype), s1])
     return jnp.where(a == 1, b, a)
-
-
-_broadcast = with_attrs(_broadcast_shape)
-
-
-def broadcast_args(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    s0, s1 = inputs
-    if not is_traced(s0, s1):  # (values known: sizes that clash are numpy's error)
-        np.broadcast_shapes(tuple(np.asarray(s0).tolist()), tuple(np.asarray(s1).tolist()))
-    return _broadcast(inputs, attrs, backend)
 
 
 def _diag(x: Any) -> Any:
@@ -82,7 +72,7 @@ KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Tile": with_attrs(_tile, static=("reps",)),
     "SplitV": with_attrs(_split_v, static=("sizes", "axis")),
     "Unpack": with_attrs(_unpack, static=("axis",)),
-    "BroadcastArgs": broadcast_args,
+    "BroadcastArgs": with_attrs(_broadcast_shape),
     "Diag": with_attrs(_diag),
     "MatrixBandPart": with_attrs(_band_part, static=("num_lower", "num_upper")),
     "TopK": with_attrs(_top_k, static=("k", "sorted")),
