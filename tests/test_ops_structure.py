@@ -17,7 +17,8 @@ def values(t):
     return [np.asarray(p.numpy()) for p in t]
 
 
-@pytest.mark.parametrize("how,axis", [(2, 0), (3, 1), ([1, 3], 2), ([-1], 2), ([0, 0, 2], 1), ([2, 9], 1), (1, -1)])
+@pytest.mark.parametrize("how,axis", [(2, 0), (3, 1), ([1, 3], 2), ([-1], 2), ([0, 0, 2], 1), ([2, 9], 1),
+                                      (1, -1)])
 def test_split_is_numpys(how, axis):
     got = values(tp.split(X, how, axis=axis))
     want = np.split(X, how, axis=axis)
@@ -81,7 +82,8 @@ def test_einsum_promotes_dtypes_as_the_standard():
 @pytest.mark.parametrize("call,error,match", [
     (lambda: tp.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((4, 3))), tp.ShapeError,
      r"einsum: letter 'j' of 'ij,jk->ik' has sizes 3 and 4"),
-    (lambda: tp.einsum("ij,jk->ik", np.ones((2, 3))), tp.ShapeError, r"einsum: .* 2 input term\(s\) for 1 operand"),
+    (lambda: tp.einsum("ij,jk->ik", np.ones((2, 3))), tp.ShapeError,
+     r"einsum: .* 2 input term\(s\) for 1 operand"),
     (lambda: tp.einsum("ij->ii", np.ones((2, 2))), tp.ShapeError, r"einsum: the output of 'ij->ii' repeats"),
     (lambda: tp.einsum("ij->k", np.ones((2, 2))), tp.ShapeError, r"which no input has"),
     (lambda: tp.einsum("i->i", np.ones((2, 2))), tp.ShapeError, r"einsum: term 'i' .* names 1 axes"),

@@ -48,7 +48,7 @@ def batch_to_space(xp: Any, x: Any, block_shape: Sequence[int], crops: Pairs) ->
     if not any(lo or hi for lo, hi in crops):
         return x
     cut = tuple(slice(lo, x.shape[i + 1] - hi) for i, (lo, hi) in enumerate(crops))
-    return x[(slice(None), *cut)]
+    return x[(slice(None),) + cut]
 
 
 def depth_to_space(xp: Any, x: Any, block_size: int, data_format: str) -> Any:

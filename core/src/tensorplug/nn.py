@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .ops.layout import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
 from .ops.nn import (
     log_softmax,
     logsumexp,
@@ -12,8 +13,6 @@ from .ops.nn import (
     softmax_cross_entropy,
     sparse_softmax_cross_entropy,
 )
-
-from .ops.layout import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
 
 __all__ = [
     "log_softmax",

@@ -10,7 +10,8 @@ from typing import Any
 from .. import _validate as valid
 from ..dtypes import int32, int64
 from ..errors import ArgumentError, DTypeError, ShapeError
-from ..specs._rules import broadcast_shapes as _broadcast, normalize_axis
+from ..specs._rules import broadcast_shapes as _broadcast
+from ..specs._rules import normalize_axis
 from ..specs.einsum import parse_einsum
 from ..specs.structure import band_bounds, split_sizes, top_k_count
 from ..tensor import Tensor

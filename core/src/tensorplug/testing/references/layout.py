@@ -46,7 +46,7 @@ _MIRROR_BAD: BadTable = [
 
 
 @reference("MirrorPad", few_cases(_MIRROR), table_bad(_MIRROR_BAD))
-def _mirror_pad(x: np.ndarray, paddings: Any, mode: str) -> np.ndarray:
+def _mirror_pad(x: np.ndarray, paddings: Any, mode: Any) -> np.ndarray:
     return np.pad(x, paddings, mode=mode) if x.ndim else x.copy()
 
 
@@ -61,7 +61,7 @@ def _space_to_batch(x: np.ndarray, block_shape: Sequence[int], paddings: Any) ->
     grids = np.indices(spatial)
     for k, offsets in enumerate(itertools.product(*(range(b) for b in block_shape))):  # block taps
         where = tuple(g * b + o for g, b, o in zip(grids, block_shape, offsets))
-        out[k * batch:(k + 1) * batch] = padded[(slice(None), *where)]
+        out[k * batch:(k + 1) * batch] = padded[(slice(None),) + where]
     return out
 
 
@@ -74,9 +74,9 @@ def _batch_to_space(x: np.ndarray, block_shape: Sequence[int], crops: Any) -> np
     full = np.empty((batch, *[s * b for s, b in zip(spatial, block_shape)], *rest), dtype=x.dtype)
     for k, offsets in enumerate(itertools.product(*(range(b) for b in block_shape))):  # block taps
         where = tuple(slice(o, None, b) for o, b in zip(offsets, block_shape))
-        full[(slice(None), *where)] = x[k * batch:(k + 1) * batch]
+        full[(slice(None),) + where] = x[k * batch:(k + 1) * batch]
     cut = tuple(slice(lo, full.shape[i + 1] - hi) for i, (lo, hi) in enumerate(crops))
-    return full[(slice(None), *cut)]
+    return full[(slice(None),) + cut]
 
 
 _SPACE_TO_BATCH: Table = [

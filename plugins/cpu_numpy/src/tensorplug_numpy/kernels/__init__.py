@@ -29,8 +29,7 @@ from . import (
 from ._kernel import Kernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
-_FAMILIES += (layout, structure)
+             reductions, sorting, layout, structure)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

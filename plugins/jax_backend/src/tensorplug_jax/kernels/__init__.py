@@ -32,8 +32,7 @@ from . import (
 from ._jit import JaxKernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
-_FAMILIES += (layout, structure)
+             reductions, sorting, layout, structure)
 
 
 def _where(name: str) -> Any:
