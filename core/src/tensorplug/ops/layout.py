@@ -46,18 +46,10 @@ def mirror_pad(x: Tensor, pairs: Pairs, mode: str) -> Tensor:
     return _MIRROR_PAD((x,), {"paddings": pairs, "mode": mode})
 
 
-def _ints(op: str, what: str, values: Any) -> tuple[int, ...]:
-    if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
-        values = (values,)
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise ArgumentError(f"{op}: {what} must be a sequence of ints, got {valid.shown(values)}.")
-    return tuple(valid.integer(v, op, what) for v in values)
-
-
 def _pairs(op: str, what: str, values: Any, count: int) -> Pairs:
     try:
         arr = np.asarray(values)
-    except ValueError:
+    except (TypeError, ValueError):  # (ragged nestings, objects numpy cannot hold)
         arr = np.asarray(None)
     if arr.size and arr.dtype.kind not in "iu":
         raise DTypeError(f"{op}: {what} must hold ints, got {valid.shown(values)}.")
@@ -72,7 +64,7 @@ def space_to_batch_nd(x: Any, block_shape: Sequence[int], paddings: Any) -> Tens
     (one (before, after) pair per block size), each spatial axis cut in blocks of `block_shape`,
     the offsets within a block moved to the batch axis (offset-major)."""
     x = asarray(x)
-    blocks = _ints("space_to_batch_nd", "block_shape", block_shape)
+    blocks = valid.shape(block_shape, "space_to_batch_nd", "block_shape")
     pairs = _pairs("space_to_batch_nd", "paddings", paddings, len(blocks))
     shape = space_to_batch_shape(x.shape, blocks, pairs, "space_to_batch_nd")
     valid.checked_size(shape, x._backend, "space_to_batch_nd")
@@ -83,7 +75,7 @@ def batch_to_space_nd(x: Any, block_shape: Sequence[int], crops: Any) -> Tensor:
     """TF's batch_to_space_nd, space_to_batch_nd undone: the batch's blocks put back into the
     spatial axes, then `crops` (one (before, after) pair per block size) cut off."""
     x = asarray(x)
-    blocks = _ints("batch_to_space_nd", "block_shape", block_shape)
+    blocks = valid.shape(block_shape, "batch_to_space_nd", "block_shape")
     pairs = _pairs("batch_to_space_nd", "crops", crops, len(blocks))
     batch_to_space_shape(x.shape, blocks, pairs, "batch_to_space_nd")
     return _BATCH_TO_SPACE((x,), {"block_shape": blocks, "crops": pairs})

@@ -36,7 +36,8 @@ def split(x: Any, indices_or_sections: int | Sequence[int], axis: int = 0) -> li
         raise ShapeError("split: x is 0-d; it needs an axis to cut along (reshape it to (1,) first).")
     a = normalize_axis(axis, x.ndim, "split")
     n = x.shape[a]
-    if isinstance(indices_or_sections, (str, bytes)) or not hasattr(indices_or_sections, "__iter__"):
+    whole = hasattr(indices_or_sections, "__index__") and getattr(indices_or_sections, "ndim", 0) == 0
+    if whole or isinstance(indices_or_sections, (str, bytes)) or not hasattr(indices_or_sections, "__iter__"):
         parts = valid.integer(indices_or_sections, "split", "indices_or_sections", minimum=1)
         if n % parts:
             raise ShapeError(f"split: axis {a} of size {n} does not divide into {parts} equal parts; "
