@@ -1,18 +1,18 @@
 """The core's default gradients, one module per kernel family (importing registers them)."""
 
 from . import (
-           decompositions,
-           elementwise,
-           fft,
-           indexing,
-           layout,
-           linalg,
-           manipulation,
-           nn,
-           reductions,
-           sorting,
-           structure,
+    decompositions,
+    elementwise,
+    fft,
+    indexing,
+    layout,
+    linalg,
+    manipulation,
+    nn,
+    reductions,
+    sorting,
+    structure,
 )
 
 __all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
-           "sorting", "layout", "structure"]
+    "sorting", "layout", "structure"]

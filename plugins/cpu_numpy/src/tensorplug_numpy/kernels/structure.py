@@ -15,6 +15,7 @@ import numpy as np
 from tensorplug.kernel_helpers import band_part, stable_argsort
 
 from ._kernel import Kernel
+from .layout import moving
 
 _INT64 = np.dtype(np.int64)
 
@@ -74,18 +75,14 @@ def einsum(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return np.asarray(np.einsum(attrs["equation"], *inputs, optimize=True), dtype=inputs[0].dtype)
 
 
-def _moving(kernel: Callable[..., Any]) -> Kernel:
-    return Kernel(kernel, handles_warnings=True)
-
-
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
-    "Reverse": _moving(reverse),
-    "Tile": _moving(tile),
-    "SplitV": _moving(split_v),
-    "Unpack": _moving(unpack),
+    "Reverse": moving(reverse),
+    "Tile": moving(tile),
+    "SplitV": moving(split_v),
+    "Unpack": moving(unpack),
     "BroadcastArgs": broadcast_args,
-    "Diag": _moving(diag),
-    "MatrixBandPart": _moving(matrix_band_part),
+    "Diag": moving(diag),
+    "MatrixBandPart": moving(matrix_band_part),
     "TopK": top_k,
     "Einsum": einsum,
 }
