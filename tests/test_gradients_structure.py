@@ -30,6 +30,7 @@ def _first(parts):
 LAYOUT = [
     pytest.param(lambda x: tp.pad(x, ((1, 2), (2, 0)), mode="reflect") ** 2, (3, 4), id="pad-reflect"),
     pytest.param(lambda x: tp.pad(x, ((2, 1), (0, 3)), mode="symmetric") ** 2, (3, 4), id="pad-symmetric"),
+    pytest.param(lambda x: tp.pad(x, ((1, 2), (5, 0)), mode="reflect") ** 2, (1, 3), id="pad-reflect-steps"),
     pytest.param(lambda x: tp.nn.space_to_batch_nd(x, (2, 2), ((1, 1), (0, 2))) ** 2, (1, 2, 2, 2),
                  id="space_to_batch_nd"),
     pytest.param(lambda x: tp.nn.batch_to_space_nd(x, (2, 1), ((1, 0), (0, 1))) ** 2, (4, 2, 3),
@@ -79,7 +80,7 @@ def test_to_third_order(fn, shape):
 def test_mirror_pad_gradient_counts_every_copy(mode):
     # d sum(pad(x)) / dx = how often each element appears in the padded array (np.pad's count)
     x = np.arange(5.0)
-    width = (3, 4) if mode == "reflect" else (5, 2)
+    width = (3, 11) if mode == "reflect" else (13, 2)  # (past the axis's size: padded in steps)
     count = np.bincount(np.pad(np.arange(5), width, mode=mode), minlength=5)
     g = tp.grad(lambda t: tp.sum(tp.pad(t, width, mode=mode)))(tp.asarray(x))
     np.testing.assert_array_equal(g.numpy(), count)

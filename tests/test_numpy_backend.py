@@ -33,7 +33,7 @@ DIST = "tensorplug-backend-numpy"
 BACKEND = "numpy"
 FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
             "optim", "reductions", "sorting")
-FAMILIES += ("layout", "structure")
+FAMILIES += ("einsum", "layout", "structure")
 
 
 # -- completeness and layout --------------------------------------------------------------------

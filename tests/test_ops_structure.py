@@ -40,10 +40,17 @@ def test_split_refuses(call, error, match):
 
 
 @pytest.mark.parametrize("mode", ["reflect", "symmetric"])
-@pytest.mark.parametrize("width", [1, (1, 0), ((1, 0), (2, 1), (0, 3))])
+@pytest.mark.parametrize("width", [1, (1, 0), ((1, 0), (2, 1), (0, 3)), ((5, 2), (0, 7), (9, 4))])
 def test_pad_mirror_modes_are_numpys(mode, width):
+    # (widths past the axis's size: padded in steps, as numpy does)
     got = tp.pad(X, width, mode=mode).numpy()
     np.testing.assert_array_equal(got, np.pad(X, width, mode=mode))
+
+
+def test_pad_reflects_a_size_1_axis_into_copies_as_numpy():
+    x = np.arange(3.0).reshape(1, 3)
+    np.testing.assert_array_equal(tp.pad(x, ((2, 1), (1, 1)), mode="reflect").numpy(),
+                                  np.pad(x, ((2, 1), (1, 1)), mode="reflect"))
 
 
 def test_pad_constant_mode_is_unchanged():
@@ -52,11 +59,12 @@ def test_pad_constant_mode_is_unchanged():
 
 
 @pytest.mark.parametrize("call,error,match", [
-    (lambda: tp.pad(X, 2, mode="reflect"), tp.ShapeError,
-     r"pad: axis 0 has size 2, so mode 'reflect' pads it by at most 1 on each side; got \(2, 2\)"),
-    (lambda: tp.pad(X, 3, mode="symmetric"), tp.ShapeError, r"pad: axis 0 has size 2, so mode 'symmetric'"),
+    (lambda: tp.pad(np.ones((0, 2)), 1, mode="reflect"), tp.ShapeError,
+     r"pad: axis 0 of shape \(0, 2\) is empty: mode 'reflect' has nothing to mirror"),
+    (lambda: tp.pad(X, 1000, mode="symmetric"), tp.ShapeError, r"pad: pad_width .* is more than 64 times"),
     (lambda: tp.pad(X, 1, mode="wrap"), tp.ArgumentError,
      r"pad: mode must be 'constant', 'reflect' or 'symmetric', got 'wrap'"),
+    (lambda: tp.pad(X, -1, mode="reflect"), tp.ShapeError, r"pad: pad widths must be >= 0"),
 ])
 def test_pad_refuses(call, error, match):
     with pytest.raises(error, match=match):

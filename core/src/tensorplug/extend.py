@@ -31,8 +31,11 @@ from .kernel_helpers import (
     COMPLEX_SPECIAL_CASES,
     PLAIN_ARITHMETIC,
     UNARY_KERNELS,
+    band_part,
+    batch_to_space,
     check_index_bounds,
     clip_bounds,
+    depth_to_space,
     elementwise_functions,
     expm1_complex_parts,
     floor_divide_floats,
@@ -40,6 +43,8 @@ from .kernel_helpers import (
     range_dtype,
     range_length,
     slice_index,
+    space_to_batch,
+    space_to_depth,
     stable_argsort,
 )
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
@@ -84,6 +89,7 @@ __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
     "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis", "range_dtype", "range_length", "slice_index", "stable_argsort",
+    "band_part", "batch_to_space", "depth_to_space", "space_to_batch", "space_to_depth",
     # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",

@@ -2,6 +2,7 @@
 
 from . import (
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
@@ -15,4 +16,4 @@ from . import (
 )
 
 __all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
-    "sorting", "layout", "structure"]
+    "sorting", "einsum", "layout", "structure"]

@@ -16,16 +16,17 @@ from ..specs.layout import (
     MIRROR_MODES,
     batch_to_space_shape,
     depth_to_space_shape,
-    mirror_padded_shape,
     space_to_batch_shape,
     space_to_depth_shape,
 )
+from ..specs.manipulation import padded_shape
 from ..tensor import Tensor
 from ._convert import asarray, caller
 
 __all__ = ["batch_to_space_nd", "depth_to_space", "space_to_batch_nd", "space_to_depth"]
 
 _MIRROR_PAD = caller("MirrorPad")
+_BROADCAST_TO = caller("BroadcastTo")
 _SPACE_TO_BATCH = caller("SpaceToBatchND")
 _BATCH_TO_SPACE = caller("BatchToSpaceND")
 _DEPTH_TO_SPACE = caller("DepthToSpace")
@@ -34,16 +35,35 @@ _SPACE_TO_DEPTH = caller("SpaceToDepth")
 Pairs = tuple[tuple[int, int], ...]
 
 
+#: the most MirrorPad calls one tp.pad makes (each pads by up to the axis's size)
+_MAX_STEPS = 64
+
+
 def mirror_pad(x: Tensor, pairs: Pairs, mode: str) -> Tensor:
     """x padded by one (before, after) pair per axis with its mirror image (`mode` 'reflect'
-    or 'symmetric'; checked here): tp.pad's mirror modes."""
+    or 'symmetric'; checked here): tp.pad's mirror modes. Widths past what one MirrorPad takes
+    (the axis's size, less one for 'reflect') are padded in steps, as numpy's are."""
     if mode not in MIRROR_MODES:
         raise ArgumentError(f"pad: mode must be 'constant', 'reflect' or 'symmetric', got {mode!r}.")
-    shape = mirror_padded_shape(x.shape, pairs, mode, "pad")
-    if not any(lo or hi for lo, hi in pairs):
-        return x
+    shape = padded_shape(x.shape, pairs, "pad")
+    empty = [i for i, (d, (lo, hi)) in enumerate(zip(x.shape, pairs)) if d == 0 and (lo or hi)]
+    if empty:
+        raise ShapeError(f"pad: axis {empty[0]} of shape {x.shape} is empty: mode '{mode}' has nothing to "
+                         "mirror; use mode='constant'.")
+    # a size-1 axis mirrors into copies of itself (as numpy's 'reflect' does): broadcast at the end
+    ones = mode == "reflect" and any(d == 1 and (lo or hi) for d, (lo, hi) in zip(x.shape, pairs))
+    left = [(0, 0) if d == 1 and ones else p for d, p in zip(x.shape, pairs)]
+    caps = [max(d - (1 if mode == "reflect" else 0), 1) for d in x.shape]
+    steps = max([-(-max(lo, hi) // cap) for cap, (lo, hi) in zip(caps, left)], default=0)
+    if steps > _MAX_STEPS:
+        raise ShapeError(f"pad: pad_width {pairs} is more than {_MAX_STEPS} times the size of an axis of "
+                         f"shape {x.shape} in mode '{mode}'; pad less.")
     valid.checked_size(shape, x._backend, "pad")
-    return _MIRROR_PAD((x,), {"paddings": pairs, "mode": mode})
+    while any(lo or hi for lo, hi in left):
+        step = tuple((min(lo, cap), min(hi, cap)) for cap, (lo, hi) in zip(caps, left))
+        x = _MIRROR_PAD((x,), {"paddings": step, "mode": mode})
+        left = [(lo - a, hi - b) for (lo, hi), (a, b) in zip(left, step)]
+    return _BROADCAST_TO((x,), {"shape": shape}) if ones else x
 
 
 def _pairs(op: str, what: str, values: Any, count: int) -> Pairs:

@@ -229,8 +229,8 @@ def _pad_pairs(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
 def pad(x: Any, /, pad_width: Any, mode: str = "constant",
         constant_values: bool | int | float = 0) -> Tensor:
     """x padded with `constant_values` (mode 'constant'), or with its mirror image ('reflect':
-    the edge not repeated, 'symmetric': repeated; a width up to the axis's size, less one for
-    'reflect'); pad_width is an int, a (before, after) pair, or one pair per axis (numpy's forms)."""
+    the edge not repeated, 'symmetric': repeated); pad_width is an int, a (before, after) pair,
+    or one pair per axis (numpy's forms)."""
     x = asarray(x)
     pairs = _pad_pairs(pad_width, x.ndim)
     if not (isinstance(mode, str) and mode == "constant"):

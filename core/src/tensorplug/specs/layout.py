@@ -163,8 +163,8 @@ def _channels(shape: Shape, data_format: str, op: str | None) -> tuple[int, int,
 
 
 def _block(block_size: int, op: str | None) -> int:
-    if block_size < 2:
-        raise ShapeError(f"{op_prefix(op)}block_size must be >= 2, got {block_size}.")
+    if block_size < 1:
+        raise ShapeError(f"{op_prefix(op)}block_size must be >= 1, got {block_size}.")
     return block_size
 
 
@@ -204,7 +204,7 @@ def _space_to_depth_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) 
     return [TensorInfo(space_to_depth_shape(x.shape, attrs["block_size"], attrs["data_format"]), x.dtype)]
 
 
-_DEPTH_ATTRS = (AttrSpec("block_size", validate=as_int, doc="the side of each block (>= 2)"),
+_DEPTH_ATTRS = (AttrSpec("block_size", validate=as_int, doc="the side of each block (>= 1; TF's 2)"),
                 AttrSpec("data_format", "NHWC", _one_of(DATA_FORMATS, "data_format"),
                          doc="'NHWC' (channels last) or 'NCHW' (channels first)"))
 

@@ -13,6 +13,7 @@ kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand w
 from . import (
     creation,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,

@@ -1,6 +1,6 @@
 """Reference values of the layout kernels: MirrorPad, SpaceToBatchND, BatchToSpaceND,
-DepthToSpace, SpaceToDepth. Few cases (CI time): each table's first row on float32 and float64,
-its attribute variants on float64 only. The rearrangements are computed by index arithmetic
+DepthToSpace, SpaceToDepth. Few cases (CI time): each table's first row on every dtype, its
+attribute variants on float64 only. The rearrangements are computed by index arithmetic
 from TF's definitions (out[...] = x[index(...)]), not by the kernels' reshape plans."""
 
 from __future__ import annotations
@@ -12,21 +12,22 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, float64
+from ...dtypes import float64
 from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
-from ..inputs import Case, sample
+from ..inputs import Case, accepted, sample
 from ._base import reference
 from .manipulation import BadTable, Table, table_bad
 
 __all__ = ["few_cases"]
 
 
-def few_cases(table: Table, dtypes: Sequence[Any] = (float32, float64), wide: Any = float64
-              ) -> Callable[[KernelSpec], list[Case]]:
-    """The table's first row on each of `dtypes`, every row on `wide` (kept few: CI time)."""
+def few_cases(table: Table, wide: Any = float64) -> Callable[[KernelSpec], list[Case]]:
+    """The table's first row (a small one) on every dtype the spec accepts, every row on `wide`:
+    each dtype once, the attribute variants on one dtype (kept few: CI time)."""
     def cases(spec: KernelSpec) -> list[Case]:
-        rows = [(d, 0) for d in dtypes if d is not wide] + [(wide, i) for i in range(len(table))]
+        rows = [(d, 0) for d in accepted(spec, spec.inputs[0]) if d is not wide]
+        rows += [(wide, i) for i in range(len(table))]
         return [Case(tuple(sample(s, d, key=(spec.name, i, k)) for k, s in enumerate(table[i][0])),
                      table[i][1]) for d, i in rows]
     return cases
@@ -36,7 +37,7 @@ _MIRROR: Table = [
     ([(3, 4)], {"paddings": ((1, 2), (2, 0)), "mode": "reflect"}),
     ([(2, 3)], {"paddings": ((2, 0), (1, 3)), "mode": "symmetric"}),
     ([(2, 0)], {"paddings": ((1, 1), (0, 0)), "mode": "symmetric"}),
-    ([()], {"paddings": (), "mode": "reflect"}),
+    ([(1,)], {"paddings": ((1, 0),), "mode": "symmetric"}), ([()], {"paddings": (), "mode": "reflect"}),
 ]
 _MIRROR_BAD: BadTable = [
     ([(3,)], {"paddings": ((3, 0),), "mode": "reflect"}, ShapeError, "a reflection as wide as the axis"),
@@ -84,6 +85,8 @@ _SPACE_TO_BATCH: Table = [
     ([(2, 3, 2, 3)], {"block_shape": (2, 1), "paddings": ((1, 0), (0, 0))}),
     ([(2, 5)], {"block_shape": (3,), "paddings": ((0, 1),)}),
     ([(1, 2, 2)], {"block_shape": (2, 2), "paddings": ((1, 1), (0, 2))}),
+    ([(0, 2)], {"block_shape": (2,), "paddings": ((0, 0),)}),
+    ([(1, 1)], {"block_shape": (1,), "paddings": ((0, 0),)}),
 ]
 _SPACE_TO_BATCH_BAD: BadTable = [
     ([(1, 3, 4)], {"block_shape": (2, 2), "paddings": ((0, 0), (0, 0))}, ShapeError,
@@ -94,6 +97,8 @@ _BATCH_TO_SPACE: Table = [
     ([(4, 2, 2, 1)], {"block_shape": (2, 2), "crops": ((0, 0), (0, 0))}),
     ([(4, 2, 3)], {"block_shape": (2, 1), "crops": ((1, 0), (0, 1))}),
     ([(6, 2)], {"block_shape": (3,), "crops": ((2, 1),)}),
+    ([(0, 2)], {"block_shape": (2,), "crops": ((0, 0),)}),
+    ([(1, 1)], {"block_shape": (1,), "crops": ((0, 0),)}),
 ]
 _BATCH_TO_SPACE_BAD: BadTable = [
     ([(3, 2, 2)], {"block_shape": (2, 1), "crops": ((0, 0), (0, 0))}, ShapeError,
@@ -114,7 +119,8 @@ def _from_nhwc(x: np.ndarray, data_format: str) -> np.ndarray:
 
 @reference("DepthToSpace", few_cases([
     ([(1, 2, 3, 8)], {"block_size": 2}), ([(2, 4, 1, 2)], {"block_size": 2, "data_format": "NCHW"}),
-    ([(1, 1, 2, 9)], {"block_size": 3}),
+    ([(1, 1, 2, 9)], {"block_size": 3}), ([(0, 1, 1, 4)], {"block_size": 2}),
+    ([(1, 1, 1, 1)], {"block_size": 1}),
 ]), table_bad([([(1, 2, 2, 6)], {"block_size": 2}, ShapeError, "channels not divisible by 4"),
                ([(2, 2, 4)], {"block_size": 2}, ShapeError, "a 3-d input")]))
 def _depth_to_space(x: np.ndarray, block_size: int, data_format: str) -> np.ndarray:
@@ -129,9 +135,10 @@ def _depth_to_space(x: np.ndarray, block_size: int, data_format: str) -> np.ndar
 
 @reference("SpaceToDepth", few_cases([
     ([(1, 4, 6, 2)], {"block_size": 2}), ([(2, 3, 4, 2)], {"block_size": 2, "data_format": "NCHW"}),
-    ([(1, 3, 3, 1)], {"block_size": 3}),
+    ([(1, 3, 3, 1)], {"block_size": 3}), ([(0, 2, 2, 1)], {"block_size": 2}),
+    ([(1, 1, 1, 1)], {"block_size": 1}),
 ]), table_bad([([(1, 3, 4, 1)], {"block_size": 2}, ShapeError, "a height not divisible by 2"),
-               ([(1, 4, 4, 1)], {"block_size": 1}, ShapeError, "a block size below 2")]))
+               ([(1, 4, 4, 1)], {"block_size": 0}, ShapeError, "a block size below 1")]))
 def _space_to_depth(x: np.ndarray, block_size: int, data_format: str) -> np.ndarray:
     """out[n, h, w, (i * b + j) * C + c] = x[n, h * b + i, w * b + j, c]."""
     v = _nhwc(x, data_format)

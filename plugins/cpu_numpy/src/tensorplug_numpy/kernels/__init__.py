@@ -14,6 +14,7 @@ from .._quiet import quiet
 from . import (
     creation,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
@@ -29,7 +30,7 @@ from . import (
 from ._kernel import Kernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting, layout, structure)
+             reductions, sorting, einsum, layout, structure)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -1,5 +1,5 @@
-"""Structure kernels: Reverse, Tile, SplitV, Unpack, BroadcastArgs, Diag, MatrixBandPart, TopK,
-Einsum. SplitV and Unpack return a tuple of copies (one per output, never views of x). TopK
+"""Structure kernels: Reverse, Tile, SplitV, Unpack, BroadcastArgs, Diag, MatrixBandPart, TopK.
+SplitV and Unpack return a tuple of copies (one per output, never views of x). TopK
 selects with the sorting family's stable descending order (``kernel_helpers.stable_argsort``:
 ties in order, NaNs last). Einsum is ``np.einsum(optimize=True)``. BroadcastArgs takes, per
 axis, the size that is not 1 (the first one's where they clash, as jax's kernel: tp.broadcast_args
@@ -71,10 +71,6 @@ def top_k(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple
     return np.take_along_axis(x, order, axis=-1), order.astype(_INT64, copy=False)
 
 
-def einsum(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    return np.asarray(np.einsum(attrs["equation"], *inputs, optimize=True), dtype=inputs[0].dtype)
-
-
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Reverse": moving(reverse),
     "Tile": moving(tile),
@@ -84,5 +80,4 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Diag": moving(diag),
     "MatrixBandPart": moving(matrix_band_part),
     "TopK": top_k,
-    "Einsum": einsum,
 }

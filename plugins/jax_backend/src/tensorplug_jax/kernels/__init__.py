@@ -17,6 +17,7 @@ from .._scope import scoped
 from . import (
     creation,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
@@ -32,7 +33,7 @@ from . import (
 from ._jit import JaxKernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting, layout, structure)
+             reductions, sorting, einsum, layout, structure)
 
 
 def _where(name: str) -> Any:

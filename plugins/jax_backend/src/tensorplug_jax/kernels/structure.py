@@ -1,5 +1,5 @@
 """Structure kernels: Reverse, Tile, SplitV, Unpack, BroadcastArgs, Diag, MatrixBandPart, TopK,
-Einsum, compiled once per value of their static attributes. TopK selects with the sorting
+compiled once per value of their static attributes. TopK selects with the sorting
 family's stable descending order (``kernel_helpers.stable_argsort``: ties in order, NaNs last),
 as the numpy backend does, where ``lax.top_k`` would put NaNs first. BroadcastArgs takes, per
 axis, the size that is not 1 (the first one's where they clash, as the numpy kernel:
@@ -63,10 +63,6 @@ def _top_k(x: Any, k: int, sorted: bool) -> tuple[Any, Any]:  # noqa: A002  (TF'
     return jnp.take_along_axis(x, order, axis=-1), order.astype(_INT64)
 
 
-def _einsum(*operands: Any, equation: str) -> Any:
-    return jnp.einsum(equation, *operands).astype(operands[0].dtype)
-
-
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Reverse": with_attrs(_reverse, static=("axes",)),
     "Tile": with_attrs(_tile, static=("reps",)),
@@ -76,5 +72,4 @@ KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Diag": with_attrs(_diag),
     "MatrixBandPart": with_attrs(_band_part, static=("num_lower", "num_upper")),
     "TopK": with_attrs(_top_k, static=("k", "sorted")),
-    "Einsum": with_attrs(_einsum, static=("equation",)),
 }
