@@ -155,3 +155,17 @@ def test_bad_inputs_name_the_kernel(name, inputs, attrs, error, fragments):
 def test_an_unknown_mirror_mode_is_refused_by_the_spec():
     with pytest.raises(tp.ShapeError, match="kernel 'MirrorPad': attribute 'mode'='wrap' is invalid"):
         tp.run_kernel("MirrorPad", [tp.ones(3)], {"paddings": ((1, 0),), "mode": "wrap"})
+
+
+def test_the_ops_and_their_gradients_under_jit_match_eager():
+    def loss(x):
+        parts = tp.split(x, [1], axis=1)
+        return (tp.sum(tp.top_k(x, 2)[0]) + tp.einsum("ij,ij->", x, x) + tp.sum(tp.pad(x, 5, mode="reflect"))
+                + tp.sum(tp.nn.depth_to_space(tp.reshape(x, (1, 1, 2, 4)), 2) ** 2) + tp.sum(parts[1] ** 2)
+                + tp.sum(tp.linalg.band_part(tp.tile(x, (2, 1)), 1, 0) * tp.flip(tp.tile(x, (2, 1)), axis=0)))
+
+    x = tp.asarray(sample((2, 4), tp.float64))
+    np.testing.assert_allclose(tp.jit(loss)(x).numpy(), loss(x).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(tp.jit(tp.grad(loss))(x).numpy(), tp.grad(loss)(x).numpy(), rtol=1e-12)
+    shapes = tp.jit(lambda s0, s1: tp.broadcast_args(s0, s1))  # (no values inside: no check)
+    assert shapes(tp.asarray([2, 1]), tp.asarray([3])).numpy().tolist() == [2, 3]

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import _validate as valid
 from ..dtypes import int32, int64
-from ..errors import ArgumentError, DTypeError, ShapeError
+from ..errors import ArgumentError, DTypeError, ShapeError, TracedValueError
 from ..specs._rules import broadcast_shapes as _broadcast
 from ..specs._rules import normalize_axis
 from ..specs.einsum import parse_einsum
@@ -62,7 +62,8 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
 
 def broadcast_args(s0: Any, s1: Any) -> Tensor:
     """The broadcast of two shapes given as 1-d int32/int64 tensors, as a tensor of their
-    dtype (TF's broadcast_args); sizes that do not broadcast are a ShapeError."""
+    dtype (TF's broadcast_args); sizes that do not broadcast are a ShapeError (inside tp.jit,
+    where values are unknown, each axis takes the size that is not 1, s0's where they clash)."""
     s0, s1 = asarray(s0), asarray(s1)
     for s in (s0, s1):
         if s.dtype not in (int32, int64) or s.ndim != 1:
@@ -70,7 +71,12 @@ def broadcast_args(s0: Any, s1: Any) -> Tensor:
                              f"{s.dtype.name}{list(s.shape)}.")
     if s0.dtype is not s1.dtype:
         s0, s1 = s0.astype(int64), s1.astype(int64)
-    _broadcast(tuple(s0.numpy().tolist()), tuple(s1.numpy().tolist()), op="broadcast_args")
+    try:
+        sizes = tuple(s0.numpy().tolist()), tuple(s1.numpy().tolist())
+    except TracedValueError:  # (inside tp.jit: no values to check; the kernel's per-axis rule holds)
+        sizes = None
+    if sizes is not None:
+        _broadcast(*sizes, op="broadcast_args")
     return _BROADCAST_ARGS((s0, s1), {})
 
 
