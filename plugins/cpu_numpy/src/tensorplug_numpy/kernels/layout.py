@@ -1,6 +1,7 @@
 """Layout kernels (TF.js's spatial and batch rearrangements): MirrorPad, SpaceToBatchND,
 BatchToSpaceND, DepthToSpace, SpaceToDepth. The rearrangements are
-``tensorplug.kernel_helpers``' plans run with numpy; results are copies (never views of x).
+``tensorplug.kernel_helpers``' plans run with numpy; results may be views of x (safe: native
+arrays are never written after creation).
 They move data and compute nothing: no floating-point warning can arise."""
 
 from __future__ import annotations
@@ -23,19 +24,19 @@ def mirror_pad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> 
 
 
 def space_to_batch_nd(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    return np.array(space_to_batch(np, inputs[0], attrs["block_shape"], attrs["paddings"]))
+    return space_to_batch(np, inputs[0], attrs["block_shape"], attrs["paddings"])
 
 
 def batch_to_space_nd(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    return np.array(batch_to_space(np, inputs[0], attrs["block_shape"], attrs["crops"]))
+    return batch_to_space(np, inputs[0], attrs["block_shape"], attrs["crops"])
 
 
 def depth_to_space_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    return np.array(depth_to_space(np, inputs[0], attrs["block_size"], attrs["data_format"]))
+    return depth_to_space(np, inputs[0], attrs["block_size"], attrs["data_format"])
 
 
 def space_to_depth_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    return np.array(space_to_depth(np, inputs[0], attrs["block_size"], attrs["data_format"]))
+    return space_to_depth(np, inputs[0], attrs["block_size"], attrs["data_format"])
 
 
 def moving(kernel: Callable[..., Any]) -> Kernel:

@@ -1,7 +1,8 @@
 """Structure kernels: Reverse, Tile, SplitV, Unpack, BroadcastArgs, Diag, MatrixBandPart, TopK.
-SplitV and Unpack return a tuple of copies (one per output, never views of x). TopK
+Reverse, SplitV and Unpack return numpy views of their input (safe: native arrays are never
+written after creation), SplitV and Unpack a tuple of them. TopK
 selects with the sorting family's stable descending order (``kernel_helpers.stable_argsort``:
-ties in order, NaNs last). Einsum is ``np.einsum(optimize=True)``. BroadcastArgs takes, per
+ties in order, NaNs last). BroadcastArgs takes, per
 axis, the size that is not 1 (the first one's where they clash, as jax's kernel: tp.broadcast_args
 refuses that before it dispatches)."""
 
@@ -22,7 +23,7 @@ _INT64 = np.dtype(np.int64)
 
 def reverse(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x = inputs[0]
-    return np.flip(x, attrs["axes"]).copy() if attrs["axes"] else x.copy()
+    return np.flip(x, attrs["axes"]) if attrs["axes"] else x[...]
 
 
 def tile(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -33,12 +34,11 @@ def tile(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 def split_v(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
     x = inputs[0]
     cuts = np.cumsum(attrs["sizes"][:-1]).tolist()
-    return tuple(part.copy() for part in np.split(x, cuts, axis=attrs["axis"]))
+    return tuple(np.split(x, cuts, axis=attrs["axis"]))
 
 
 def unpack(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
-    x = np.moveaxis(inputs[0], attrs["axis"], 0)
-    return tuple(part.copy() for part in x)
+    return tuple(np.moveaxis(inputs[0], attrs["axis"], 0))
 
 
 def broadcast_args(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
