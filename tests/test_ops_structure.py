@@ -187,3 +187,20 @@ def test_space_batch_and_depth_ops_round_trip_and_refuse():
         tp.nn.depth_to_space(x, 2, "NWHC")
     with pytest.raises(tp.ShapeError, match=r"depth_to_space: the 3 channels do not divide by block_size"):
         tp.nn.depth_to_space(x, 2)
+
+
+def test_the_kit_checks_every_output_of_a_kernel_of_outputs_by_attributes():
+    from _toy_backend import install_toy_backend, toy_kernel
+    from tensorplug.extend import KernelConfig, register_kernel
+    from tensorplug.testing import opcheck
+
+    install_toy_backend("toy")
+    assert opcheck("SplitV", backend="toy").ok
+
+    def last_part_wrong(inputs, attrs, backend):
+        parts = np.split(inputs[0], np.cumsum(attrs["sizes"])[:-1], axis=attrs["axis"])
+        return (*parts[:-1], parts[-1] * 0)
+
+    register_kernel(KernelConfig("SplitV", "toy", toy_kernel("SplitV", last_part_wrong)), override=True)
+    result = opcheck("SplitV", backend="toy", checks=("values",))
+    assert not result.ok and any("output 'out[" in p.message for p in result.problems), result.report()
