@@ -47,10 +47,11 @@ def test_pad_mirror_modes_are_numpys(mode, width):
     np.testing.assert_array_equal(got, np.pad(X, width, mode=mode))
 
 
-def test_pad_reflects_a_size_1_axis_into_copies_as_numpy():
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_mirrors_a_size_1_axis_into_copies_as_numpy(mode):
     x = np.arange(3.0).reshape(1, 3)
-    np.testing.assert_array_equal(tp.pad(x, ((2, 1), (1, 1)), mode="reflect").numpy(),
-                                  np.pad(x, ((2, 1), (1, 1)), mode="reflect"))
+    width = ((200, 1), (1, 1))  # (copies: any width, in one step)
+    np.testing.assert_array_equal(tp.pad(x, width, mode=mode).numpy(), np.pad(x, width, mode=mode))
 
 
 def test_pad_constant_mode_is_unchanged():

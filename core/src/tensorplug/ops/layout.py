@@ -50,8 +50,8 @@ def mirror_pad(x: Tensor, pairs: Pairs, mode: str) -> Tensor:
     if empty:
         raise ShapeError(f"pad: axis {empty[0]} of shape {x.shape} is empty: mode '{mode}' has nothing to "
                          "mirror; use mode='constant'.")
-    # a size-1 axis mirrors into copies of itself (as numpy's 'reflect' does): broadcast at the end
-    ones = mode == "reflect" and any(d == 1 and (lo or hi) for d, (lo, hi) in zip(x.shape, pairs))
+    # a size-1 axis mirrors into copies of itself (in numpy's 'reflect' too): broadcast at the end
+    ones = any(d == 1 and (lo or hi) for d, (lo, hi) in zip(x.shape, pairs))
     left = [(0, 0) if d == 1 and ones else p for d, p in zip(x.shape, pairs)]
     caps = [max(d - (1 if mode == "reflect" else 0), 1) for d in x.shape]
     steps = max([-(-max(lo, hi) // cap) for cap, (lo, hi) in zip(caps, left)], default=0)
