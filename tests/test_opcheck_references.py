@@ -27,7 +27,11 @@ NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inp
          **{k: "takes stacks of matrices (2 dimensions at least)"
             for k in ("Cholesky", "Det", "Eigh", "Eigvalsh", "Inv", "Qr", "Slogdet", "Solve", "Svd",
                       "Svdvals")},
-         **{k: "a 0-d input has no axis to transform" for k in ("Fft", "Ifft", "Rfft", "Irfft")}}
+         **{k: "a 0-d input has no axis to transform" for k in ("Fft", "Ifft", "Rfft", "Irfft")},
+         **{k: "needs a batch axis and a spatial one" for k in ("SpaceToBatchND", "BatchToSpaceND")},
+         **{k: "takes 4-d images" for k in ("DepthToSpace", "SpaceToDepth")},
+         **{k: "a 0-d input has no axis to split or select along" for k in ("SplitV", "Unpack", "TopK")},
+         "MatrixBandPart": "takes stacks of matrices", "BroadcastArgs": "takes shapes: 1-d vectors"}
 NO_INPUTS = {"Fill", "Range", "Eye", "RandomUniform", "RandomNormal"}
 
 

@@ -90,6 +90,7 @@ from .ops.manipulation import *  # noqa: F403
 from .ops.reductions import *  # noqa: F403
 from .ops.sets import *  # noqa: F403
 from .ops.sorting import *  # noqa: F403
+from .ops.structure import *  # noqa: F403
 from .profiler import profile
 from .saving import load, save
 from .variable import Variable

@@ -32,8 +32,11 @@ from .kernel_helpers import (
     PLAIN_ARITHMETIC,
     UNARY_KERNELS,
     avg_pool_divisor,
+    band_part,
+    batch_to_space,
     check_index_bounds,
     clip_bounds,
+    depth_to_space,
     elementwise_functions,
     expm1_complex_parts,
     floor_divide_floats,
@@ -43,6 +46,8 @@ from .kernel_helpers import (
     range_dtype,
     range_length,
     slice_index,
+    space_to_batch,
+    space_to_depth,
     stable_argsort,
     tap_slices,
     window_taps,
@@ -90,6 +95,7 @@ __all__ = [
     "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis", "range_dtype", "range_length", "slice_index", "stable_argsort",
     "avg_pool_divisor", "output_sizes", "pool_window", "tap_slices", "window_taps",  # (pooling)
+    "band_part", "batch_to_space", "depth_to_space", "space_to_batch", "space_to_depth",
     # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._windows import avg_pool_divisor, output_sizes, pool_window, tap_slices, window_taps
+from ._rearrange import band_part, batch_to_space, depth_to_space, space_to_batch, space_to_depth
 from .dtypes import ALL_DTYPES, accumulator_of
 from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 
@@ -33,6 +34,7 @@ __all__ = [
     "floor_divide_floats", "normalize_axis",
     "range_dtype", "range_length", "slice_index", "stable_argsort",
     "avg_pool_divisor", "output_sizes", "pool_window", "tap_slices", "window_taps",  # (pooling)
+    "band_part", "batch_to_space", "depth_to_space", "space_to_batch", "space_to_depth",
 ]
 
 # -- axes, slices and indices ---------------------------------------------------------------------

@@ -64,7 +64,9 @@ class KernelSpec:
     ``same_dtype`` must share one dtype. ``infer`` returns one TensorInfo per output.
     ``domain`` is the open interval of input values where the kernel is defined, e.g.
     ``(0, math.inf)`` for a logarithm (default: every real number); the testing kit samples
-    there for a kernel it has no reference for.
+    there for a kernel it has no reference for. ``outputs=()`` declares a kernel of as many
+    outputs as ``infer`` gives for its attributes (SplitV, Unpack): it always returns a tuple,
+    of outputs named ``out[i]`` (``output_names``).
     """
 
     name: str
@@ -86,6 +88,11 @@ class KernelSpec:
                 f"KernelSpec '{self.name}': domain must be (low, high) with low < high (math.inf for "
                 f"no bound), got {self.domain!r}."
             )
+
+    def output_names(self, count: int) -> tuple[str, ...]:
+        """The names of the kernel's `count` outputs: ``outputs``, or ``out[i]`` for a kernel
+        whose number of outputs follows its attributes (``outputs=()``)."""
+        return self.outputs if self.outputs else tuple(f"out[{i}]" for i in range(count))
 
     def attr_defaults(self) -> dict[str, Any]:
         """Each attribute's default, by name (``REQUIRED`` for one without)."""

@@ -28,10 +28,12 @@ from .ops.linalg import matmul, outer, tensordot, vecdot
 from .ops.manipulation import matrix_transpose
 from .ops.matrix_functions import cross, diagonal, matrix_power, matrix_rank, pinv, trace
 from .ops.norms import matrix_norm, vector_norm
+from .ops.structure import band_part, tensor_diag
 
 __all__ = [
     "EighResult", "QRResult", "SVDResult", "SlogdetResult",
     "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
     "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd",
     "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+    "band_part", "tensor_diag",
 ]

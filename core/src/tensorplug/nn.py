@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .ops.layout import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
 from .ops.nn import (
     log_softmax,
     logsumexp,
@@ -30,6 +31,7 @@ __all__ = [
     "softmax",
     "softmax_cross_entropy",
     "sparse_softmax_cross_entropy",
+    "batch_to_space_nd", "depth_to_space", "space_to_batch_nd", "space_to_depth",
 ]
 
 from .ops.activations import *  # noqa: E402, F403

@@ -3,9 +3,11 @@
 from . import (
     activations,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
@@ -13,7 +15,8 @@ from . import (
     pooling,
     reductions,
     sorting,
+    structure,
 )
 
-__all__ = ["activations", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
-           "normalization", "pooling", "reductions", "sorting"]
+__all__ = ["activations", "decompositions", "einsum", "elementwise", "fft", "indexing", "layout", "linalg",
+           "manipulation", "nn", "normalization", "pooling", "reductions", "sorting", "structure"]

@@ -20,6 +20,7 @@ from . import (
     reductions,
     sets,
     sorting,
+    structure,
 )
 from ._convert import asarray, astype, to_backend
 from .arithmetic import *  # noqa: F403
@@ -35,6 +36,7 @@ from .manipulation import *  # noqa: F403
 from .reductions import *  # noqa: F403
 from .sets import *  # noqa: F403
 from .sorting import *  # noqa: F403
+from .structure import *  # noqa: F403
 
 # `+=` of each family's __all__ (not a computed list) lets type checkers see every op.
 __all__ = ["asarray", "astype", "to_backend"]
@@ -50,6 +52,7 @@ __all__ += sorting.__all__
 __all__ += sets.__all__
 __all__ += grids.__all__
 __all__ += arithmetic.__all__
+__all__ += structure.__all__
 
 _op_registry._reserved.update(__all__, ["getitem"])
 

@@ -13,12 +13,14 @@ from ..errors import ArgumentError, DTypeError, ShapeError
 from ..specs._rules import normalize_axis
 from ..tensor import Tensor
 from ._axes import promote_all
-from ._convert import asarray
+from ._convert import asarray, caller
 from .creation import arange, zeros_like
 from .elementwise import greater_equal, less_equal, not_equal, subtract, where
 from .manipulation import broadcast_to, concat, reshape
 
 __all__ = ["diff", "meshgrid", "tril", "triu"]
+
+_BAND_PART = caller("MatrixBandPart")
 
 
 def meshgrid(*arrays: Any, indexing: str = "xy") -> list[Tensor]:
@@ -56,6 +58,9 @@ def _triangle(op: str, x: Any, k: Any, keep: Any) -> Tensor:
                          f"{x.shape}; reshape a vector to (1, n) first.")
     rows, cols = x.shape[-2:]
     k = min(max(valid.integer(k, op, "k"), -rows), cols)  # (beyond these, nothing changes)
+    if (k >= 0) if keep is less_equal else (k <= 0):  # a band around the diagonal: one kernel
+        lower, upper = (-1, k) if keep is less_equal else (-k, -1)
+        return _BAND_PART((x,), {"num_lower": lower, "num_upper": upper})
     offset = subtract(reshape(arange(cols), (1, cols)), reshape(arange(rows), (rows, 1)))  # j - i
     return where(keep(offset, k), x, zeros_like(x))
 

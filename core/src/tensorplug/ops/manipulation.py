@@ -26,6 +26,7 @@ from ..specs.manipulation import (
 from ..tensor import Tensor
 from ._axes import promote_all
 from ._convert import asarray, caller
+from .layout import mirror_pad
 
 __all__ = [
     "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "matrix_transpose",
@@ -39,9 +40,11 @@ _BROADCAST_TO = caller("BroadcastTo")
 _CONCAT = caller("Concat")
 _STACK = caller("Stack")
 _PAD = caller("Pad")
-_STRIDED_SLICE = caller("StridedSlice")
 _GATHER = caller("Gather")
 _ROLL = caller("Roll")
+_REVERSE = caller("Reverse")
+_TILE = caller("Tile")
+_UNPACK = caller("Unpack")
 
 Shape = Sequence[int]
 
@@ -133,14 +136,7 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     if not shape:
         raise ShapeError("unstack needs at least one dimension, got a 0-d tensor.")
     a = normalize_axis(axis, len(shape), "unstack")
-    out_shape = shape[:a] + shape[a + 1:]
-    full = [(0, d, 1) for d in shape]
-    parts = []
-    for i in range(shape[a]):
-        full[a] = (i, i + 1, 1)
-        part = _STRIDED_SLICE((x,), {"slices": tuple(full)})
-        parts.append(_RESHAPE((part,), {"shape": out_shape}))
-    return tuple(parts)
+    return tuple(_UNPACK((x,), {"axis": a}))
 
 
 def expand_dims(x: Any, /, axis: int | Shape = 0) -> Tensor:
@@ -184,10 +180,8 @@ def flip(x: Any, /, *, axis: int | Shape | None = None) -> Tensor:
     x = asarray(x)
     shape = x.shape
     axes = normalize_axes(axis, len(shape), "flip")
-    if not any(shape[a] > 1 for a in axes):
-        return x
-    slices = tuple((d - 1, -1, -1) if i in axes and d > 0 else (0, d, 1) for i, d in enumerate(shape))
-    return _STRIDED_SLICE((x,), {"slices": slices})
+    axes = tuple(a for a in axes if shape[a] > 1)
+    return _REVERSE((x,), {"axes": axes}) if axes else x
 
 
 def roll(x: Any, /, shift: int | Shape, *, axis: int | Shape | None = None) -> Tensor:
@@ -232,11 +226,15 @@ def _pad_pairs(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
     return tuple((int(lo), int(hi)) for lo, hi in arr)
 
 
-def pad(x: Any, /, pad_width: Any, constant_values: bool | int | float = 0) -> Tensor:
-    """x padded with `constant_values`; pad_width is an int, a (before, after) pair, or one
-    pair per axis (numpy's forms)."""
+def pad(x: Any, /, pad_width: Any, mode: str = "constant",
+        constant_values: bool | int | float = 0) -> Tensor:
+    """x padded with `constant_values` (mode 'constant'), or with its mirror image ('reflect':
+    the edge not repeated, 'symmetric': repeated); pad_width is an int, a (before, after) pair,
+    or one pair per axis (numpy's forms)."""
     x = asarray(x)
     pairs = _pad_pairs(pad_width, x.ndim)
+    if not (isinstance(mode, str) and mode == "constant"):
+        return mirror_pad(x, pairs, mode)
     padded_shape(x.shape, pairs, "pad")  # the spec's rule: refuses negative widths
     if not any(lo or hi for lo, hi in pairs):
         return x
@@ -255,9 +253,9 @@ def tile(x: Any, repetitions: Shape, /) -> Tensor:
     reps = (1,) * (ndim - len(reps)) + reps
     shape = (1,) * (ndim - x.ndim) + x.shape
     target = valid.checked_size(tuple(r * d for r, d in zip(reps, shape)), x._backend, "tile")
-    interleaved = tuple(v for d in shape for v in (1, d))
-    spread = tuple(v for r, d in zip(reps, shape) for v in (r, d))
-    return reshape(broadcast_to(reshape(x, interleaved), spread), target)
+    if target == x.shape:
+        return x
+    return _TILE((reshape(x, shape),), {"reps": reps})
 
 
 def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:

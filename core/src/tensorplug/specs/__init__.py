@@ -8,9 +8,11 @@ from . import (
     activations,
     creation,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
@@ -19,11 +21,13 @@ from . import (
     pooling,
     reductions,
     sorting,
+    structure,
 )
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations",
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
+    "einsum", "layout", "structure",
 ]
 __all__ += ["normalization", "pooling"]  # (issue 15)

@@ -14,9 +14,11 @@ from . import (
     activations,
     creation,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
@@ -25,6 +27,7 @@ from . import (
     pooling,
     reductions,
     sorting,
+    structure,
 )
 from ._base import (
     REFERENCES,

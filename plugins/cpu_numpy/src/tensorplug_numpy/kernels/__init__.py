@@ -15,9 +15,11 @@ from . import (
     activations,
     creation,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
@@ -26,11 +28,12 @@ from . import (
     pooling,
     reductions,
     sorting,
+    structure,
 )
 from ._kernel import Kernel
 
-_FAMILIES = (activations, creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
-             normalization, optim, pooling, reductions, sorting)
+_FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
+             manipulation, nn, normalization, optim, pooling, reductions, sorting, structure)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -18,9 +18,11 @@ from . import (
     activations,
     creation,
     decompositions,
+    einsum,
     elementwise,
     fft,
     indexing,
+    layout,
     linalg,
     manipulation,
     nn,
@@ -29,11 +31,12 @@ from . import (
     pooling,
     reductions,
     sorting,
+    structure,
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (activations, creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
-             normalization, optim, pooling, reductions, sorting)
+_FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
+             manipulation, nn, normalization, optim, pooling, reductions, sorting, structure)
 
 
 def _where(name: str) -> Any:
