@@ -12,14 +12,19 @@ from . import (
     indexing,
     linalg,
     manipulation,
+    multinomial,
     nn,
     optim,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
 )
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
+    "multinomial", "scatter_nd", "segments", "sparse",
 ]

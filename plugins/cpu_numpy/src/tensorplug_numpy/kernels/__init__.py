@@ -19,15 +19,20 @@ from . import (
     indexing,
     linalg,
     manipulation,
+    multinomial,
     nn,
     optim,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
 )
 from ._kernel import Kernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
+_FAMILIES += (multinomial, scatter_nd, segments, sparse)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

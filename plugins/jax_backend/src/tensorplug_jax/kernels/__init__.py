@@ -22,15 +22,20 @@ from . import (
     indexing,
     linalg,
     manipulation,
+    multinomial,
     nn,
     optim,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
 )
 from ._jit import JaxKernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
+_FAMILIES += (multinomial, scatter_nd, segments, sparse)
 
 
 def _where(name: str) -> Any:
