@@ -28,9 +28,10 @@ from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeEr
 
 __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
-    "check_index_bounds", "check_nd_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
+    "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis",
-    "fill_empty_rows", "range_dtype", "range_length", "slice_index", "sparse_reshape_indices",
+    "check_nd_index_bounds", "fill_empty_rows", "range_dtype", "range_length", "slice_index",
+    "sparse_reshape_indices",
     "sparse_reshape_shape", "stable_argsort",
 ]
 

@@ -1,6 +1,19 @@
 """The core's default gradients, one module per kernel family (importing registers them)."""
 
-from . import decompositions, elementwise, fft, indexing, linalg, manipulation, nn, reductions, sorting
+from . import (
+           decompositions,
+           elementwise,
+           fft,
+           indexing,
+           linalg,
+           manipulation,
+           nn,
+           reductions,
+           scatter_nd,
+           segments,
+           sorting,
+)
 
 __all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
            "sorting"]
+__all__ += ["scatter_nd", "segments"]

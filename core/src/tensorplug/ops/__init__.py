@@ -16,7 +16,9 @@ from . import (
     indexing,
     linalg,
     manipulation,
+    nd_indexing,
     reductions,
+    segments,
     sets,
     sorting,
 )
@@ -30,7 +32,9 @@ from .indexing import *  # noqa: F403
 from .indexing import getitem  # Tensor.__getitem__; tp.ops.getitem, not tp.getitem
 from .linalg import *  # noqa: F403
 from .manipulation import *  # noqa: F403
+from .nd_indexing import *  # noqa: F403
 from .reductions import *  # noqa: F403
+from .segments import *  # noqa: F403
 from .sets import *  # noqa: F403
 from .sorting import *  # noqa: F403
 
@@ -47,6 +51,8 @@ __all__ += indexing.__all__
 __all__ += sorting.__all__
 __all__ += sets.__all__
 __all__ += grids.__all__
+__all__ += nd_indexing.__all__
+__all__ += segments.__all__
 
 _op_registry._reserved.update(__all__, ["getitem"])
 
