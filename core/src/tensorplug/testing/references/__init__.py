@@ -18,10 +18,14 @@ from . import (
     indexing,
     linalg,
     manipulation,
+    multinomial,
     nn,
     optim,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
 )
 from ._base import (
     REFERENCES,

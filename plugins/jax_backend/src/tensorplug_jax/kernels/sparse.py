@@ -3,7 +3,8 @@ SparseReshape, SparseFillEmptyRows.
 
 Concrete indices are checked first (IndexOutOfRangeError, ShapeError), as on the numpy backend.
 SparseSegment* without ``num_segments`` and SparseFillEmptyRows give outputs whose length
-depends on the values: inside ``tp.jit`` they raise TracedValueError (pass num_segments).
+depends on the values: inside ``tp.jit`` they raise TracedValueError (pass num_segments);
+SparseFillEmptyRows computes on the host.
 """
 
 from __future__ import annotations
@@ -96,9 +97,13 @@ def sparse_fill_empty_rows(inputs: tuple[Any, ...], attrs: dict[str, Any], backe
     indices, values, dense_shape, default = inputs
     if is_traced(*inputs):
         raise _value_dependent("SparseFillEmptyRows", backend, "Call it outside tp.jit.")
+    host = np.asarray(indices)
     dims = np.asarray(dense_shape).tolist()
-    check_nd_index_bounds("SparseFillEmptyRows", backend.name, np.asarray(indices), dims, "dense_shape")
-    return fill_empty_rows(jnp, indices, values, int(dims[0]) if dims else 0, default)
+    check_nd_index_bounds("SparseFillEmptyRows", backend.name, host, dims, "dense_shape")
+    # on the host: its output shapes depend on the values, so compiled jax ops would compile for
+    # every call (a dozen of them), where numpy's take microseconds
+    out = fill_empty_rows(np, host, np.asarray(values), int(dims[0]) if dims else 0, np.asarray(default))
+    return tuple(jnp.asarray(a) for a in out)
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
