@@ -19,7 +19,13 @@ from tensorplug.kernel_helpers import check_nd_index_bounds
 from ._jit import is_traced, with_attrs
 
 
-def _nd(indices: Any) -> tuple[Any, ...]:
+def _nd(indices: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
+    """One index array per addressed axis, a negative index moved just past the end (jax's
+    fill and drop modes then see it out of range; a huge negative one, not wrapped, overflows
+    jax's bounds check and would read element 0)."""
+    sizes = jnp.asarray(shape[:indices.shape[-1]], dtype=indices.dtype)
+    if jnp.issubdtype(indices.dtype, jnp.signedinteger):
+        indices = jnp.where(indices < 0, sizes, indices)
     return tuple(jnp.moveaxis(indices, -1, 0))
 
 
@@ -35,11 +41,11 @@ def _nan_if_out_of_range(out: Any, indices: Any, shape: tuple[int, ...]) -> Any:
 
 
 def _gather_nd(params: Any, indices: Any) -> Any:
-    return params.at[_nd(indices)].get(mode="fill", wrap_negative_indices=False)
+    return params.at[_nd(indices, params.shape)].get(mode="fill", wrap_negative_indices=False)
 
 
 def _scatter_nd(indices: Any, updates: Any, shape: tuple[int, ...]) -> Any:
-    at = _nd(indices)
+    at = _nd(indices, shape)
     if updates.dtype == jnp.bool_:  # numpy's bool addition: logical or
         counts = jnp.zeros(shape, jnp.int32).at[at].add(updates.astype(jnp.int32), mode="drop",
                                                         wrap_negative_indices=False)
@@ -49,7 +55,7 @@ def _scatter_nd(indices: Any, updates: Any, shape: tuple[int, ...]) -> Any:
 
 
 def _tensor_scatter_update(tensor: Any, indices: Any, updates: Any) -> Any:
-    out = tensor.at[_nd(indices)].set(updates, mode="drop", wrap_negative_indices=False)
+    out = tensor.at[_nd(indices, tensor.shape)].set(updates, mode="drop", wrap_negative_indices=False)
     return _nan_if_out_of_range(out, indices, tensor.shape)
 
 
