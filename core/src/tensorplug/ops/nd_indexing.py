@@ -23,7 +23,7 @@ from ..specs.scatter_nd import nd_slice_shape
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller
 from .elementwise import greater_equal, less, logical_and, where
-from .indexing import _FAR_OUT, _host_indices
+from .indexing import _FAR_OUT
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_update"]
 
@@ -35,7 +35,15 @@ _TENSOR_SCATTER_UPDATE = caller("TensorScatterUpdate")
 def int_values(op: str, value: Any, arg: str = "indices") -> Any:
     """An integer Tensor as it is, or host integers (a numpy int64 array); DTypeError naming
     `op` and `arg` for anything else."""
-    idx = value if isinstance(value, Tensor) else _host_indices(op, value)
+    if isinstance(value, Tensor):
+        idx = value
+    else:
+        try:
+            idx = np.asarray(value)
+        except (TypeError, ValueError) as exc:
+            raise DTypeError(f"{op}: cannot use {value!r} as {arg}: {exc}") from None
+        if idx.size == 0 and idx.dtype.kind == "f":  # ([] is float64 to numpy)
+            idx = idx.astype(np.int64)
     if idx.dtype.kind not in ("int", "uint", "i", "u"):
         raise DTypeError(f"{op}: {arg} must be integers, got {idx.dtype}; cast them, e.g. "
                          "x.astype(tp.int64).")
