@@ -41,9 +41,10 @@ def test_unsorted_segment_reductions(kernel, dtype, shape, ids, n):
 
 
 def test_segment_errors_from_the_spec():
-    raises_for("UnsortedSegmentSum", tp.ShapeError, {"data": np.zeros((3, 2)), "segment_ids": np.zeros(2, int)},
+    ids = np.zeros(2, int)
+    raises_for("UnsortedSegmentSum", tp.ShapeError, {"data": np.zeros((3, 2)), "segment_ids": ids},
                {"num_segments": 1}, "segment_ids of shape (2,)", "(3, 2)")
-    raises_for("UnsortedSegmentMax", tp.DTypeError, {"data": np.zeros(2, bool), "segment_ids": np.zeros(2, int)},
+    raises_for("UnsortedSegmentMax", tp.DTypeError, {"data": np.zeros(2, bool), "segment_ids": ids},
                {"num_segments": 1}, "data")
 
 

@@ -42,7 +42,8 @@ def test_sparse_to_dense(dtype, indices, values_shape, shape):
     idx = np.asarray(indices, np.int32)
     values, default = sample(values_shape, dtype), sample((), dtype, seed=3)
     want = np.full(shape, default)
-    for row, v in zip(idx.reshape(-1, len(shape)), np.broadcast_to(values, idx.reshape(-1, len(shape)).shape[:1])):
+    rows = idx.reshape(-1, len(shape))
+    for row, v in zip(rows, np.broadcast_to(values, rows.shape[:1])):
         want[tuple(row)] = v
     got = run("SparseToDense", {"sparse_indices": idx, "sparse_values": values, "default_value": default},
               {"output_shape": shape})
@@ -72,6 +73,7 @@ def test_sparse_reshape_refuses_other_sizes():
         tp.run_kernel("SparseReshape", [idx, np.array([2, 3]), np.array([-1, -1])])
 
 
+SHAPE, ZERO = np.array([2, 2]), np.float64(0)
 FILLS = [([[3, 1], [0, 2], [3, 0]], [5, 4]), ([[1], [1]], [2]), (np.zeros((0, 2), int), [2, 2]),
          ([[0, 0], [1, 1]], [2, 2])]
 
@@ -102,7 +104,7 @@ def test_sparse_index_errors():
                "sparse_values": np.ones(1), "default_value": np.float64(0)}, {"output_shape": (2, 2)},
                "index [0, 2]")
     with pytest.raises(tp.IndexOutOfRangeError, match="index \\[3, 0\\]"):
-        tp.run_kernel("SparseFillEmptyRows", [np.array([[3, 0]]), np.ones(1), np.array([2, 2]), np.float64(0)])
+        tp.run_kernel("SparseFillEmptyRows", [np.array([[3, 0]]), np.ones(1), SHAPE, ZERO])
     with pytest.raises(tp.IndexOutOfRangeError, match="index 3 is out of range"):
         tp.run_kernel("SparseSegmentSum", [np.ones((3, 2)), np.array([3]), np.array([0])])
 
@@ -116,7 +118,7 @@ def test_value_dependent_lengths_cannot_be_compiled(tp_backend):
         with pytest.raises(tp.TracedValueError, match="Pass num_segments"):
             f(*args)
         with pytest.raises(tp.TracedValueError, match="SparseFillEmptyRows"):
-            tp.jit(lambda i, v: tp.run_kernel("SparseFillEmptyRows", [i, v, np.array([2, 2]), np.float64(0)]))(
-                np.array([[1, 0]]), np.ones(1))
+            fill = tp.jit(lambda i, v: tp.run_kernel("SparseFillEmptyRows", [i, v, SHAPE, ZERO]))
+            fill(np.array([[1, 0]]), np.ones(1))
     else:
         np.testing.assert_array_equal(f(*args).numpy(), [[1, 1], [0, 0], [1, 1]])

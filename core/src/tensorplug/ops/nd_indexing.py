@@ -35,6 +35,7 @@ _TENSOR_SCATTER_UPDATE = caller("TensorScatterUpdate")
 def int_values(op: str, value: Any, arg: str = "indices") -> Any:
     """An integer Tensor as it is, or host integers (a numpy int64 array); DTypeError naming
     `op` and `arg` for anything else."""
+    idx: Any
     if isinstance(value, Tensor):
         idx = value
     else:

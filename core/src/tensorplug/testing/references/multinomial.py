@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, float64
 from ...errors import DTypeError, ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case

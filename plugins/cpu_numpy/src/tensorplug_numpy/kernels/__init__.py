@@ -30,8 +30,8 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
+_FAMILIES: tuple[Any, ...] = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
+                              optim, reductions, sorting)
 _FAMILIES += (multinomial, scatter_nd, segments, sparse)
 
 

@@ -44,7 +44,7 @@ def _segment(ufunc: np.ufunc, empty_largest: bool | None) -> Callable[..., Any]:
 
 def _counts(x: np.ndarray, weights: np.ndarray, size: int, binary: bool) -> np.ndarray:
     """Counts of each row of a 2-d x (weighted where weights are not empty)."""
-    rows, cols = np.indices(x.shape)
+    rows = np.broadcast_to(np.arange(x.shape[0])[:, None], x.shape)
     keep = (x >= 0) & (x < size)
     out = np.zeros((x.shape[0], size), dtype=weights.dtype)
     if binary:

@@ -89,7 +89,8 @@ _SPARSE_RESHAPE = with_attrs(lambda *arrays: sparse_reshape_indices(jnp, *arrays
 def sparse_reshape(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     _, shape, new_shape = inputs
     if not is_traced(shape, new_shape):
-        sparse_reshape_shape("SparseReshape", backend.name, np.asarray(shape), np.asarray(new_shape))
+        sparse_reshape_shape("SparseReshape", backend.name, np.asarray(shape).tolist(),
+                             np.asarray(new_shape).tolist())
     return _SPARSE_RESHAPE(inputs, attrs, backend)
 
 
