@@ -100,6 +100,7 @@ def test_the_index_links_the_guides():
 REFERENCE_NAMESPACES = ["tensorplug", "tensorplug.nn", "tensorplug.linalg", "tensorplug.fft",
                         "tensorplug.random", "tensorplug.optimizers", "tensorplug.extend",
                         "tensorplug.testing"]
+REFERENCE_NAMESPACES += ["tensorplug.sparse"]
 
 
 def public_callables() -> list[tuple[str, object]]:
