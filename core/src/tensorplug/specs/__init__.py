@@ -11,6 +11,7 @@ from . import (
     fft,
     indexing,
     linalg,
+    linspace,
     manipulation,
     multinomial,
     nn,
@@ -26,5 +27,5 @@ __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
-    "multinomial", "scatter_nd", "segments", "sparse",
+    "linspace", "multinomial", "scatter_nd", "segments", "sparse",
 ]

@@ -17,6 +17,7 @@ from . import (
     fft,
     indexing,
     linalg,
+    linspace,
     manipulation,
     multinomial,
     nn,

@@ -18,6 +18,7 @@ from . import (
     fft,
     indexing,
     linalg,
+    linspace,
     manipulation,
     multinomial,
     nn,
@@ -32,7 +33,7 @@ from ._kernel import Kernel
 
 _FAMILIES: tuple[Any, ...] = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
                               optim, reductions, sorting)
-_FAMILIES += (multinomial, scatter_nd, segments, sparse)
+_FAMILIES += (linspace, multinomial, scatter_nd, segments, sparse)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -21,6 +21,7 @@ from . import (
     fft,
     indexing,
     linalg,
+    linspace,
     manipulation,
     multinomial,
     nn,
@@ -35,7 +36,7 @@ from ._jit import JaxKernel
 
 _FAMILIES: tuple[Any, ...] = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
                               optim, reductions, sorting)
-_FAMILIES += (multinomial, scatter_nd, segments, sparse)
+_FAMILIES += (linspace, multinomial, scatter_nd, segments, sparse)
 
 
 def _where(name: str) -> Any:
