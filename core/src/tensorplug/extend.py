@@ -32,14 +32,18 @@ from .kernel_helpers import (
     PLAIN_ARITHMETIC,
     UNARY_KERNELS,
     check_index_bounds,
+    check_nd_index_bounds,
     clip_bounds,
     elementwise_functions,
     expm1_complex_parts,
+    fill_empty_rows,
     floor_divide_floats,
     normalize_axis,
     range_dtype,
     range_length,
     slice_index,
+    sparse_reshape_indices,
+    sparse_reshape_shape,
     stable_argsort,
 )
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
@@ -84,6 +88,7 @@ __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
     "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis", "range_dtype", "range_length", "slice_index", "stable_argsort",
+    "check_nd_index_bounds", "fill_empty_rows", "sparse_reshape_indices", "sparse_reshape_shape",
     # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",
