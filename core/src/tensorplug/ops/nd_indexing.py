@@ -3,9 +3,11 @@
 ``indices[..., :k]`` rows address the first k axes of the indexed shape. Indices the op can see
 (host arrays, eager tensors) must lie in ``[0, size)``: an IndexOutOfRangeError names the first
 row outside, and negative indices are out of range (they are not counted from the end, as in
-TF). Inside ``tp.jit`` the values are unknown: a row out of range gathers the fill value (NaN
-for floats, as ``tp.take`` does), and a scatter with one gives NaN everywhere (floats), never a
-silently clamped read or write. Also the helpers the segment and sparse ops check indices with.
+TF). Inside ``tp.jit`` the op cannot see the values: a row out of range is passed on as one far
+outside, which the numpy backend's kernels still refuse (IndexOutOfRangeError) and the jax
+backend's turn into the fill value (NaN for floats, as ``tp.take`` does) for a gather and NaN
+everywhere (floats) for a scatter: never a silently clamped read or write (jax clamps by
+default). Also the helpers the segment and sparse ops check indices with.
 """
 
 from __future__ import annotations
