@@ -58,3 +58,22 @@ def test_tensor_scatter_update_gradient_zeroes_the_replaced_slots():
                      argnums=(0, 1))(np.ones(3), np.ones(1))
     np.testing.assert_array_equal(gt.numpy(), [0.0, 0.0, 2.0])
     np.testing.assert_array_equal(gu.numpy(), [1.0])
+
+
+SPARSE = [
+    pytest.param(lambda d: tp.sparse.segment_sum(d, np.array([0, 2, 2, 1]), np.array([0, 0, 2, 3])),
+                 (uniform((3, 2)),), 3, id="sparse.segment_sum"),
+    pytest.param(lambda d: tp.sparse.segment_mean(d, np.array([0, 2, 2, 1]), np.array([0, 0, 2, 3]), 5),
+                 (uniform((3, 2)),), 2, id="sparse.segment_mean"),
+    pytest.param(lambda v, d: tp.sparse.to_dense(np.array([[0, 1], [2, 0]]), v, (3, 2), d),
+                 (uniform((2,)), 0.3), 2, id="sparse.to_dense"),
+    pytest.param(lambda v, d: tp.run_kernel("SparseToDense", [np.array(2), v, d], {"output_shape": (4,)}),
+                 (0.5, 0.3), 2, id="SparseToDense-one-value"),
+    pytest.param(lambda v, d: tp.sparse.fill_empty_rows(np.array([[3, 1], [0, 2], [1, 0]]), v, [5, 4], d)[1],
+                 (uniform((3,)), 0.3), 2, id="sparse.fill_empty_rows"),
+]
+
+
+@pytest.mark.parametrize(("fn", "args", "order"), SPARSE)
+def test_sparse_gradients(fn, args, order):
+    check_gradients(fn, *args, order=order)

@@ -1,19 +1,20 @@
 """The core's default gradients, one module per kernel family (importing registers them)."""
 
 from . import (
-           decompositions,
-           elementwise,
-           fft,
-           indexing,
-           linalg,
-           manipulation,
-           nn,
-           reductions,
-           scatter_nd,
-           segments,
-           sorting,
+    decompositions,
+    elementwise,
+    fft,
+    indexing,
+    linalg,
+    manipulation,
+    nn,
+    reductions,
+    scatter_nd,
+    segments,
+    sorting,
+    sparse,
 )
 
 __all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
            "sorting"]
-__all__ += ["scatter_nd", "segments"]
+__all__ += ["scatter_nd", "segments", "sparse"]

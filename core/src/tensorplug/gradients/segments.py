@@ -15,7 +15,7 @@ from ._util import gradient, kernel
 Grads = Mapping[str, Callable[[], Tensor]]
 
 
-def _rows_of(t: Tensor, ids: Tensor, n: int, rank: int) -> tuple[Tensor, Tensor]:
+def rows_of(t: Tensor, ids: Tensor, n: int, rank: int) -> tuple[Tensor, Tensor]:
     """t's row of each id (row 0 where the id is out of range) and where the id is in range,
     shaped to broadcast against data of `rank` dims."""
     inside = tp.logical_and(ids >= 0, ids < n)
@@ -29,7 +29,7 @@ def _segment_sum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
     def ddata() -> Tensor:
         rank = ids.ndim + dy.ndim - 1
-        picked, inside = _rows_of(dy, ids, attrs["num_segments"], rank)
+        picked, inside = rows_of(dy, ids, attrs["num_segments"], rank)
         return tp.where(inside, picked, tp.zeros_like(picked))
 
     return {"data": ddata}
@@ -40,10 +40,10 @@ def _segment_extremum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grad
     n = attrs["num_segments"]
 
     def ddata() -> Tensor:
-        best, inside = _rows_of(out, ids, n, data.ndim)
+        best, inside = rows_of(out, ids, n, data.ndim)
         hits = tp.astype(tp.logical_and(data == best, inside), dy.dtype)
         count = kernel("UnsortedSegmentSum", hits, ids, num_segments=n)
-        share, _ = _rows_of(dy / tp.maximum(count, 1), ids, n, data.ndim)
+        share, _ = rows_of(dy / tp.maximum(count, 1), ids, n, data.ndim)
         return hits * share
 
     return {"data": ddata}

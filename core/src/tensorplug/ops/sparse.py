@@ -1,9 +1,10 @@
 """Sparse ops, public as ``tp.sparse`` (TF semantics; a sparse tensor is its int64 (n, rank)
 indices, its (n,) values and its dense shape): segment_sum and segment_mean (TF's
-sparse_segment_*), to_dense, reshape, fill_empty_rows. None is differentiable (TF.js has no
-gradient for them). Indices the op can see are checked (IndexOutOfRangeError, ShapeError);
-fill_empty_rows, and the segment ops without num_segments, have outputs whose length depends on
-the values: they cannot run inside ``tp.jit`` on a compiling backend.
+sparse_segment_*), to_dense, reshape, fill_empty_rows. All but reshape are differentiable in
+their floating inputs, as in TF (TF.js has no gradient for them). Indices the op can see are
+checked (IndexOutOfRangeError, ShapeError); fill_empty_rows, and the segment ops without
+num_segments, have outputs whose length depends on the values: they cannot run inside
+``tp.jit`` on a compiling backend.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from .. import _validate as valid
 from ..backend import active_backend
 from ..dispatch import Dispatcher
-from ..dtypes import FLOAT_DTYPES, int64
+from ..dtypes import FLOAT_DTYPES, DType, int64
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError
 from ..specs._rules import fitting_value
 from ..specs.sparse import sparse_segment_shape, sparse_shapes, sparse_to_dense_shape
@@ -45,6 +46,18 @@ class FillEmptyRowsResult(NamedTuple):
 def _int64(op: str, value: Any, arg: str) -> Tensor:
     idx = int_values(op, value, arg)
     return astype(idx, int64) if isinstance(idx, Tensor) and idx.dtype != int64 else asarray(idx)
+
+
+def _fill_value(op: str, value: Any, dtype: DType) -> Tensor:
+    """default_value as a 0-d tensor of `dtype`: a tensor cast (it keeps its gradient), a number
+    checked to fit."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise ShapeError(f"{op}: default_value must be 0-d, got shape {value.shape}.")
+        return value if value.dtype == dtype else astype(value, dtype)
+    number = valid.scalar(value, op, "default_value")
+    fitting_value(number, dtype, "default_value", op)
+    return asarray(np.asarray(number, dtype.numpy))
 
 
 def _outside(op: str, what: str, value: int, size: int) -> IndexOutOfRangeError:
@@ -91,8 +104,7 @@ def to_dense(sparse_indices: Any, sparse_values: Any, output_shape: int | Sequen
     dims = valid.checked_size(valid.shape(output_shape, op, "output_shape"), active_backend(), op)
     idx = _int64(op, sparse_indices, "sparse_indices")
     values = asarray(sparse_values)
-    default = valid.scalar(default_value, op, "default_value")
-    fitting_value(default, values.dtype, "default_value", op)
+    fill = _fill_value(op, default_value, values.dtype)
     sparse_to_dense_shape(idx.shape, values.shape, (), dims, op)
     host = host_values(idx)
     if host is not None and host.size:
@@ -103,7 +115,6 @@ def to_dense(sparse_indices: Any, sparse_values: Any, output_shape: int | Sequen
                                        f"of shape {dims}.")
         if len(np.unique(rows, axis=0)) != len(rows):
             raise ShapeError(f"{op}: sparse_indices repeat an index; each element may be given once.")
-    fill = asarray(np.asarray(default, values.dtype.numpy))
     return _TO_DENSE((idx, values, fill), {"output_shape": dims})
 
 
@@ -130,13 +141,12 @@ def fill_empty_rows(indices: Any, values: Any, dense_shape: Any, default_value: 
     sparse_shapes(idx.shape, dims.shape, op)
     if vals.shape != (idx.shape[0],):
         raise ShapeError(f"{op}: values must have shape ({idx.shape[0]},), one per index; got {vals.shape}.")
-    default = valid.scalar(default_value, op, "default_value")
-    fitting_value(default, vals.dtype, "default_value", op)
+    fill = _fill_value(op, default_value, vals.dtype)
     host, size = host_values(idx), host_values(dims)
     if host is not None and size is not None and host.size:
         bad = np.flatnonzero(((host < 0) | (host >= size)).any(axis=1))
         if bad.size:
             raise IndexOutOfRangeError(f"{op}: index {host[bad[0]].tolist()} is out of range for dense shape "
                                        f"{size.tolist()}.")
-    out = _FILL_EMPTY_ROWS((idx, vals, dims, asarray(np.asarray(default, vals.dtype.numpy))), {})
+    out = _FILL_EMPTY_ROWS((idx, vals, dims, fill), {})
     return FillEmptyRowsResult(*out)

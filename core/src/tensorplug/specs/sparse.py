@@ -1,7 +1,9 @@
 """Kernel specs of the sparse family (TF semantics, int64 indices as TF's SparseTensor):
 SparseSegmentSum, SparseSegmentMean, SparseToDense, SparseReshape, SparseFillEmptyRows.
 
-None is differentiable (TF.js has no gradient for them). SparseSegment* with
+SparseSegment* (in data), SparseToDense and SparseFillEmptyRows (in values and default_value)
+are differentiable, as in TF (Python; TF.js has no gradient for any of them); SparseReshape
+(integers only) is not. SparseSegment* with
 ``num_segments=None`` and SparseFillEmptyRows give outputs whose length depends on the input
 values (a -1 in the spec's shape): they cannot run inside a compiled function.
 """
@@ -49,8 +51,7 @@ def _sparse_segment_spec(name: str, doc: str) -> KernelSpec:
         name=name, inputs=("data", "indices", "segment_ids"), infer=_sparse_segment_rule,
         attrs=(AttrSpec("num_segments", None, _int_or_none,
                         "output rows; None: the last segment id + 1 (TF.js)"),),
-        input_dtypes={"data": FLOAT_DTYPES, "indices": INT_DTYPES, "segment_ids": INT_DTYPES},
-        differentiable=False, doc=doc,
+        input_dtypes={"data": FLOAT_DTYPES, "indices": INT_DTYPES, "segment_ids": INT_DTYPES}, doc=doc,
     ))
 
 
@@ -90,7 +91,6 @@ SPARSE_TO_DENSE = register_kernel_spec(KernelSpec(
     name="SparseToDense", inputs=("sparse_indices", "sparse_values", "default_value"),
     infer=_sparse_to_dense_rule, attrs=(AttrSpec("output_shape", validate=as_shape),),
     input_dtypes={"sparse_indices": INT_DTYPES}, same_dtype=("sparse_values", "default_value"),
-    differentiable=False,
     doc="default_value everywhere, sparse_values at sparse_indices (indices distinct and in range)",
 ))
 
@@ -137,6 +137,6 @@ SPARSE_FILL_EMPTY_ROWS = register_kernel_spec(KernelSpec(
     infer=_fill_empty_rows_rule,
     outputs=("output_indices", "output_values", "empty_row_indicator", "reverse_index_map"),
     input_dtypes={"indices": (int64,), "dense_shape": (int64,), "values": ALL_DTYPES},
-    same_dtype=("values", "default_value"), differentiable=False,
+    same_dtype=("values", "default_value"),
     doc="rows in order, each empty row given one default_value at column 0; where inputs went",
 ))
