@@ -69,8 +69,6 @@ SPARSE = [
                  (uniform((2,)), 0.3), 2, id="sparse.to_dense"),
     pytest.param(lambda v, d: tp.run_kernel("SparseToDense", [np.array(2), v, d], {"output_shape": (4,)}),
                  (0.5, 0.3), 2, id="SparseToDense-one-value"),
-    pytest.param(lambda v, d: tp.sparse.fill_empty_rows(np.array([[3, 1], [0, 2], [1, 0]]), v, [5, 4], d)[1],
-                 (uniform((3,)), 0.3), 2, id="sparse.fill_empty_rows"),
 ]
 
 

@@ -1,9 +1,9 @@
 """Default gradients of the sparse kernels, as TF (Python) has them (TF.js has none):
 SparseSegmentSum/Mean pass each segment's dy (divided by its count for the mean) back to the
 rows of data they read; SparseToDense passes dy at the indices to the values and the rest of dy
-to default_value; SparseFillEmptyRows passes the output values' dy back through
-reverse_index_map, and the rest to default_value. Indices and shapes take no gradient;
-SparseReshape (integers only) is not differentiable."""
+to default_value. Indices and shapes take no gradient; SparseReshape (integers only) and
+SparseFillEmptyRows (as in TF.js; its outputs' sizes depend on the values) are not
+differentiable."""
 
 from __future__ import annotations
 
@@ -48,10 +48,3 @@ def _sparse_to_dense(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads
     return {"sparse_values": lambda: picked if values.ndim else tp.sum(picked),
             "default_value": lambda: tp.sum(dy) - tp.sum(picked)}
 
-
-@gradient("SparseFillEmptyRows", outputs=("reverse_index_map",))
-def _sparse_fill_empty_rows(dy: tuple[Tensor, ...], saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    (where,) = saved
-    dvalues = dy[1]
-    picked = kernel("Gather", dvalues, where, axis=0)
-    return {"values": lambda: picked, "default_value": lambda: tp.sum(dvalues) - tp.sum(picked)}

@@ -1,7 +1,8 @@
 """Sparse ops, public as ``tp.sparse`` (TF semantics; a sparse tensor is its int64 (n, rank)
 indices, its (n,) values and its dense shape): segment_sum and segment_mean (TF's
-sparse_segment_*), to_dense, reshape, fill_empty_rows. All but reshape are differentiable in
-their floating inputs, as in TF (TF.js has no gradient for them). Indices the op can see are
+sparse_segment_*), to_dense, reshape, fill_empty_rows. The segment ops (in data) and to_dense
+(in values and default_value) are differentiable, as in TF (TF.js has no gradient for them);
+reshape and fill_empty_rows are not. Indices the op can see are
 checked (IndexOutOfRangeError, ShapeError); fill_empty_rows, and the segment ops without
 num_segments, have outputs whose length depends on the values: they cannot run inside
 ``tp.jit`` on a compiling backend.

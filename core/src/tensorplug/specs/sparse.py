@@ -1,9 +1,9 @@
 """Kernel specs of the sparse family (TF semantics, int64 indices as TF's SparseTensor):
 SparseSegmentSum, SparseSegmentMean, SparseToDense, SparseReshape, SparseFillEmptyRows.
 
-SparseSegment* (in data), SparseToDense and SparseFillEmptyRows (in values and default_value)
-are differentiable, as in TF (Python; TF.js has no gradient for any of them); SparseReshape
-(integers only) is not. SparseSegment* with
+SparseSegment* (in data) and SparseToDense (in values and default_value) are differentiable, as
+in TF (Python; TF.js has no gradient for any of them); SparseReshape (integers only) and
+SparseFillEmptyRows (as in TF.js) are not. SparseSegment* with
 ``num_segments=None`` and SparseFillEmptyRows give outputs whose length depends on the input
 values (a -1 in the spec's shape): they cannot run inside a compiled function.
 """
@@ -137,6 +137,6 @@ SPARSE_FILL_EMPTY_ROWS = register_kernel_spec(KernelSpec(
     infer=_fill_empty_rows_rule,
     outputs=("output_indices", "output_values", "empty_row_indicator", "reverse_index_map"),
     input_dtypes={"indices": (int64,), "dense_shape": (int64,), "values": ALL_DTYPES},
-    same_dtype=("values", "default_value"),
+    same_dtype=("values", "default_value"), differentiable=False,
     doc="rows in order, each empty row given one default_value at column 0; where inputs went",
 ))
