@@ -101,6 +101,7 @@ REFERENCE_NAMESPACES = ["tensorplug", "tensorplug.nn", "tensorplug.linalg", "ten
                         "tensorplug.random", "tensorplug.optimizers", "tensorplug.extend",
                         "tensorplug.testing"]
 REFERENCE_NAMESPACES += ["tensorplug.losses"]
+REFERENCE_NAMESPACES += ["tensorplug.sparse"]
 
 
 def public_callables() -> list[tuple[str, object]]:

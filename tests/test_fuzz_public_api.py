@@ -33,6 +33,7 @@ from tensorplug.runtime import current
 EXAMPLES = int(os.environ.get("TENSORPLUG_FUZZ_EXAMPLES", "20"))
 NAMESPACES = {"tp": tp, "tp.nn": tp.nn, "tp.random": tp.random, "tp.linalg": tp.linalg, "tp.fft": tp.fft}
 NAMESPACES["tp.losses"] = tp.losses
+NAMESPACES["tp.sparse"] = tp.sparse
 
 # Public callables left out, each with its reason.
 EXCLUDED = {

@@ -34,6 +34,7 @@ BACKEND = "numpy"
 FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
             "optim", "reductions", "sorting")
 FAMILIES += ("activations", "einsum", "layout", "normalization", "pooling", "structure")  # (issue 15)
+FAMILIES += ("linspace", "multinomial", "scatter_nd", "segments", "sparse")
 
 
 # -- completeness and layout --------------------------------------------------------------------

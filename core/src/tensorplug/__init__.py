@@ -19,7 +19,7 @@ from .tensor import Tensor  # isort: skip
 with registering_as(CORE_SOURCE):
     from . import gradients  # noqa: F401  (registers the core's default gradients)
 
-from . import dtypes, extend, fft, linalg, losses, nn, ops, optimizers, random
+from . import dtypes, extend, fft, linalg, losses, nn, ops, optimizers, random, sparse
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .constants import e, inf, nan, newaxis, pi
@@ -87,7 +87,9 @@ from .ops.grids import *  # noqa: F403
 from .ops.indexing import *  # noqa: F403
 from .ops.linalg import *  # noqa: F403
 from .ops.manipulation import *  # noqa: F403
+from .ops.nd_indexing import *  # noqa: F403
 from .ops.reductions import *  # noqa: F403
+from .ops.segments import *  # noqa: F403
 from .ops.sets import *  # noqa: F403
 from .ops.sorting import *  # noqa: F403
 from .ops.structure import *  # noqa: F403
@@ -119,3 +121,4 @@ __all__ = [
 ]
 __all__ += ops.__all__
 __all__ += ["losses"]
+__all__ += ["sparse"]

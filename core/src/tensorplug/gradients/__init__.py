@@ -14,9 +14,13 @@ from . import (
     normalization,
     pooling,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
     structure,
 )
 
 __all__ = ["activations", "decompositions", "einsum", "elementwise", "fft", "indexing", "layout", "linalg",
-           "manipulation", "nn", "normalization", "pooling", "reductions", "sorting", "structure"]
+           "manipulation", "nn", "normalization", "pooling", "reductions", "scatter_nd", "segments",
+           "sorting", "sparse", "structure"]

@@ -17,7 +17,9 @@ from . import (
     indexing,
     linalg,
     manipulation,
+    nd_indexing,
     reductions,
+    segments,
     sets,
     sorting,
     structure,
@@ -33,7 +35,9 @@ from .indexing import *  # noqa: F403
 from .indexing import getitem  # Tensor.__getitem__; tp.ops.getitem, not tp.getitem
 from .linalg import *  # noqa: F403
 from .manipulation import *  # noqa: F403
+from .nd_indexing import *  # noqa: F403
 from .reductions import *  # noqa: F403
+from .segments import *  # noqa: F403
 from .sets import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .structure import *  # noqa: F403
@@ -53,6 +57,8 @@ __all__ += sets.__all__
 __all__ += grids.__all__
 __all__ += arithmetic.__all__
 __all__ += structure.__all__
+__all__ += nd_indexing.__all__
+__all__ += segments.__all__
 
 _op_registry._reserved.update(__all__, ["getitem"])
 

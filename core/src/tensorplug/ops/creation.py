@@ -6,14 +6,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from .. import _validate as valid
 from ..backend import active_backend
 from ..dtypes import DType, default_complex, default_float, default_int, scalar_dtype
-from ..errors import DTypeError, ShapeError
+from ..errors import ShapeError
 from ..specs._rules import fitting_value
 from ..specs.creation import checked_range
+from ..specs.linspace import linspace_dtype
 from ..tensor import Tensor
 from ._convert import asarray, caller
 
@@ -23,6 +22,7 @@ __all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_li
 _FILL = caller("Fill")
 _RANGE = caller("Range")
 _EYE = caller("Eye")
+_LINSPACE = caller("LinSpace")
 
 
 def on_device(t: Tensor, device: Any, op: str) -> Tensor:
@@ -128,12 +128,8 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
                    for v, name in ((start, "start"), (stop, "stop")))
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     dt = valid.dtype((default_complex if is_complex else default_float) if dtype is None else dtype, op)
-    if not dt.is_inexact or (is_complex and not dt.is_complex):
-        raise DTypeError(f"{op}: dtype must be a floating dtype (complex for complex start or stop), "
-                         f"got {dt.name}.")
-    valid.flag(endpoint, op, "endpoint")
+    linspace_dtype(dt, is_complex, op)
+    endpoint = valid.flag(endpoint, op, "endpoint")
     valid.checked_size((num,), active_backend(), op)
-    with np.errstate(all="ignore"):
-        values = np.linspace(start, stop, num, endpoint=endpoint,
-                             dtype=np.complex128 if dt.is_complex else np.float64)
-    return asarray(values.astype(dt.numpy), device=device)
+    attrs = {"start": start, "stop": stop, "num": num, "endpoint": endpoint, "dtype": dt}
+    return on_device(_LINSPACE((), attrs), device, op)

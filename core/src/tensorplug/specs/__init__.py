@@ -14,20 +14,22 @@ from . import (
     indexing,
     layout,
     linalg,
+    linspace,
     manipulation,
+    multinomial,
     nn,
     normalization,
     optim,
     pooling,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
     structure,
 )
 
-__all__ = [
-    "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations",
-    "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
-    "reductions", "sorting",
-    "einsum", "layout", "structure",
-]
-__all__ += ["normalization", "pooling"]  # (issue 15)
+__all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations", "creation", "decompositions",
+           "einsum", "elementwise", "fft", "indexing", "layout", "linalg", "linspace", "manipulation",
+           "multinomial", "nn", "normalization", "optim", "pooling", "reductions", "scatter_nd", "segments",
+           "sorting", "sparse", "structure"]

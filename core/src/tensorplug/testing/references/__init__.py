@@ -20,13 +20,18 @@ from . import (
     indexing,
     layout,
     linalg,
+    linspace,
     manipulation,
+    multinomial,
     nn,
     normalization,
     optim,
     pooling,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
     structure,
 )
 from ._base import (

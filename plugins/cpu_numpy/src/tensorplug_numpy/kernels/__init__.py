@@ -21,19 +21,25 @@ from . import (
     indexing,
     layout,
     linalg,
+    linspace,
     manipulation,
+    multinomial,
     nn,
     normalization,
     optim,
     pooling,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
     structure,
 )
 from ._kernel import Kernel
 
 _FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
-             manipulation, nn, normalization, optim, pooling, reductions, sorting, structure)
+             linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions, scatter_nd,
+             segments, sorting, sparse, structure)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -24,19 +24,25 @@ from . import (
     indexing,
     layout,
     linalg,
+    linspace,
     manipulation,
+    multinomial,
     nn,
     normalization,
     optim,
     pooling,
     reductions,
+    scatter_nd,
+    segments,
     sorting,
+    sparse,
     structure,
 )
 from ._jit import JaxKernel
 
 _FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
-             manipulation, nn, normalization, optim, pooling, reductions, sorting, structure)
+             linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions, scatter_nd,
+             segments, sorting, sparse, structure)
 
 
 def _where(name: str) -> Any:
