@@ -327,3 +327,22 @@ def stable_argsort(argsort: Callable[[Any, int], Any], x: Any, axis: int, descen
         return argsort(-x, axis)
     backwards = (slice(None),) * axis + (slice(None, None, -1),)
     return (x.shape[axis] - 1) - argsort(x[backwards], axis)[backwards]
+
+
+# -- convolution ------------------------------------------------------------------------------------
+__all__ += ["conv_channels_first", "conv_transpose_padding"]
+
+
+def conv_channels_first(data_format: str) -> bool:
+    """Whether a convolution kernel's `data_format` ('NHWC', 'NCHW', 'NDHWC', 'NCDHW') puts
+    the channels right after the batch axis."""
+    return data_format[1] == "C"
+
+
+def conv_transpose_padding(size: int, out_size: int, kernel: int, stride: int, dilation: int,
+                           low: int) -> tuple[int, int]:
+    """The (low, high) padding, either possibly negative (a crop), of the stride-dilated `out_size`
+    gradient that a stride-1 correlation with the flipped kernel (`kernel` taps, `dilation`)
+    turns into the `size` elements of the input a convolution padded by `low` in front read."""
+    front = (kernel - 1) * dilation - low
+    return front, size + (kernel - 1) * dilation - (out_size - 1) * stride - 1 - front

@@ -23,3 +23,6 @@ __all__ = [
     "softmax_cross_entropy",
     "sparse_softmax_cross_entropy",
 ]
+from .ops.convolution import conv, conv_transpose, depthwise_conv, separable_conv  # noqa: E402
+
+__all__ += ["conv", "conv_transpose", "depthwise_conv", "separable_conv"]

@@ -17,9 +17,11 @@ from . import (
     reductions,
     sorting,
 )
+from . import convolution
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
     "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
     "reductions", "sorting",
 ]
+__all__ += ["convolution"]

@@ -24,10 +24,12 @@ from . import (
     reductions,
     sorting,
 )
+from . import convolution
 from ._kernel import Kernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
+_FAMILIES += (convolution,)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

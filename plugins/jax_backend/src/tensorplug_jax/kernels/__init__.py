@@ -27,10 +27,12 @@ from . import (
     reductions,
     sorting,
 )
+from . import convolution
 from ._jit import JaxKernel
 
 _FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
              reductions, sorting)
+_FAMILIES += (convolution,)
 
 
 def _where(name: str) -> Any:
