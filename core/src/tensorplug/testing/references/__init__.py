@@ -23,6 +23,7 @@ from . import (
     reductions,
     sorting,
 )
+from . import convolution  # noqa: F401
 from ._base import (
     REFERENCES,
     BadCaseMaker,
