@@ -41,7 +41,7 @@ def test_namespace():
         "one_hot",
         "softmax_cross_entropy",
         "sparse_softmax_cross_entropy",
-    }
+    } | {"conv", "conv_transpose", "depthwise_conv", "separable_conv"}
     assert tp.nn.sigmoid is tp.sigmoid
     assert not hasattr(tp.ops, "softmax_cross_entropy") or "softmax_cross_entropy" not in tp.__all__
 
