@@ -19,8 +19,8 @@ CASES = [
     pytest.param(2, (1, 3, 3, 2), (2, 2, 1, 2), {"strides": (2, 1), "padding": ((1, 0), (0, 1)), "groups": 2},
                  id="2d"),
     pytest.param(2, (1, 2, 4, 3), (1, 2, 2, 2), {"dilations": (1, 2), "data_format": "NCHW"}, id="2d-nchw"),
-    pytest.param(3, (1, 2, 3, 2, 1), (1, 2, 2, 1, 2), {"strides": (1, 2, 1), "padding": ((0, 0), (1, 1), (0, 1))},
-                 id="3d"),
+    pytest.param(3, (1, 2, 3, 2, 1), (1, 2, 2, 1, 2),
+                 {"strides": (1, 2, 1), "padding": ((0, 0), (1, 1), (0, 1))}, id="3d"),
 ]
 NAMES = {2: ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"),
          3: ("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")}
@@ -45,7 +45,8 @@ def test_second_order(rank, xs, ws, attrs):
 def test_third_order_through_a_nonlinearity():
     attrs = {"strides": (1, 2), "padding": ((0, 1), (1, 0))}
     x, w = RNG.standard_normal((1, 2, 3, 1)), RNG.standard_normal((2, 2, 1, 1))
-    check_gradients(lambda a, b: tp.tanh(tp.run_kernel("Conv2D", {"x": a, "filter": b}, attrs)), x, w, order=3)
+    check_gradients(lambda a, b: tp.tanh(tp.run_kernel("Conv2D", {"x": a, "filter": b}, attrs)), x, w,
+                    order=3)
 
 
 OPS = [
@@ -67,5 +68,6 @@ def test_ops_second_order(fn, xs, ws):
 
 
 def test_separable_conv_first_order():
-    x, dw, pw = RNG.standard_normal((1, 3, 3, 2)), RNG.standard_normal((2, 2, 2, 1)), RNG.standard_normal((2, 3))
+    x, dw = RNG.standard_normal((1, 3, 3, 2)), RNG.standard_normal((2, 2, 2, 1))
+    pw = RNG.standard_normal((2, 3))
     check_gradients(lambda a, b, c: tp.nn.separable_conv(a, b, c, padding="SAME"), x, dw, pw)

@@ -51,7 +51,8 @@ def _lax(x, w, attrs, dy=None):
 def _close(got, want, dtype):
     tol = {tp.float64: 1e-12, tp.float32: 2e-5, tp.float16: 2e-2, tp.bfloat16: 1e-1}[dtype]
     assert got.dtype == dtype.numpy
-    np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol * max(1.0, np.abs(want).max()))
+    scale = max(1.0, np.abs(want).max())
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol * scale)
 
 
 _REFERENCES: dict[str, tuple[np.ndarray, ...]] = {}  # (both backends are held to the same values)

@@ -18,9 +18,13 @@ def _lax_conv(x, w, strides, padding, dilation=1, groups=1, channels_first=False
     rank = x.ndim - 2
     spatial = "DHW"[3 - rank:] if rank > 1 else "W"
     fmt = f"NC{spatial}" if channels_first else f"N{spatial}C"
-    per_dim = (lambda v: (v,) * rank if isinstance(v, int) else tuple(v))
-    pads = padding if isinstance(padding, str) else tuple((p, p) if isinstance(p, int) else tuple(p) for p in (
-        (padding,) * rank if isinstance(padding, int) else padding))
+
+    def per_dim(v):
+        return (v,) * rank if isinstance(v, int) else tuple(v)
+
+    pads = padding if isinstance(padding, str) else tuple(
+        (p, p) if isinstance(p, int) else tuple(p)
+        for p in ((padding,) * rank if isinstance(padding, int) else padding))
     with jax.enable_x64(True):
         return np.asarray(jax.lax.conv_general_dilated(
             x, w, per_dim(strides), pads, rhs_dilation=per_dim(dilation),
@@ -121,7 +125,8 @@ def test_depthwise_conv_is_a_grouped_conv():
 
 
 def test_separable_conv_is_depthwise_then_pointwise():
-    x, dw, pw = RNG.standard_normal((1, 5, 5, 2)), RNG.standard_normal((3, 3, 2, 2)), RNG.standard_normal((4, 3))
+    x, dw = RNG.standard_normal((1, 5, 5, 2)), RNG.standard_normal((3, 3, 2, 2))
+    pw = RNG.standard_normal((4, 3))
     got = tp.nn.separable_conv(x, dw, pw, 1, "SAME").numpy()
     want = np.einsum("nhwc,co->nhwo", tp.nn.depthwise_conv(x, dw, 1, "SAME").numpy(), pw)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
@@ -129,7 +134,8 @@ def test_separable_conv_is_depthwise_then_pointwise():
 
 
 @pytest.mark.parametrize(("call", "error", "match"), [
-    (lambda: tp.nn.conv(np.ones((4, 4)), np.ones((2, 2))), tp.ShapeError, "conv: x has shape .* 3, 4 or 5 dims"),
+    (lambda: tp.nn.conv(np.ones((4, 4)), np.ones((2, 2))), tp.ShapeError,
+     "conv: x has shape .* 3, 4 or 5 dims"),
     (lambda: tp.nn.conv(np.ones((1, 4, 4, 3)), np.ones((2, 2, 3))), tp.ShapeError, "the kernel has shape"),
     (lambda: tp.nn.conv(np.ones((1, 4, 4, 3)), np.ones((2, 2, 2, 4))), tp.ShapeError,
      "has 3 channels but the filter"),
@@ -140,7 +146,8 @@ def test_separable_conv_is_depthwise_then_pointwise():
      "'VALID' or 'SAME'"),
     (lambda: tp.nn.conv(np.ones((1, 4, 4, 1)), np.ones((2, 2, 1, 1)), padding=[1, 2, 3]), tp.ShapeError,
      "does not fit 2 spatial dim"),
-    (lambda: tp.nn.conv(np.ones((1, 4, 1)), np.ones((2, 1, 1)), strides=0), tp.ShapeError, "strides must be >= 1"),
+    (lambda: tp.nn.conv(np.ones((1, 4, 1)), np.ones((2, 1, 1)), strides=0), tp.ShapeError,
+     "strides must be >= 1"),
     (lambda: tp.nn.conv(np.ones((1, 4, 4, 1)), np.ones((2, 2, 1, 1)), strides=(1, 2, 3)), tp.ShapeError,
      "3 entries for 2 spatial"),
     (lambda: tp.nn.conv(np.ones((1, 4, 1)), np.ones((2, 1, 1)), dilation=1.5), tp.ArgumentError,
@@ -163,7 +170,8 @@ def test_errors(call, error, match):
 
 
 def test_conv_under_jit_and_grad():
-    x, w = RNG.standard_normal((2, 5, 5, 2)).astype(np.float32), RNG.standard_normal((3, 3, 2, 3)).astype(np.float32)
+    x = RNG.standard_normal((2, 5, 5, 2)).astype(np.float32)
+    w = RNG.standard_normal((3, 3, 2, 3)).astype(np.float32)
 
     @tp.jit
     def loss(w):

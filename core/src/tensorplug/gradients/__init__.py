@@ -1,8 +1,17 @@
 """The core's default gradients, one module per kernel family (importing registers them)."""
 
-from . import decompositions, elementwise, fft, indexing, linalg, manipulation, nn, reductions, sorting
-from . import convolution
+from . import (
+    convolution,
+    decompositions,
+    elementwise,
+    fft,
+    indexing,
+    linalg,
+    manipulation,
+    nn,
+    reductions,
+    sorting,
+)
 
-__all__ = ["decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions",
-           "sorting"]
-__all__ += ["convolution"]
+__all__ = ["convolution", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
+           "reductions", "sorting"]

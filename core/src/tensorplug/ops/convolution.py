@@ -47,8 +47,9 @@ def _operands(op: str, x: Any, kernel: Any, data_format: Any) -> tuple[Tensor, T
         raise ShapeError(f"{op}: x has shape {x.shape}; it must have 3, 4 or 5 dims (batch, 1 to 3 spatial "
                          "dims, channels), e.g. add a batch axis with tp.expand_dims(x, 0).")
     if w.ndim != x.ndim:
-        raise ShapeError(f"{op}: the kernel has shape {w.shape} but x has {x.ndim} dims {x.shape}; a {rank}-d "
-                         f"kernel has {x.ndim} dims ({rank} spatial, in_channels / groups, out_channels).")
+        raise ShapeError(f"{op}: the kernel has shape {w.shape} but x has {x.ndim} dims {x.shape}; a "
+                         f"{rank}-d kernel has {x.ndim} dims ({rank} spatial, in_channels / groups, "
+                         "out_channels).")
     last, first = DATA_FORMATS[rank]
     formats = {"channels_last": last, "channels_first": first, last: last, first: first}
     if not isinstance(data_format, str) or data_format not in formats:
@@ -126,21 +127,22 @@ def conv_transpose(x: Any, kernel: Any, /, strides: Ints = 1, padding: Padding =
     extra = tuple(valid.integer(v, op, "output_padding", minimum=0) for v in
                   (output_padding if isinstance(output_padding, (list, tuple)) else (output_padding,) * rank))
     if len(extra) != rank:
-        raise ShapeError(f"{op}: output_padding {output_padding!r} has {len(extra)} entries for {rank} spatial "
-                         f"dim(s); give one int, or {rank}.")
+        raise ShapeError(f"{op}: output_padding {output_padding!r} has {len(extra)} entries for {rank} "
+                         f"spatial dim(s); give one int, or {rank}.")
     if output_shape is not None:
         if any(extra):
             raise ArgumentError(f"{op}: give output_padding or output_shape, not both.")
         wanted = valid.shape(output_shape, op, "output_shape")
         if len(wanted) != rank:
-            raise ShapeError(f"{op}: output_shape {wanted} must give the {rank} spatial size(s) of the result.")
+            raise ShapeError(f"{op}: output_shape {wanted} must give the {rank} spatial size(s) of the "
+                             "result.")
         default, _ = conv_transpose_shape(x.shape, w.shape, strides, padding, dilation, groups, fmt,
                                           (0,) * rank, op)
         extra = tuple(n - d for n, d in zip(wanted, spatial_and_channels(default, fmt)[0]))
     if w.shape[rank + 1] != spatial_and_channels(x.shape, fmt)[1]:
-        raise ShapeError(f"{op}: the kernel has shape {w.shape}, laid out (spatial..., out_channels / groups, "
-                         f"in_channels); its last dim must be x's {spatial_and_channels(x.shape, fmt)[1]} "
-                         f"channels (x has shape {x.shape}, {fmt}).")
+        raise ShapeError(f"{op}: the kernel has shape {w.shape}, laid out (spatial..., out_channels / "
+                         f"groups, in_channels); its last dim must be x's "
+                         f"{spatial_and_channels(x.shape, fmt)[1]} channels (x has shape {x.shape}, {fmt}).")
     shape, pads = conv_transpose_shape(x.shape, w.shape, strides, padding, dilation, groups, fmt, extra, op)
     valid.checked_size(shape, x._backend, op)
     attrs = _lowered(rank, fmt, strides, pads, dilation, groups)
@@ -160,10 +162,12 @@ def depthwise_conv(x: Any, kernel: Any, /, strides: Ints = 1, padding: Padding =
     x, w, rank, fmt = _operands(op, x, kernel, data_format)
     channels = spatial_and_channels(x.shape, fmt)[1]
     if w.shape[rank] != channels:
-        raise ShapeError(f"{op}: the kernel has shape {w.shape}, laid out (spatial..., in_channels, multiplier); "
-                         f"its dim {rank} must be x's {channels} channels (x has shape {x.shape}, {fmt}).")
+        raise ShapeError(f"{op}: the kernel has shape {w.shape}, laid out (spatial..., in_channels, "
+                         f"multiplier); its dim {rank} must be x's {channels} channels (x has shape "
+                         f"{x.shape}, {fmt}).")
     grouped = reshape(w, (*w.shape[:rank], 1, channels * w.shape[rank + 1]))
-    return conv(x, grouped, strides, padding, dilation=dilation, groups=max(channels, 1), data_format=data_format)
+    return conv(x, grouped, strides, padding, dilation=dilation, groups=max(channels, 1),
+                data_format=data_format)
 
 
 def separable_conv(x: Any, depthwise_kernel: Any, pointwise_kernel: Any, /, strides: Ints = 1,

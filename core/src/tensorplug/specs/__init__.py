@@ -5,6 +5,7 @@ Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the 
 
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from . import (
+    convolution,
     creation,
     decompositions,
     elementwise,
@@ -17,11 +18,9 @@ from . import (
     reductions,
     sorting,
 )
-from . import convolution
 
 __all__ = [
     "REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo",
-    "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "optim",
-    "reductions", "sorting",
+    "convolution", "creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation",
+    "nn", "optim", "reductions", "sorting",
 ]
-__all__ += ["convolution"]

@@ -18,6 +18,7 @@ rules, shared with the ops in ``ops.convolution``.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -125,18 +126,17 @@ def conv_transpose_shape(x: Shape, filt: Shape, strides: Shape, padding: Any, di
     kernel = tuple(filt[:rank])
     same = isinstance(padding, str) and padding.upper() == "SAME"
     pairs = ((0, 0),) * rank if same else conv_padding(padding, sizes, kernel, strides, dilations, op)
+    rows = zip(sizes, kernel, strides, dilations, pairs, output_padding)
     out = tuple(n * s + extra if same else (n - 1) * s + (k - 1) * d + 1 - lo - hi + extra
-                for n, k, s, d, (lo, hi), extra in zip(sizes, kernel, strides, dilations, pairs, output_padding))
+                for n, k, s, d, (lo, hi), extra in rows)
     if same:
         pairs = conv_padding("SAME", out, kernel, strides, dilations, op)
     channels = filt[rank] * groups
     shape = (x[0], channels, *out) if data_format[1] == "C" else (x[0], *out, channels)
     back = None
     if min(out, default=1) >= 1:
-        try:
+        with contextlib.suppress(ShapeError):
             back = conv_output_shape(shape, filt, strides, pairs, dilations, groups, data_format)
-        except ShapeError:
-            pass
     if back != tuple(x):
         raise ShapeError(f"{op_prefix(op)}no output of spatial sizes {out} convolves back to the input's "
                          f"shape {tuple(x)} with filter {tuple(filt)}, strides {tuple(strides)}, padding "

@@ -11,6 +11,7 @@ kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand w
 """
 
 from . import (
+    convolution,
     creation,
     decompositions,
     elementwise,
@@ -23,7 +24,6 @@ from . import (
     reductions,
     sorting,
 )
-from . import convolution  # noqa: F401
 from ._base import (
     REFERENCES,
     BadCaseMaker,

@@ -87,8 +87,8 @@ def _bad(rank: int, which: int) -> Callable[[KernelSpec], list[BadCase]]:
                             why="an input shape whose channels the filter does not take"),
                     BadCase((sample((1, *n, 2, 3), float32), sample((*n, 2, 4, 3), float32)),
                             {"input_shape": (1, *n, 4, 4)}, error=ShapeError, why="dy of the wrong shape")]
-        return [BadCase((x, sample((1, *n, 2, 3), float32)), {"filter_shape": (*n, 2, 4, 3)}, error=ShapeError,
-                        why="dy of the wrong shape")]
+        return [BadCase((x, sample((1, *n, 2, 3), float32)), {"filter_shape": (*n, 2, 4, 3)},
+                        error=ShapeError, why="dy of the wrong shape")]
     return cases
 
 
@@ -122,7 +122,8 @@ def _conv_ref(x: np.ndarray, w: np.ndarray, strides: Any, padding: Pairs, dilati
               data_format: str) -> np.ndarray:
     rank = len(strides)
     xl = _pad(_last(x, data_format), padding)
-    sizes = tuple((n - (k - 1) * d - 1) // s + 1 for n, k, s, d in zip(xl.shape[1:-1], w.shape, strides, dilations))
+    sizes = tuple((n - (k - 1) * d - 1) // s + 1
+                  for n, k, s, d in zip(xl.shape[1:-1], w.shape, strides, dilations))
     out_shape = (xl.shape[0], *sizes, w.shape[-1])
     y = np.zeros((*out_shape[:-1], groups, out_shape[-1] // groups))
     for tap, where in _taps(w.shape[:rank], out_shape[1:-1], strides, dilations):

@@ -12,6 +12,7 @@ from tensorplug.extend import KernelConfig
 
 from .._quiet import quiet
 from . import (
+    convolution,
     creation,
     decompositions,
     elementwise,
@@ -24,12 +25,10 @@ from . import (
     reductions,
     sorting,
 )
-from . import convolution
 from ._kernel import Kernel
 
-_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
-_FAMILIES += (convolution,)
+_FAMILIES = (convolution, creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
+             optim, reductions, sorting)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -28,13 +28,13 @@ def _padded(x: np.ndarray, pads: Pairs) -> np.ndarray:
     if not any(lo or hi for lo, hi in pads):
         return x
     crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in zip(x.shape[1:-1], pads))
-    x = x[(slice(None), *crop)]
+    x = x[(slice(None),) + crop]
     if all(lo <= 0 and hi <= 0 for lo, hi in pads):
         return x
     grown = tuple(max(lo, 0) for lo, _ in pads), tuple(max(hi, 0) for _, hi in pads)
     out = np.zeros((x.shape[0], *(n + lo + hi for n, lo, hi in zip(x.shape[1:-1], *grown)), x.shape[-1]),
                    x.dtype)
-    out[(slice(None), *(slice(lo, lo + n) for lo, n in zip(grown[0], x.shape[1:-1])))] = x
+    out[(slice(None),) + tuple(slice(lo, lo + n) for lo, n in zip(grown[0], x.shape[1:-1]))] = x
     return out
 
 
@@ -44,8 +44,8 @@ def _patches(x: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
     rank = len(kernel)
     reach = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilations))
     windows = sliding_window_view(x, reach, axis=tuple(range(1, rank + 1)))  # (N, *S', C, *reach)
-    windows = windows[(slice(None), *(slice(None, None, s) for s in strides), slice(None),
-                       *(slice(None, None, d) for d in dilations))]
+    steps = (slice(None),) + tuple(slice(None, None, s) for s in strides) + (slice(None),)
+    windows = windows[steps + tuple(slice(None, None, d) for d in dilations)]
     order = (0, *range(1, rank + 1), *range(rank + 2, 2 * rank + 2), rank + 1)
     return np.ascontiguousarray(windows.transpose(order))
 
@@ -62,8 +62,9 @@ def _correlate(x: np.ndarray, w: np.ndarray, pads: Pairs, strides: Sequence[int]
         y = p.reshape(m, taps * per_group) @ w.reshape(taps * per_group, out)
     else:
         og = out // groups
-        pg = p.reshape(m, taps, groups, per_group).transpose(2, 0, 1, 3).reshape(groups, m, taps * per_group)
-        wg = w.reshape(taps, per_group, groups, og).transpose(2, 0, 1, 3).reshape(groups, taps * per_group, og)
+        size = taps * per_group
+        pg = p.reshape(m, taps, groups, per_group).transpose(2, 0, 1, 3).reshape(groups, m, size)
+        wg = w.reshape(taps, per_group, groups, og).transpose(2, 0, 1, 3).reshape(groups, size, og)
         y = np.matmul(pg, wg).transpose(1, 0, 2)
     return y.reshape(*pixels, out)
 
@@ -77,7 +78,7 @@ def _input_gradient(dy: np.ndarray, w: np.ndarray, sizes: Sequence[int], pads: P
     if any(s > 1 for s in strides):
         spread = np.zeros((dy.shape[0], *((n - 1) * s + 1 for n, s in zip(dy.shape[1:-1], strides)),
                            dy.shape[-1]), dy.dtype)
-        spread[(slice(None), *(slice(None, None, s) for s in strides))] = dy
+        spread[(slice(None),) + tuple(slice(None, None, s) for s in strides)] = dy
     else:
         spread = dy
     flipped = w[(slice(None, None, -1),) * rank].reshape(*kernel, per_group, groups, out // groups)

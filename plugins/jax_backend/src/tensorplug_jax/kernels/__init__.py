@@ -15,6 +15,7 @@ from tensorplug.extend import KernelConfig
 
 from .._scope import scoped
 from . import (
+    convolution,
     creation,
     decompositions,
     elementwise,
@@ -27,12 +28,10 @@ from . import (
     reductions,
     sorting,
 )
-from . import convolution
 from ._jit import JaxKernel
 
-_FAMILIES = (creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn, optim,
-             reductions, sorting)
-_FAMILIES += (convolution,)
+_FAMILIES = (convolution, creation, decompositions, elementwise, fft, indexing, linalg, manipulation, nn,
+             optim, reductions, sorting)
 
 
 def _where(name: str) -> Any:
