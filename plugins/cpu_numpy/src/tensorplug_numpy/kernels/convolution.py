@@ -123,7 +123,8 @@ def _filter_gradient(x: np.ndarray, dy: np.ndarray, filter_shape: Sequence[int],
         if groups == 1:
             g[0] += p.reshape(m, taps * per_group).T @ dy[block].reshape(m, out)
         else:
-            pg = p.reshape(m, taps, groups, per_group).transpose(2, 1, 3, 0).reshape(groups, taps * per_group, m)
+            pg = p.reshape(m, taps, groups, per_group).transpose(2, 1, 3, 0)
+            pg = pg.reshape(groups, taps * per_group, m)
             g += np.matmul(pg, dy[block].reshape(m, groups, og).transpose(1, 0, 2))
     return g.reshape(groups, taps, per_group, og).transpose(1, 2, 0, 3).reshape(filter_shape)
 
