@@ -129,3 +129,13 @@ def test_errors():
                {"filter_shape": (2, 2, 4, 3)}, "dy has shape (1, 2, 3, 3)", "gives (1, 3, 3, 3)")
     with pytest.raises(tp.ShapeError, match="needs the attribute 'filter_shape'"):
         tp.run_kernel("Conv2DBackpropFilter", {"x": x, "dy": np.zeros((1, 3, 3, 3), np.float32)})
+
+
+def test_no_channels_per_group():
+    # 3 groups of 0 input channels each: every output is 0, and so is the filter's gradient
+    x, w = np.zeros((1, 1, 4, 0), np.float32), np.zeros((1, 2, 0, 3), np.float32)
+    y = run("Conv2D", {"x": x, "filter": w}, {"groups": 3})
+    assert y.shape == (1, 1, 3, 3) and not y.any()
+    dw = run("Conv2DBackpropFilter", {"x": x, "dy": np.ones((1, 1, 3, 3), np.float32)},
+             {"filter_shape": (1, 2, 0, 3), "groups": 3})
+    assert dw.shape == (1, 2, 0, 3)

@@ -64,11 +64,11 @@ def _times_filter(p: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
     one matmul for all groups: (batch, *pixels, out)."""
     rank = w.ndim - 2
     per_group, out = w.shape[rank], w.shape[rank + 1]
-    pixels, size = p.shape[:rank + 1], math.prod(w.shape[:rank]) * per_group
-    m = math.prod(pixels)
+    pixels, taps = p.shape[:rank + 1], math.prod(w.shape[:rank])
+    m, size = math.prod(pixels), taps * per_group
     if groups == 1:
         return (p.reshape(m, size) @ w.reshape(size, out)).reshape(*pixels, out)
-    og, taps = out // groups, size // per_group
+    og = out // groups
     pg = p.reshape(m, taps, groups, per_group).transpose(2, 0, 1, 3).reshape(groups, m, size)
     wg = w.reshape(taps, per_group, groups, og).transpose(2, 0, 1, 3).reshape(groups, size, og)
     return np.matmul(pg, wg).transpose(1, 0, 2).reshape(*pixels, out)
