@@ -33,6 +33,7 @@ DIST = "tensorplug-backend-numpy"
 BACKEND = "numpy"
 FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
             "optim", "reductions", "sorting")
+FAMILIES += ("convolution",)
 
 
 # -- completeness and layout --------------------------------------------------------------------
