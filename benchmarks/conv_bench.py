@@ -30,7 +30,6 @@ import shlex
 import statistics
 import sys
 import time
-import timeit
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -41,10 +40,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import tensorplug as tp  # noqa: E402
+from array_api_bench import leaves, measure, waited  # noqa: E402  (this folder's: the same measuring)
 
 HERE = Path(__file__).resolve().parent
 BATCH, SIZE, IN, OUT, K = 32, 28, 16, 32, 3
-SAMPLE_SECONDS = 0.05
 
 
 class Case(NamedTuple):
@@ -52,6 +51,7 @@ class Case(NamedTuple):
     ours: Callable[[], Any]
     peer: Callable[[], Any]
     target: float
+    wait: bool = False  # (jax) measure with every output waited for
 
 
 def data(seed: int = 0) -> dict[str, np.ndarray]:
@@ -114,26 +114,11 @@ def jax_cases(d: dict[str, np.ndarray]) -> list[Case]:
     x, w, dy = (jax.device_put(d[k]) for k in ("x", "w", "dy"))
     tp.set_backend("jax")
     ours_forward, ours_both = _ours(d)
-    return [Case("Conv2D forward", waited(ours_forward), waited(lambda: forward(x, w)), 1.2),
-            Case("Conv2D forward+backward", waited(ours_both), waited(lambda: both(x, w, dy)), 1.2)]
+    return [Case("Conv2D forward", ours_forward, lambda: forward(x, w), 1.2, wait=True),
+            Case("Conv2D forward+backward", ours_both, lambda: both(x, w, dy), 1.2, wait=True)]
 
 
-# -- measuring ------------------------------------------------------------------------------------
-def leaves(out: Any) -> list[Any]:
-    items = out if isinstance(out, tuple) else (out,)
-    return [v.native if isinstance(v, tp.Tensor) else v for v in items]
-
-
-def waited(fn: Callable[[], Any]) -> Callable[[], Any]:
-    """`fn` with block_until_ready() on each output (jax computes asynchronously)."""
-    def call() -> Any:
-        out = fn()
-        for v in leaves(out):
-            v.block_until_ready()
-        return out
-    return call
-
-
+# -- measuring (array_api_bench.py's interleaved rounds) -------------------------------------------
 def from_torch(a: np.ndarray) -> np.ndarray:
     """A torch result in tensorplug's layout: OIHW filters to HWIO, NCHW tensors to NHWC."""
     return a.transpose(2, 3, 1, 0) if a.shape[2:] == (K, K) else np.moveaxis(a, 1, -1)
@@ -148,30 +133,13 @@ def same_results(case: Case, layout_of_peer: Callable[[np.ndarray], np.ndarray])
     return len(ours) == len(theirs)
 
 
-def measure(cases: list[Case], rounds: int) -> dict[str, tuple[list[float], list[float]]]:
-    """Per case: (peer's, tensorplug's) seconds per call in each of `rounds` interleaved rounds."""
-    number = {}
-    for c in cases:
-        c.ours()
-        c.peer()  # warm-up (and compilation)
-        start = time.perf_counter()
-        c.peer()
-        number[c.name] = max(1, round(SAMPLE_SECONDS / max(time.perf_counter() - start, 1e-9)))
-    samples: dict[str, tuple[list[float], list[float]]] = {c.name: ([], []) for c in cases}
-    for i in range(rounds):
-        for c in cases:
-            n = number[c.name]
-            pair = [(1, c.ours), (0, c.peer)] if i % 2 else [(0, c.peer), (1, c.ours)]
-            for slot, fn in pair:
-                samples[c.name][slot].append(timeit.Timer(fn).timeit(n) / n)
-    return samples
-
-
 def report(cases: list[Case], rounds: int, layout: Callable[[np.ndarray], np.ndarray]) -> dict[str, Any]:
     agree = {c.name: same_results(c, layout) for c in cases}
     out = {}
+    samples = measure({c.name: (waited(c.ours), waited(c.peer)) if c.wait else (c.ours, c.peer)
+                       for c in cases}, rounds)
     for c in cases:
-        peer, ours = measure([c], rounds)[c.name]
+        peer, ours = samples[c.name]
         of_medians = statistics.median(ours) / statistics.median(peer)
         paired = statistics.median(o / p for p, o in zip(peer, ours))
         met = agree[c.name] and max(of_medians, paired) <= c.target
