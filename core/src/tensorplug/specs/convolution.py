@@ -19,8 +19,11 @@ rules, shared with the ops in ``ops.convolution``.
 from __future__ import annotations
 
 import contextlib
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from ..dtypes import FLOAT_DTYPES
 from ..errors import ShapeError
@@ -64,20 +67,24 @@ def conv_padding(padding: Any, sizes: Shape, kernel: Shape, strides: Shape, dila
         raise ShapeError(f"{op_prefix(op)}padding {padding!r} is not 'VALID' or 'SAME'; pass one of those, "
                          f"an int, or {rank} (low, high) pairs.")
     try:
-        if isinstance(padding, int) and not isinstance(padding, bool):
+        if _is_int(padding):
             pairs = ((padding, padding),) * rank
         else:
-            items = tuple(padding)
-            pairs = tuple((p, p) if isinstance(p, int) and not isinstance(p, bool) else tuple(p)
-                          for p in items)
-        ok = len(pairs) == rank and all(len(p) == 2 and all(type(v) is int and v >= 0 for v in p)
-                                        for p in pairs)
+            pairs = tuple((p, p) if _is_int(p) else tuple(p) for p in padding)
+        ok = len(pairs) == rank and all(len(p) == 2 and all(_is_int(v) and v >= 0 for v in p) for p in pairs)
     except TypeError:
         ok = False
     if not ok:
         raise ShapeError(f"{op_prefix(op)}padding {padding!r} does not fit {rank} spatial dim(s); pass "
                          f"'VALID', 'SAME', an int >= 0, or {rank} ints or (low, high) pairs of ints >= 0.")
-    return tuple((int(lo), int(hi)) for lo, hi in pairs)
+    return tuple((operator.index(lo), operator.index(hi)) for lo, hi in pairs)
+
+
+def _is_int(value: Any) -> bool:
+    """An int, a numpy integer or a 0-d integer array, not a bool."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return hasattr(value, "__index__") and not getattr(value, "ndim", 0)
 
 
 def conv_output_shape(x: Shape, filt: Shape, strides: Shape, padding: Pairs, dilations: Shape,
