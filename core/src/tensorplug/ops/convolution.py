@@ -145,6 +145,8 @@ def conv_transpose(x: Any, kernel: Any, /, strides: Ints = 1, padding: Padding =
                          f"{spatial_and_channels(x.shape, fmt)[1]} channels (x has shape {x.shape}, {fmt}).")
     shape, pads = conv_transpose_shape(x.shape, w.shape, strides, padding, dilation, groups, fmt, extra, op)
     valid.checked_size(shape, x._backend, op)
+    sizes = spatial_and_channels(shape, fmt)[0]
+    valid.checked_size(tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads)), x._backend, op)  # (the work)
     attrs = _lowered(rank, fmt, strides, pads, dilation, groups)
     if rank == 1:
         attrs["input_shape"] = _lift(shape, fmt)
