@@ -28,6 +28,9 @@ NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inp
             for k in ("Cholesky", "Det", "Eigh", "Eigvalsh", "Inv", "Qr", "Slogdet", "Solve", "Svd",
                       "Svdvals")},
          **{k: "a 0-d input has no axis to transform" for k in ("Fft", "Ifft", "Rfft", "Irfft")}}
+NO_0D.update({k: "a convolution takes batch, spatial and channel dims" for k in (
+    "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv3D", "Conv3DBackpropInputV2",
+    "Conv3DBackpropFilterV2")})
 NO_INPUTS = {"Fill", "Range", "Eye", "RandomUniform", "RandomNormal"}
 
 

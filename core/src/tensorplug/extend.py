@@ -33,6 +33,8 @@ from .kernel_helpers import (
     UNARY_KERNELS,
     check_index_bounds,
     clip_bounds,
+    conv_channels_first,
+    conv_transpose_padding,
     elementwise_functions,
     expm1_complex_parts,
     floor_divide_floats,
@@ -82,7 +84,8 @@ __all__ = [
     "API_VERSION",
     # tensorplug.kernel_helpers
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
-    "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
+    "check_index_bounds", "clip_bounds", "conv_channels_first", "conv_transpose_padding",
+    "elementwise_functions", "expm1_complex_parts",
     "floor_divide_floats", "normalize_axis", "range_dtype", "range_length", "slice_index", "stable_argsort",
     # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",

@@ -5,8 +5,9 @@ filter's taps, each tap one einsum of a strided slice of the padded input with t
 gradient contracts the slices with dy.
 
 One table of geometries serves the three kernels of a rank (each takes its own pair of
-inputs from a row: x and filter, dy and filter, x and dy); few rows, float32 and float64,
-one float16 row, small enough that the kit's gradient check finds cases of <= 40 elements.
+inputs from a row: x and filter, dy and filter, x and dy); few rows, in float64 (float32 and
+the half floats on one or two rows: ``_ROW_DTYPES``), small enough that the kit's gradient check finds
+cases of <= 40 elements. A convolution takes no 0-d input.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float16, float32, float64
+from ...dtypes import bfloat16, float16, float32, float64
 from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
 from ...specs.convolution import KERNEL_NAMES, conv_output_shape
@@ -36,14 +37,19 @@ _TABLE: dict[int, list[tuple[tuple[int, ...], tuple[int, ...], dict[str, Any]]]]
                                       "groups": 2}),
         ((2, 4, 5, 5), (3, 3, 2, 4), {"strides": 2, "padding": ((1, 1), (1, 1)), "groups": 2,
                                       "data_format": "NCHW"}),
-        ((0, 3, 3, 2), (2, 2, 2, 1), {})],
+        ((0, 3, 3, 2), (2, 2, 2, 1), {}), ((1, 1, 1, 1), (1, 1, 1, 1), {})],
     3: [((1, 2, 2, 3, 1), (1, 2, 2, 1, 2), {}),
         ((1, 3, 2, 2, 2), (2, 1, 2, 1, 2), {"strides": (2, 1, 1), "padding": ((1, 0), (0, 0), (0, 1)),
                                             "groups": 2}),
         ((2, 2, 4, 3, 3), (2, 2, 2, 1, 2), {"dilations": (1, 2, 1), "groups": 2, "data_format": "NCDHW"}),
-        ((1, 4, 3, 4, 2), (2, 2, 3, 2, 3), {"strides": (1, 2, 1), "padding": ((0, 1), (1, 1), (1, 0))})],
+        ((1, 4, 3, 4, 2), (2, 2, 3, 2, 3), {"strides": (1, 2, 1), "padding": ((0, 1), (1, 1), (1, 0))}),
+        ((0, 2, 2, 2, 1), (1, 1, 1, 1, 2), {}), ((1, 1, 1, 1, 1), (1, 1, 1, 1, 1), {})],
 }
-_HALF_ROW = 4  # the row (of rank 2) also run in float16
+#: the dtypes of a row (each new one costs a compilation on a compiling backend): float64 for
+#: every row (the gradient checks' dtype), float32 for the widest geometry too, the half floats
+#: on the tiny first row only
+_ROW_DTYPES = {rank: {0: (float64, float32, float16, bfloat16), widest: (float64, float32)}
+               for rank, widest in ((2, 4), (3, 3))}
 
 
 def _geometry(rank: int, attrs: dict[str, Any]) -> tuple[Any, ...]:
@@ -60,7 +66,7 @@ def _cases(rank: int, which: int) -> Callable[[KernelSpec], list[Case]]:
         out = []
         for i, (xs, ws, attrs) in enumerate(_TABLE[rank]):
             ys = conv_output_shape(xs, ws, *_geometry(rank, attrs))
-            for dtype in (float32, float64) + ((float16,) if rank == 2 and i == _HALF_ROW else ()):
+            for dtype in _ROW_DTYPES[rank].get(i, (float64,)):
                 x, w, dy = (sample(s, dtype, key=(spec.name, i, k)) for k, s in enumerate((xs, ws, ys)))
                 if which == 0:
                     out.append(Case((x, w), attrs))
