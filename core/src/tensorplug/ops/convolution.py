@@ -88,6 +88,12 @@ def _steps(op: str, rank: int, strides: Any, dilation: Any) -> tuple[tuple[int, 
     return _per_dim(op, "strides", strides, rank), _per_dim(op, "dilation", dilation, rank)
 
 
+def _within(strides: tuple[int, ...], padded: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides no longer than the padded input (one window either way): the kernels' libraries
+    take indices of their own size only."""
+    return tuple(min(s, max(n, 1)) for s, n in zip(strides, padded))
+
+
 def conv(x: Any, kernel: Any, /, strides: Ints = 1, padding: Padding = "VALID", *, dilation: Ints = 1,
          groups: int = 1, data_format: str = "channels_last") -> Tensor:
     """The 1-, 2- or 3-d convolution (cross-correlation, as in every deep-learning library) of
@@ -102,8 +108,8 @@ def conv(x: Any, kernel: Any, /, strides: Ints = 1, padding: Padding = "VALID", 
     pads = conv_padding(padding, sizes, w.shape[:rank], strides, dilation, "conv")
     shape = conv_output_shape(x.shape, w.shape, strides, pads, dilation, groups, fmt, "conv")
     valid.checked_size(shape, x._backend, "conv")
-    valid.checked_size(tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads)), x._backend, "conv")
-    attrs = _lowered(rank, fmt, strides, pads, dilation, groups)
+    padded = valid.checked_size(tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads)), x._backend, "conv")
+    attrs = _lowered(rank, fmt, _within(strides, padded), pads, dilation, groups)
     if rank == 1:
         out = _CALLERS[2][0]((reshape(x, _lift(x.shape, fmt)), reshape(w, _lift(w.shape, fmt, True))), attrs)
         return reshape(out, shape)
@@ -146,8 +152,8 @@ def conv_transpose(x: Any, kernel: Any, /, strides: Ints = 1, padding: Padding =
     shape, pads = conv_transpose_shape(x.shape, w.shape, strides, padding, dilation, groups, fmt, extra, op)
     valid.checked_size(shape, x._backend, op)
     sizes = spatial_and_channels(shape, fmt)[0]
-    valid.checked_size(tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads)), x._backend, op)  # (the work)
-    attrs = _lowered(rank, fmt, strides, pads, dilation, groups)
+    padded = valid.checked_size(tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads)), x._backend, op)
+    attrs = _lowered(rank, fmt, _within(strides, padded), pads, dilation, groups)
     if rank == 1:
         attrs["input_shape"] = _lift(shape, fmt)
         out = _CALLERS[2][1]((reshape(x, _lift(x.shape, fmt)), reshape(w, _lift(w.shape, fmt, True))), attrs)

@@ -156,8 +156,8 @@ def conv_transpose_shape(x: Shape, filt: Shape, strides: Shape, padding: Any, di
 def _per_dim(rank: int, what: str) -> Callable[[Any], tuple[int, ...]]:
     def validate(value: Any) -> tuple[int, ...]:
         out = (as_int(value),) * rank if isinstance(value, int) else tuple(as_int(v) for v in value)
-        if len(out) != rank or any(v < 1 for v in out):
-            raise ValueError(f"{what} needs {rank} ints >= 1 (one per spatial dim), got {out}")
+        if len(out) != rank or any(not 1 <= v < 2**63 for v in out):
+            raise ValueError(f"{what} needs {rank} ints >= 1 (one per spatial dim; below 2**63), got {out}")
         return out
     return validate
 
@@ -165,8 +165,8 @@ def _per_dim(rank: int, what: str) -> Callable[[Any], tuple[int, ...]]:
 def _pairs(rank: int) -> Callable[[Any], Pairs]:
     def validate(value: Any) -> Pairs:
         pairs = tuple(tuple(as_int(v) for v in p) for p in value)
-        if len(pairs) != rank or any(len(p) != 2 or min(p) < 0 for p in pairs):
-            raise ValueError(f"padding needs {rank} (low, high) pairs of ints >= 0, got {pairs}")
+        if len(pairs) != rank or any(len(p) != 2 or not 0 <= min(p) <= max(p) < 2**63 for p in pairs):
+            raise ValueError(f"padding needs {rank} (low, high) pairs of ints in 0..2**63 - 1, got {pairs}")
         return pairs  # type: ignore[return-value]
     return validate
 
