@@ -35,3 +35,17 @@ def test_the_array_api_benchmark_runs_and_reports_its_rows(tmp_path):
     assert proc.stdout.count("fft.fftshift ") == 2 and proc.stdout.count("fft.ifftshift ") == 2
     assert "results differ" not in proc.stdout
     assert len(list(tmp_path.glob("array-api-bench-*.json"))) == 1
+
+
+def test_the_conv_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/conv_bench.py: one round, the jax backend's rows (torch is
+    not a test dependency)."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "conv_bench.py"), "--rounds", "1", "--no-torch",
+         "--results", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Conv2D forward " in proc.stdout and "Conv2D forward+backward" in proc.stdout
+    assert "results differ" not in proc.stdout
+    assert len(list(tmp_path.glob("conv-bench-*.json"))) == 1

@@ -32,6 +32,9 @@ NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inp
          **{k: "takes 4-d images" for k in ("DepthToSpace", "SpaceToDepth")},
          **{k: "a 0-d input has no axis to split or select along" for k in ("SplitV", "Unpack", "TopK")},
          "MatrixBandPart": "takes stacks of matrices", "BroadcastArgs": "takes shapes: 1-d vectors"}
+NO_0D.update({k: "a convolution takes batch, spatial and channel dims" for k in (
+    "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv3D", "Conv3DBackpropInputV2",
+    "Conv3DBackpropFilterV2")})
 NO_INPUTS = {"Fill", "Range", "Eye", "RandomUniform", "RandomNormal"}
 
 

@@ -44,7 +44,7 @@ def test_namespace():
         # activations and dropout (issue 15)
         "elu", "selu", "leaky_relu", "prelu", "relu6", "softplus", "gelu", "silu", "swish", "log_sigmoid",
         "mish", "step", "dropout",
-    }
+    } | {"conv", "conv_transpose", "depthwise_conv", "separable_conv"}
     assert tp.nn.sigmoid is tp.sigmoid
     assert not hasattr(tp.ops, "softmax_cross_entropy") or "softmax_cross_entropy" not in tp.__all__
 

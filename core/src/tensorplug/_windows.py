@@ -1,6 +1,7 @@
 """Window arithmetic of the pooling kernels (MaxPool, AvgPool, their 3-D and Grad kernels,
-MaxPoolWithArgmax, Dilation2D), public through ``tensorplug.kernel_helpers``: pure functions of
-shapes and attributes, so that every backend's kernels share one copy.
+MaxPoolWithArgmax, Dilation2D) and of the convolutions' layouts and transposes, public through
+``tensorplug.kernel_helpers``: pure functions of shapes and attributes, so that every backend's
+kernels share one copy.
 
 A kernel treats its input as an n-d array and its window as n-d too: size 1, stride 1 and no
 padding on the batch and channel axes. ``pool_window`` gives those full-rank tuples, so one
@@ -14,7 +15,8 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["avg_pool_divisor", "output_sizes", "pool_window", "tap_slices", "window_taps"]
+__all__ = ["avg_pool_divisor", "conv_channels_first", "conv_transpose_padding", "output_sizes", "pool_window",
+           "tap_slices", "window_taps"]
 
 Pairs = tuple[tuple[int, int], ...]
 
@@ -67,3 +69,18 @@ def avg_pool_divisor(shape: Sequence[int], window: Sequence[int], strides: Seque
         count = np.minimum(starts + k, n) - np.maximum(starts, 0)
         divisor = divisor * count.reshape((1,) * axis + (m,) + (1,) * (len(shape) - axis - 1))
     return divisor
+
+
+def conv_channels_first(data_format: str) -> bool:
+    """Whether a convolution kernel's `data_format` ('NHWC', 'NCHW', 'NDHWC', 'NCDHW') puts
+    the channels right after the batch axis."""
+    return data_format[1] == "C"
+
+
+def conv_transpose_padding(size: int, out_size: int, kernel: int, stride: int, dilation: int,
+                           low: int) -> tuple[int, int]:
+    """The (low, high) padding, either possibly negative (a crop), of the stride-dilated `out_size`
+    gradient that a stride-1 correlation with the flipped kernel (`kernel` taps, `dilation`)
+    turns into the `size` elements of the input a convolution padded by `low` in front read."""
+    front = (kernel - 1) * dilation - low
+    return front, size + (kernel - 1) * dilation - (out_size - 1) * stride - 1 - front

@@ -11,6 +11,7 @@ them).
 
 from __future__ import annotations
 
+from . import kernel_helpers as _kernel_helpers
 from ._version import API_VERSION
 from .backend import (
     Backend,
@@ -25,37 +26,7 @@ from .dispatch import Dispatcher
 from .engine import run_kernel, wrap
 from .gradients._util import unbroadcast
 from .jit import tracing
-from .kernel_helpers import (
-    ACCUMULATOR_DTYPES,
-    BINARY_KERNELS,
-    COMPLEX_SPECIAL_CASES,
-    PLAIN_ARITHMETIC,
-    UNARY_KERNELS,
-    avg_pool_divisor,
-    band_part,
-    batch_to_space,
-    check_index_bounds,
-    check_nd_index_bounds,
-    clip_bounds,
-    depth_to_space,
-    elementwise_functions,
-    expm1_complex_parts,
-    fill_empty_rows,
-    floor_divide_floats,
-    normalize_axis,
-    output_sizes,
-    pool_window,
-    range_dtype,
-    range_length,
-    slice_index,
-    space_to_batch,
-    space_to_depth,
-    sparse_reshape_indices,
-    sparse_reshape_shape,
-    stable_argsort,
-    tap_slices,
-    window_taps,
-)
+from .kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from .plan import PlannedFunction
 from .plugins.hookspecs import hookimpl
@@ -94,14 +65,6 @@ from .runtime import current as current_runtime
 
 __all__ = [
     "API_VERSION",
-    # tensorplug.kernel_helpers
-    "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "UNARY_KERNELS",
-    "check_index_bounds", "clip_bounds", "elementwise_functions", "expm1_complex_parts",
-    "floor_divide_floats", "normalize_axis", "range_dtype", "range_length", "slice_index", "stable_argsort",
-    "avg_pool_divisor", "output_sizes", "pool_window", "tap_slices", "window_taps",  # (pooling)
-    "band_part", "batch_to_space", "depth_to_space", "space_to_batch", "space_to_depth",
-    "check_nd_index_bounds", "fill_empty_rows", "sparse_reshape_indices", "sparse_reshape_shape",
-    # the rest
     "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
     "KernelConfig", "KernelFunc", "KernelSpec",
     "OpConfig", "PlannedFunction", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo",
@@ -114,8 +77,4 @@ __all__ = [
     "tracing", "unbroadcast", "unregister_backend", "unregister_gradient", "unregister_kernel",
     "unregister_kernel_spec", "unregister_op", "unregister_plugin", "use_runtime", "wrap",
 ]
-
-# tensorplug.kernel_helpers: the activations' formulas
-from .kernel_helpers import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values  # noqa: E402
-
-__all__ += ["SELU_ALPHA", "SELU_SCALE", "elu_values", "gelu_slope", "gelu_values"]
+__all__ += _kernel_helpers.__all__  # tensorplug.kernel_helpers

@@ -1,7 +1,13 @@
-"""``tp.nn``: neural-network ops (softmax, cross-entropy losses, one_hot, activations)."""
+"""``tp.nn``: neural-network ops with JAX/Flax-like functional signatures: activations,
+softmax and cross-entropies, dropout, convolutions, pooling, normalization, and TF's
+space/depth/batch rearrangements. Losses with ``reduction=`` are in ``tp.losses``."""
 
 from __future__ import annotations
 
+from .ops import activations as _activations
+from .ops.activations import *  # noqa: F403
+from .ops.convolution import conv, conv_transpose, depthwise_conv, separable_conv
+from .ops.dropout import dropout
 from .ops.layout import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
 from .ops.nn import (
     log_softmax,
@@ -23,22 +29,11 @@ from .ops.normalization import (
 from .ops.pooling import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 
 __all__ = [
-    "log_softmax",
-    "logsumexp",
-    "one_hot",
-    "relu",
-    "sigmoid",
-    "softmax",
-    "softmax_cross_entropy",
-    "sparse_softmax_cross_entropy",
+    "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "softmax", "softmax_cross_entropy",
+    "sparse_softmax_cross_entropy", "dropout",
+    "conv", "conv_transpose", "depthwise_conv", "separable_conv",
+    "avg_pool", "dilation2d", "max_pool", "max_pool_with_argmax",
+    "batch_norm", "batch_norm_train", "layer_norm", "local_response_normalization", "moments",
     "batch_to_space_nd", "depth_to_space", "space_to_batch_nd", "space_to_depth",
 ]
-
-from .ops.activations import *  # noqa: E402, F403
-from .ops.activations import __all__ as _activations
-from .ops.dropout import dropout  # noqa: E402
-
-__all__ += [*_activations, "dropout"]
-__all__ += ["avg_pool", "dilation2d", "max_pool", "max_pool_with_argmax"]  # (issue 15: pooling)
-__all__ += ["batch_norm", "batch_norm_train", "layer_norm", "local_response_normalization",
-            "moments"]  # (issue 15: normalization)
+__all__ += _activations.__all__

@@ -2,6 +2,7 @@
 
 from . import (
     activations,
+    convolution,
     decompositions,
     einsum,
     elementwise,
@@ -21,6 +22,6 @@ from . import (
     structure,
 )
 
-__all__ = ["activations", "decompositions", "einsum", "elementwise", "fft", "indexing", "layout", "linalg",
-           "manipulation", "nn", "normalization", "pooling", "reductions", "scatter_nd", "segments",
-           "sorting", "sparse", "structure"]
+__all__ = ["activations", "convolution", "decompositions", "einsum", "elementwise", "fft", "indexing",
+           "layout", "linalg", "manipulation", "nn", "normalization", "pooling", "reductions", "scatter_nd",
+           "segments", "sorting", "sparse", "structure"]

@@ -6,6 +6,7 @@ Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the 
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from . import (
     activations,
+    convolution,
     creation,
     decompositions,
     einsum,
@@ -29,7 +30,7 @@ from . import (
     structure,
 )
 
-__all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations", "creation", "decompositions",
-           "einsum", "elementwise", "fft", "indexing", "layout", "linalg", "linspace", "manipulation",
-           "multinomial", "nn", "normalization", "optim", "pooling", "reductions", "scatter_nd", "segments",
-           "sorting", "sparse", "structure"]
+__all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations", "convolution", "creation",
+           "decompositions", "einsum", "elementwise", "fft", "indexing", "layout", "linalg", "linspace",
+           "manipulation", "multinomial", "nn", "normalization", "optim", "pooling", "reductions",
+           "scatter_nd", "segments", "sorting", "sparse", "structure"]

@@ -12,6 +12,7 @@ kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand w
 
 from . import (
     activations,
+    convolution,
     creation,
     decompositions,
     einsum,

@@ -13,6 +13,7 @@ from tensorplug.extend import KernelConfig
 from .._quiet import quiet
 from . import (
     activations,
+    convolution,
     creation,
     decompositions,
     einsum,
@@ -37,9 +38,9 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
-             linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions, scatter_nd,
-             segments, sorting, sparse, structure)
+_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, indexing, layout,
+             linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions,
+             scatter_nd, segments, sorting, sparse, structure)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

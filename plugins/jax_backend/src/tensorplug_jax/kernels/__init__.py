@@ -16,6 +16,7 @@ from tensorplug.extend import KernelConfig
 from .._scope import scoped
 from . import (
     activations,
+    convolution,
     creation,
     decompositions,
     einsum,
@@ -40,9 +41,9 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
-             linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions, scatter_nd,
-             segments, sorting, sparse, structure)
+_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, indexing, layout,
+             linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions,
+             scatter_nd, segments, sorting, sparse, structure)
 
 
 def _where(name: str) -> Any:
