@@ -43,6 +43,7 @@ bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/run.py
 	$(VPY) benchmarks/jax_bench.py
 	$(VPY) benchmarks/array_api_bench.py
+	$(VPY) benchmarks/cnn_bench.py
 	$(VPY) benchmarks/conv_bench.py
 
 # the backend conformance kit against one installed backend: make conformance BACKEND=jax

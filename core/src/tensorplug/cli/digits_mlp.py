@@ -1,4 +1,5 @@
-"""The demo's model: a 64-128-10 ReLU MLP trained with Adam on scikit-learn's bundled digits.
+"""The demo's models trained with Adam on scikit-learn's bundled digits: a 64-128-10 ReLU MLP
+(the default) and the small CNN of ``digits_cnn``.
 
 Written the way a user writes tensorplug code: Variables, ops from ``tp`` and ``tp.nn``, and
 ``optimizer.minimize``. The data, initial weights and batch order come from numpy with fixed
@@ -12,6 +13,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +21,9 @@ import tensorplug as tp
 from tensorplug.optimizers import Adam
 from tensorplug.profiler import KernelCalls, count_kernels
 
-__all__ = ["Digits", "MLP", "Training", "TrainResult", "load_digits_split", "init_params",
+from .digits_cnn import CNN
+
+__all__ = ["Digits", "MLP", "MODELS", "Training", "TrainResult", "load_digits_split", "init_params",
            "epoch_batches", "loss_fn", "train", "SPLIT_SEED", "SIZES"]
 
 SPLIT_SEED = 0  # the train/test split never changes; --seed moves weights and batch order
@@ -104,7 +108,12 @@ class MLP:
         return hidden @ p["w2"] + p["b2"]
 
 
-def loss_fn(model: MLP, x: tp.Tensor, y: tp.Tensor) -> tp.Tensor:
+#: the demo's models by name (``tensorplug demo --model NAME``): each takes a seed and has
+#: ``params`` (a dict of Variables), ``variables`` and a forward ``__call__``
+MODELS: dict[str, Callable[[int], Any]] = {"mlp": MLP, "cnn": CNN}
+
+
+def loss_fn(model: Any, x: tp.Tensor, y: tp.Tensor) -> tp.Tensor:
     """Mean cross-entropy of the model's logits against integer labels."""
     return tp.nn.sparse_softmax_cross_entropy(y, model(x))  # reduction="mean"
 
@@ -114,10 +123,10 @@ class Training:
     the training set, ``test_accuracy()`` evaluates on the test set."""
 
     def __init__(self, data: Digits, seed: int = 0, batch_size: int = 32,
-                 learning_rate: float = 1e-3, jit: bool = False) -> None:
+                 learning_rate: float = 1e-3, jit: bool = False, model: str = "mlp") -> None:
         self.data = data
         self.batch_size = batch_size
-        self.model = MLP(seed)
+        self.model = MODELS[model](seed)
         self.optimizer = Adam(learning_rate)
         self.rng = np.random.default_rng(seed)
         self.steps_per_epoch = math.ceil(len(data.y_train) / batch_size)
@@ -140,21 +149,31 @@ class Training:
             losses = [self.step(tp.asarray(d.x_train[idx]), tp.asarray(d.y_train[idx])) for idx in batches]
         return float(np.mean([float(loss) for loss in losses]))
 
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """The model's class predictions for the rows of `x`."""
+        return tp.argmax(self.model(tp.asarray(x)), axis=-1).numpy()
+
     def test_accuracy(self) -> float:
-        logits = self.model(tp.asarray(self.data.x_test))
-        return float(np.mean(tp.argmax(logits, axis=-1).numpy() == self.data.y_test))
+        return float(np.mean(self.predict(self.data.x_test) == self.data.y_test))
+
+    def save(self, path: str) -> None:
+        """The model's parameters and the optimizer's state to one file (``tp.save``)."""
+        tp.save(path, {"params": self.model.params, "optimizer": self.optimizer.state})
 
 
 def train(epochs: int = 30, batch_size: int = 32, seed: int = 0, learning_rate: float = 1e-3,
           backend: str | None = None, data: Digits | None = None, profile: bool = True,
-          on_epoch: Callable[[int, float], None] | None = None, jit: bool = False) -> TrainResult:
+          on_epoch: Callable[[int, float], None] | None = None, jit: bool = False, model: str = "mlp",
+          save: str | None = None) -> TrainResult:
     """Train the MLP and measure it: test accuracy, mean loss and seconds per epoch, and (when
     `profile`) the kernels that ran, per backend and registering plugin (with `jit` on a
     backend that compiles: the kernels traced into the compiled step). `on_epoch(epoch, loss)`
-    is called after every epoch (the progress bar)."""
+    is called after every epoch (the progress bar); `save` is a path to write the trained model
+    and optimizer state to."""
     if backend is not None:
         tp.set_backend(backend)
-    run = Training(load_digits_split() if data is None else data, seed, batch_size, learning_rate, jit=jit)
+    run = Training(load_digits_split() if data is None else data, seed, batch_size, learning_rate, jit=jit,
+                   model=model)
     losses: list[float] = []
     seconds: list[float] = []
     calls: KernelCalls | None
@@ -166,5 +185,7 @@ def train(epochs: int = 30, batch_size: int = 32, seed: int = 0, learning_rate: 
             if on_epoch is not None:
                 on_epoch(epoch, losses[-1])
         acc = run.test_accuracy()
+    if save is not None:
+        run.save(save)
     return TrainResult(test_accuracy=acc, epoch_losses=losses, epoch_seconds=seconds,
                        backend=tp.get_backend(), kernel_calls=calls, steps_per_epoch=run.steps_per_epoch)
