@@ -57,7 +57,8 @@ class TorchCNN:
         self.opt = torch.optim.Adam(self.params, lr=LEARNING_RATE, betas=(0.9, 0.999), eps=1e-7)
         self.x = torch.from_numpy(data.x_train).reshape(-1, 1, 8, 8)
         self.y = torch.from_numpy(data.y_train)
-        self.x_test, self.y_test = torch.from_numpy(data.x_test).reshape(-1, 1, 8, 8), torch.from_numpy(data.y_test)
+        self.x_test = torch.from_numpy(data.x_test).reshape(-1, 1, 8, 8)
+        self.y_test = torch.from_numpy(data.y_test)
         self.rng = np.random.default_rng(seed)
         self.batch_size = batch_size
 

@@ -13,7 +13,8 @@ __all__ = ["add_parser", "run", "format_kernel_table"]
 
 INSTALL_HINT = "pip install 'tensorplug-core[demo]'"
 DEFAULT_LEARNING_RATES = {"mlp": 1e-3, "cnn": 3e-3}
-MODEL_TITLES = {"mlp": "64-128-10 ReLU MLP", "cnn": "CNN (conv 3x3x16, relu, pool, conv 3x3x32, relu, pool, dense 10)"}
+MODEL_TITLES = {"mlp": "64-128-10 ReLU MLP",
+                "cnn": "CNN (conv 3x3x16, relu, pool, conv 3x3x32, relu, pool, dense 10)"}
 
 
 def add_parser(subparsers: Any) -> None:

@@ -30,7 +30,8 @@ def init_cnn_params(seed: int) -> dict[str, np.ndarray]:
         fan_in = shape[0] * shape[1] * shape[2]
         params[f"conv{i}"] = (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
         params[f"bias{i}"] = np.zeros(shape[-1], np.float32)
-    params["dense"] = (rng.standard_normal((_FEATURES, _CLASSES)) * np.sqrt(2.0 / _FEATURES)).astype(np.float32)
+    dense = rng.standard_normal((_FEATURES, _CLASSES)) * np.sqrt(2.0 / _FEATURES)
+    params["dense"] = dense.astype(np.float32)
     params["bias3"] = np.zeros(_CLASSES, np.float32)
     return params
 
