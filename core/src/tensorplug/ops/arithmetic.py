@@ -1,18 +1,18 @@
 """Elementwise arithmetic ops TF.js has beyond the Array API: ``squared_difference``,
-``rsqrt`` and ``add_n`` (top-level: ``tp.squared_difference`` ...)."""
+``rsqrt``, ``add_n`` and ``complex`` (top-level: ``tp.squared_difference`` ...)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from ..dtypes import bool_, result_type
+from ..dtypes import bool_, complex_of, result_type
 from ..errors import ArgumentError, DTypeError
 from ..specs.activations import add_n_shape
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, convert_pair, to_float
 
-__all__ = ["add_n", "rsqrt", "squared_difference"]
+__all__ = ["add_n", "complex", "rsqrt", "squared_difference"]
 
 _SQUARED_DIFFERENCE = caller("SquaredDifference")
 _RSQRT = caller("Rsqrt")
@@ -49,3 +49,15 @@ def add_n(xs: Sequence[Any], /) -> Tensor:
         raise DTypeError("add_n does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
     add_n_shape([t.shape for t in tensors], "add_n")
     return _ADD_N(tuple(astype(t, dtype) for t in tensors), {})
+
+
+def complex(real: Any, imag: Any, /) -> Tensor:  # noqa: A001
+    """real + i * imag elementwise with broadcasting (TF.js's Complex, torch.complex): real
+    floating inputs of one promoted dtype give its complex dtype (float64 -> complex128, the
+    others complex64); differentiable in both."""
+    real, imag = convert_pair(real, imag)
+    if real._dtype.kind != "float" or imag._dtype.kind != "float":
+        raise DTypeError(f"complex takes real floating inputs, got {real._dtype.name} and "
+                         f"{imag._dtype.name}; cast first, e.g. x.astype(tp.float32).")
+    out = complex_of(real._dtype)
+    return astype(real, out) + astype(imag, out) * 1j
