@@ -111,4 +111,5 @@ def test_complex_is_real_plus_i_imag():
 
 
 def test_complex_gradients():
-    check_gradients(lambda a, b: tp.abs(tp.complex(a, b)), np.array([3.0, -1.0]), np.array([4.0, 2.0]), order=2)
+    check_gradients(lambda a, b: tp.abs(tp.complex(a, b)), np.array([3.0, -1.0]), np.array([4.0, 2.0]),
+                    order=2)
