@@ -60,6 +60,39 @@ def test_thirty_epochs_reach_095(digits) -> None:
     assert result.test_accuracy >= 0.95
 
 
+@pytest.mark.slow
+def test_the_cnn_reaches_098_in_thirty_epochs(digits) -> None:
+    result = train(epochs=30, data=digits, profile=False, jit=True, model="cnn",
+                   learning_rate=demo_cmd.DEFAULT_LEARNING_RATES["cnn"])
+    assert result.test_accuracy >= 0.98
+
+
+def test_a_saved_cnn_reloads_with_the_same_predictions_on_either_backend(digits, tmp_path) -> None:
+    trained = Training(digits, seed=4, model="cnn", jit=True)
+    trained.epoch()
+    path = tmp_path / "cnn.safetensors"
+    trained.save(str(path))
+    want_logits = trained.model(tp.asarray(digits.x_test)).numpy()
+    for backend in ("numpy", "jax"):
+        loaded = tp.load(path, backend=backend)
+        fresh = Training(digits, seed=9, model="cnn")  # other weights, replaced by the saved ones
+        fresh.model.params = loaded["params"]
+        assert loaded["optimizer"] is not None and all(isinstance(v, tp.Variable) for v in fresh.model.variables)
+        with tp.backend_scope(backend):
+            got = fresh.model(tp.asarray(digits.x_test)).numpy()
+        np.testing.assert_allclose(got, want_logits, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(got.argmax(-1), want_logits.argmax(-1))
+
+
+def test_demo_trains_the_cnn_and_saves_it(capsys, tmp_path) -> None:
+    path = tmp_path / "model.safetensors"
+    assert cli.main(["demo", "--model", "cnn", "--epochs", "1", "--no-progress", "--save", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "CNN (conv 3x3x16" in out and "Adam(lr=0.003)" in out and f"saved:               {path}" in out
+    assert {"Conv2D", "MaxPool", "Conv2DBackpropFilter", "MaxPoolGrad"} <= set(out.split())
+    assert set(tp.load(path)["params"]) == {"conv1", "bias1", "conv2", "bias2", "dense", "bias3"}
+
+
 def test_kernel_table_is_aligned() -> None:
     rows = [("MatMul", "numpy", "np-plugin", 1234), ("Add", "numpy", "np-plugin", 7)]
 
