@@ -67,11 +67,10 @@ def _window_max(x: np.ndarray, geo: Geometry) -> np.ndarray:
     return y
 
 
-def _first_max_masks(x: np.ndarray, geo: Geometry) -> list[tuple[tuple[slice, ...], np.ndarray]]:
-    """Per window tap (row-major): its slices of the padded input and where it holds its
-    window's first maximum, found by comparing the tap with the window's maximum (NaN
-    ignored, as TF.js's strict comparison does) and masking out windows taken by earlier taps.
-    Plain boolean passes: numpy's masked ufuncs (`where=`) are 5-10x slower."""
+def _first_max_masks(x: np.ndarray, geo: Geometry) -> list[np.ndarray]:
+    """Per window tap (row-major), where it holds its window's first maximum (output-shaped):
+    the tap equals the window's maximum (NaN ignored, as TF.js's strict comparison does) and no
+    earlier tap did. Plain boolean passes: numpy's masked ufuncs (`where=`) are 5-10x slower."""
     window, strides, pad = geo
     padded = _padded(x, pad, -np.inf)
     out = output_sizes(x.shape, window, strides, pad)
@@ -84,15 +83,15 @@ def _first_max_masks(x: np.ndarray, geo: Geometry) -> list[tuple[tuple[slice, ..
         first = np.equal(padded[index], best)
         np.greater(first, taken, out=first)  # reaches the maximum and no earlier tap did
         np.logical_or(taken, first, out=taken)
-        masks.append((index, first))
+        masks.append(first)
     return masks
 
 
 def _first_max(x: np.ndarray, geo: Geometry) -> np.ndarray:
     """The tap (flat, row-major) of each window's first maximum; shape of the output."""
     masks = _first_max_masks(x, geo)
-    arg = np.zeros(masks[0][1].shape, np.int64 if len(masks) > 127 else np.int8)
-    for t, (_, first) in enumerate(masks[1:], 1):
+    arg = np.zeros(masks[0].shape, np.int64 if len(masks) > 127 else np.int8)
+    for t, first in enumerate(masks[1:], 1):
         arg += np.multiply(first, t, dtype=arg.dtype)
     return arg
 
@@ -124,15 +123,11 @@ def _scatter(shape: tuple[int, ...], geo: Geometry, out_shape: tuple[int, ...],
 
 
 def max_pool_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    """dy, tap by tap, added into the strided views of a zero buffer where that tap is its
-    window's first maximum."""
+    """dy, tap by tap, added where that tap is its window's first maximum."""
     dy, x = inputs[0], inputs[1]
     geo = _geometry(x, attrs)
-    pad = geo[2]
-    padded = np.zeros(tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pad)), dy.dtype)
-    for index, first in _first_max_masks(x, geo):
-        padded[index] += dy * first
-    return padded[tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape, pad))]
+    masks = _first_max_masks(x, geo)
+    return _scatter(x.shape, geo, dy.shape, lambda t: dy * masks[t], dy.dtype)
 
 
 def avg_pool_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
