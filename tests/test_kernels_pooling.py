@@ -86,6 +86,23 @@ def test_max_pool_grad_sends_ties_to_the_first_maximum():
     np.testing.assert_array_equal(got[0, :, :, 0], want)
 
 
+
+def test_max_pool_grad_ties_in_overlapping_windows_go_to_each_first_maximum():
+    """Stride 1 with 'SAME'-like padding (the CNN demo's first pool): windows overlap, so an
+    element can be the first maximum of several windows and receives the sum of their dy."""
+    attrs = dict(filter_size=(2, 3), strides=(1, 1), pad=((0, 1), (1, 1)))
+    x = np.random.default_rng(3).integers(0, 3, (2, 5, 6, 2)).astype(np.float64)  # many ties
+    y = run("MaxPool", {"x": x}, attrs)
+    dy = sample(y.shape, tp.float64, seed=4)
+    padded = np.pad(x, ((0, 0), (0, 1), (1, 1), (0, 0)), constant_values=-np.inf)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (2, 3), axis=(1, 2))  # (N, H, W, C, 2, 3)
+    first = windows.reshape(*y.shape, 6).argmax(axis=-1)  # argmax: the first maximum, row-major
+    want = np.zeros(padded.shape)
+    n, h, w, c = np.indices(y.shape)
+    np.add.at(want, (n, h + first // 3, w + first % 3, c), dy)
+    got = run("MaxPoolGrad", {"dy": dy, "input": x, "output": y}, attrs)
+    np.testing.assert_allclose(got, want[:, :5, 1:7], rtol=1e-12, atol=1e-12)  # (sums in another order)
+
 @pytest.mark.parametrize(("dtype", "batch"), [(tp.float32, False), (tp.float64, True)])
 def test_max_pool_with_argmax_indexes_the_maximum(dtype, batch):
     x = sample((2, 5, 6, 3), dtype)

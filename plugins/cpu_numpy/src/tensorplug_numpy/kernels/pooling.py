@@ -2,11 +2,12 @@
 every axis, size 1 on batch and channels), their Grad kernels, MaxPoolWithArgmax, and
 Dilation2D with its two backward kernels.
 
-The forward kernels reduce a ``sliding_window_view`` of the padded input (-inf pads a max, 0 an
-average, which divides by the count of real elements). The backward kernels find each window's
-first maximum (``argmax`` over its taps, row-major) and scatter with one vectorized update per
-window tap (a loop over the few taps, never over output positions). Half floats average in
-float32.
+MaxPool is a running ``np.maximum`` over the window's strided tap slices, one spatial axis at a
+time; AvgPool sums a ``sliding_window_view`` (0 pads, dividing by the count of real elements).
+Pads are written into a preallocated buffer (-inf for a max). The backward kernels find each
+window's first maximum (row-major) as boolean masks per tap and scatter with one vectorized
+update per window tap (a loop over the few taps, never over output positions). Half floats
+average in float32.
 """
 
 from __future__ import annotations
@@ -27,36 +28,77 @@ def _geometry(x: np.ndarray, attrs: dict[str, Any]) -> Geometry:
                        attrs["strides"], attrs["pad"])
 
 
+def _padded(x: np.ndarray, pad: tuple[tuple[int, int], ...], fill: float) -> np.ndarray:
+    """x with `fill` around it: written into a preallocated buffer (np.pad's fixed cost is
+    several times the copy at the demo's sizes)."""
+    if not any(lo or hi for lo, hi in pad):
+        return x
+    out = np.full(tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pad)), fill, x.dtype)
+    out[tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape, pad))] = x
+    return out
+
+
 def _reduce_windows(x: np.ndarray, geo: Geometry, fill: float, reduce: Any) -> np.ndarray:
-    """`reduce` (np.max, np.sum) over each window of x padded with `fill`: a sliding window
-    view over the axes the window spans (size-1 window axes, batch and channels, may be empty)."""
+    """`reduce` (np.sum) over each window of x padded with `fill`: a sliding window view over
+    the axes the window spans (size-1 window axes, batch and channels, may be empty)."""
     window, strides, pad = geo
-    padded = np.pad(x, pad, constant_values=fill) if any(lo or hi for lo, hi in pad) else x
+    padded = _padded(x, pad, fill)
     axes = tuple(a for a, k in enumerate(window) if k > 1)
     view = sliding_window_view(padded, [window[a] for a in axes], axis=axes) if axes else padded
     view = view[tuple(slice(None, None, s) for s in strides)]
     return reduce(view, axis=tuple(range(x.ndim, x.ndim + len(axes))))
 
 
-def _first_max(x: np.ndarray, geo: Geometry) -> np.ndarray:
-    """The tap (flat, row-major) of each window's first maximum; shape of the output: a running
-    strict comparison over the taps' strided views (np.argmax over the taps, on either end of
-    a stacked copy, is several times slower)."""
+def _window_max(x: np.ndarray, geo: Geometry) -> np.ndarray:
+    """Each window's maximum, one axis at a time (a window's max is the max over its rows of
+    the max along each row): a running np.maximum over the axis' k strided tap slices, so
+    sum(k - 1) elementwise passes instead of a reduction over a sliding-window view."""
     window, strides, pad = geo
-    padded = np.pad(x, pad, constant_values=-np.inf) if any(lo or hi for lo, hi in pad) else x
+    if all(k == 1 for k in window):
+        return x[tuple(slice(None, None, s) for s in strides)].copy()
+    y = _padded(x, pad, -np.inf)
     out = output_sizes(x.shape, window, strides, pad)
-    taps = [padded[tap_slices(tap, out, strides)] for tap in window_taps(window)]
-    best = taps[0]
-    arg = np.zeros(best.shape, np.int64 if len(taps) > 127 else np.int8)
-    for t in range(1, len(taps)):
-        np.copyto(arg, t, where=taps[t] > best)
-        best = np.maximum(best, taps[t])
+    for a, (k, s) in enumerate(zip(window, strides)):
+        before = (slice(None),) * a
+        taps = [y[before + (slice(t, t + (out[a] - 1) * s + 1, s),)] for t in range(k)]
+        y = taps[0] if k == 1 else np.maximum(taps[0], taps[1])
+        for t in taps[2:]:
+            np.maximum(y, t, out=y)
+    return y
+
+
+def _first_max_masks(x: np.ndarray, geo: Geometry) -> list[np.ndarray]:
+    """Per window tap (row-major), where it holds its window's first maximum (output-shaped):
+    the tap equals the window's maximum (NaN ignored, as TF.js's strict comparison does) and no
+    earlier tap did. Plain boolean passes: numpy's masked ufuncs (`where=`) are 5-10x slower."""
+    window, strides, pad = geo
+    padded = _padded(x, pad, -np.inf)
+    out = output_sizes(x.shape, window, strides, pad)
+    slices = [tap_slices(tap, out, strides) for tap in window_taps(window)]
+    best = padded[slices[0]].copy()
+    for index in slices[1:]:
+        np.fmax(best, padded[index], out=best)
+    masks, taken = [], np.zeros(best.shape, bool)
+    for index in slices:
+        first = np.equal(padded[index], best)
+        np.greater(first, taken, out=first)  # reaches the maximum and no earlier tap did
+        np.logical_or(taken, first, out=taken)
+        masks.append(first)
+    return masks
+
+
+def _first_max(x: np.ndarray, geo: Geometry) -> np.ndarray:
+    """The tap (flat, row-major) of each window's first maximum; shape of the output."""
+    masks = _first_max_masks(x, geo)
+    arg = np.zeros(masks[0].shape, np.int64 if len(masks) > 127 else np.int8)
+    for t, first in enumerate(masks[1:], 1):
+        arg += np.multiply(first, t, dtype=arg.dtype)
     return arg
 
 
 def max_pool(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x = inputs[0]
-    return _reduce_windows(x, _geometry(x, attrs), -np.inf, np.max)
+    return _window_max(x, _geometry(x, attrs))
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
@@ -81,11 +123,11 @@ def _scatter(shape: tuple[int, ...], geo: Geometry, out_shape: tuple[int, ...],
 
 
 def max_pool_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    """dy, tap by tap, added where that tap is its window's first maximum."""
     dy, x = inputs[0], inputs[1]
     geo = _geometry(x, attrs)
-    arg = _first_max(x, geo)
-    zero = np.zeros((), dy.dtype)
-    return _scatter(x.shape, geo, dy.shape, lambda t: np.where(arg == t, dy, zero), dy.dtype)
+    masks = _first_max_masks(x, geo)
+    return _scatter(x.shape, geo, dy.shape, lambda t: dy * masks[t], dy.dtype)
 
 
 def avg_pool_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -99,7 +141,7 @@ def max_pool_with_argmax(inputs: tuple[Any, ...], attrs: dict[str, Any], backend
     x = inputs[0]
     geo = _geometry(x, attrs)
     window, strides, pad = geo
-    values = _reduce_windows(x, geo, -np.inf, np.max)
+    values = _window_max(x, geo)
     arg = _first_max(x, geo)
     offsets = np.unravel_index(arg, window)
     coords = [np.arange(m).reshape((1,) * a + (m,) + (1,) * (x.ndim - a - 1)) * s - lo + off
