@@ -11,6 +11,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    image,
     indexing,
     layout,
     linalg,
@@ -33,3 +34,4 @@ __all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations", "c
            "einsum", "elementwise", "fft", "indexing", "layout", "linalg", "linspace", "manipulation",
            "multinomial", "nn", "normalization", "optim", "pooling", "reductions", "scatter_nd", "segments",
            "sorting", "sparse", "structure"]
+__all__ += ["image"]

@@ -18,6 +18,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    image,
     indexing,
     layout,
     linalg,
@@ -40,6 +41,7 @@ from ._kernel import Kernel
 _FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
              linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions, scatter_nd,
              segments, sorting, sparse, structure)
+_FAMILIES += (image,)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -21,6 +21,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    image,
     indexing,
     layout,
     linalg,
@@ -43,6 +44,7 @@ from ._jit import JaxKernel
 _FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
              linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions, scatter_nd,
              segments, sorting, sparse, structure)
+_FAMILIES += (image,)
 
 
 def _where(name: str) -> Any:
