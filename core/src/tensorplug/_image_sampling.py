@@ -104,9 +104,9 @@ def _read(xp: Any, image: Any, b: Any, row: Any, col: Any) -> tuple[Any, Any]:
     """image[b, row, col] (channels last) at integer-valued float coordinates, and whether each
     read lies inside the image (outside ones read a clipped pixel: mask them)."""
     height, width = image.shape[1], image.shape[2]
-    inside = (row >= 0) & (row <= height - 1) & (col >= 0) & (col <= width - 1)
-    r = xp.clip(row, 0, max(height - 1, 0)).astype(np.int64)
-    c = xp.clip(col, 0, max(width - 1, 0)).astype(np.int64)
+    inside = (row >= 0) & (row <= height - 1) & (col >= 0) & (col <= width - 1)  # (NaN: outside)
+    r = xp.where(inside, row, 0).astype(np.int64)
+    c = xp.where(inside, col, 0).astype(np.int64)
     return image[b, r, c], inside
 
 
@@ -142,7 +142,7 @@ def sample_clamped_adjoint(xp: Any, scatter_add: ScatterAdd, grads: Any, shape: 
     out = xp.zeros(tuple(shape), grads.dtype)
     height, width = shape[1], shape[2]
 
-    def put(acc: Any, row: Any, col: Any, w: Any) -> Any:
+    def put(acc: Any, row: Any, col: Any, w: Any) -> Any:  # (points inside the image: see crop_points)
         r = xp.clip(row, 0, height - 1).astype(np.int64)
         c = xp.clip(col, 0, width - 1).astype(np.int64)
         full = xp.broadcast_to(b, r.shape)
@@ -177,9 +177,10 @@ def crop_points(xp: Any, boxes: Any, box_ind: Any, batch: int, height: int, widt
     y = axis(boxes[:, 0], boxes[:, 2], height, crop_h)[:, :, None]
     x = axis(boxes[:, 1], boxes[:, 3], width, crop_w)[:, None, :]
     good_box = ((box_ind >= 0) & (box_ind < batch))[:, None, None]
-    inside = (y >= 0) & (y <= height - 1) & (x >= 0) & (x <= width - 1) & good_box
-    b = xp.clip(box_ind, 0, max(batch - 1, 0)).astype(np.int64)[:, None, None]
-    return b, xp.clip(y, 0, max(height - 1, 0)), xp.clip(x, 0, max(width - 1, 0)), inside
+    good_y, good_x = (y >= 0) & (y <= height - 1), (x >= 0) & (x <= width - 1)  # (NaN: outside)
+    b = xp.where(good_box, box_ind[:, None, None], 0).astype(np.int64)
+    inside = good_y & good_x & good_box
+    return b, xp.where(good_y, y, 0), xp.where(good_x, x, 0), inside
 
 
 def crop_and_resize(xp: Any, image: Any, boxes: Any, box_ind: Any, crop_size: Sequence[int], method: str,
@@ -247,8 +248,8 @@ def rotate_with_offset(xp: Any, image: Any, radians: float, fill_value: float | 
         return image
     py, px = rotate_points(image.shape, radians, center)
     inside = (py >= 0) & (py < height) & (px >= 0) & (px < width)
-    rows = np.clip(py, 0, height - 1).astype(np.int64)
-    cols = np.clip(px, 0, width - 1).astype(np.int64)
+    rows = np.where(inside, py, 0).astype(np.int64)
+    cols = np.where(inside, px, 0).astype(np.int64)
     fill = channel_fill(fill_value, channels).astype(image.dtype)
     return xp.where(inside[None, :, :, None], image[:, rows, cols], fill)
 

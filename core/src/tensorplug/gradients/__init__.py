@@ -6,6 +6,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    image,
     indexing,
     layout,
     linalg,
@@ -24,3 +25,4 @@ from . import (
 __all__ = ["activations", "decompositions", "einsum", "elementwise", "fft", "indexing", "layout", "linalg",
            "manipulation", "nn", "normalization", "pooling", "reductions", "scatter_nd", "segments",
            "sorting", "sparse", "structure"]
+__all__ += ["image"]

@@ -45,7 +45,7 @@ def _pair(value: Any) -> tuple[int, int]:
     out = tuple(as_int(v) for v in value)
     if len(out) != 2 or min(out) < 1:
         raise ValueError(f"expected (height, width), two ints >= 1, got {value!r}")
-    return out  # type: ignore[return-value]
+    return out
 
 
 def _pair_or_none(value: Any) -> tuple[int, int] | None:

@@ -41,10 +41,9 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, indexing, layout, linalg,
-             linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions, scatter_nd,
-             segments, sorting, sparse, structure)
-_FAMILIES += (image,)
+_FAMILIES = (activations, creation, decompositions, einsum, elementwise, fft, image, indexing, layout,
+             linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions,
+             scatter_nd, segments, sorting, sparse, structure)
 
 
 def _where(name: str) -> Any:

@@ -32,7 +32,8 @@ def _wide(x: Any) -> Any:
 
 def _resize(nearest: bool) -> Any:
     def fn(x: Any, size: Any, align_corners: bool, half_pixel_centers: bool) -> Any:
-        out = sampling.resize(jnp, x if nearest else _wide(x), size, align_corners, half_pixel_centers, nearest)
+        wide = x if nearest else _wide(x)
+        out = sampling.resize(jnp, wide, size, align_corners, half_pixel_centers, nearest)
         return out.astype(x.dtype)
     return with_attrs(fn, static=("size", "align_corners", "half_pixel_centers"))
 
@@ -63,7 +64,8 @@ def _rotate_with_offset(image: Any, radians: float, fill_value: Any, center: Any
 
 def _transform(image: Any, transforms: Any, interpolation: str, fill_mode: str, output_shape: Any,
                fill_value: Any) -> Any:
-    out = sampling.transform(jnp, _wide(image), transforms, interpolation, fill_mode, fill_value, output_shape)
+    out = sampling.transform(jnp, _wide(image), transforms, interpolation, fill_mode, fill_value,
+                             output_shape)
     return out.astype(image.dtype)
 
 
