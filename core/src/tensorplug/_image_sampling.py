@@ -161,12 +161,11 @@ def sample_clamped_adjoint(xp: Any, scatter_add: ScatterAdd, grads: Any, shape: 
 # -- CropAndResize -----------------------------------------------------------------------------
 def crop_points(xp: Any, boxes: Any, box_ind: Any, batch: int, height: int, width: int,
                 crop_size: Sequence[int]) -> tuple[Any, Any, Any, Any]:
-    """Where CropAndResize reads: batch rows (boxes, 1, 1), y (boxes, crop_h, 1), x (boxes, 1,
-    crop_w) in pixels, and which points are real reads (inside the image, of a box whose
-    index is in [0, batch)): the others give the extrapolation value (TF.js's zeros for a box
-    index out of range)."""
+    """Where CropAndResize reads, in the boxes' dtype: batch rows (boxes, 1, 1), y (boxes,
+    crop_h, 1), x (boxes, 1, crop_w) in pixels, and which points are real reads (inside the
+    image, of a box whose index is in [0, batch)): the others give the extrapolation value
+    (TF.js's zeros for a box index out of range)."""
     crop_h, crop_w = crop_size
-    boxes = boxes.astype(np.float64) if boxes.dtype.itemsize < 4 else boxes
 
     def axis(lo: Any, hi: Any, length: int, n: int) -> Any:
         if n > 1:
@@ -189,7 +188,7 @@ def crop_and_resize(xp: Any, image: Any, boxes: Any, box_ind: Any, crop_size: Se
     n, height, width, channels = image.shape
     if boxes.shape[0] == 0 or n == 0 or channels == 0:
         return xp.full((boxes.shape[0], *crop_size, channels), extrapolation_value, image.dtype)
-    b, y, x, inside = crop_points(xp, boxes, box_ind, n, height, width, crop_size)
+    b, y, x, inside = crop_points(xp, boxes.astype(image.dtype), box_ind, n, height, width, crop_size)
     values = sample_clamped(xp, image, b, y, x, method == "bilinear")
     fill = xp.where((box_ind >= 0) & (box_ind < n), extrapolation_value, 0)[:, None, None, None]
     return xp.where(inside[..., None], values, fill.astype(image.dtype))
@@ -201,7 +200,8 @@ def crop_and_resize_grad_image(xp: Any, scatter_add: ScatterAdd, grads: Any, box
     n, height, width, _ = image_shape
     if grads.size == 0 or n == 0:
         return xp.zeros(tuple(image_shape), grads.dtype)
-    b, y, x, inside = crop_points(xp, boxes, box_ind, n, height, width, grads.shape[1:3])
+    b, y, x, inside = crop_points(xp, boxes.astype(grads.dtype), box_ind, n, height, width,
+                                  grads.shape[1:3])
     masked = xp.where(inside[..., None], grads, xp.zeros((), grads.dtype))
     return sample_clamped_adjoint(xp, scatter_add, masked, image_shape, b, y, x, method == "bilinear")
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import _validate as valid
+from ..dtypes import float32
 from ..errors import ArgumentError, DTypeError, ShapeError
 from ..specs.image import FILL_MODES, METHODS, boxes_shapes, image_shape, nms_shapes, resized_shape
 from ..tensor import Tensor
@@ -102,10 +103,12 @@ def crop_and_resize(image: Any, boxes: Any, box_ind: Any, crop_size: Any, method
     """Crops of image (batch, height, width, channels) at boxes (num_boxes, 4) of normalized
     corners (y1, x1, y2, x2), box_ind (num_boxes,) naming each box's image, each resized to
     crop_size (crop_height, crop_width): (num_boxes, crop_height, crop_width, channels).
-    Points outside the image read `extrapolation_value`. Differentiable in the image only."""
+    Points outside the image read `extrapolation_value`. Boxes are float32 (TF.js's);
+    differentiable in the image only (a gradient through boxes is an AutodiffError)."""
     op = "crop_and_resize"
     x = _floats(image, op, "image")
     b = _floats(boxes, op, "boxes")
+    b = b if b._dtype is float32 else astype(b, float32)  # (TF.js's boxes: float32)
     ind = asarray(int_values(op, box_ind, "box_ind"))
     attrs = {"crop_size": _size(crop_size, op, "crop_size"), "method": _choice(method, METHODS, op, "method"),
              "extrapolation_value": float(valid.number(extrapolation_value, op, "extrapolation_value"))}

@@ -17,6 +17,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    image,
     indexing,
     layout,
     linalg,
