@@ -68,10 +68,12 @@ def _resize(op: str, images: Any, size: Any, align_corners: Any, half_pixel_cent
     size = _size(size, op, "size")
     attrs = {"size": size, "align_corners": valid.flag(align_corners, op, "align_corners"),
              "half_pixel_centers": valid.flag(half_pixel_centers, op, "half_pixel_centers")}
-    if x.ndim == 3:  # one image (height, width, channels), as TF.js takes it
-        resized_shape((1, *x.shape), size, attrs, op)
+    single = x.ndim == 3  # one image (height, width, channels), as TF.js takes it
+    shape = (1, *x.shape) if single else tuple(x.shape)
+    resized_shape(shape, size, attrs, op)
+    valid.checked_size((shape[0], size[0], max(shape[2], size[1]), shape[3]), x._backend, op)  # (both passes)
+    if single:
         return squeeze(_RESIZE[nearest]((expand_dims(x, axis=0),), attrs), axis=0)
-    resized_shape(x.shape, size, attrs, op)
     return _RESIZE[nearest]((x,), attrs)
 
 
@@ -110,13 +112,15 @@ def crop_and_resize(image: Any, boxes: Any, box_ind: Any, crop_size: Any, method
     b = _floats(boxes, op, "boxes")
     b = b if b._dtype is float32 else astype(b, float32)  # (TF.js's boxes: float32)
     ind = asarray(int_values(op, box_ind, "box_ind"))
-    attrs = {"crop_size": _size(crop_size, op, "crop_size"), "method": _choice(method, METHODS, op, "method"),
+    crop = _size(crop_size, op, "crop_size")
+    attrs = {"crop_size": crop, "method": _choice(method, METHODS, op, "method"),
              "extrapolation_value": float(valid.number(extrapolation_value, op, "extrapolation_value"))}
     n, h, w, _ = image_shape(x.shape, op, "image")
     if h < 1 or w < 1:
         raise ShapeError(f"{op}: image of shape {x.shape} has no pixel to crop; height and width must be "
                          ">= 1.")
-    boxes_shapes(b.shape, ind.shape, op)
+    count = boxes_shapes(b.shape, ind.shape, op)
+    valid.checked_size((count, crop[0], crop[1], x.shape[3]), x._backend, op)
     return _CROP((x, b, ind), attrs)
 
 
@@ -170,10 +174,11 @@ def transform(image: Any, transforms: Any, interpolation: str = "nearest", fill_
     if t.ndim != 2 or t.shape[1] != 8 or t.shape[0] not in (1, n):
         raise ShapeError(f"{op}: transforms must be (1, 8) or ({n}, 8), one row per image, got shape "
                          f"{t.shape}.")
+    out = None if output_shape is None else _size(output_shape, op, "output_shape")
     attrs = {"interpolation": _choice(interpolation, METHODS, op, "interpolation"),
              "fill_mode": _choice(fill_mode, FILL_MODES, op, "fill_mode"),
-             "fill_value": float(valid.number(fill_value, op, "fill_value")),
-             "output_shape": None if output_shape is None else _size(output_shape, op, "output_shape")}
+             "fill_value": float(valid.number(fill_value, op, "fill_value")), "output_shape": out}
+    valid.checked_size((n, *(out or x.shape[1:3]), x.shape[3]), x._backend, op)
     return _TRANSFORM((x, t), attrs)
 
 

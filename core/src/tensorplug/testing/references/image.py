@@ -334,7 +334,7 @@ def _nms(boxes: np.ndarray, scores: np.ndarray, max_output_size: int, iou_thresh
          score_threshold: float, sigma: float) -> tuple[list[int], list[float]]:
     """TF's algorithm: candidates popped by score (ties: lower index), compared lazily with the
     boxes selected since their score was last updated, put back while their score decays."""
-    queue = [[float(s), i, 0] for i, s in enumerate(scores) if s > score_threshold]
+    queue: list[list[Any]] = [[float(s), i, 0] for i, s in enumerate(scores) if s > score_threshold]
     scale = -0.5 / sigma if sigma > 0 else 0.0
     picked: list[int] = []
     picked_scores: list[float] = []
