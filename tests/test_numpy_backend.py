@@ -35,6 +35,7 @@ FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "lin
             "optim", "reductions", "sorting")
 FAMILIES += ("activations", "einsum", "layout", "normalization", "pooling", "structure")  # (issue 15)
 FAMILIES += ("linspace", "multinomial", "scatter_nd", "segments", "sparse")
+FAMILIES += ("image",)
 
 
 # -- completeness and layout --------------------------------------------------------------------

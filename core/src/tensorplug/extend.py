@@ -119,3 +119,8 @@ __all__ = [
 from .kernel_helpers import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values  # noqa: E402
 
 __all__ += ["SELU_ALPHA", "SELU_SCALE", "elu_values", "gelu_slope", "gelu_values"]
+
+# tensorplug.kernel_helpers: the image family's arithmetic (resize taps, sampling, NMS)
+from .kernel_helpers import image_sampling  # noqa: E402
+
+__all__ += ["image_sampling"]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _image_sampling as image
+from . import _image_sampling as image_sampling
 from ._rearrange import band_part, batch_to_space, depth_to_space, space_to_batch, space_to_depth
 from ._windows import avg_pool_divisor, output_sizes, pool_window, tap_slices, window_taps
 from .dtypes import ALL_DTYPES, accumulator_of
@@ -37,7 +37,7 @@ __all__ = [
     "range_dtype", "range_length", "slice_index", "space_to_batch", "space_to_depth",
     "sparse_reshape_indices", "sparse_reshape_shape", "stable_argsort", "tap_slices", "window_taps",
 ]
-__all__ += ["image"]  # the image family's sampling (tensorplug._image_sampling)
+__all__ += ["image_sampling"]  # the image family's arithmetic (tensorplug._image_sampling)
 
 # -- axes, slices and indices ---------------------------------------------------------------------
 _EMPTY = slice(0, 0, 1)

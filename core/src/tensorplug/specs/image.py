@@ -6,7 +6,7 @@ scores' values unless padded).
 
 The shape rules here are the family's, shared with the ops (``image_shape``, ``boxes_shapes``,
 ``nms_shapes``); the sampling arithmetic is ``tensorplug._image_sampling``, shared with the
-kernels through ``tensorplug.kernel_helpers``.
+kernels through ``tensorplug.kernel_helpers`` (``image_sampling``).
 """
 
 from __future__ import annotations

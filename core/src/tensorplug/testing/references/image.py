@@ -165,6 +165,13 @@ def _crop_cases(spec: KernelSpec) -> list[Case]:
             else:
                 attrs = {"crop_size": crop, "method": method, "extrapolation_value": 0.5 * i}
                 out.append(Case((sample(shape, d, key=(spec.name, i)), _BOXES, _BOX_IND), attrs))
+    # small enough for the gradient's needs to be traced (in float32, the boxes' dtype)
+    if grad:
+        out.append(Case((sample((5, 1, 2, 1), float32, key=spec.name), _BOXES, _BOX_IND),
+                        {"image_shape": (1, 3, 3, 1)}))
+    else:
+        out.append(Case((sample((1, 3, 3, 1), float32, key=spec.name), _BOXES, _BOX_IND),
+                        {"crop_size": (1, 2)}))
     return out
 
 
@@ -202,7 +209,8 @@ def _crop_and_resize_grad_image(grads: np.ndarray, boxes: np.ndarray, box_ind: n
 
 # -- FlipLeftRight, RotateWithOffset, Transform -------------------------------------------------
 def _image_cases(spec: KernelSpec) -> list[Case]:
-    return [Case((sample((2, 3, 4, 2), d, key=spec.name),)) for d in (float64, float32, int32)]
+    out = [Case((sample((2, 3, 4, 2), d, key=spec.name),)) for d in (float64, float32, int32)]
+    return out + [Case((sample((1, 2, 3, 2), float64, key=(spec.name, 1)),))]  # (small: a gradient check)
 
 
 @reference("FlipLeftRight", _image_cases)

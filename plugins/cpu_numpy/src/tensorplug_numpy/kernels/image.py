@@ -1,6 +1,6 @@
 """Image kernels (NHWC, TF's semantics): ResizeBilinear, ResizeNearestNeighbor and their Grad
 kernels, CropAndResize and CropAndResizeGradImage, FlipLeftRight, RotateWithOffset, Transform,
-NonMaxSuppressionV3/V4/V5. The arithmetic is ``tensorplug.kernel_helpers.image`` (gathers,
+NonMaxSuppressionV3/V4/V5. The arithmetic is ``tensorplug.kernel_helpers.image_sampling`` (gathers,
 and ``np.add.at`` for the adjoints); half floats compute in float32.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.kernel_helpers import image as sampling
+from tensorplug.kernel_helpers import image_sampling as sampling
 
 
 def _scatter_add(target: np.ndarray, index: tuple[Any, ...], values: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Image kernels (NHWC, TF's semantics): ResizeBilinear, ResizeNearestNeighbor and their Grad
 kernels, CropAndResize and CropAndResizeGradImage, FlipLeftRight, RotateWithOffset, Transform,
 compiled once per value of the attributes that shape them (``_jit.with_attrs``; fill and
-extrapolation values are traced), from ``tensorplug.kernel_helpers.image`` (gathers, and
+extrapolation values are traced), from ``tensorplug.kernel_helpers.image_sampling`` (gathers, and
 ``.at[].add`` for the adjoints); half floats compute in float32.
 
 NonMaxSuppressionV3/V4/V5 give outputs whose length depends on the scores: they compute on the
@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tensorplug.errors import TracedValueError
-from tensorplug.kernel_helpers import image as sampling
+from tensorplug.kernel_helpers import image_sampling as sampling
 
 from ._jit import is_traced, with_attrs
 
