@@ -156,8 +156,7 @@ def _crop_cases(spec: KernelSpec) -> list[Case]:
     out = []
     grad = spec.name == "CropAndResizeGradImage"
     for d in (float64, float32):
-        variants = [((2, 4, 5, 2), (3, 4), "bilinear"), ((2, 3, 3, 1), (1, 2), "nearest"),
-                    ((2, 5, 4, 1), (2, 1), "bilinear")]
+        variants = [((2, 4, 5, 2), (3, 4), "bilinear"), ((2, 3, 3, 1), (1, 2), "nearest")]
         for i, (shape, crop, method) in enumerate(variants if d is float64 else variants[:1]):
             if grad:
                 grads = sample((len(_BOXES), *crop, shape[3]), d, key=(spec.name, i))
@@ -283,12 +282,11 @@ _TRANSFORMS = np.array([[1.1, 0.3, -0.8, -0.2, 0.9, 0.7, 0.02, -0.03],
 
 def _transform_cases(spec: KernelSpec) -> list[Case]:
     out = []
-    for d in (float64, float32):
-        x = sample((2, 4, 5, 2), d, key=spec.name)
-        out.append(Case((x, _TRANSFORMS.astype(d.numpy)), {"interpolation": "bilinear"}))
+    x = sample((2, 4, 5, 2), float32, key=spec.name)
+    out.append(Case((x, _TRANSFORMS.astype(np.float32)), {"interpolation": "bilinear"}))
     x = sample((2, 4, 5, 2), float64, key=spec.name)
     for mode, interpolation in [(m, "bilinear") for m in ("constant", "reflect", "wrap", "nearest")] + [
-            ("wrap", "nearest"), ("reflect", "nearest")]:
+            ("wrap", "nearest")]:
         out.append(Case((x, _TRANSFORMS * 2.5), {"interpolation": interpolation, "fill_mode": mode,
                                                   "fill_value": 0.25, "output_shape": (3, 6)}))
     out.append(Case((x, _TRANSFORMS[:1]), {"fill_value": -1.0}))
