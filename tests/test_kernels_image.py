@@ -295,3 +295,16 @@ def test_nms_needs_values_under_jit(tp_backend):
 def test_spec_errors(name, inputs, attrs, match):
     with pytest.raises(tp.ShapeError, match=match):
         tp.run_kernel(name, inputs, attrs)
+
+
+def test_image_ops_compile_under_jit(tp_backend):
+    x = sample((1, 4, 5, 2), tp.float64)
+    t = np.array([[1.1, 0.2, -0.4, 0.1, 0.9, 0.3, 0.0, 0.01]])
+
+    def f(image, transforms):
+        crops = tp.image.crop_and_resize(image, BOXES[:2], [0, 0], (2, 3))
+        return (tp.image.resize_bilinear(image, (3, 7)), crops, tp.image.flip_left_right(image),
+                tp.image.rotate_with_offset(image, 0.4), tp.image.transform(image, transforms, "bilinear"))
+
+    for got, want in zip(tp.jit(f)(x, t), f(x, t)):
+        assert_values(got.numpy(), want.numpy())
