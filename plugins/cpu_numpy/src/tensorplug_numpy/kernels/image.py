@@ -1,7 +1,7 @@
 """Image kernels (NHWC, TF's semantics): ResizeBilinear, ResizeNearestNeighbor and their Grad
 kernels, CropAndResize and CropAndResizeGradImage, FlipLeftRight, RotateWithOffset, Transform,
 NonMaxSuppressionV3/V4/V5. The arithmetic is ``tensorplug.kernel_helpers.image_sampling`` (gathers,
-and ``np.add.at`` for the adjoints); half floats compute in float32.
+and sorted ``np.add.reduceat`` sums for the adjoints); half floats compute in float32.
 """
 
 from __future__ import annotations
@@ -15,7 +15,25 @@ from tensorplug.kernel_helpers import image_sampling as sampling
 
 
 def _scatter_add(target: np.ndarray, index: tuple[Any, ...], values: np.ndarray) -> np.ndarray:
-    np.add.at(target, index, values)
+    """``target[index] += values`` summing repeated indices (np.add.at's result, faster): the
+    entries of `values` sorted by where they go along the indexed axis, each run summed by
+    np.add.reduceat. `index` is full slices then one 1-d array (along that axis; a resize's
+    taps, already sorted), or arrays over the leading axes (flattened into one)."""
+    axis = sum(isinstance(i, slice) for i in index)
+    if axis:
+        rows, flat, parts = target, np.asarray(index[axis]), values
+    else:
+        arrays = np.broadcast_arrays(*index)
+        rows = target.reshape(-1, *target.shape[len(arrays):])
+        flat = np.ravel_multi_index(arrays, target.shape[:len(arrays)]).ravel()
+        parts = values.reshape(-1, *values.shape[arrays[0].ndim:])
+    if not flat.size:
+        return target
+    if np.any(flat[1:] < flat[:-1]):
+        order = np.argsort(flat, kind="stable")
+        flat, parts = flat[order], np.take(parts, order, axis=axis)
+    starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]]))
+    rows[(slice(None),) * axis + (flat[starts],)] += np.add.reduceat(parts, starts, axis=axis)
     return target
 
 
