@@ -25,6 +25,7 @@ from . import (
     manipulation,
     multinomial,
     nn,
+    non_max_suppression,
     normalization,
     optim,
     pooling,
