@@ -102,6 +102,7 @@ REFERENCE_NAMESPACES = ["tensorplug", "tensorplug.nn", "tensorplug.linalg", "ten
                         "tensorplug.testing"]
 REFERENCE_NAMESPACES += ["tensorplug.losses"]
 REFERENCE_NAMESPACES += ["tensorplug.sparse"]
+REFERENCE_NAMESPACES += ["tensorplug.image"]
 
 
 def public_callables() -> list[tuple[str, object]]:

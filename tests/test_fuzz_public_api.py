@@ -34,6 +34,7 @@ EXAMPLES = int(os.environ.get("TENSORPLUG_FUZZ_EXAMPLES", "20"))
 NAMESPACES = {"tp": tp, "tp.nn": tp.nn, "tp.random": tp.random, "tp.linalg": tp.linalg, "tp.fft": tp.fft}
 NAMESPACES["tp.losses"] = tp.losses
 NAMESPACES["tp.sparse"] = tp.sparse
+NAMESPACES["tp.image"] = tp.image
 
 # Public callables left out, each with its reason.
 EXCLUDED = {

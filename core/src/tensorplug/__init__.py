@@ -19,7 +19,7 @@ from .tensor import Tensor  # isort: skip
 with registering_as(CORE_SOURCE):
     from . import gradients  # noqa: F401  (registers the core's default gradients)
 
-from . import dtypes, extend, fft, linalg, losses, nn, ops, optimizers, random, sparse
+from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .constants import e, inf, nan, newaxis, pi
@@ -122,3 +122,4 @@ __all__ = [
 __all__ += ops.__all__
 __all__ += ["losses"]
 __all__ += ["sparse"]
+__all__ += ["image"]

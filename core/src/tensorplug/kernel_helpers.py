@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from . import _image_sampling as image_sampling
 from ._activation_formulas import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values
 from ._rearrange import band_part, batch_to_space, depth_to_space, space_to_batch, space_to_depth
 from ._sparse_shapes import (
@@ -53,6 +54,7 @@ __all__ = [
     "space_to_batch", "space_to_depth", "sparse_reshape_indices", "sparse_reshape_shape",
     "stable_argsort", "tap_slices", "window_taps",
 ]
+__all__ += ["image_sampling"]  # the image family's arithmetic (tensorplug._image_sampling)
 
 # -- axes, slices and indices ---------------------------------------------------------------------
 _EMPTY = slice(0, 0, 1)
