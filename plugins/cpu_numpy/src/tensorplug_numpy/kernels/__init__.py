@@ -19,6 +19,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    fused,
     indexing,
     layout,
     linalg,
@@ -38,7 +39,7 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, indexing, layout,
+_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, indexing, layout,
              linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions,
              scatter_nd, segments, sorting, sparse, structure)
 

@@ -22,6 +22,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    fused,
     indexing,
     layout,
     linalg,
@@ -41,7 +42,7 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, indexing, layout,
+_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, indexing, layout,
              linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions,
              scatter_nd, segments, sorting, sparse, structure)
 
