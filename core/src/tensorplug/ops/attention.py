@@ -25,6 +25,8 @@ from .nn import softmax
 
 __all__ = ["dot_product_attention", "embedding"]
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
 
 def embedding(ids: Any, table: Any, /) -> Tensor:
     """The rows of `table` (vocabulary, features) at the integer `ids` (any shape): the result
@@ -63,7 +65,8 @@ def dot_product_attention(query: Any, key: Any, value: Any, /, bias: Any = None,
     all without B; bias and the boolean mask (False masks out) broadcast to (B, N, T, S);
     scale defaults to 1 / sqrt(H); is_causal keeps key positions s <= t. Masked logits become
     a large negative number, so a fully masked row averages the values, as jax's does.
-    Half floats take the softmax in float32. Gives (B, T, N, H)."""
+    Half floats take the logits and softmax in float32 (as jax); float64 stays float64 (jax
+    takes its softmax in float32). Gives (B, T, N, H)."""
     op = "dot_product_attention"
     q, k, v = (real_float(t, op) for t in (query, key, value))
     if len({q.dtype, k.dtype, v.dtype}) > 1:
@@ -79,6 +82,9 @@ def dot_product_attention(query: Any, key: Any, value: Any, /, bias: Any = None,
     groups = n // heads
     factor = 1 / math.sqrt(h) if scale is None else float(valid.number(scale, op, "scale"))
     dtype = q.dtype
+    wide = dtype.itemsize < 4  # the half floats: logits and softmax in float32, as jax
+    if wide:
+        q, k = astype(q, float32), astype(k, float32)
     # logits (B, K, G, T, S): query (B, K, G, T, H) times key (B, K, 1, H, S)
     qg = permute_dims(reshape(q, (b, t, heads, groups, h)), (0, 2, 3, 1, 4))
     kg = expand_dims(permute_dims(k, (0, 2, 3, 1)), 2)
@@ -87,12 +93,11 @@ def dot_product_attention(query: Any, key: Any, value: Any, /, bias: Any = None,
     if bias is not None:
         extra = real_float(bias, op)
         _broadcasts(op, "bias", extra.shape, (b, n, t, s))
-        logits = add(logits, astype(extra, dtype))
+        logits = add(logits, astype(extra, logits.dtype))
     keep = _mask(op, mask, causal, (b, n, t, s), t, s)
-    if keep is not None:
-        logits = where(keep, logits, -0.7 * float(finfo(dtype).max))
-    wide = dtype.itemsize < 4  # the half floats: softmax in float32, as jax
-    probs = softmax(astype(logits, float32) if wide else logits, axis=-1)
+    if keep is not None:  # jax's large negative number: finite in float32
+        logits = where(keep, logits, -0.7 * min(float(finfo(logits.dtype).max), _FLOAT32_MAX))
+    probs = softmax(logits, axis=-1)
     probs = astype(probs, dtype) if wide else probs
     pg = reshape(probs, (b, heads, groups, t, s))
     vg = expand_dims(permute_dims(v, (0, 2, 1, 3)), 2)  # (B, K, 1, S, H)
