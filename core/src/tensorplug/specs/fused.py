@@ -70,12 +70,20 @@ def fused_input_shapes(out: Sequence[int], bias: Sequence[int] | None, prelu: Se
             if tuple(bias) not in ((), (out[channels_axis],)):
                 raise ShapeError(f"{head}the bias has shape {tuple(bias)}; a convolution's bias is one "
                                  f"number per output channel, shape ({out[channels_axis]},), or a scalar.")
-        elif broadcast_shapes(out, bias, op=op) != out:
+        elif not _fits(bias, out):
             raise ShapeError(f"{head}the bias (shape {tuple(bias)}) does not broadcast to the product's "
                              f"shape {out}; give a bias of shape ({out[-1] if out else 1},) or {out}.")
-    if prelu is not None and broadcast_shapes(out, prelu, op=op) != out:
+    if prelu is not None and not _fits(prelu, out):
         raise ShapeError(f"{head}the prelu weights (shape {tuple(prelu)}) do not broadcast to the output's "
                          f"shape {out}; give one weight per output channel or the output's shape.")
+
+
+def _fits(shape: Sequence[int], out: tuple[int, ...]) -> bool:
+    """Whether `shape` broadcasts to `out` without growing it."""
+    try:
+        return broadcast_shapes(out, shape) == out
+    except ShapeError:
+        return False
 
 
 def _optional(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> tuple[Any, Any]:
