@@ -21,8 +21,12 @@ ACTIVATIONS = ("linear", "relu", "relu6", "elu", "leakyrelu", "prelu", "sigmoid"
 
 def _matmul(activation, **attrs):
     def f(a, b, bias, weights):
-        return tp.run_kernel("FusedMatMul", {"a": a, "b": b, "bias": bias, "prelu_weights": weights},
-                             {"activation": activation, "has_bias": True, **attrs})
+        return tp.run_kernel(
+            "FusedMatMul",
+            {"a": a, "b": b, "bias": bias, "prelu_weights": weights},
+            {"activation": activation, "has_bias": True, **attrs},
+        )
+
     return f
 
 
@@ -38,17 +42,29 @@ def test_fused_matmul_second_order(activation):
 
 
 def test_fused_matmul_third_order_and_batches():
-    a, b, bias = RNG.standard_normal((2, 1, 2, 3)), RNG.standard_normal((2, 3, 2)), RNG.standard_normal((2, 2))
+    a, b, bias = (
+        RNG.standard_normal((2, 1, 2, 3)),
+        RNG.standard_normal((2, 3, 2)),
+        RNG.standard_normal((2, 2)),
+    )
     f = _matmul("sigmoid", transpose_a=False)
     check_gradients(lambda x, y, c: f(x, y, c, np.zeros(())), a, b, bias, order=3)
 
 
 CONVS = [
-    pytest.param("FusedConv2D", (1, 3, 3, 2), (2, 2, 2, 2), {"strides": (2, 1), "padding": ((1, 0), (0, 1))},
-                 id="conv"),
-    pytest.param("FusedConv2D", (1, 2, 3, 3), (2, 2, 1, 2), {"groups": 2, "data_format": "NCHW"}, id="conv-nchw"),
-    pytest.param("FusedDepthwiseConv2D", (1, 3, 3, 2), (2, 2, 2, 2), {"dilations": (1, 2), "padding": ((0, 1), (1, 1))},
-                 id="depthwise"),
+    pytest.param(
+        "FusedConv2D", (1, 3, 3, 2), (2, 2, 2, 2), {"strides": (2, 1), "padding": ((1, 0), (0, 1))}, id="conv"
+    ),
+    pytest.param(
+        "FusedConv2D", (1, 2, 3, 3), (2, 2, 1, 2), {"groups": 2, "data_format": "NCHW"}, id="conv-nchw"
+    ),
+    pytest.param(
+        "FusedDepthwiseConv2D",
+        (1, 3, 3, 2),
+        (2, 2, 2, 2),
+        {"dilations": (1, 2), "padding": ((0, 1), (1, 1))},
+        id="depthwise",
+    ),
 ]
 
 
@@ -61,8 +77,12 @@ def test_fused_convs_second_order(name, xs, ws, attrs, activation):
     weights = RNG.uniform(0.1, 0.9, (channels, 1, 1) if attrs.get("data_format") == "NCHW" else (channels,))
 
     def f(a, b, c, d):
-        return tp.run_kernel(name, {"x": a, "filter": b, "bias": c, "prelu_weights": d},
-                             {**attrs, "activation": activation, "has_bias": True})
+        return tp.run_kernel(
+            name,
+            {"x": a, "filter": b, "bias": c, "prelu_weights": d},
+            {**attrs, "activation": activation, "has_bias": True},
+        )
+
     if activation == "prelu":
         check_gradients(f, x, w, bias, weights, order=2)
     else:
@@ -75,26 +95,44 @@ def test_gradients_equal_the_unfused_composition(activation):
     weights = RNG.uniform(0.1, 0.9, (5,))
     x, w = RNG.standard_normal((2, 4, 4, 3)), RNG.standard_normal((3, 3, 3, 5))
     prelu = weights if activation == "prelu" else None
-    unfused = {"linear": lambda z: z, "relu": tp.nn.relu, "relu6": tp.nn.relu6, "elu": tp.nn.elu,
-               "leakyrelu": lambda z: tp.nn.leaky_relu(z, 0.2), "prelu": lambda z: tp.nn.prelu(z, weights),
-               "sigmoid": tp.nn.sigmoid}[activation]
+    unfused = {
+        "linear": lambda z: z,
+        "relu": tp.nn.relu,
+        "relu6": tp.nn.relu6,
+        "elu": tp.nn.elu,
+        "leakyrelu": lambda z: tp.nn.leaky_relu(z, 0.2),
+        "prelu": lambda z: tp.nn.prelu(z, weights),
+        "sigmoid": tp.nn.sigmoid,
+    }[activation]
     pairs = [
-        (lambda p, q, c: tp.nn.fused_matmul(p, q, c, activation, prelu_weights=prelu),
-         lambda p, q, c: unfused(tp.matmul(p, q) + c), (a, b, bias)),
-        (lambda p, q, c: tp.nn.fused_conv(p, q, c, activation, 2, "SAME", prelu_weights=prelu),
-         lambda p, q, c: unfused(tp.nn.conv(p, q, 2, "SAME") + c), (x, w, bias)),
+        (
+            lambda p, q, c: tp.nn.fused_matmul(p, q, c, activation, prelu_weights=prelu),
+            lambda p, q, c: unfused(tp.matmul(p, q) + c),
+            (a, b, bias),
+        ),
+        (
+            lambda p, q, c: tp.nn.fused_conv(p, q, c, activation, 2, "SAME", prelu_weights=prelu),
+            lambda p, q, c: unfused(tp.nn.conv(p, q, 2, "SAME") + c),
+            (x, w, bias),
+        ),
     ]
     for fused, composed, args in pairs:
         dy = RNG.standard_normal(np.asarray(composed(*args).numpy()).shape)
-        got = tp.grad(lambda *t: tp.sum(fused(*t) * dy), argnums=(0, 1, 2))(*args)
-        want = tp.grad(lambda *t: tp.sum(composed(*t) * dy), argnums=(0, 1, 2))(*args)
+        got = tp.grad(lambda *t, f=fused, d=dy: tp.sum(f(*t) * d), argnums=(0, 1, 2))(*args)
+        want = tp.grad(lambda *t, f=composed, d=dy: tp.sum(f(*t) * d), argnums=(0, 1, 2))(*args)
         for g, h in zip(got, want):
             np.testing.assert_allclose(g.numpy(), h.numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_fused_conv_ops_second_order():
-    x, w, bias = RNG.standard_normal((1, 2, 3, 2)), RNG.standard_normal((2, 2, 1, 2)), RNG.standard_normal((2,))
-    check_gradients(lambda p, q, c: tp.nn.fused_conv(p, q, c, "elu", padding="SAME", groups=2), x, w, bias, order=2)
+    x, w, bias = (
+        RNG.standard_normal((1, 2, 3, 2)),
+        RNG.standard_normal((2, 2, 1, 2)),
+        RNG.standard_normal((2,)),
+    )
+    check_gradients(
+        lambda p, q, c: tp.nn.fused_conv(p, q, c, "elu", padding="SAME", groups=2), x, w, bias, order=2
+    )
     x1, w1 = RNG.standard_normal((1, 4, 2)), RNG.standard_normal((2, 2, 3))
     check_gradients(lambda p, q: tp.nn.fused_conv(p, q, None, "sigmoid", 2, "SAME"), x1, w1, order=2)
 
@@ -128,8 +166,11 @@ def _definition(q, k, v, bias=None, mask=None, scale=None, is_causal=False):
 @pytest.mark.parametrize("options", [{}, {"is_causal": True, "scale": 0.7}, {"mask": True, "bias": True}])
 def test_attention_values_and_gradients_agree_with_jax(options, dtype):
     q, k, v, mask, bias = _attention_args(dtype)
-    kwargs = {**options, "mask": mask if options.get("mask") else None,
-              "bias": bias if options.get("bias") else None}
+    kwargs = {
+        **options,
+        "mask": mask if options.get("mask") else None,
+        "bias": bias if options.get("bias") else None,
+    }
 
     def ours(a, b, c):
         return tp.sum(tp.nn.dot_product_attention(a, b, c, **kwargs) ** 2)
@@ -141,7 +182,8 @@ def test_attention_values_and_gradients_agree_with_jax(options, dtype):
     for attention, tol in references:
         with jax.enable_x64(dtype == np.float64):
             want_value, want = jax.value_and_grad(
-                lambda a, b, c: jnp.sum(attention(a, b, c, **kwargs) ** 2), argnums=(0, 1, 2))(q, k, v)
+                lambda a, b, c, f=attention: jnp.sum(f(a, b, c, **kwargs) ** 2), argnums=(0, 1, 2)
+            )(q, k, v)
         np.testing.assert_allclose(value.numpy(), want_value, rtol=tol, atol=tol)
         for g, h in zip(got, want):
             assert g.numpy().dtype == dtype
@@ -149,10 +191,17 @@ def test_attention_values_and_gradients_agree_with_jax(options, dtype):
 
 
 def test_attention_second_order():
-    q, k, v, mask, bias = (a[:1, :2] if a.ndim == 4 and a.shape[1] != 1 else a for a in _attention_args(np.float64,
-                                                                                                          False))
-    check_gradients(lambda a, b, c, d: tp.nn.dot_product_attention(a, b, c, d, mask[:1, :, :2, :2]),
-                    q, k, v, bias[:, :, :2, :2], order=2)
+    q, k, v, mask, bias = (
+        a[:1, :2] if a.ndim == 4 and a.shape[1] != 1 else a for a in _attention_args(np.float64, False)
+    )
+    check_gradients(
+        lambda a, b, c, d: tp.nn.dot_product_attention(a, b, c, d, mask[:1, :, :2, :2]),
+        q,
+        k,
+        v,
+        bias[:, :, :2, :2],
+        order=2,
+    )
 
 
 def test_embedding_gradient_scatter_adds():

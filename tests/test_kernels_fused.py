@@ -18,9 +18,15 @@ ZERO = np.zeros((), np.float64)
 
 
 def _jax_activation(z, activation, alpha=0.2, weights=None):
-    return {"linear": lambda: z, "relu": lambda: jax.nn.relu(z), "relu6": lambda: jax.nn.relu6(z),
-            "elu": lambda: jax.nn.elu(z), "leakyrelu": lambda: jax.nn.leaky_relu(z, alpha),
-            "prelu": lambda: jnp.where(z > 0, z, weights * z), "sigmoid": lambda: jax.nn.sigmoid(z)}[activation]()
+    return {
+        "linear": lambda: z,
+        "relu": lambda: jax.nn.relu(z),
+        "relu6": lambda: jax.nn.relu6(z),
+        "elu": lambda: jax.nn.elu(z),
+        "leakyrelu": lambda: jax.nn.leaky_relu(z, alpha),
+        "prelu": lambda: jnp.where(z > 0, z, weights * z),
+        "sigmoid": lambda: jax.nn.sigmoid(z),
+    }[activation]()
 
 
 def _close(got, want, dtype):
@@ -38,8 +44,11 @@ def test_fused_matmul_agrees_with_jax(activation, dtype):
         z = jnp.matmul(a.astype(np.float64), b.astype(np.float64)) + bias.astype(np.float64)
         want = _jax_activation(z, activation, 0.3, weights.astype(np.float64))
     prelu = weights if activation == "prelu" else np.zeros((), dtype.numpy)
-    got = run("FusedMatMul", {"a": a, "b": b, "bias": bias, "prelu_weights": prelu},
-              {"activation": activation, "has_bias": True, "leakyrelu_alpha": 0.3})
+    got = run(
+        "FusedMatMul",
+        {"a": a, "b": b, "bias": bias, "prelu_weights": prelu},
+        {"activation": activation, "has_bias": True, "leakyrelu_alpha": 0.3},
+    )
     _close(got, want, dtype)
 
 
@@ -48,8 +57,11 @@ def test_fused_matmul_transposes_without_a_bias(ta, tb):
     x, y = sample((2, 1, 4, 3), tp.float64, seed=1), sample((3, 5), tp.float64, seed=2)
     a = np.swapaxes(x, -1, -2) if ta else x
     b = np.swapaxes(y, -1, -2) if tb else y
-    got = run("FusedMatMul", {"a": a, "b": b, "bias": np.full((1,), 5.0), "prelu_weights": ZERO},
-              {"activation": "relu", "transpose_a": ta, "transpose_b": tb})
+    got = run(
+        "FusedMatMul",
+        {"a": a, "b": b, "bias": np.full((1,), 5.0), "prelu_weights": ZERO},
+        {"activation": "relu", "transpose_a": ta, "transpose_b": tb},
+    )
     np.testing.assert_allclose(got, np.maximum(x @ y, 0), rtol=1e-12, atol=1e-12)  # has_bias False: no bias
 
 
@@ -58,15 +70,30 @@ def _lax_conv(x, w, attrs, groups):
     strides = attrs.get("strides", (1, 1))
     with jax.enable_x64(True):
         return jax.lax.conv_general_dilated(
-            jnp.asarray(x, jnp.float64), jnp.asarray(w, jnp.float64), strides, attrs.get("padding", ((0, 0),) * 2),
-            rhs_dilation=attrs.get("dilations", (1, 1)), dimension_numbers=(fmt, "HWIO", fmt),
-            feature_group_count=groups)
+            jnp.asarray(x, jnp.float64),
+            jnp.asarray(w, jnp.float64),
+            strides,
+            attrs.get("padding", ((0, 0),) * 2),
+            rhs_dilation=attrs.get("dilations", (1, 1)),
+            dimension_numbers=(fmt, "HWIO", fmt),
+            feature_group_count=groups,
+        )
 
 
 CONVS = [
     pytest.param((2, 5, 4, 3), (3, 2, 3, 4), {}, id="plain"),
-    pytest.param((1, 4, 6, 5), (2, 3, 2, 4), {"strides": (2, 1), "padding": ((1, 0), (1, 1)), "dilations": (1, 2),
-                                              "groups": 2, "data_format": "NCHW"}, id="nchw-groups"),
+    pytest.param(
+        (1, 4, 6, 5),
+        (2, 3, 2, 4),
+        {
+            "strides": (2, 1),
+            "padding": ((1, 0), (1, 1)),
+            "dilations": (1, 2),
+            "groups": 2,
+            "data_format": "NCHW",
+        },
+        id="nchw-groups",
+    ),
 ]
 
 
@@ -80,9 +107,11 @@ def test_fused_conv2d_agrees_with_lax(xs, ws, attrs, activation):
     with jax.enable_x64(True):
         z = _lax_conv(x, w, attrs, attrs.get("groups", 1)) + (bias[:, None, None] if first else bias)
         want = _jax_activation(z, activation, weights=weights)
-    got = run("FusedConv2D", {"x": x, "filter": w, "bias": bias,
-                              "prelu_weights": weights if activation == "prelu" else ZERO},
-              {**attrs, "activation": activation, "has_bias": True})
+    got = run(
+        "FusedConv2D",
+        {"x": x, "filter": w, "bias": bias, "prelu_weights": weights if activation == "prelu" else ZERO},
+        {**attrs, "activation": activation, "has_bias": True},
+    )
     _close(got, want, tp.float64)
 
 
@@ -95,39 +124,85 @@ def test_fused_depthwise_conv2d_agrees_with_lax(fmt):
     with jax.enable_x64(True):
         z = _lax_conv(x, w.reshape(2, 2, 1, 6), attrs, 3) + (bias[:, None, None] if fmt == "NCHW" else bias)
         want = jax.nn.leaky_relu(z, 0.2)
-    got = run("FusedDepthwiseConv2D", {"x": x, "filter": w, "bias": bias, "prelu_weights": ZERO.astype(np.float32)},
-              {**attrs, "activation": "leakyrelu", "has_bias": True})
+    got = run(
+        "FusedDepthwiseConv2D",
+        {"x": x, "filter": w, "bias": bias, "prelu_weights": ZERO.astype(np.float32)},
+        {**attrs, "activation": "leakyrelu", "has_bias": True},
+    )
     _close(got, want, tp.float32)
 
 
 @pytest.mark.parametrize("dtype", [tp.float16, tp.bfloat16], ids=str)
 def test_half_floats_keep_their_dtype(dtype):
-    a, b, bias = sample((3, 4), dtype, -1, 1, seed=1), sample((4, 2), dtype, -1, 1, seed=2), sample((2,), dtype, seed=3)
+    a, b, bias = (
+        sample((3, 4), dtype, -1, 1, seed=1),
+        sample((4, 2), dtype, -1, 1, seed=2),
+        sample((2,), dtype, seed=3),
+    )
     z = a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64)
-    got = run("FusedMatMul", {"a": a, "b": b, "bias": bias, "prelu_weights": np.zeros((), dtype.numpy)},
-              {"activation": "sigmoid", "has_bias": True})
+    got = run(
+        "FusedMatMul",
+        {"a": a, "b": b, "bias": bias, "prelu_weights": np.zeros((), dtype.numpy)},
+        {"activation": "sigmoid", "has_bias": True},
+    )
     _close(got, 1 / (1 + np.exp(-z)), dtype)
     x, w = sample((1, 3, 3, 2), dtype, -1, 1, seed=4), sample((2, 2, 2, 2), dtype, -1, 1, seed=5)
-    got = run("FusedConv2D", {"x": x, "filter": w, "bias": bias, "prelu_weights": np.zeros((), dtype.numpy)},
-              {"activation": "relu6", "has_bias": True})
+    got = run(
+        "FusedConv2D",
+        {"x": x, "filter": w, "bias": bias, "prelu_weights": np.zeros((), dtype.numpy)},
+        {"activation": "relu6", "has_bias": True},
+    )
     _close(got, np.clip(np.asarray(_lax_conv(x, w, {}, 1)) + bias.astype(np.float64), 0, 6), dtype)
 
 
 def test_errors():
     a, b, zero = np.zeros((2, 3), np.float32), np.zeros((3, 4), np.float32), np.zeros((), np.float32)
-    raises_for("FusedMatMul", tp.ShapeError, {"a": a, "b": b, "bias": np.zeros(3, np.float32), "prelu_weights": zero},
-               {"has_bias": True}, "the bias (shape (3,))", "product's shape (2, 4)")
-    raises_for("FusedMatMul", tp.ShapeError, {"a": a, "b": b, "bias": zero, "prelu_weights": np.zeros(5, np.float32)},
-               {"activation": "prelu"}, "prelu weights (shape (5,))")
-    raises_for("FusedMatMul", tp.ShapeError, {"a": a[0], "b": b, "bias": zero, "prelu_weights": zero}, None,
-               "at least 2 dimensions")
+    raises_for(
+        "FusedMatMul",
+        tp.ShapeError,
+        {"a": a, "b": b, "bias": np.zeros(3, np.float32), "prelu_weights": zero},
+        {"has_bias": True},
+        "the bias (shape (3,))",
+        "product's shape (2, 4)",
+    )
+    raises_for(
+        "FusedMatMul",
+        tp.ShapeError,
+        {"a": a, "b": b, "bias": zero, "prelu_weights": np.zeros(5, np.float32)},
+        {"activation": "prelu"},
+        "prelu weights (shape (5,))",
+    )
+    raises_for(
+        "FusedMatMul",
+        tp.ShapeError,
+        {"a": a[0], "b": b, "bias": zero, "prelu_weights": zero},
+        None,
+        "at least 2 dimensions",
+    )
     with pytest.raises(tp.ShapeError, match="activation must be one of"):
-        tp.run_kernel("FusedMatMul", {"a": a, "b": b, "bias": zero, "prelu_weights": zero}, {"activation": "tanh"})
-    raises_for("FusedMatMul", tp.DTypeError, {"a": a, "b": b, "bias": zero.astype(np.float64), "prelu_weights": zero},
-               None, "share one dtype")
+        tp.run_kernel(
+            "FusedMatMul", {"a": a, "b": b, "bias": zero, "prelu_weights": zero}, {"activation": "tanh"}
+        )
+    raises_for(
+        "FusedMatMul",
+        tp.DTypeError,
+        {"a": a, "b": b, "bias": zero.astype(np.float64), "prelu_weights": zero},
+        None,
+        "share one dtype",
+    )
     x, w = np.zeros((1, 3, 3, 2), np.float32), np.zeros((2, 2, 2, 4), np.float32)
-    raises_for("FusedConv2D", tp.ShapeError, {"x": x, "filter": w, "bias": np.zeros(3, np.float32),
-                                              "prelu_weights": zero}, {"has_bias": True}, "(4,), or a scalar")
-    raises_for("FusedDepthwiseConv2D", tp.ShapeError, {"x": x, "filter": np.zeros((2, 2, 3, 1), np.float32),
-                                                       "bias": zero, "prelu_weights": zero}, None,
-               "takes 3 channels", "has 2")
+    raises_for(
+        "FusedConv2D",
+        tp.ShapeError,
+        {"x": x, "filter": w, "bias": np.zeros(3, np.float32), "prelu_weights": zero},
+        {"has_bias": True},
+        "(4,), or a scalar",
+    )
+    raises_for(
+        "FusedDepthwiseConv2D",
+        tp.ShapeError,
+        {"x": x, "filter": np.zeros((2, 2, 3, 1), np.float32), "bias": zero, "prelu_weights": zero},
+        None,
+        "takes 3 channels",
+        "has 2",
+    )

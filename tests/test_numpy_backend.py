@@ -33,8 +33,9 @@ DIST = "tensorplug-backend-numpy"
 BACKEND = "numpy"
 FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
             "optim", "reductions", "sorting")
-FAMILIES += ("activations", "convolution", "einsum", "fused", "layout", "linspace", "multinomial", "normalization",
+FAMILIES += ("activations", "convolution", "einsum", "layout", "linspace", "multinomial", "normalization",
              "pooling", "scatter_nd", "segments", "sparse", "structure")  # (issue 15)
+FAMILIES += ("fused",)
 
 
 # -- completeness and layout --------------------------------------------------------------------

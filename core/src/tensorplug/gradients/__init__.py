@@ -23,6 +23,6 @@ from . import (
     structure,
 )
 
-__all__ = ["activations", "convolution", "decompositions", "einsum", "elementwise", "fft", "fused", "indexing",
-           "layout", "linalg", "manipulation", "nn", "normalization", "pooling", "reductions", "scatter_nd",
-           "segments", "sorting", "sparse", "structure"]
+__all__ = ["activations", "convolution", "decompositions", "einsum", "elementwise", "fft", "fused",
+           "indexing", "layout", "linalg", "manipulation", "nn", "normalization", "pooling", "reductions",
+           "scatter_nd", "segments", "sorting", "sparse", "structure"]

@@ -13,7 +13,7 @@ from .. import _validate as valid
 from ..data_types import finfo
 from ..dtypes import bool_, float32
 from ..errors import DTypeError, ShapeError
-from ..specs._rules import broadcast_shapes
+from ..specs.fused import broadcasts_into
 from ..tensor import Tensor
 from ._convert import asarray, astype
 from .activations import real_float
@@ -49,12 +49,14 @@ def _checked(op: str, query: Tensor, key: Tensor, value: Tensor) -> None:
     b, _, n, h = query.shape
     _, s, k, _ = key.shape
     if key.shape != value.shape:
-        raise ShapeError(f"{op}: key (shape {key.shape}) and value (shape {value.shape}) must have one shape.")
+        raise ShapeError(f"{op}: key (shape {key.shape}) and value (shape {value.shape}) must have one "
+                         "shape.")
     if key.shape[0] != b or key.shape[3] != h:
         raise ShapeError(f"{op}: query (shape {query.shape}) and key (shape {key.shape}) must agree on the "
                          "batch (dim 0) and the head size (dim 3).")
     if k == 0 or n % k:
-        raise ShapeError(f"{op}: query's {n} heads do not split into key's {k} heads (shape {key.shape}); the "
+        raise ShapeError(f"{op}: query's {n} heads do not split into key's {k} heads (shape {key.shape}); "
+                         "the "
                          "number of query heads must be a multiple of the key/value heads.")
 
 
@@ -106,7 +108,7 @@ def dot_product_attention(query: Any, key: Any, value: Any, /, bias: Any = None,
 
 
 def _broadcasts(op: str, what: str, shape: tuple[int, ...], target: tuple[int, ...]) -> None:
-    if len(shape) > 4 or broadcast_shapes(shape, target, op=op) != target:
+    if not broadcasts_into(shape, target):
         raise ShapeError(f"{op}: the {what} has shape {shape}, which does not broadcast to the logits' shape "
                          f"(batch, heads, query length, key length) = {target}.")
 

@@ -26,7 +26,8 @@ _FUSED_DEPTHWISE = caller("FusedDepthwiseConv2D")
 
 def _activation(op: str, activation: Any, alpha: Any, weights: Any) -> dict[str, Any]:
     if activation not in ACTIVATIONS:
-        raise ShapeError(f"{op}: activation {activation!r} is not one of {', '.join(map(repr, ACTIVATIONS))}; "
+        raise ShapeError(f"{op}: activation {activation!r} is not one of "
+                         f"{', '.join(map(repr, ACTIVATIONS))}; "
                          "pass one of those (apply any other after the op).")
     if (weights is not None) != (activation == "prelu"):
         raise ShapeError(f"{op}: prelu_weights go with activation='prelu' and only with it (got activation "

@@ -32,6 +32,6 @@ from . import (
 )
 
 __all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations", "convolution", "creation",
-           "decompositions", "einsum", "elementwise", "fft", "fused", "indexing", "layout", "linalg", "linspace",
-           "manipulation", "multinomial", "nn", "normalization", "optim", "pooling", "reductions",
+           "decompositions", "einsum", "elementwise", "fft", "fused", "indexing", "layout", "linalg",
+           "linspace", "manipulation", "multinomial", "nn", "normalization", "optim", "pooling", "reductions",
            "scatter_nd", "segments", "sorting", "sparse", "structure"]

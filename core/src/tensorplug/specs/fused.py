@@ -27,7 +27,7 @@ from ._rules import as_bool, broadcast_shapes, op_prefix
 from .convolution import _geometry, conv_output_shape, spatial_and_channels
 from .linalg import matmul_shape
 
-__all__ = ["ACTIVATIONS", "depthwise_as_grouped", "fused_input_shapes"]
+__all__ = ["ACTIVATIONS", "broadcasts_into", "depthwise_as_grouped", "fused_input_shapes"]
 
 #: TF.js's fused activations
 ACTIVATIONS = ("linear", "relu", "relu6", "elu", "leakyrelu", "prelu", "sigmoid")
@@ -70,15 +70,15 @@ def fused_input_shapes(out: Sequence[int], bias: Sequence[int] | None, prelu: Se
             if tuple(bias) not in ((), (out[channels_axis],)):
                 raise ShapeError(f"{head}the bias has shape {tuple(bias)}; a convolution's bias is one "
                                  f"number per output channel, shape ({out[channels_axis]},), or a scalar.")
-        elif not _fits(bias, out):
+        elif not broadcasts_into(bias, out):
             raise ShapeError(f"{head}the bias (shape {tuple(bias)}) does not broadcast to the product's "
                              f"shape {out}; give a bias of shape ({out[-1] if out else 1},) or {out}.")
-    if prelu is not None and not _fits(prelu, out):
+    if prelu is not None and not broadcasts_into(prelu, out):
         raise ShapeError(f"{head}the prelu weights (shape {tuple(prelu)}) do not broadcast to the output's "
                          f"shape {out}; give one weight per output channel or the output's shape.")
 
 
-def _fits(shape: Sequence[int], out: tuple[int, ...]) -> bool:
+def broadcasts_into(shape: Sequence[int], out: tuple[int, ...]) -> bool:
     """Whether `shape` broadcasts to `out` without growing it."""
     try:
         return broadcast_shapes(out, shape) == out
@@ -120,11 +120,13 @@ def _conv_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
 def _depthwise_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x, filt = infos[0], infos[1]
     if len(filt.shape) != 4 or len(x.shape) != 4:
-        raise ShapeError(f"FusedDepthwiseConv2D takes a 4-d input and a 4-d filter (height, width, in_channels, "
+        raise ShapeError("FusedDepthwiseConv2D takes a 4-d input and a 4-d filter (height, width, "
+                         f"in_channels, "
                          f"multiplier), got shapes {x.shape} and {filt.shape}.")
     channels = spatial_and_channels(x.shape, attrs["data_format"])[1]
     if filt.shape[2] != channels:
-        raise ShapeError(f"FusedDepthwiseConv2D: the filter (shape {filt.shape}) takes {filt.shape[2]} channels "
+        raise ShapeError(f"FusedDepthwiseConv2D: the filter (shape {filt.shape}) takes {filt.shape[2]} "
+                         "channels "
                          f"but the input (shape {x.shape}, {attrs['data_format']}) has {channels}; its dim 2 "
                          "must be the input's channels.")
     return _conv_out("FusedDepthwiseConv2D", infos, attrs, depthwise_as_grouped(filt.shape), max(channels, 1))

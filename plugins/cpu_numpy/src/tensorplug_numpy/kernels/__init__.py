@@ -39,9 +39,9 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, indexing, layout,
-             linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions,
-             scatter_nd, segments, sorting, sparse, structure)
+_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, indexing,
+             layout, linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling,
+             reductions, scatter_nd, segments, sorting, sparse, structure)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

@@ -54,7 +54,8 @@ def fused_matmul(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -
 
 
 def _conv_attrs(attrs: dict[str, Any], groups: int) -> dict[str, Any]:
-    return {name: attrs[name] for name in ("strides", "padding", "dilations", "data_format")} | {"groups": groups}
+    geometry = {name: attrs[name] for name in ("strides", "padding", "dilations", "data_format")}
+    return {**geometry, "groups": groups}
 
 
 def _channels_axis(y: np.ndarray, attrs: dict[str, Any]) -> int:

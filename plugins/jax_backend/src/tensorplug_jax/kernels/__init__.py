@@ -42,9 +42,9 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, indexing, layout,
-             linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling, reductions,
-             scatter_nd, segments, sorting, sparse, structure)
+_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, indexing,
+             layout, linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling,
+             reductions, scatter_nd, segments, sorting, sparse, structure)
 
 
 def _where(name: str) -> Any:
