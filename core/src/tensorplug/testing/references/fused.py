@@ -1,9 +1,9 @@
 """Reference values of the fused kernels (FusedMatMul, FusedConv2D, FusedDepthwiseConv2D) from
 their definition: the product (numpy's matmul, the kit's own convolution reference), plus the
 bias, through the activation's formula, in float64. Few cases (each attribute variant is a
-compilation on jax): FusedMatMul's every activation in float64, the convolutions' four of them
-(relu on the float32 and half float rows, prelu on a strided channels-first row), the optional
-inputs present and absent."""
+compilation on jax): activations as a grid in float64 (``_MATMUL_ACTIVATIONS``,
+``_CONV_ACTIVATIONS``), relu on one small row per other float dtype, prelu on a strided
+channels-first row, an empty batch; the optional inputs present and absent."""
 
 from __future__ import annotations
 
@@ -21,6 +21,12 @@ from ._base import reference
 from .convolution import _conv_ref
 
 _SMALL = Domain(-1, 1)
+#: the dtypes beyond float64, each on one small case
+_OTHER_FLOATS = (float32, float16, bfloat16)
+#: the activations of the float64 grids (each variant costs a compilation on jax; relu comes on
+#: the other dtypes' rows, prelu on a row of its own; tests/test_kernels_fused.py has them all)
+_MATMUL_ACTIVATIONS = ("linear", "relu6", "elu", "leakyrelu", "prelu", "sigmoid")
+_CONV_ACTIVATIONS = ("linear", "leakyrelu", "sigmoid")
 
 
 def _activate(z: np.ndarray, activation: str, alpha: float, weights: np.ndarray) -> np.ndarray:
@@ -60,8 +66,8 @@ def _grid(
 def _matmul_cases(spec: KernelSpec) -> list[Case]:
     out = []
     a, b = (sample(s, float64, _SMALL, key=("mm", s)) for s in ((2, 3), (3, 4)))
-    out += [Case((a, b, bias, w), attrs) for bias, w, attrs in _grid(4, float64, "mm")]
-    for dtype in (float32, float16):
+    out += [Case((a, b, bias, w), attrs) for bias, w, attrs in _grid(4, float64, "mm", _MATMUL_ACTIVATIONS)]
+    for dtype in _OTHER_FLOATS:
         a, b = (sample(s, dtype, _SMALL, key=("mm", dtype.name, s)) for s in ((2, 3), (3, 4)))
         bias = sample((2, 4), dtype, _SMALL, key="b")
         out.append(Case((a, b, bias, np.zeros((), dtype.numpy)), {"activation": "relu", "has_bias": True}))
@@ -72,6 +78,8 @@ def _matmul_cases(spec: KernelSpec) -> list[Case]:
             {"transpose_a": True, "transpose_b": True, "activation": "elu"},
         )
     )
+    a, b, bias = (sample(s, float64, _SMALL, key=("empty", s)) for s in ((0, 3), (3, 2), (1,)))
+    out.append(Case((a, b, bias, np.zeros((), np.float64)), {"activation": "relu", "has_bias": True}))
     return out
 
 
@@ -114,7 +122,7 @@ def _fused_matmul(
 
 #: (x shape, filter shape, geometry) of FusedConv2D: plain, then strided and padded channels-first
 _CONV: tuple[tuple[tuple[int, ...], tuple[int, ...], dict[str, Any]], ...] = (
-    ((1, 3, 3, 2), (2, 2, 2, 3), {}),
+    ((1, 3, 3, 2), (2, 2, 2, 2), {}),
     ((1, 2, 4, 3), (2, 2, 2, 2), {"strides": (2, 1), "padding": ((1, 0), (0, 1)), "data_format": "NCHW"}),
 )
 #: the same of FusedDepthwiseConv2D: the filter (h, w, in_channels, multiplier)
@@ -122,10 +130,6 @@ _DEPTHWISE: tuple[tuple[tuple[int, ...], tuple[int, ...], dict[str, Any]], ...] 
     ((1, 3, 3, 2), (2, 2, 2, 2), {}),
     ((1, 2, 3, 4), (2, 1, 2, 1), {"dilations": (1, 2), "padding": ((0, 1), (1, 1)), "data_format": "NCHW"}),
 )
-
-
-#: the convolutions' activations (each variant costs a compilation; FusedMatMul has them all)
-_CONV_ACTIVATIONS = ("linear", "elu", "leakyrelu", "sigmoid")
 
 
 def _conv_cases(table: Any) -> Callable[[KernelSpec], list[Case]]:
@@ -137,7 +141,7 @@ def _conv_cases(table: Any) -> Callable[[KernelSpec], list[Case]]:
             Case((x, w, bias, p), {**geometry, **attrs})
             for bias, p, attrs in _grid(channels, float64, spec.name, _CONV_ACTIVATIONS)
         ]
-        for dtype in (float32, bfloat16):
+        for dtype in _OTHER_FLOATS:
             x, w = (sample(s, dtype, _SMALL, key=(spec.name, dtype.name, s)) for s in (xs, ws))
             bias = sample((channels,), dtype, _SMALL, key="b")
             out.append(
@@ -156,6 +160,10 @@ def _conv_cases(table: Any) -> Callable[[KernelSpec], list[Case]]:
                 {**geometry2, "activation": "prelu", "has_bias": True},
             )
         )
+        # an empty batch, one output channel (a bias of size 1)
+        x = np.zeros((0, 3, 3, 1 if spec.name == "FusedDepthwiseConv2D" else 2))
+        w = np.ones((2, 2, x.shape[-1], 1))
+        out.append(Case((x, w, np.ones((1,)), np.zeros(())), {"activation": "relu", "has_bias": True}))
         return out
 
     return cases
