@@ -33,15 +33,16 @@ def test_fused_matmul_values_and_defaults():
     assert ints.dtype == tp.float32  # integers go to the default float
 
 
-@pytest.mark.parametrize("groups", [1, 3, 6])
-def test_fused_conv_runs_the_fused_kernels_in_2d(groups):
-    x = RNG.standard_normal((1, 5, 5, 6))
-    w, bias = RNG.standard_normal((3, 3, 6 // groups, 6)), RNG.standard_normal((6,))
+@pytest.mark.parametrize(("channels", "groups"), [(6, 1), (6, 3), (6, 6), (3, 3)])
+def test_fused_conv_runs_the_fused_kernels_in_2d(channels, groups):
+    x = RNG.standard_normal((1, 5, 5, channels))  # (3, 3): depthwise with a multiplier of 2
+    w, bias = RNG.standard_normal((3, 3, channels // groups, 6)), RNG.standard_normal((6,))
     fused = tp.nn.fused_conv(x, w, bias, "relu6", 2, "SAME", groups=groups)
     want = np.clip(tp.nn.conv(x, w, 2, "SAME", groups=groups).numpy() + bias, 0, 6)
     np.testing.assert_allclose(fused.numpy(), want, rtol=1e-12, atol=1e-12)
     ran = _kernels(lambda: tp.nn.fused_conv(x, w, bias, "relu6", 2, "SAME", groups=groups))
-    assert {1: "FusedConv2D", 6: "FusedDepthwiseConv2D"}.get(groups, "Conv2D") in ran
+    want_kernel = "FusedConv2D" if groups == 1 else "FusedDepthwiseConv2D" if groups == channels else "Conv2D"
+    assert want_kernel in ran
 
 
 def test_fused_conv_composes_other_ranks():
@@ -71,7 +72,7 @@ def test_fused_errors():
         tp.nn.fused_matmul(a, b, activation="prelu")
     with pytest.raises(tp.ShapeError, match="need at least 2 dimensions"):
         tp.nn.fused_matmul(np.ones(3), b)
-    with pytest.raises(tp.ShapeError, match="the bias"):
+    with pytest.raises(tp.ShapeError, match="fused_matmul: the bias"):
         tp.nn.fused_matmul(a, b, np.ones(3))
     with pytest.raises(tp.DTypeError, match="real numbers"):
         tp.nn.fused_matmul(a.astype(np.complex64), b)

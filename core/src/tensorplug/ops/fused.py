@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _validate as valid
 from ..errors import ShapeError
 from ..specs.fused import ACTIVATIONS, fused_input_shapes
+from ..specs.linalg import matmul_shape
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, convert_pair, scalar_tensor
 from .activations import elu, finite, leaky_relu, prelu, real_float, relu6
@@ -54,8 +56,12 @@ def fused_matmul(a: Any, b: Any, /, bias: Any = None, activation: str = "linear"
         raise ShapeError(f"{op}: a (shape {x.shape}) and b (shape {y.shape}) need at least 2 dimensions; "
                          "make a vector a row or a column with tp.expand_dims first.")
     attrs = _activation(op, activation, leakyrelu_alpha, prelu_weights)
-    attrs.update(transpose_a=bool(transpose_a), transpose_b=bool(transpose_b), has_bias=bias is not None)
+    ta, tb = valid.flag(transpose_a, op, "transpose_a"), valid.flag(transpose_b, op, "transpose_b")
+    attrs.update(transpose_a=ta, transpose_b=tb, has_bias=bias is not None)
     inputs = (x, y, _optional(bias, x._dtype), _optional(prelu_weights, x._dtype))
+    shape = matmul_shape(x.shape, y.shape, op, transpose_x=ta, transpose_y=tb)
+    fused_input_shapes(shape, None if bias is None else inputs[2].shape,
+                       None if prelu_weights is None else inputs[3].shape, None, op)
     return _FUSED_MATMUL(inputs, attrs)
 
 

@@ -96,7 +96,7 @@ def _matmul_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
     a, b = infos[0], infos[1]
     if len(a.shape) < 2 or len(b.shape) < 2:
         raise ShapeError(f"FusedMatMul needs a and b with at least 2 dimensions, got {a.shape} and {b.shape} "
-                         "(tp.nn.fused_matmul handles 1-d inputs)")
+                         "(make a vector a matrix with tp.expand_dims)")
     out = matmul_shape(a.shape, b.shape, "FusedMatMul", transpose_x=attrs["transpose_a"],
                        transpose_y=attrs["transpose_b"])
     fused_input_shapes(out, *_optional(infos, attrs), None, "FusedMatMul")
