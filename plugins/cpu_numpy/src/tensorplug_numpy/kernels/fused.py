@@ -1,6 +1,6 @@
 """Fused kernels: FusedMatMul, FusedConv2D and FusedDepthwiseConv2D. Each computes the product
-(a matmul with transposed views, or this backend's Conv2D kernel), then adds the bias and
-applies the activation in place on that fresh output: one pass each, no other array."""
+(this backend's MatMul or Conv2D computation), then adds the bias and applies the activation
+in place on that fresh output: one pass each, no other array."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 from tensorplug.specs.fused import depthwise_as_grouped
 
 from .convolution import conv
+from .linalg import _PRODUCTS as PRODUCTS
 
 
 def _activate(y: np.ndarray, activation: str, alpha: float, weights: np.ndarray) -> np.ndarray:
@@ -45,11 +46,7 @@ def _finish(y: np.ndarray, bias: np.ndarray, prelu: np.ndarray, attrs: dict[str,
 
 def fused_matmul(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     a, b, bias, prelu = inputs
-    a = np.swapaxes(a, -1, -2) if attrs["transpose_a"] else a
-    b = np.swapaxes(b, -1, -2) if attrs["transpose_b"] else b
-    y = np.matmul(a, b)
-    if y.dtype != a.dtype:  # (bfloat16: ml_dtypes' matmul gives float32)
-        y = y.astype(a.dtype)
+    y = PRODUCTS[attrs["transpose_a"], attrs["transpose_b"]](a, b)  # MatMul's: a fresh array
     return _finish(y, bias, prelu, attrs)
 
 
