@@ -37,9 +37,9 @@ def _activation(op: str, activation: Any, alpha: Any, weights: Any) -> dict[str,
     return {"activation": activation, "leakyrelu_alpha": finite(alpha, op, "leakyrelu_alpha")}
 
 
-def _optional(value: Any, dtype: Any) -> Tensor:
+def _optional(value: Any, dtype: Any, op: str) -> Tensor:
     """An optional input in the product's dtype, or the 0-d placeholder the kernels ignore."""
-    return scalar_tensor(0.0, dtype) if value is None else astype(real_float(asarray(value), "fused"), dtype)
+    return scalar_tensor(0.0, dtype) if value is None else astype(real_float(asarray(value), op), dtype)
 
 
 def fused_matmul(a: Any, b: Any, /, bias: Any = None, activation: str = "linear", *,
@@ -58,7 +58,7 @@ def fused_matmul(a: Any, b: Any, /, bias: Any = None, activation: str = "linear"
     attrs = _activation(op, activation, leakyrelu_alpha, prelu_weights)
     ta, tb = valid.flag(transpose_a, op, "transpose_a"), valid.flag(transpose_b, op, "transpose_b")
     attrs.update(transpose_a=ta, transpose_b=tb, has_bias=bias is not None)
-    inputs = (x, y, _optional(bias, x._dtype), _optional(prelu_weights, x._dtype))
+    inputs = (x, y, _optional(bias, x._dtype, op), _optional(prelu_weights, x._dtype, op))
     shape = matmul_shape(x.shape, y.shape, op, transpose_x=ta, transpose_y=tb)
     fused_input_shapes(shape, None if bias is None else inputs[2].shape,
                        None if prelu_weights is None else inputs[3].shape, None, op)
@@ -99,15 +99,15 @@ def fused_conv(x: Any, kernel: Any, /, bias: Any = None, activation: str = "line
     x, w, rank, fmt, shape, geometry = conv_operands(op, x, kernel, strides, padding, dilation, groups,
                                                      data_format)
     attrs = _activation(op, activation, leakyrelu_alpha, prelu_weights)
-    b = None if bias is None else _optional(bias, x._dtype)
-    weights = None if prelu_weights is None else _optional(prelu_weights, x._dtype)
+    b = None if bias is None else _optional(bias, x._dtype, op)
+    weights = None if prelu_weights is None else _optional(prelu_weights, x._dtype, op)
     channels_axis = 1 if fmt[1] == "C" else len(shape) - 1
     fused_input_shapes(shape, None if b is None else b.shape, None if weights is None else weights.shape,
                        channels_axis, op)
     channels = x.shape[channels_axis]
     depthwise = rank == 2 and geometry["groups"] == channels > 1
     if rank != 2 or (geometry["groups"] > 1 and not depthwise):
-        y = _convolved(x, w, rank, fmt, shape, geometry)
+        y = _convolved(x, w, rank, fmt, geometry)
         return _apply(y, b, weights, attrs, channels_axis)
     inputs = (x, w, scalar_tensor(0.0, x._dtype) if b is None else b,
               scalar_tensor(0.0, x._dtype) if weights is None else weights)
@@ -119,8 +119,8 @@ def fused_conv(x: Any, kernel: Any, /, bias: Any = None, activation: str = "line
     return _FUSED_CONV_2D(inputs, {**geometry, **attrs})
 
 
-def _convolved(x: Tensor, w: Tensor, rank: int, fmt: str, shape: tuple[int, ...],
-               geometry: dict[str, Any]) -> Tensor:
+def _convolved(x: Tensor, w: Tensor, rank: int, fmt: str, geometry: dict[str, Any]) -> Tensor:
+    """``conv`` with the checked geometry (the kernels' attributes, a 1-d one's lifted)."""
     strides, dilations = geometry["strides"][-rank:], geometry["dilations"][-rank:]
     return conv(x, w, strides, geometry["padding"][-rank:], dilation=dilations, groups=geometry["groups"],
                 data_format=fmt)
