@@ -77,7 +77,8 @@ def test_a_saved_cnn_reloads_with_the_same_predictions_on_either_backend(digits,
         loaded = tp.load(path, backend=backend)
         fresh = Training(digits, seed=9, model="cnn")  # other weights, replaced by the saved ones
         fresh.model.params = loaded["params"]
-        assert loaded["optimizer"] is not None and all(isinstance(v, tp.Variable) for v in fresh.model.variables)
+        assert loaded["optimizer"] is not None
+        assert all(isinstance(v, tp.Variable) for v in fresh.model.variables)
         with tp.backend_scope(backend):
             got = fresh.model(tp.asarray(digits.x_test)).numpy()
         np.testing.assert_allclose(got, want_logits, rtol=1e-5, atol=1e-5)

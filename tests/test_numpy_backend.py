@@ -33,7 +33,7 @@ DIST = "tensorplug-backend-numpy"
 BACKEND = "numpy"
 FAMILIES = ("creation", "decompositions", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn",
             "optim", "reductions", "sorting")
-FAMILIES += ("activations", "convolution", "einsum", "image", "layout", "linspace", "multinomial",
+FAMILIES += ("activations", "convolution", "einsum", "fused", "image", "layout", "linspace", "multinomial",
              "normalization", "pooling", "scatter_nd", "segments", "sparse", "structure")  # (issue 15)
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from .ops import activations as _activations
 from .ops.activations import *  # noqa: F403
+from .ops.attention import dot_product_attention, embedding
 from .ops.convolution import conv, conv_transpose, depthwise_conv, separable_conv
 from .ops.dropout import dropout
+from .ops.fused import fused_conv, fused_matmul
 from .ops.layout import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
 from .ops.nn import (
     log_softmax,
@@ -37,3 +39,4 @@ __all__ = [
     "batch_to_space_nd", "depth_to_space", "space_to_batch_nd", "space_to_depth",
 ]
 __all__ += _activations.__all__
+__all__ += ["dot_product_attention", "embedding", "fused_conv", "fused_matmul"]

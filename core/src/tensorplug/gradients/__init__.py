@@ -7,6 +7,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    fused,
     image,
     indexing,
     layout,
@@ -23,6 +24,6 @@ from . import (
     structure,
 )
 
-__all__ = ["activations", "convolution", "decompositions", "einsum", "elementwise", "fft", "image",
+__all__ = ["activations", "convolution", "decompositions", "einsum", "elementwise", "fft", "fused", "image",
            "indexing", "layout", "linalg", "manipulation", "nn", "normalization", "pooling", "reductions",
            "scatter_nd", "segments", "sorting", "sparse", "structure"]

@@ -94,6 +94,22 @@ def _within(strides: tuple[int, ...], padded: tuple[int, ...]) -> tuple[int, ...
     return tuple(min(s, max(n, 1)) for s, n in zip(strides, padded))
 
 
+def conv_operands(op: str, x: Any, kernel: Any, strides: Ints, padding: Padding, dilation: Ints, groups: int,
+                  data_format: str) -> tuple[Tensor, Tensor, int, str, tuple[int, ...], dict[str, Any]]:
+    """``conv``'s arguments checked (errors naming `op`): x and the kernel as float tensors of
+    one dtype, the spatial rank, the data format's name, the output's shape and the kernels'
+    geometry attributes (a 1-d convolution's lifted to the 2-d kernels)."""
+    x, w, rank, fmt = _operands(op, x, kernel, data_format)
+    strides, dilation = _steps(op, rank, strides, dilation)
+    groups = valid.integer(groups, op, "groups", minimum=1)
+    sizes, _ = spatial_and_channels(x.shape, fmt)
+    pads = conv_padding(padding, sizes, w.shape[:rank], strides, dilation, op)
+    shape = conv_output_shape(x.shape, w.shape, strides, pads, dilation, groups, fmt, op)
+    valid.checked_size(shape, x._backend, op)
+    padded = valid.checked_size(tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads)), x._backend, op)
+    return x, w, rank, fmt, shape, _lowered(rank, fmt, _within(strides, padded), pads, dilation, groups)
+
+
 def conv(x: Any, kernel: Any, /, strides: Ints = 1, padding: Padding = "VALID", *, dilation: Ints = 1,
          groups: int = 1, data_format: str = "channels_last") -> Tensor:
     """The 1-, 2- or 3-d convolution (cross-correlation, as in every deep-learning library) of
@@ -101,15 +117,8 @@ def conv(x: Any, kernel: Any, /, strides: Ints = 1, padding: Padding = "VALID", 
     data_format='channels_first') with kernel (spatial..., in_channels / groups,
     out_channels); padding is 'VALID', 'SAME' (output size ceil(size / stride)), an int, or
     one int or (low, high) pair per spatial dim."""
-    x, w, rank, fmt = _operands("conv", x, kernel, data_format)
-    strides, dilation = _steps("conv", rank, strides, dilation)
-    groups = valid.integer(groups, "conv", "groups", minimum=1)
-    sizes, _ = spatial_and_channels(x.shape, fmt)
-    pads = conv_padding(padding, sizes, w.shape[:rank], strides, dilation, "conv")
-    shape = conv_output_shape(x.shape, w.shape, strides, pads, dilation, groups, fmt, "conv")
-    valid.checked_size(shape, x._backend, "conv")
-    padded = valid.checked_size(tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads)), x._backend, "conv")
-    attrs = _lowered(rank, fmt, _within(strides, padded), pads, dilation, groups)
+    x, w, rank, fmt, shape, attrs = conv_operands("conv", x, kernel, strides, padding, dilation, groups,
+                                                  data_format)
     if rank == 1:
         out = _CALLERS[2][0]((reshape(x, _lift(x.shape, fmt)), reshape(w, _lift(w.shape, fmt, True))), attrs)
         return reshape(out, shape)

@@ -12,6 +12,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    fused,
     image,
     indexing,
     layout,
@@ -32,6 +33,6 @@ from . import (
 )
 
 __all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations", "convolution", "creation",
-           "decompositions", "einsum", "elementwise", "fft", "image", "indexing", "layout", "linalg",
+           "decompositions", "einsum", "elementwise", "fft", "fused", "image", "indexing", "layout", "linalg",
            "linspace", "manipulation", "multinomial", "nn", "normalization", "optim", "pooling", "reductions",
            "scatter_nd", "segments", "sorting", "sparse", "structure"]

@@ -18,6 +18,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    fused,
     image,
     indexing,
     layout,

@@ -19,6 +19,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    fused,
     image,
     indexing,
     layout,
@@ -39,8 +40,8 @@ from . import (
 )
 from ._kernel import Kernel
 
-_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, image, indexing,
-             layout, linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling,
+_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, image,
+             indexing, layout, linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling,
              reductions, scatter_nd, segments, sorting, sparse, structure)
 
 

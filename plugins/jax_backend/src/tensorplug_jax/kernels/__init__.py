@@ -22,6 +22,7 @@ from . import (
     einsum,
     elementwise,
     fft,
+    fused,
     image,
     indexing,
     layout,
@@ -42,8 +43,8 @@ from . import (
 )
 from ._jit import JaxKernel
 
-_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, image, indexing,
-             layout, linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling,
+_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, image,
+             indexing, layout, linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling,
              reductions, scatter_nd, segments, sorting, sparse, structure)
 
 
