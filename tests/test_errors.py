@@ -33,6 +33,9 @@ HIERARCHY = {
     "PluginVersionError": RuntimeError,
     "DLPackError": BufferError,
     "ImmutableTensorError": TypeError,
+    "CheckpointError": ValueError,
+    "CheckpointNotFoundError": FileNotFoundError,
+    "MissingDependencyError": ImportError,
 }
 
 

@@ -15,7 +15,7 @@ IDS = [name for name, _ in SAMPLERS]
 
 
 def test_namespace():
-    assert set(tp.random.__all__) == {"uniform", "normal"}
+    assert set(tp.random.__all__) == {"uniform", "normal", "categorical"}
     assert "random" in tp.__all__ and "nn" in tp.__all__
 
 
