@@ -9,7 +9,6 @@ import pytest
 import tensorplug as tp
 from _kernel_helpers import assert_values, run
 
-
 ENDS = [(0.1, 0.7, 7, True), (0.1, 0.7, 7, False), (-1.66e19, -6.6e16, 25, True), (3, -2, 1, True),
         (1.0, 2.0, 0, True), (2.0, 2.0, 4, True), (1j, 2.0 + 3j, 4, True)]
 DTYPES = (tp.float32, tp.float64, tp.bfloat16, tp.complex128)
