@@ -230,7 +230,10 @@ def test_tp_linalg_reexports_the_main_namespace_functions():
 EXTENSIONS = {"band_part", "tensor_diag"}  # TF's MatrixBandPart and Diag: not in the standard
 
 
-@pytest.mark.parametrize("name", sorted(n for n in L.__all__ if not n.endswith("Result") and n not in EXTENSIONS))
+STANDARD = sorted(n for n in L.__all__ if not n.endswith("Result") and n not in EXTENSIONS)
+
+
+@pytest.mark.parametrize("name", STANDARD)
 def test_signatures_match_array_api_strict(name):
     """Parameter names, kinds (positional-only, keyword-only) and defaults as the standard's."""
     def shape(f):
