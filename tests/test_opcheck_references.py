@@ -36,7 +36,8 @@ NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inp
          "GatherNd": "0-d params take only depth-0 indices (a 0-d output is covered)",
          **{k: "counts a 1-d (or 2-d) x; weights have x's shape" for k in ("Bincount", "DenseBincount")},
          "Multinomial": "logits are [batch, classes]",
-         **{k: "data has rows; indices and segment_ids are 1-d" for k in ("SparseSegmentSum", "SparseSegmentMean")},
+         **{k: "data has rows; indices and segment_ids are 1-d"
+            for k in ("SparseSegmentSum", "SparseSegmentMean")},
          **{k: "segment_ids are 1-d at least: one id per row of data" for k in (
              "UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin")}}
 NO_0D.update({k: "a convolution takes batch, spatial and channel dims" for k in (

@@ -82,11 +82,11 @@ def _count_cases(dense: bool) -> Any:
                 w = sample(xs.shape, d, key=i) if weighted else np.zeros(0, d.numpy)
                 for binary in ((False, True) if dense and j == 0 and i in (0, 4) else (False,)):
                     out.append(Case((xs, w), {"size": size, **({"binary_output": binary} if dense else {})}))
-        x, _, size = _COUNTS[0]
-        out += other_dtypes(spec, out, "x", lambda d: Case((np.asarray([2], d.numpy), np.zeros(0, np.float32)),
-                                                            {"size": size}))  # (size 1)
+        # every other dtype: one size-1 case
+        out += other_dtypes(spec, out, "x", lambda d: Case(
+            (np.asarray([2], d.numpy), np.zeros(0, np.float32)), {"size": 5}))
         return out + other_dtypes(spec, out, "weights", lambda d: Case(
-            (np.asarray([2], np.int64), sample((1,), d, key=0)), {"size": size}))  # (size 1)
+            (np.asarray([2], np.int64), sample((1,), d, key=0)), {"size": 5}))
     return cases
 
 

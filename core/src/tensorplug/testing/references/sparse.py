@@ -143,10 +143,9 @@ def _fill_cases(spec: KernelSpec) -> list[Case]:
             indices = np.asarray(idx, np.int64).reshape(-1, len(shape))
             out.append(Case((indices, sample(indices.shape[:1], d, key=i), np.asarray(shape, np.int64),
                              np.asarray(-7, d.numpy))))
-    idx, shape = _FILL[0]
+    first, dense = out[0].inputs[0], out[0].inputs[2]
     return out + other_dtypes(spec, out, "values", lambda d: Case(
-        (np.asarray(idx, np.int64), sample((len(idx),), d, key=0), np.asarray(shape, np.int64),
-         sample((), d, key=1))))
+        (first, sample(first.shape[:1], d, key=0), dense, sample((), d, key=1))))
 
 
 def _fill_bad(spec: KernelSpec) -> list[BadCase]:
