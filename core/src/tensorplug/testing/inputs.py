@@ -116,10 +116,13 @@ class Case:
 
 @dataclass(frozen=True)
 class BadCase(Case):
-    """Inputs the spec refuses: running them must raise `error` (a tensorplug error type)."""
+    """Inputs the spec refuses: running them must raise `error` (a tensorplug error type).
+    ``by_value``: only the input values make them bad (a shape given as a tensor), so the kernel
+    refuses them and the spec alone cannot."""
 
     error: type[TensorplugError] = ShapeError
     why: str = ""
+    by_value: bool = False
 
 
 def infos_of(arrays: Iterable[np.ndarray]) -> list[TensorInfo]:

@@ -27,6 +27,7 @@ from ..inputs import (
 __all__ = [
     "Reference", "REFERENCES", "register_reference", "check_reference", "reference", "CaseMaker",
     "BadCaseMaker", "unary_cases", "binary_cases", "broadcast_bad_cases", "no_cases",
+    "other_dtypes",
 ]
 
 #: ``cases(spec)``: the kernel's spec in, the Cases to call the kernel with out (host arrays in
@@ -160,3 +161,12 @@ def broadcast_bad_cases(spec: KernelSpec) -> list[BadCase]:
     return [BadCase((sample(xs, d), sample(ys, d)), error=ShapeError, why="shapes that do not broadcast")
             for xs, ys in NOT_BROADCASTABLE]
 
+
+
+def other_dtypes(spec: KernelSpec, cases: Sequence[Case], input_name: str,
+                 make: Callable[[DType], Case]) -> list[Case]:
+    """One case, ``make(dtype)``, for each dtype the spec accepts for `input_name` that `cases`
+    never give it: the attribute grid stays on a dtype or two, every other dtype gets one case."""
+    i = list(spec.inputs).index(input_name)
+    seen = {c.inputs[i].dtype for c in cases if len(c.inputs) > i}
+    return [make(d) for d in accepted(spec, input_name) if np.dtype(d.numpy) not in seen]

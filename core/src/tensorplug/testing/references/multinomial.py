@@ -13,7 +13,7 @@ import numpy as np
 from ...errors import DTypeError, ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case
-from ._base import Reference, register_reference
+from ._base import Reference, other_dtypes, register_reference
 
 _LOGITS = np.array([[0.0, 1.0, -1.0, 2.0], [3.0, 0.0, 0.0, -np.inf]])
 
@@ -24,7 +24,9 @@ def _cases(spec: KernelSpec) -> list[Case]:
     probs = np.array([[0.2, 0.0, 0.8]])  # (float64)
     out.append(Case((probs,), {"num_samples": 4000, "seed": 1, "normalized": True}, label="sample"))
     out.append(Case((np.zeros((0, 3), np.float32),), {"num_samples": 2, "seed": -2}))
-    return out
+    out.append(Case((np.zeros((1, 1), np.float32),), {"num_samples": 3, "seed": 5}))  # (one class)
+    return out + other_dtypes(spec, out, "logits", lambda d: Case((_LOGITS[:1].astype(d.numpy),),
+                                                                   {"num_samples": 30, "seed": 3}))
 
 
 def _bad(spec: KernelSpec) -> list[BadCase]:

@@ -8,18 +8,19 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, float64
+from ...dtypes import DType, float32, float64
 from ...errors import IndexOutOfRangeError, ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, index_array, sample
-from ._base import reference
+from ._base import other_dtypes, reference
 
 #: the whole table in float64, its first rows in float32 (few compilations: the kit stays quick)
 _PLAN = ((float64, None), (float32, 2))
 
 # (shape indexed, indices)
 _TABLE = [((5,), [[0], [4], [2], [2]]), ((3, 4), [[1, 0], [2, 3]]), ((3, 4), [[2], [0]]),
-          ((2, 3, 2), [[[1, 2], [0, 0]], [[1, 1], [0, 2]]]), ((3, 4), np.zeros((0, 2), int)), ((1,), [[0]])]
+          ((2, 3, 2), [[[1, 2], [0, 0]], [[1, 1], [0, 2]]]), ((3, 4), np.zeros((0, 2), int)), ((1,), [[0]]),
+          ((4,), [2])]  # (a 0-d slice)
 
 
 def _at(indices: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -44,7 +45,15 @@ def _cases(spec: KernelSpec, kernel: str) -> list[Case]:
                 out.append(Case((indices, updates), {"shape": shape}))
             else:
                 out.append(Case((sample(shape, d, key=i), indices, updates)))
-    return out
+    # every other dtype: one row with distinct indices (bools do not accumulate), cast
+    shape, idx = _TABLE[1]
+    indices = np.asarray(idx, np.int64)
+
+    def one(d: DType) -> Case:
+        x, u = sample(shape, d, key=1), sample(_slices(shape, indices), d, key=(1, "u"))
+        return {"GatherNd": Case((x, indices)), "ScatterNd": Case((indices, u), {"shape": shape})}.get(
+            kernel, Case((x, indices, u)))
+    return out + other_dtypes(spec, out, "updates" if kernel == "ScatterNd" else spec.inputs[0], one)
 
 
 def _bad(kernel: str) -> Any:

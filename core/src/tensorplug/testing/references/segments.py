@@ -13,7 +13,7 @@ from ...dtypes import float32, float64, int32, int64
 from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, index_array, sample
-from ._base import reference
+from ._base import other_dtypes, reference
 
 # (data shape, ids, num_segments): ids have a prefix of data's shape
 _SEGMENTS = [((5,), [0, 2, 0, 3, 2], 4), ((4, 3), [1, -1, 1, 5], 3), ((2, 2, 3), [[0, 1], [1, 1]], 2),
@@ -27,7 +27,11 @@ def _segment_cases(spec: KernelSpec) -> list[Case]:
             full = set(np.asarray(ids).reshape(-1).tolist()) >= set(range(n))
             out.append(Case((sample(shape, d, key=i), index_array(ids, spec, "segment_ids", j * 5 + i)),
                             {"num_segments": n}, label="" if full else "special"))  # (no gradient at +-inf)
-    return out
+    shape, ids, n = _SEGMENTS[0]  # (segment 1 empty)
+    out += other_dtypes(spec, out, "data", lambda d: Case(
+        (sample(shape, d, key=0), index_array(ids, spec, "segment_ids", 3)), {"num_segments": n}, "special"))
+    return out + other_dtypes(spec, out, "segment_ids", lambda d: Case(  # (size 1, segment 1 empty)
+        (sample((1,), float64, key=0), np.zeros(1, d.numpy)), {"num_segments": 2}, "special"))
 
 
 def _segment_bad(spec: KernelSpec) -> list[BadCase]:
@@ -78,7 +82,11 @@ def _count_cases(dense: bool) -> Any:
                 w = sample(xs.shape, d, key=i) if weighted else np.zeros(0, d.numpy)
                 for binary in ((False, True) if dense and j == 0 and i in (0, 4) else (False,)):
                     out.append(Case((xs, w), {"size": size, **({"binary_output": binary} if dense else {})}))
-        return out
+        # every other dtype: one size-1 case
+        out += other_dtypes(spec, out, "x", lambda d: Case(
+            (np.asarray([2], d.numpy), np.zeros(0, np.float32)), {"size": 5}))
+        return out + other_dtypes(spec, out, "weights", lambda d: Case(
+            (np.asarray([2], np.int64), sample((1,), d, key=0)), {"size": 5}))
     return cases
 
 

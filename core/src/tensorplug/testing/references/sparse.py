@@ -13,7 +13,7 @@ from ...dtypes import float32, float64, int64
 from ...errors import DTypeError, IndexOutOfRangeError, ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, index_array, sample
-from ._base import reference
+from ._base import other_dtypes, reference
 
 # (data shape, indices, segment_ids, num_segments)
 _SEGMENTS = [((4, 2), [0, 1, 3], [0, 0, 2], None), ((5,), [4, 4, 0, 2], [0, 1, 1, 3], 5),
@@ -28,6 +28,14 @@ def _segment_cases(spec: KernelSpec) -> list[Case]:
             label = "" if n is not None and not j else "special"
             out.append(Case((sample(shape, d, key=i), index_array(idx, spec, "indices", i + j),
                              index_array(ids, spec, "segment_ids", i + j + 1)), {"num_segments": n}, label))
+    shape, idx, ids, n = _SEGMENTS[0]
+    out += other_dtypes(spec, out, "data", lambda d: Case(
+        (sample(shape, d, key=0), np.asarray(idx, np.int64), np.asarray(ids, np.int64)), {"num_segments": n},
+        "special"))
+    for name in ("indices", "segment_ids"):
+        out += other_dtypes(spec, out, name, lambda d: Case(
+            (sample(shape, float64, key=0), np.asarray(idx, d.numpy), np.asarray(ids, d.numpy)),
+            {"num_segments": n}, "special"))
     return out
 
 
@@ -66,7 +74,11 @@ def _to_dense_cases(spec: KernelSpec) -> list[Case]:
             default = np.asarray(-1, d.numpy)
             indices = index_array(idx, spec, "sparse_indices", i + j)
             out.append(Case((indices, sample(vshape, d, key=i), default), {"output_shape": shape}))
-    return out
+    idx, vshape, shape = _TO_DENSE[0]
+    out += other_dtypes(spec, out, "sparse_indices", lambda d: Case(
+        (np.asarray([[2]], d.numpy), sample((1,), float64, key=0), np.asarray(-1.0)), {"output_shape": (5,)}))
+    return out + other_dtypes(spec, out, "sparse_values", lambda d: Case(
+        (np.asarray(idx, np.int64), sample(vshape, d, key=0), sample((), d, key=1)), {"output_shape": shape}))
 
 
 def _to_dense_bad(spec: KernelSpec) -> list[BadCase]:
@@ -100,9 +112,9 @@ def _reshape_cases(spec: KernelSpec) -> list[Case]:
 def _reshape_bad(spec: KernelSpec) -> list[BadCase]:
     idx = np.array([[0, 1]], np.int64)
     return [BadCase((idx, np.array([2, 3], np.int64), np.array([4], np.int64)), error=ShapeError,
-                    why="a new shape of another size"),
+                    why="a new shape of another size", by_value=True),
             BadCase((idx, np.array([2, 3], np.int64), np.array([-1, -1], np.int64)), error=ShapeError,
-                    why="two -1s")]
+                    why="two -1s", by_value=True)]
 
 
 @reference("SparseReshape", _reshape_cases, _reshape_bad)
@@ -131,7 +143,9 @@ def _fill_cases(spec: KernelSpec) -> list[Case]:
             indices = np.asarray(idx, np.int64).reshape(-1, len(shape))
             out.append(Case((indices, sample(indices.shape[:1], d, key=i), np.asarray(shape, np.int64),
                              np.asarray(-7, d.numpy))))
-    return out
+    first, dense = out[0].inputs[0], out[0].inputs[2]
+    return out + other_dtypes(spec, out, "values", lambda d: Case(
+        (first, sample(first.shape[:1], d, key=0), dense, sample((), d, key=1))))
 
 
 def _fill_bad(spec: KernelSpec) -> list[BadCase]:
