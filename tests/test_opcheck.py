@@ -257,3 +257,17 @@ def test_usage_errors():
         opcheck("Exp", backend="numpy", checks=("speed",))
     with pytest.raises(tp.BackendNotFoundError, match="No backend named 'nope'"):
         opcheck("Exp", backend="nope")
+
+
+def test_bounded_cases_keep_every_dtype_combination_and_spread_the_rest():
+    from tensorplug.testing.inputs import Case
+    from tensorplug.testing.opcheck import bounded
+
+    f64, f32, i64 = (np.zeros(2, d) for d in (np.float64, np.float32, np.int64))
+    cases = [Case((f64,), {"k": i}) for i in range(20)] + [Case((f32,), {"k": 20}), Case((i64,), {"k": 21})]
+    kept = bounded(cases, 6)
+    assert len(kept) == 6 and [c.attrs["k"] for c in kept][:1] == [0]
+    assert {str(c.inputs[0].dtype) for c in kept} == {"float64", "float32", "int64"}
+    assert kept == sorted(kept, key=lambda c: c.attrs["k"])  # in their order
+    assert bounded(cases, None) == cases and bounded(cases, 100) == cases
+    assert len(bounded(cases, 1)) == 3  # never fewer than one case per dtype combination

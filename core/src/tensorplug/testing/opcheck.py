@@ -39,14 +39,16 @@ CHECKS = ("values", "errors", "gradient")
 
 def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[str] = CHECKS,
             reference: Reference | None = None, rtol: Tolerance = None, atol: Tolerance = None,
-            gradient_order: int = 1, rerun: str | None = None) -> OpCheckResult:
+            gradient_order: int = 1, rerun: str | None = None,
+            max_cases: int | None = None) -> OpCheckResult:
     """Check kernel `kernel_name` on `backend` (default: the active one); return the result.
 
     ``checks`` picks among "values" (shapes, dtypes, values), "errors" (bad inputs) and
     "gradient". ``reference`` replaces the kit's own entry for this kernel (for a plugin's
     kernel spec the kit does not know). ``rtol``/``atol`` override the float tolerances (one
     value, or one per dtype name). ``gradient_order`` > 1 also checks higher derivatives.
-    ``rerun`` is the command a report shows for running the check again.
+    ``rerun`` is the command a report shows for running the check again. ``max_cases`` bounds
+    the cases checked (``bounded``): a quicker run for a backend that compiles every case.
     Raises KernelSpecNotFoundError for an unknown kernel name; problems are in the result.
     """
     checks = tuple(checks)
@@ -59,7 +61,7 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
         result = OpCheckResult(spec.name, b.name, reference=_kind(ref),
                                rerun=rerun or _rerun(spec.name, b.name))
         has_f64 = supports_float64(b)
-        cases = _cases(spec, ref, has_f64, result)
+        cases = bounded(_cases(spec, ref, has_f64, result), max_cases)
         if not _implemented(spec, b, result):
             return result
         if "values" in checks:
@@ -120,6 +122,24 @@ def _cases(spec: KernelSpec, ref: Reference | None, has_f64: bool, result: OpChe
                                 "not run")
         cases = kept
     return cases
+
+
+def bounded(cases: list[Case], limit: int | None) -> list[Case]:
+    """At most `limit` of `cases` (all if None), in their order: the first case of each
+    combination of input dtypes (so every dtype is still checked), then cases evenly spread
+    over the others."""
+    if limit is None or len(cases) <= limit:
+        return cases
+    firsts: dict[tuple[str, ...], int] = {}
+    for i, case in enumerate(cases):
+        firsts.setdefault(tuple(str(a.dtype) for a in case.inputs), i)
+    kept = set(firsts.values())
+    others = [i for i in range(len(cases)) if i not in kept]
+    room = max(0, limit - len(kept))
+    if room and others:
+        spread = (len(others) - 1) / max(room - 1, 1)
+        kept.update(others[round(k * spread)] for k in range(min(room, len(others))))
+    return [cases[i] for i in sorted(kept)]
 
 
 def _implemented(spec: KernelSpec, backend: Backend, result: OpCheckResult) -> bool:

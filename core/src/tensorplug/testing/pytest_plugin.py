@@ -43,6 +43,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tensorplug-conformance-file", metavar="PATH", default=None,
                     help="TOML file with include/exclude patterns (default: [tool.tensorplug.conformance] "
                          "in the rootdir's pyproject.toml)")
+    group.addoption("--tensorplug-max-cases", metavar="N", type=int, default=None,
+                    help="check at most N cases per kernel (at least the first of each combination of "
+                         "input dtypes, then cases spread over the rest): a bounded run for a compiling "
+                         "backend, where every distinct case compiles; default: every case")
     group.addoption("--tensorplug-gradient-order", metavar="N", type=int, default=2,
                     help="check gradients to this order (default 2; float32-only backends check order 1)")
 
@@ -61,6 +65,7 @@ class Conformance:
         except SelectionError as exc:
             raise pytest.UsageError(f"tensorplug conformance: {exc}") from None
         self.order = max(1, config.getoption("tensorplug_gradient_order"))
+        self.max_cases: int | None = config.getoption("tensorplug_max_cases")
         self.coverage = Coverage()
         self._plan: Plan | None = None
 
@@ -87,7 +92,7 @@ class Conformance:
         checks = ("values", "errors") if check == "kernel" else ("gradient",)
         try:
             result = opcheck(kernel, self.backend, checks=checks, gradient_order=self.order,
-                             rerun=self.rerun(kernel))
+                             rerun=self.rerun(kernel), max_cases=self.max_cases)
         except Exception as exc:
             node.user_properties.append((PROPERTY, f"{check}|{kernel}|failed||"))
             pytest.fail(f"opcheck '{kernel}' on backend '{self.backend}' could not run: "
