@@ -33,21 +33,19 @@ import numpy as np  # noqa: E402
 import tensorplug as tp  # noqa: E402
 from tensorplug.cli.demo import DEFAULT_LEARNING_RATES  # noqa: E402
 from tensorplug.cli.digits_cnn import init_cnn_params  # noqa: E402
-from tensorplug.cli.digits_mlp import Digits, Training, epoch_batches, load_digits_split  # noqa: E402
+from tensorplug.cli.digits_mlp import Digits, Training, load_digits_split  # noqa: E402
 
-try:
-    import torch
-except ImportError:  # torch is optional: without it there is nothing to compare with
-    torch = None  # type: ignore[assignment]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import TorchMLP, torch  # noqa: E402  (benchmarks/run.py: the MLP's torch loop)
 
 HERE = Path(__file__).resolve().parent
 TARGET = 1.0  # the demo's CNN epoch (tp.jit on numpy) against torch eager's
 LEARNING_RATE = DEFAULT_LEARNING_RATES["cnn"]
 
 
-class TorchCNN:
+class TorchCNN(TorchMLP):
     """The demo's CNN in torch eager: the same initial weights (HWIO kernels as OIHW), batches
-    and Adam (torch's Adam puts epsilon where TF.js does)."""
+    and Adam (torch's Adam puts epsilon where TF.js does); epochs and accuracy as run.py's MLP."""
 
     def __init__(self, data: Digits, seed: int, batch_size: int) -> None:
         p = init_cnn_params(seed)
@@ -69,21 +67,6 @@ class TorchCNN:
         h = f.max_pool2d(f.pad(h, (0, 1, 0, 1), value=-float("inf")), 2, stride=1)  # 'SAME', stride 1
         h = f.max_pool2d(f.relu(f.conv2d(h, k2, b2, padding=1)), 2, stride=2)
         return h.permute(0, 2, 3, 1).reshape(h.shape[0], -1) @ w + b  # channels-last features
-
-    def epoch(self) -> float:
-        losses = []
-        for idx in epoch_batches(len(self.y), self.batch_size, self.rng):
-            i = torch.from_numpy(idx)
-            self.opt.zero_grad()
-            loss = torch.nn.functional.cross_entropy(self.logits(self.x[i]), self.y[i])
-            loss.backward()
-            self.opt.step()
-            losses.append(loss.item())
-        return float(np.mean(losses))
-
-    def accuracy(self) -> float:
-        with torch.no_grad():
-            return float((self.logits(self.x_test).argmax(dim=1) == self.y_test).float().mean())
 
 
 def bench(epochs: int, seed: int = 0, batch_size: int = 32) -> tuple[dict[str, float], dict[str, float]]:

@@ -49,3 +49,17 @@ def test_the_conv_benchmark_runs_and_reports_its_rows(tmp_path):
     assert "Conv2D forward " in proc.stdout and "Conv2D forward+backward" in proc.stdout
     assert "results differ" not in proc.stdout
     assert len(list(tmp_path.glob("conv-bench-*.json"))) == 1
+
+
+def test_the_cnn_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/cnn_bench.py: two epochs of the demo's CNN, tp.jit and eager
+    (and torch's when it is installed), learning the same."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "cnn_bench.py"), "--quick", "--results", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines() if "ms/epoch" in line]
+    assert {"tp.jit", "eager"} <= {row[1] for row in rows}
+    assert len({row[-1] for row in rows}) == 1  # one test accuracy: every framework trains the same model
+    assert len(list(tmp_path.glob("cnn-bench-*.json"))) == 1
