@@ -214,9 +214,12 @@ def _crop_and_resize_grad_image(grads: np.ndarray, boxes: np.ndarray, box_ind: n
 
 
 # -- FlipLeftRight, RotateWithOffset, Transform -------------------------------------------------
+_EDGE_IMAGES = ((0, 2, 2, 1), (1, 1, 1, 1))  # an empty batch, a size-1 image
+
+
 def _image_cases(spec: KernelSpec) -> list[Case]:
     out = [Case((sample((2, 3, 4, 2), d, key=spec.name),)) for d in (float64, float32, int32)]
-    out += [Case((sample(s, float64, key=(spec.name, s)),)) for s in ((0, 2, 2, 1), (1, 1, 1, 1))]
+    out += [Case((sample(s, float64, key=(spec.name, s)),)) for s in _EDGE_IMAGES]
     out += [Case((sample((1, 2, 3, 2), float64, key=(spec.name, 1)),))]  # (small: a gradient check)
     return with_every_dtype(spec, out)
 
@@ -231,7 +234,7 @@ def _rotate_cases(spec: KernelSpec) -> list[Case]:
     x = sample((1, 5, 4, 4), float64, key=(spec.name, 1))
     out += [Case((x,), {"radians": -2.0, "fill_value": (1.0, 2.0, 3.0), "center": (0.25, 0.6)}),
             Case((x,), {"radians": math.pi / 2, "fill_value": -1.0, "center": 0.4})]
-    out += [Case((sample(s, float64, key=(spec.name, s)),), {"radians": 0.7}) for s in ((0, 2, 2, 1), (1, 1, 1, 1))]
+    out += [Case((sample(s, float64, key=(spec.name, s)),), {"radians": 0.7}) for s in _EDGE_IMAGES]
     return with_every_dtype(spec, out)
 
 
@@ -300,7 +303,7 @@ def _transform_cases(spec: KernelSpec) -> list[Case]:
         out.append(Case((x, _TRANSFORMS * 2.5), {"interpolation": interpolation, "fill_mode": mode,
                                                   "fill_value": 0.25, "output_shape": (3, 6)}))
     out.append(Case((x, _TRANSFORMS[:1]), {"fill_value": -1.0}))
-    out += [Case((sample(s, float64, key=(spec.name, s)), _TRANSFORMS[:1]), {}) for s in ((0, 2, 2, 1), (1, 1, 1, 1))]
+    out += [Case((sample(s, float64, key=(spec.name, s)), _TRANSFORMS[:1]), {}) for s in _EDGE_IMAGES]
     return with_every_dtype(spec, out)
 
 

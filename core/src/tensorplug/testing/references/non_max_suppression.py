@@ -1,6 +1,7 @@
 """Reference values of NonMaxSuppressionV3/V4/V5 (the image family's box selection): TF's own
 lazy priority-queue algorithm, box by box (the kernels update every score eagerly instead), on
-hand-made boxes (float64 and float32, one case in each half float; none and one box) and sampled ones with attribute variants (float64)."""
+hand-made boxes (float64 and float32, one case in each half float; none and one box) and sampled
+ones with attribute variants (float64)."""
 
 from __future__ import annotations
 
