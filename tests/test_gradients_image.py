@@ -58,7 +58,7 @@ def test_crop_and_resize_image_third_order(method):
 
 def test_crop_and_resize_grad_image_in_grads():
     def f(grads):
-        return tp.run_kernel("CropAndResizeGradImage", [grads, BOXES, np.array([1, 0])],
+        return tp.run_kernel("CropAndResizeGradImage", [grads, BOXES, np.array([1, 0], np.int32)],
                              {"image_shape": (2, 3, 3, 1)}) ** 3
 
     check_gradients(f, values((2, 2, 2, 1), 3), order=3)

@@ -140,7 +140,7 @@ def test_crop_of_the_whole_image_is_the_image():
     image = sample((1, 4, 5, 3), tp.float64)
     whole = np.array([[0, 0, 1, 1], [1, 1, 0, 0]], np.float32)
     for method in ("bilinear", "nearest"):
-        got = run("CropAndResize", {"image": image, "boxes": whole, "box_ind": np.zeros(2, np.int64)},
+        got = run("CropAndResize", {"image": image, "boxes": whole, "box_ind": np.zeros(2, np.int32)},
                   {"crop_size": (4, 5), "method": method})
         assert_values(got[0], image[0])
         assert_values(got[1], image[0, ::-1, ::-1])
@@ -158,7 +158,7 @@ def test_crop_and_resize_grad_image_is_the_adjoint():
 
 def test_crop_box_index_out_of_range_gives_zeros():
     image = sample((1, 3, 3, 1), tp.float64)
-    got = run("CropAndResize", {"image": image, "boxes": BOXES[:2], "box_ind": np.array([0, 3])},
+    got = run("CropAndResize", {"image": image, "boxes": BOXES[:2], "box_ind": np.array([0, 3], np.int32)},
               {"crop_size": (2, 2), "extrapolation_value": 5.0})
     assert not np.any(got[1])
 

@@ -43,6 +43,16 @@ NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inp
 NO_0D.update({k: "a convolution takes batch, spatial and channel dims" for k in (
     "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv3D", "Conv3DBackpropInputV2",
     "Conv3DBackpropFilterV2")})
+NO_0D.update({k: "pools over batch, spatial and channel dims" for k in (
+    "AvgPool", "AvgPool3D", "AvgPoolGrad", "AvgPool3DGrad", "MaxPool", "MaxPool3D", "MaxPoolGrad",
+    "MaxPool3DGrad", "MaxPoolWithArgmax", "Dilation2D", "Dilation2DBackpropFilter",
+    "Dilation2DBackpropInput")})
+NO_0D.update({k: "takes 4-d images (and boxes of 4 coordinates)" for k in (
+    "FlipLeftRight", "CropAndResize", "CropAndResizeGradImage", "ResizeBilinear", "ResizeBilinearGrad",
+    "ResizeNearestNeighbor", "ResizeNearestNeighborGrad", "RotateWithOffset", "Transform")})
+NO_0D.update({k: "takes (n, 4) boxes and (n,) scores" for k in (
+    "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5")})
+NO_0D.update({k: "normalizes along a channel axis" for k in ("LRN", "LRNGrad")})
 NO_INPUTS = {"Fill", "Range", "Eye", "RandomUniform", "RandomNormal", "LinSpace"}
 
 

@@ -49,6 +49,19 @@ def test_crop_and_resize_takes_lists():
     assert out.dtype == tp.float64
 
 
+@pytest.mark.parametrize("dtype", [tp.uint8, tp.int64, tp.uint64])
+def test_crop_and_resize_box_ind_of_any_integer_dtype(dtype):
+    """The kernels take int32 box_ind (TF's); the op casts, and an index past int32 still reads
+    nothing (zeros), as one in range reads its image."""
+    x = images((2, 3, 3, 1))
+    boxes = [[0.0, 0.0, 1.0, 1.0]] * 3
+    big = 2**40 if dtype is not tp.uint8 else 200
+    out = tp.image.crop_and_resize(x, boxes, tp.asarray(np.array([1, big, 0]), dtype=dtype), (3, 3))
+    np.testing.assert_allclose(out.numpy(), np.stack([x[1], np.zeros_like(x[0]), x[0]]))
+    neg = tp.image.crop_and_resize(x, boxes[:1], tp.asarray(np.array([-(2**40)]), dtype=tp.int64), (3, 3))
+    np.testing.assert_array_equal(neg.numpy(), 0)
+
+
 def test_rotate_and_transform_ops():
     x = images((1, 3, 3, 2))
     np.testing.assert_allclose(tp.image.rotate_with_offset(x, 0.0).numpy(), x)

@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import _validate as valid
-from ..dtypes import float32
+from ..dtypes import float32, int32, int64
 from ..errors import ArgumentError, DTypeError, ShapeError
 from ..specs.image import FILL_MODES, METHODS, boxes_shapes, image_shape, nms_shapes, resized_shape
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, to_float
+from .elementwise import clip
 from .manipulation import expand_dims, squeeze
 from .nd_indexing import int_values
 
@@ -112,6 +113,8 @@ def crop_and_resize(image: Any, boxes: Any, box_ind: Any, crop_size: Any, method
     b = _floats(boxes, op, "boxes")
     b = b if b._dtype is float32 else astype(b, float32)  # (TF.js's boxes: float32)
     ind = asarray(int_values(op, box_ind, "box_ind"))
+    if ind._dtype is not int32:  # (TF.js's int32; any index out of [0, batch) still reads nothing)
+        ind = astype(clip(astype(ind, int64), -1, x.shape[0]), int32)
     crop = _size(crop_size, op, "crop_size")
     attrs = {"crop_size": crop, "method": _choice(method, METHODS, op, "method"),
              "extrapolation_value": float(valid.number(extrapolation_value, op, "extrapolation_value"))}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES, float32, int64
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, float32, int32, int64
 from ..errors import ShapeError
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from ..registry.specs import register_kernel_spec
@@ -166,7 +166,8 @@ def _crop_grad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> li
 
 
 _METHOD = AttrSpec("method", "bilinear", _choice(METHODS), "'bilinear' or 'nearest' sampling")
-_BOX_DTYPES = {"boxes": (float32,), "box_ind": INT_DTYPES}  # (float32 boxes, as TF.js: no gradient)
+#: float32 boxes and int32 box_ind, as TF's and TF.js's (no gradient; the op casts to them)
+_BOX_DTYPES = {"boxes": (float32,), "box_ind": (int32,)}
 CROP_AND_RESIZE = register_kernel_spec(KernelSpec(
     name="CropAndResize", inputs=("image", "boxes", "box_ind"), infer=_crop_rule,
     attrs=(AttrSpec("crop_size", REQUIRED, _pair, "(crop_height, crop_width)"), _METHOD,

@@ -17,6 +17,7 @@ from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, sample
 from ._base import reference
+from ._cover import with_every_dtype
 
 
 def _js_round(v: float) -> int:
@@ -82,7 +83,8 @@ def _resize_grad(nearest: bool) -> Callable[..., np.ndarray]:
 _RESIZES = [((1, 3, 4, 2), (5, 3), {}),
             ((2, 4, 3, 1), (2, 5), {"half_pixel_centers": True}),
             ((1, 3, 3, 2), (4, 2), {"align_corners": True}),
-            ((1, 1, 2, 1), (3, 1), {"align_corners": True})]
+            ((1, 1, 2, 1), (3, 1), {"align_corners": True}),
+            ((0, 2, 2, 1), (3, 2), {}), ((1, 1, 1, 1), (1, 1), {})]
 
 
 def _resize_cases(spec: KernelSpec) -> list[Case]:
@@ -99,7 +101,7 @@ def _resize_cases(spec: KernelSpec) -> list[Case]:
                 out.append(Case((x, dy), flags))
             else:
                 out.append(Case((x,), {"size": size, **flags}))
-    return out
+    return with_every_dtype(spec, out)
 
 
 def _resize_bad(spec: KernelSpec) -> list[BadCase]:
@@ -170,7 +172,13 @@ def _crop_cases(spec: KernelSpec) -> list[Case]:
     else:
         out.append(Case((sample((1, 3, 3, 1), float32, key=spec.name), _BOXES, _BOX_IND),
                         {"crop_size": (1, 2)}))
-    return out
+    image = sample((1, 1, 1, 1), float64, key=(spec.name, "one"))  # a size-1 image, no boxes
+    for n in (1, 0):
+        if grad:
+            out.append(Case((image[:n], _BOXES[:n], _BOX_IND[:n]), {"image_shape": (1, 2, 2, 1)}))
+        else:
+            out.append(Case((image, _BOXES[:n], _BOX_IND[:n]), {"crop_size": (1, 1)}))
+    return with_every_dtype(spec, out)
 
 
 def _crop_bad(spec: KernelSpec) -> list[BadCase]:
@@ -206,9 +214,14 @@ def _crop_and_resize_grad_image(grads: np.ndarray, boxes: np.ndarray, box_ind: n
 
 
 # -- FlipLeftRight, RotateWithOffset, Transform -------------------------------------------------
+_EDGE_IMAGES = ((0, 2, 2, 1), (1, 1, 1, 1))  # an empty batch, a size-1 image
+
+
 def _image_cases(spec: KernelSpec) -> list[Case]:
     out = [Case((sample((2, 3, 4, 2), d, key=spec.name),)) for d in (float64, float32, int32)]
-    return out + [Case((sample((1, 2, 3, 2), float64, key=(spec.name, 1)),))]  # (small: a gradient check)
+    out += [Case((sample(s, float64, key=(spec.name, s)),)) for s in _EDGE_IMAGES]
+    out += [Case((sample((1, 2, 3, 2), float64, key=(spec.name, 1)),))]  # (small: a gradient check)
+    return with_every_dtype(spec, out)
 
 
 @reference("FlipLeftRight", _image_cases)
@@ -221,7 +234,8 @@ def _rotate_cases(spec: KernelSpec) -> list[Case]:
     x = sample((1, 5, 4, 4), float64, key=(spec.name, 1))
     out += [Case((x,), {"radians": -2.0, "fill_value": (1.0, 2.0, 3.0), "center": (0.25, 0.6)}),
             Case((x,), {"radians": math.pi / 2, "fill_value": -1.0, "center": 0.4})]
-    return out
+    out += [Case((sample(s, float64, key=(spec.name, s)),), {"radians": 0.7}) for s in _EDGE_IMAGES]
+    return with_every_dtype(spec, out)
 
 
 def _rotate_bad(spec: KernelSpec) -> list[BadCase]:
@@ -289,7 +303,8 @@ def _transform_cases(spec: KernelSpec) -> list[Case]:
         out.append(Case((x, _TRANSFORMS * 2.5), {"interpolation": interpolation, "fill_mode": mode,
                                                   "fill_value": 0.25, "output_shape": (3, 6)}))
     out.append(Case((x, _TRANSFORMS[:1]), {"fill_value": -1.0}))
-    return out
+    out += [Case((sample(s, float64, key=(spec.name, s)), _TRANSFORMS[:1]), {}) for s in _EDGE_IMAGES]
+    return with_every_dtype(spec, out)
 
 
 def _transform_bad(spec: KernelSpec) -> list[BadCase]:

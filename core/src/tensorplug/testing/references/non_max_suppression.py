@@ -1,6 +1,7 @@
 """Reference values of NonMaxSuppressionV3/V4/V5 (the image family's box selection): TF's own
 lazy priority-queue algorithm, box by box (the kernels update every score eagerly instead), on
-hand-made boxes (float64 and float32) and sampled ones with attribute variants (float64)."""
+hand-made boxes (float64 and float32, one case in each half float; none and one box) and sampled
+ones with attribute variants (float64)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, Domain, sample
 from ._base import reference
+from ._cover import with_every_dtype
 
 
 def _iou(boxes: np.ndarray, i: int, j: int) -> float:
@@ -79,7 +81,9 @@ def _nms_cases(spec: KernelSpec) -> list[Case]:
         if not spec.name.endswith("V3"):
             attrs = {**attrs, "pad_to_max_output_size": True}
         out.append(Case((boxes, scores), attrs))
-    return out
+    base = {"max_output_size": 2, "iou_threshold": 0.5}
+    out += [Case((_NMS_BOXES[:n], _NMS_SCORES[:n]), base) for n in (0, 1)]  # no box, one box
+    return with_every_dtype(spec, out)
 
 
 def _nms_bad(spec: KernelSpec) -> list[BadCase]:

@@ -1,7 +1,7 @@
 """Reference values of the normalization family: FusedBatchNorm (per-channel and full-rank
 parameters), LRN and LRNGrad (the window sums by a loop over the neighbours; LRNGrad as the
 explicit Jacobian-vector product of LRN's definition). Few cases: float32 and float64, with
-attribute variants on float64."""
+attribute variants, an empty and a size-1 input on float64, one small case in each other dtype."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, Domain, sample
 from ._base import reference
+from ._cover import with_every_dtype
 
 #: (the kit's gradient check takes the cases of at most 40 elements: the first only, to save time)
-_BN = [((2, 3, 4), (4,)), ((2, 3, 2, 3), (1, 3, 1, 1)), ((4, 11), ())]
+_BN = [((2, 3, 4), (4,)), ((2, 3, 2, 3), (1, 3, 1, 1)), ((4, 11), ()), ((0, 3), (3,)), ((1, 1), (1,))]
 
 
 def _bn_cases(spec: KernelSpec) -> list[Case]:
@@ -25,7 +26,7 @@ def _bn_cases(spec: KernelSpec) -> list[Case]:
             scale, offset, mean = (sample(ps, d, key=(spec.name, i, k)) for k in ("s", "o", "m"))
             variance = sample(ps, d, Domain(0.1, 2.0), key=(spec.name, i, "v"))
             out.append(Case((x, scale, offset, mean, variance), {"epsilon": 1e-3 if i != 1 else 0.5}))
-    return out
+    return with_every_dtype(spec, out)
 
 
 def _bn_bad(spec: KernelSpec) -> list[BadCase]:
@@ -51,7 +52,9 @@ def _window_sum(a: np.ndarray, radius: int) -> np.ndarray:
 
 _LRN = [((2, 1, 5), {"depth_radius": 2, "bias": 1.0, "alpha": 0.5, "beta": 0.75}),
         ((3, 14), {"depth_radius": 1, "bias": 2.0, "alpha": 0.1, "beta": 0.5}),
-        ((7, 1, 6), {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5})]
+        ((7, 1, 6), {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5}),
+        ((0, 3), {"depth_radius": 1, "bias": 1.0, "alpha": 1.0, "beta": 0.5}),
+        ((1, 1), {"depth_radius": 1, "bias": 1.0, "alpha": 1.0, "beta": 0.5})]
 
 
 def _lrn_cases(spec: KernelSpec) -> list[Case]:
@@ -64,7 +67,7 @@ def _lrn_cases(spec: KernelSpec) -> list[Case]:
             else:
                 y = _lrn(x.astype(np.float64), **attrs).astype(d.numpy)
                 out.append(Case((sample(shape, d, key=(spec.name, i, "dy")), x, y), attrs))
-    return out
+    return with_every_dtype(spec, out)
 
 
 @reference("LRN", _lrn_cases)

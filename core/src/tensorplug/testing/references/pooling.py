@@ -2,7 +2,9 @@
 MaxPoolWithArgmax, Dilation2D and its backprops. Written independently of the kernels: each
 window tap is read with plain slicing of the padded input in a loop over the taps, the first
 maximum is kept by a running strict comparison, and averages divide by a count of real elements
-made by pooling a mask of ones. Few cases (float32 and float64; attribute variants on float64)."""
+made by pooling a mask of ones. Few cases: attribute variants and an empty and a size-1 input on
+float64, the first row on float32 (and float16), one small case in each other accepted dtype (the
+half floats computed in float64 by the kit and cast back)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ...errors import ShapeError
 from ...kernel_spec import KernelSpec
 from ..inputs import BadCase, Case, sample
 from ._base import reference
+from ._cover import with_every_dtype
 
 Pairs = Sequence[tuple[int, int]]
 Geometry = tuple[list[int], list[int], list[tuple[int, int]]]
@@ -116,6 +119,9 @@ _TABLE: dict[int, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
         ((1, 2, 4, 3, 3), {"filter_size": (2, 2, 2), "strides": (2, 1, 2), "pad": ((0, 1), (1, 0), (1, 1)),
                            "data_format": _CF})],
 }
+for _r, _rows in _TABLE.items():  # an empty batch and a size-1 input, 1-wide windows
+    _ones = {"filter_size": (1,) * _r, "strides": (1,) * _r, "pad": ((0, 0),) * _r, "data_format": _CL}
+    _rows += [((0,) + (2,) * _r + (1,), _ones), ((1,) * (_r + 2), _ones)]
 
 
 def _rank(spec: KernelSpec) -> int:
@@ -135,7 +141,7 @@ def _pool_cases(spec: KernelSpec) -> list[Case]:
             y = _max_pool(x.astype(np.float64), **attrs).astype(d.numpy)
             dy = sample(y.shape, d, key=(spec.name, i, "dy"))
             out.append(Case((dy, x, y) if "Max" in spec.name else (dy, x), attrs))
-    return out
+    return with_every_dtype(spec, out)
 
 
 def _pool_bad(spec: KernelSpec) -> list[BadCase]:
@@ -161,11 +167,11 @@ for _suffix in ("", "3D"):
 def _argmax_cases(spec: KernelSpec) -> list[Case]:
     out = []
     for d in (float64, float32):
-        for i, (shape, attrs) in enumerate(_TABLE[2][:2] if d is float64 else _TABLE[2][:1]):
+        for i, (shape, attrs) in enumerate(_TABLE[2][:2] + _TABLE[2][-2:] if d is float64 else _TABLE[2][:1]):
             window = {k: attrs[k] for k in ("filter_size", "strides", "pad")}
             x = sample(shape, d, key=(spec.name, i))
             out += [Case((x,), {**window, "include_batch_in_index": b}) for b in (False, True)]
-    return out
+    return with_every_dtype(spec, out)
 
 
 @reference("MaxPoolWithArgmax", _argmax_cases)
@@ -188,7 +194,9 @@ def _max_pool_with_argmax(x: np.ndarray, include_batch_in_index: bool,
 
 # -- Dilation2D ---------------------------------------------------------------------------------
 _DILATION = [((1, 4, 4, 1), (2, 2, 1), {"strides": (1, 1), "pad": ((0, 0), (0, 0)), "dilations": (1, 1)}),
-             ((2, 5, 6, 2), (2, 3, 2), {"strides": (1, 2), "pad": ((1, 1), (2, 1)), "dilations": (2, 1)})]
+             ((2, 5, 6, 2), (2, 3, 2), {"strides": (1, 2), "pad": ((1, 1), (2, 1)), "dilations": (2, 1)}),
+             ((0, 3, 3, 1), (1, 1, 1), {"strides": (1, 1), "pad": ((0, 0), (0, 0)), "dilations": (1, 1)}),
+             ((1, 1, 1, 1), (1, 1, 1), {"strides": (1, 1), "pad": ((0, 0), (0, 0)), "dilations": (1, 1)})]
 
 
 def _dilation_first_max(x: np.ndarray, f: np.ndarray, attrs: Any) -> tuple[np.ndarray, np.ndarray, Any, Any]:
@@ -210,7 +218,7 @@ def _dilation_cases(spec: KernelSpec) -> list[Case]:
                 continue
             y = _dilation2d(x.astype(np.float64), f.astype(np.float64), **attrs)
             out.append(Case((x, f, sample(y.shape, d, key=(spec.name, i, "dy"))), attrs))
-    return out
+    return with_every_dtype(spec, out)
 
 
 def _dilation_bad(spec: KernelSpec) -> list[BadCase]:
