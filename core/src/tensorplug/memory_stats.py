@@ -37,7 +37,9 @@ def live_tensors() -> Iterator[Tensor]:
     """Every Tensor object (Variables included) alive in the process, found through the
     garbage collector; one whose constructor raised before it held a value is left out."""
     for obj in gc.get_objects():
-        if isinstance(obj, Tensor):
+        # (by the type, not isinstance: that reads obj.__class__, which some objects of other
+        # libraries answer with a warning, e.g. torch's deprecated module attributes)
+        if issubclass(type(obj), Tensor):
             try:
                 obj._backend, obj._data  # noqa: B018  (both set: a complete tensor)
             except AttributeError:  # (kept alive by a traceback or a cycle, until collected)
