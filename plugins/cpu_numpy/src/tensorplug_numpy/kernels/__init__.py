@@ -5,6 +5,7 @@ unless it says it handles them (see ``_quiet``)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -52,8 +53,15 @@ def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) ->
 
 
 def all_kernels(backend_name: str) -> list[KernelConfig]:
-    return [
+    """The backend's kernel configs: the very same objects on every call, so that the plugin
+    registering them again (its backend disposed and started anew) repeats, not replaces, them."""
+    return list(_configs(backend_name))
+
+
+@functools.cache
+def _configs(backend_name: str) -> tuple[KernelConfig, ...]:
+    return tuple(
         _config(name, backend_name, entry)
         for family in _FAMILIES
         for name, entry in family.KERNELS.items()
-    ]
+    )
