@@ -218,31 +218,3 @@ def test_slots_are_named_in_the_state(name: str, slots: set) -> None:
     opt.apply_gradients([(w, tp.asarray(np.ones_like(W0)))])
     assert set(opt.get_slots(w)) == slots
     assert all(s.shape == W0.shape and s.dtype == tp.float64 for s in opt.get_slots(w).values())
-
-
-# (the numpy rule, and the same optimizer in torch.optim)
-TORCH = [
-    (sgd(0.1, 0.9), lambda torch, p: torch.optim.SGD(p, 0.1, momentum=0.9)),
-    (sgd(0.1, 0.5, True), lambda torch, p: torch.optim.SGD(p, 0.1, momentum=0.5, nesterov=True)),
-    (adamw(0.1, 0.8, 0.95, 1e-3, 0.5),
-     lambda torch, p: torch.optim.AdamW(p, 0.1, betas=(0.8, 0.95), eps=1e-3, weight_decay=0.5)),
-    (adagrad(0.1, 0.1, 1e-10), lambda torch, p: torch.optim.Adagrad(p, 0.1, initial_accumulator_value=0.1)),
-    (adadelta(0.5, 0.5, 1e-3), lambda torch, p: torch.optim.Adadelta(p, 0.5, rho=0.5, eps=1e-3)),
-    (adamax(0.1, 0.5, 0.9, 1e-2), lambda torch, p: torch.optim.Adamax(p, 0.1, betas=(0.5, 0.9), eps=1e-2)),
-    (rmsprop(0.02, 0.8, 1e-4, 0.5, True),
-     lambda torch, p: torch.optim.RMSprop(p, 0.02, alpha=0.8, eps=1e-4, momentum=0.5, centered=True)),
-]
-
-
-def test_the_numpy_references_are_torchs_optimizers() -> None:
-    """Where torch is installed: the formulas above, run by torch.optim itself."""
-    torch = pytest.importorskip("torch")
-    for rule, make in TORCH:
-        w, b = torch.tensor(W0, requires_grad=True), torch.tensor(B0, requires_grad=True)
-        opt, x, y = make(torch, [w, b]), torch.tensor(X), torch.tensor(Y)
-        for _ in range(STEPS):
-            opt.zero_grad()
-            ((x @ w + b - y) ** 2).mean().backward()
-            opt.step()
-        for got, want in zip((w, b), reference(rule)):
-            np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-10, atol=1e-12)
