@@ -22,7 +22,8 @@ _counter = itertools.count()
 #: The lines every well-behaved toy plugin module starts with.
 HEADER = """\
 from tensorplug.extend import (
-    API_VERSION, BackendConfig, GradConfig, KernelConfig, KernelSpec, OpConfig, hookimpl,
+    API_VERSION, BackendConfig, BatchConfig, GradConfig, JvpConfig, KernelConfig, KernelSpec, OpConfig,
+    hookimpl,
 )
 tensorplug_api_version = API_VERSION
 """

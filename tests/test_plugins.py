@@ -73,6 +73,16 @@ def tensorplug_gradients(register):
     register(GradConfig("ToyCube", _cube_grad, inputs_to_save=("x",)))
 
 
+@hookimpl
+def tensorplug_jvps(register):
+    register(JvpConfig("ToyCube", lambda xs, ts, ys, attrs: ts[0] * 3.0 * xs[0] * xs[0]))
+
+
+@hookimpl
+def tensorplug_batching_rules(register):  # (elementwise: the batch axis stays where it is)
+    register(BatchConfig("ToyCube", lambda xs, axes, attrs: (toy_cube(xs[0]), axes[0])))
+
+
 def toy_cube(x):
     return tp.run_kernel("ToyCube", {"x": x})
 
@@ -134,8 +144,11 @@ def test_a_good_plugin_works_end_to_end(toys):
     assert info.module is sys.modules[toy.module]
     assert contributions(toy.entry_name) == {
         "backends": [], "kernel specs": ["ToyCube"], "kernels": ["ToyCube/numpy"],
-        "gradients": ["ToyCube"], "ops": ["toy_cube"],
+        "gradients": ["ToyCube"], "JVP rules": ["ToyCube"], "batching rules": ["ToyCube"],
+        "ops": ["toy_cube"],
     }
+    assert tp.jvp(tp.ops.toy_cube, (2.0,), (0.5,))[1].item() == 6.0  # the plugin's JVP rule
+    assert current().jvps.registration("ToyCube").source == toy.entry_name
     assert current().kernels.registration(("ToyCube", "numpy")).source == toy.entry_name
     assert plugin_problems() == []
 

@@ -15,7 +15,9 @@ from _toy_backend import ToyBackend, install_toy_backend
 from tensorplug.errors import KernelSpecNotFoundError
 from tensorplug.extend import (
     BackendConfig,
+    BatchConfig,
     GradConfig,
+    JvpConfig,
     KernelConfig,
     KernelSpec,
     OpConfig,
@@ -451,6 +453,8 @@ def test_every_registration_records_its_source(cube):
 def test_contributions_lists_what_a_source_registered(cube):
     with registering_as("toy-plugin"):
         register_gradient(GradConfig("ToyCube", _grad_times(1.0)))
+        tp.extend.register_jvp(JvpConfig("ToyCube", lambda xs, ts, ys, a: 3 * xs[0] ** 2 * ts[0]))
+        tp.extend.register_batching_rule(BatchConfig("ToyCube", lambda xs, bs, a: (xs[0] ** 3, bs[0])))
         register_op(OpConfig("toy_cube", lambda x: tp.run_kernel("ToyCube", {"x": x})))
         register_backend(BackendConfig("toy", ToyBackend))
     assert contributions("toy-plugin") == {
@@ -458,6 +462,8 @@ def test_contributions_lists_what_a_source_registered(cube):
         "kernel specs": ["ToyCube"],
         "kernels": ["ToyCube/numpy"],
         "gradients": ["ToyCube"],
+        "JVP rules": ["ToyCube"],
+        "batching rules": ["ToyCube"],
         "ops": ["toy_cube"],
     }
     assert contributions("nobody") == {k: [] for k in contributions("toy-plugin")}

@@ -1,12 +1,12 @@
 """The extension surface: everything a plugin, backend or gradient author needs, in one place.
 
 Configs (``KernelSpec``, ``KernelConfig`` with its ``DirectCall``, ``GradConfig``,
-``BackendConfig``, ``OpConfig``), their ``register_*``/``unregister_*``/``get_*`` verbs, the
-``Backend`` base class, the ``Dispatcher`` an op runs its kernel with (core ops use the same
-one), pluggy's ``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, the
-``Runtime`` that holds all registrations (``current_runtime()``, ``use_runtime``), and the
-helpers kernels and gradients are written with (those of ``tensorplug.kernel_helpers`` among
-them).
+``JvpConfig``, ``BatchConfig``, ``BackendConfig``, ``OpConfig``), their
+``register_*``/``unregister_*``/``get_*``/``find_*``/``override_*`` verbs, the ``Backend`` base
+class, the ``Dispatcher`` an op runs its kernel with (core ops use the same one), pluggy's
+``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, the ``Runtime`` that
+holds all registrations (``current_runtime()``, ``use_runtime``), and the helpers kernels and
+gradients are written with (those of ``tensorplug.kernel_helpers`` among them).
 """
 
 from __future__ import annotations
@@ -40,6 +40,13 @@ from .plugins.manager import (
     register_plugin,
     unregister_plugin,
 )
+from .registry.batching import (
+    BatchConfig,
+    find_batching_rule,
+    override_batching_rule,
+    register_batching_rule,
+    unregister_batching_rule,
+)
 from .registry.gradients import (
     GradConfig,
     find_gradient,
@@ -48,6 +55,7 @@ from .registry.gradients import (
     register_gradient,
     unregister_gradient,
 )
+from .registry.jvps import JvpConfig, find_jvp, override_jvp, register_jvp, unregister_jvp
 from .registry.kernels import (
     DirectCall,
     KernelConfig,
@@ -65,16 +73,20 @@ from .runtime import current as current_runtime
 
 __all__ = [
     "API_VERSION",
-    "AttrSpec", "Backend", "BackendConfig", "DirectCall", "Dispatcher", "GradConfig",
-    "KernelConfig", "KernelFunc", "KernelSpec",
+    "AttrSpec", "Backend", "BackendConfig", "BatchConfig", "DirectCall", "Dispatcher", "GradConfig",
+    "JvpConfig", "KernelConfig", "KernelFunc", "KernelSpec",
     "OpConfig", "PlannedFunction", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo",
     "current_runtime",
-    "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_gradient",
+    "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_batching_rule",
+    "find_gradient", "find_jvp",
     "get_gradient", "get_kernel", "get_kernel_spec", "get_op", "hookimpl", "kernels_for_backend",
-    "list_kernel_specs", "list_ops", "list_plugins", "load_plugins", "override_gradient",
-    "plugin_problems", "register_backend", "register_gradient", "register_kernel",
+    "list_kernel_specs", "list_ops", "list_plugins", "load_plugins", "override_batching_rule",
+    "override_gradient", "override_jvp",
+    "plugin_problems", "register_backend", "register_batching_rule",
+    "register_gradient", "register_jvp", "register_kernel",
     "register_kernel_spec", "register_op", "register_plugin", "run_kernel", "start_backend",
-    "tracing", "unbroadcast", "unregister_backend", "unregister_gradient", "unregister_kernel",
+    "tracing", "unbroadcast", "unregister_backend",
+    "unregister_batching_rule", "unregister_gradient", "unregister_jvp", "unregister_kernel",
     "unregister_kernel_spec", "unregister_op", "unregister_plugin", "use_runtime", "wrap",
 ]
 __all__ += _kernel_helpers.__all__  # tensorplug.kernel_helpers

@@ -1,6 +1,7 @@
 """The runtime: the one object holding everything tensorplug keeps between calls: the registries
-(kernel specs, kernels, gradients, ops, backends), the started backends and the plugin manager's
-state (pluggy keeps all of its own on one ``PluginManager``; tensorplug does the same).
+(kernel specs, kernels, gradients, JVP rules, batching rules, ops, backends), the started
+backends and the plugin manager's state (pluggy keeps all of its own on one ``PluginManager``;
+tensorplug does the same).
 
 Code reaches it through ``current()``, and only through its attributes and methods. Tests and
 the conformance kit swap another in with ``use_runtime`` (``tensorplug.testing`` has fixtures
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
     from .backend import Backend, BackendConfig
     from .kernel_spec import KernelSpec
     from .plugins.manager import PluginInfo, PluginProblem
+    from .registry.batching import BatchConfig
     from .registry.gradients import GradConfig
+    from .registry.jvps import JvpConfig
     from .registry.kernel_config import KernelConfig
     from .registry.ops import OpConfig
 
@@ -77,6 +80,9 @@ class Runtime:
             "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'")
         self.gradients: SlotTable[str, GradConfig] = SlotTable(
             "gradient", lambda k: f"Gradient of kernel '{k}'")
+        self.jvps: SlotTable[str, JvpConfig] = SlotTable("JVP rule", lambda k: f"JVP rule of kernel '{k}'")
+        self.batching: SlotTable[str, BatchConfig] = SlotTable(
+            "batching rule", lambda k: f"Batching rule of kernel '{k}'")
         self.ops: SlotTable[str, OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
         self.backends: SlotTable[str, BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
         #: started backends, by name; backends being started (by the thread holding
@@ -91,8 +97,10 @@ class Runtime:
         self.warned_legacy: set[str] = set()
 
     def tables(self) -> dict[str, SlotTable[Any, Any]]:
-        """Every registry, by what it holds ('backend', 'kernel spec', 'kernel', 'gradient', 'op')."""
-        return {t.what: t for t in (self.backends, self.specs, self.kernels, self.gradients, self.ops)}
+        """Every registry, by what it holds ('backend', 'kernel spec', 'kernel', 'gradient',
+        'JVP rule', 'batching rule', 'op')."""
+        return {t.what: t for t in (self.backends, self.specs, self.kernels, self.gradients, self.jvps,
+                                    self.batching, self.ops)}
 
     def copy(self) -> Runtime:
         """A runtime of its own with the same registrations, started backends (the same
@@ -123,8 +131,8 @@ class Runtime:
                 for what, table in self.tables().items()}
 
 
-_ATTRIBUTES = {"kernel spec": "specs", "kernel": "kernels", "gradient": "gradients", "op": "ops",
-               "backend": "backends"}
+_ATTRIBUTES = {"kernel spec": "specs", "kernel": "kernels", "gradient": "gradients", "JVP rule": "jvps",
+               "batching rule": "batching", "op": "ops", "backend": "backends"}
 
 
 class _Active:

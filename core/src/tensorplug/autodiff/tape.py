@@ -21,17 +21,32 @@ from ..registry.gradients import find_gradient
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 
-__all__ = ["Tape", "Entry", "backward", "gradient_thunks", "record_custom", "fresh"]
+__all__ = ["Tape", "Entry", "CustomRule", "backward", "gradient_thunks", "record_custom", "fresh"]
 
 # custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
 CustomGrad = Callable[[Any], Sequence[Any]]
+# custom JVP: receives one tangent per input (zeros where none), returns the output's tangent
+# (a tuple of them for several outputs)
+CustomJvp = Callable[[tuple[Any, ...]], Any]
+
+
+class CustomRule:
+    """The derivatives of a recorded function that is no kernel call (tp.custom_grad,
+    tp.custom_jvp, tp.checkpoint): `grad` for reverse mode; `jvp` for forward mode, None where
+    forward mode transposes `grad`."""
+
+    __slots__ = ("grad", "jvp")
+
+    def __init__(self, grad: CustomGrad, jvp: CustomJvp | None = None) -> None:
+        self.grad = grad
+        self.jvp = jvp
 
 
 class Entry:
     __slots__ = ("name", "inputs", "attrs", "outputs", "custom")
 
     def __init__(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
-                 outputs: tuple[Tensor, ...], custom: CustomGrad | None = None) -> None:
+                 outputs: tuple[Tensor, ...], custom: CustomRule | None = None) -> None:
         self.name = name
         self.inputs = inputs
         self.attrs = attrs
@@ -52,7 +67,7 @@ class Tape:
         self.entries: list[Entry] = []
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
-               outputs: tuple[Tensor, ...], custom: CustomGrad | None = None,
+               outputs: tuple[Tensor, ...], custom: CustomRule | None = None,
                start: int = 0) -> None:
         watched = self.watched
         for t in inputs:
@@ -73,17 +88,18 @@ def taping() -> bool:
 
 
 def record_custom(name: str, inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...],
-                  custom: CustomGrad) -> None:
-    """Record an entry with its own gradient function on every recording tape."""
-    for tape in state.tapes:
-        tape.record(name, inputs, {}, outputs, custom)
+                  grad: CustomGrad, jvp: CustomJvp | None = None) -> None:
+    """Record an entry with its own derivatives (see CustomRule) on every recorder."""
+    rule = CustomRule(grad, jvp)
+    for recorder in state.tapes:
+        recorder.record(name, inputs, {}, outputs, rule)
 
 
 def fresh(t: Tensor) -> Tensor:
     """A new tensor object with t's values, linked to t (identity gradient) on recording tapes:
     lets one grad call watch an argument separately from another."""
     out = wrap(t._data, t._backend, t._dtype)
-    record_custom("Identity", (t,), (out,), lambda dy: (dy,))
+    record_custom("Identity", (t,), (out,), lambda dy: (dy,), lambda ts: ts[0])
     return out
 
 
@@ -125,7 +141,7 @@ def gradient_thunks(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
     and what ``tensorplug.testing.needs`` runs abstractly); `dy` is the upstream gradient (a
     tuple for several outputs)."""
     if entry.custom is not None:
-        results = entry.custom(dy)
+        results = entry.custom.grad(dy)
         if isinstance(results, Tensor) or not isinstance(results, (tuple, list)):
             results = (results,)
         if len(results) != len(entry.inputs):

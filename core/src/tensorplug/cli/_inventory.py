@@ -21,7 +21,8 @@ __all__ = ["USER_SOURCE", "Override", "load_quietly", "start_backends", "overrid
            "default_backend", "environment"]
 
 #: The registries whose replaced registrations count as overrides, in the order they are listed.
-_KINDS = ("kernel", "gradient", "kernel spec", "op", "backend")
+_RULE_KINDS = ("gradient", "JVP rule", "batching rule")  # keyed by kernel name
+_KINDS = ("kernel", "gradient", "JVP rule", "batching rule", "kernel spec", "op", "backend")
 
 
 def load_quietly() -> PluginError | None:
@@ -110,8 +111,8 @@ class Override:
         return "override=True"
 
     def describe(self) -> str:
-        what = f"{self.kind} {key_text(self.key)}" if self.kind != "gradient" else (
-            f"gradient of {self.key}")
+        rule = self.kind in _RULE_KINDS
+        what = f"{self.kind} of {self.key}" if rule else f"{self.kind} {key_text(self.key)}"
         others = ", ".join(f"{r.source}'s" for r in self.replaced)
         return f"{what}: {self.active.source} replaces {others} ({self.how})"
 

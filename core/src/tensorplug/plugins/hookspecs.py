@@ -35,6 +35,18 @@ def tensorplug_gradients(register: Any) -> None:
 
 
 @hookspec
+def tensorplug_jvps(register: Any) -> None:
+    """Register forward-mode rules: ``register(JvpConfig(...))``; ``override=True`` replaces the
+    core's (a kernel without one has its gradient transposed)."""
+
+
+@hookspec
+def tensorplug_batching_rules(register: Any) -> None:
+    """Register tp.vmap's batching rules: ``register(BatchConfig(...))``; ``override=True``
+    replaces the core's (a kernel without one is looped over the batch)."""
+
+
+@hookspec
 def tensorplug_ops(register: Any) -> None:
     """Add public ops: ``register(OpConfig(name, func))`` makes each ``tp.ops.<name>``."""
 

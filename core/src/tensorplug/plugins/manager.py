@@ -22,7 +22,9 @@ from ..errors import (
     PluginError,
     RegistrationError,
 )
+from ..registry import batching as _batching
 from ..registry import gradients as _gradients
+from ..registry import jvps as _jvps
 from ..registry import kernels as _kernels
 from ..registry import ops as _ops
 from ..registry import specs as _specs
@@ -52,7 +54,8 @@ ENTRY_POINT_GROUP = "tensorplug"
 #: (a plugin calling sys.exit() must not end the program); KeyboardInterrupt still interrupts.
 _PLUGIN_FAILURES = (Exception, SystemExit)
 ENV_DISABLE = "TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD"
-_PHASES = ("tensorplug_kernel_specs", "tensorplug_backends", "tensorplug_gradients", "tensorplug_ops")
+_PHASES = ("tensorplug_kernel_specs", "tensorplug_backends", "tensorplug_gradients", "tensorplug_jvps",
+           "tensorplug_batching_rules", "tensorplug_ops")
 
 
 # -- the register callables handed to hooks --------------------------------------------------
@@ -75,6 +78,10 @@ def _registrar(hook: str, backend_name: str | None = None) -> Callable[..., Any]
         return _checked(_backend.BackendConfig, _backend.register_backend, hook)
     if hook == "tensorplug_gradients":
         return _checked(_gradients.GradConfig, _gradients.register_gradient, hook)
+    if hook == "tensorplug_jvps":
+        return _checked(_jvps.JvpConfig, _jvps.register_jvp, hook)
+    if hook == "tensorplug_batching_rules":
+        return _checked(_batching.BatchConfig, _batching.register_batching_rule, hook)
     if hook == "tensorplug_ops":
         return _checked(_ops.OpConfig, _ops.register_op, hook)
 
@@ -119,7 +126,7 @@ def _roll_back(name: str, backend_name: str | None = None) -> None:
             _kernels.unregister_kernel(k, b, source=name)  # (disposes it on a started backend)
     if backend_name is not None:
         return
-    for table in (runtime.gradients, runtime.ops, runtime.specs):
+    for table in (runtime.gradients, runtime.jvps, runtime.batching, runtime.ops, runtime.specs):
         table.remove_source(name)
     for backend_name_, backend_stack in runtime.backends.registrations():
         if any(r.source == name for r in backend_stack):

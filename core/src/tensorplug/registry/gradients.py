@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GradientNotFoundError, RegistrationError
+from ..kernel_spec import KernelSpec
 from ..runtime import current
+from ._rules import RuleTable
 from ._slots import Registration
-from .specs import spec_not_found
 
 __all__ = [
     "GradConfig",
@@ -39,27 +39,7 @@ class GradConfig:
     outputs_to_save: tuple[str, ...] = ()
 
 
-class _Scoped(threading.local):
-    def __init__(self) -> None:
-        self.stack: list[GradConfig] = []
-
-
-_scoped = _Scoped()
-
-
-def _validate(config: GradConfig) -> None:
-    if not isinstance(config, GradConfig):
-        raise RegistrationError(
-            f"register_gradient takes a GradConfig, got {type(config).__name__}: build one with "
-            "GradConfig(kernel_name=..., grad_func=..., inputs_to_save=(...))."
-        )
-    spec = current().specs.active.get(config.kernel_name)
-    if spec is None:
-        raise spec_not_found(config.kernel_name)
-    if not spec.differentiable:
-        raise RegistrationError(
-            f"Kernel spec '{spec.name}' is declared not differentiable, so it takes no gradient."
-        )
+def _check(config: GradConfig, spec: KernelSpec) -> None:
     bad_in = [n for n in config.inputs_to_save if n not in spec.inputs]
     bad_out = [n for n in config.outputs_to_save if n not in spec.outputs]
     if bad_in or bad_out:
@@ -71,27 +51,25 @@ def _validate(config: GradConfig) -> None:
         raise RegistrationError(f"GradConfig for '{spec.name}': grad_func must be callable.")
 
 
+_RULES = RuleTable(GradConfig, "gradients", "gradient",
+                   "GradConfig(kernel_name=..., grad_func=..., inputs_to_save=(...))", check=_check)
+
+
 def register_gradient(config: GradConfig, *, override: bool = False,
                       priority: int = 0) -> Registration[GradConfig]:
     """Register a gradient; a different one for a kernel that has one needs ``override=True``
     (or another priority). Overriding the core's default is how plugins change a gradient."""
-    _validate(config)
-    return current().gradients.add(config.kernel_name, config, override=override, priority=priority)
+    return _RULES.register(config, "register_gradient", override, priority)
 
 
 def unregister_gradient(kernel_name: str, source: str | None = None) -> None:
     """Remove the active gradient (or `source`'s); the one beneath, e.g. the core's, returns."""
-    current().gradients.remove(kernel_name, source)
+    _RULES.unregister(kernel_name, source)
 
 
 def find_gradient(kernel_name: str) -> GradConfig | None:
     """The gradient in force for this thread: the innermost scoped override, else the registry's."""
-    stack = _scoped.stack
-    if stack:
-        for config in reversed(stack):
-            if config.kernel_name == kernel_name:
-                return config
-    return current().gradients.active.get(kernel_name)
+    return _RULES.find(kernel_name)
 
 
 def get_gradient(kernel_name: str) -> GradConfig:
@@ -112,9 +90,5 @@ def get_gradient(kernel_name: str) -> GradConfig:
 def override_gradient(config: GradConfig) -> Iterator[GradConfig]:
     """Use `config` for its kernel inside the block, in this thread only; undone on exit,
     exceptions included. Nothing is registered, so nothing conflicts."""
-    _validate(config)
-    _scoped.stack.append(config)
-    try:
+    with _RULES.override(config, "override_gradient"):
         yield config
-    finally:
-        _scoped.stack.remove(config)

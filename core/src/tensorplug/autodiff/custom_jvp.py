@@ -1,0 +1,86 @@
+"""``tp.custom_jvp``: a function with its own forward-mode rule (JAX's ``jax.custom_jvp``).
+
+Forward mode uses the rule instead of differentiating the function's ops; reverse mode
+transposes the rule's tangent output (it must be linear in the tangents and written with ops),
+so ``grad`` agrees with it too.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from .. import _validate as valid
+from .._state import state
+from ..engine import wrap
+from ..errors import AutodiffError
+from ..ops._convert import asarray
+from ..tensor import Tensor
+from .forward import hidden_from_forward_mode
+from .tape import record_custom
+from .transpose import transpose
+
+__all__ = ["custom_jvp", "CustomJvpFunction"]
+
+# jvp_rule(primals, tangents) -> (primal_out, tangent_out)
+JvpRule = Callable[[tuple[Tensor, ...], tuple[Tensor, ...]], tuple[Any, Any]]
+
+
+def _tensors(value: Any, what: str, name: str) -> tuple[Tensor, ...]:
+    multi = isinstance(value, (tuple, list))
+    values = tuple(value) if multi else (value,)
+    if not all(isinstance(v, Tensor) for v in values):
+        raise AutodiffError(f"custom_jvp: {name} must return a Tensor or a tuple of Tensors as {what}, "
+                            f"got {type(value).__name__}.")
+    return values
+
+
+class CustomJvpFunction:
+    """`f` with a JVP rule set by ``@f.defjvp``; calling it runs f on tensors (positional)."""
+
+    def __init__(self, f: Callable[..., Any]) -> None:
+        self.f = f
+        self.rule: JvpRule | None = None
+        functools.update_wrapper(self, f)
+
+    def defjvp(self, rule: JvpRule) -> JvpRule:
+        """Set the rule: ``rule(primals, tangents) -> (primal_out, tangent_out)``, both tuples
+        with one entry per positional argument; returns `rule` (use it as a decorator)."""
+        valid.function(rule, "custom_jvp.defjvp")
+        self.rule = rule
+        return rule
+
+    def __call__(self, *args: Any) -> Any:
+        name = getattr(self.f, "__name__", "custom_jvp")
+        rule = self.rule
+        if rule is None:
+            raise AutodiffError(f"custom_jvp: {name} has no JVP rule; define one with @{name}.defjvp "
+                                "before calling it.")
+        inputs = tuple([a if isinstance(a, Tensor) else asarray(a) for a in args])
+        with hidden_from_forward_mode():  # (forward mode runs the rule instead)
+            value = self.f(*inputs)
+        outs = tuple(wrap(v._data, v._backend, v._dtype) for v in _tensors(value, "its value", name))
+        if state.tapes:
+
+            def tangent_out(tangents: tuple[Tensor, ...]) -> Any:
+                result = rule(inputs, tangents)
+                if not (isinstance(result, (tuple, list)) and len(result) == 2):
+                    raise AutodiffError(f"custom_jvp: the rule of {name} must return (primal_out, "
+                                        f"tangent_out), got {type(result).__name__}.")
+                found = _tensors(result[1], "tangent_out", f"the rule of {name}")
+                return found if len(outs) > 1 else found[0]
+
+            def gradient(dy: Any) -> list[Tensor | None]:  # the rule transposed in its tangents
+                cts = dy if isinstance(dy, tuple) else (dy,)
+                return transpose(lambda ts: _tensors(tangent_out(tuple(ts)), "tangent_out", name),
+                                 inputs, cts)
+
+            record_custom(name, inputs, outs, gradient, tangent_out)
+        return outs if isinstance(value, (tuple, list)) else outs[0]
+
+
+def custom_jvp(f: Callable[..., Any]) -> CustomJvpFunction:
+    """Give `f` its own JVP rule (set with ``@f.defjvp``); forward and reverse mode both use it."""
+    valid.function(f, "custom_jvp")
+    return CustomJvpFunction(f)

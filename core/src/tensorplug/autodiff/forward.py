@@ -1,0 +1,209 @@
+"""Forward mode: a recorder that carries a tangent along with every tensor computed from the
+primals, and ``jvp`` / ``linearize`` on top of it.
+
+After each kernel call with a tangent on some input, the recorder computes the outputs'
+tangents with the kernel's JVP rule in force (``tensorplug.extend.find_jvp``) or, for a kernel
+without one, by transposing its gradient (``transpose``); an entry with its own derivatives
+(``CustomRule``) uses its ``jvp``, else its transposed ``grad``. Rules run as ops, seen by the
+recorders outside this one (so ``grad`` of ``jvp``, ``jvp`` of ``jvp`` and ``tp.jit`` work) and
+not by those inside it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from .. import _validate as valid
+from .._state import push_recorder, recorders_var, remove_recorder
+from ..errors import AutodiffError
+from ..ops._convert import asarray
+from ..ops.creation import zeros_like
+from ..registry.jvps import find_jvp
+from ..registry.specs import get_kernel_spec
+from ..tensor import Tensor
+from . import _tree
+from .tape import CustomRule, Entry, fresh, gradient_thunks
+from .transpose import transpose
+
+__all__ = ["JvpRecorder", "jvp", "linearize", "hidden_from_forward_mode", "output_tangents"]
+
+
+class JvpRecorder:
+    """The tangents of the tensors computed from the seeded primals, by tensor identity (the
+    tensors are kept alive with their tangents while the recorder is)."""
+
+    __slots__ = ("tangents",)
+
+    def __init__(self) -> None:
+        self.tangents: dict[int, tuple[Tensor, Tensor]] = {}
+
+    def seed(self, primal: Tensor, tangent: Tensor) -> None:
+        self.tangents[id(primal)] = (primal, tangent)
+
+    def tangent_of(self, t: Tensor) -> Tensor | None:
+        found = self.tangents.get(id(t))
+        return found[1] if found is not None and found[0] is t else None
+
+    def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
+               outputs: tuple[Tensor, ...], custom: CustomRule | None = None, start: int = 0) -> None:
+        tangents = tuple([self.tangent_of(t) for t in inputs])
+        if all(t is None for t in tangents) or not any(o._dtype.is_inexact for o in outputs):
+            return
+        outside = recorders_var.get()
+        token = recorders_var.set(outside[:outside.index(self)])  # (the rule is seen from outside only)
+        try:
+            found = output_tangents(name, inputs, tangents, attrs, outputs, custom)
+        finally:
+            recorders_var.reset(token)
+        for o, t in zip(outputs, found):
+            if t is not None and o._dtype.is_inexact:
+                self.tangents[id(o)] = (o, _checked_tangent(t, o, name))
+
+
+def _checked_tangent(t: Any, o: Tensor, name: str) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise AutodiffError(f"the JVP rule of '{name}' returned a {type(t).__name__} for an output "
+                            "tangent; return a Tensor (or None for a zero tangent).")
+    if t.shape != o.shape:
+        raise AutodiffError(
+            f"the JVP rule of '{name}' returned a tangent of shape {t.shape} for an output of shape "
+            f"{o.shape}; a tangent has its primal's shape.")
+    return t if t._dtype is o._dtype else t.astype(o._dtype)
+
+
+def output_tangents(name: str, inputs: tuple[Tensor, ...], tangents: tuple[Tensor | None, ...],
+                    attrs: Mapping[str, Any], outputs: tuple[Tensor, ...],
+                    custom: CustomRule | None = None) -> list[Tensor | None]:
+    """One tangent (or None: zero) per output of kernel `name` (or of a custom entry), from
+    its inputs' tangents (None: zero)."""
+    if custom is not None:
+        if custom.jvp is not None:
+            filled = tuple(t if t is not None else zeros_like(x) for t, x in zip(tangents, inputs))
+            return _as_list(custom.jvp(filled), len(outputs), name)
+        return _transposed(Entry(name, inputs, attrs, outputs, custom), tangents)
+    rule = find_jvp(name)
+    if rule is not None:
+        return _as_list(rule.jvp_func(inputs, tangents, outputs, attrs), len(outputs), name)
+    return _transposed(Entry(name, inputs, attrs, outputs), tangents)
+
+
+def _as_list(result: Any, count: int, name: str) -> list[Tensor | None]:
+    if count == 1 and not isinstance(result, (tuple, list)):
+        return [result]
+    if not isinstance(result, (tuple, list)) or len(result) != count:
+        raise AutodiffError(f"the JVP rule of '{name}' must return one tangent per output ({count}), "
+                            f"got {type(result).__name__}"
+                            f"{f' of length {len(result)}' if isinstance(result, (tuple, list)) else ''}.")
+    return list(result)
+
+
+def _transposed(entry: Entry, tangents: tuple[Tensor | None, ...]) -> list[Tensor | None]:
+    """The outputs' tangents of `entry` by transposing its gradient (a kernel without a JVP
+    rule, or a custom gradient)."""
+    outputs = entry.outputs
+    if entry.custom is None:
+        spec = get_kernel_spec(entry.name)
+        if not spec.differentiable:  # (its outputs do not depend smoothly on its inputs)
+            return [None] * len(outputs)
+
+    def gradient(us: list[Tensor]) -> list[Tensor | None]:
+        dy = us[0] if len(us) == 1 else tuple(us)
+        thunks = gradient_thunks(entry, dy)
+        return [None if thunk is None or t is None else thunk() for thunk, t in zip(thunks, tangents)]
+
+    return transpose(gradient, outputs, tangents)
+
+
+@contextlib.contextmanager
+def hidden_from_forward_mode() -> Iterator[None]:
+    """Forward-mode recorders do not see the ops run inside the block (a function with its own
+    derivatives: they see its recorded entry instead); other recorders do."""
+    current = recorders_var.get()
+    token = recorders_var.set(tuple([r for r in current if not isinstance(r, JvpRecorder)]))
+    try:
+        yield
+    finally:
+        recorders_var.reset(token)
+
+
+def _is_leaf(x: Any) -> bool:
+    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
+
+
+def _seeded(primals: Sequence[Any], tangents: Sequence[Any], fname: str,
+            recorder: JvpRecorder) -> list[Any]:
+    """The primals as fresh tensors (their tangents seeded on `recorder`), in their trees."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise AutodiffError(f"{fname}: primals and tangents must be tuples (one entry per positional "
+                            f"argument), got {type(primals).__name__} and {type(tangents).__name__}.")
+    p_leaves, p_tree = _tree.flatten(list(primals), _is_leaf)
+    t_leaves, t_tree = _tree.flatten(list(tangents), _is_leaf)
+    if p_tree != t_tree:
+        raise AutodiffError(f"{fname}: the tangents must have the primals' structure (one tangent per "
+                            "primal tensor, nested alike).")
+    leaves = []
+    for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
+        x = fresh(asarray(p))
+        if x._dtype.is_inexact:
+            tangent = asarray(t)
+            if tangent.shape != x.shape:
+                raise AutodiffError(f"{fname}: tangent {i} has shape {tangent.shape}, its primal "
+                                    f"{x.shape}; a tangent has its primal's shape.")
+            if tangent._dtype.kind != x._dtype.kind:
+                raise AutodiffError(
+                    f"{fname}: tangent {i} has dtype {tangent.dtype.name}, its primal {x.dtype.name}; "
+                    "a tangent is of its primal's dtype (cast it with .astype).")
+            recorder.seed(x, tangent if tangent._dtype is x._dtype else tangent.astype(x._dtype))
+        leaves.append(x)
+    return _tree.unflatten(p_tree, leaves)  # type: ignore[no-any-return]
+
+
+def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> Any:
+    """``(f(*primals), tangent_out)``: f's value and its Jacobian-vector product with
+    `tangents` (one per primal, of its shape and dtype; trees of tensors alike). Integer
+    primals take no tangent (theirs is ignored). With `has_aux`, f returns ``(output, aux)``
+    and the result is ``(output, tangent_out, aux)``."""
+    valid.function(f, "jvp")
+    recorder = JvpRecorder()
+    args = _seeded(primals, tangents, "jvp", recorder)
+    push_recorder(recorder)
+    try:
+        result = f(*args)
+    finally:
+        remove_recorder(recorder)
+    out, aux = result if has_aux else (result, None)
+    if has_aux and not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise AutodiffError("jvp: with has_aux=True the function must return (output, aux).")
+    leaves, tree = _tree.flatten(out, _is_leaf)
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise AutodiffError(f"jvp: the function must return Tensors (in tuples, lists or dicts), "
+                                f"got {type(leaf).__name__}")
+    tangent_leaves = [_output_tangent(recorder, o) for o in leaves]
+    tangent_out = _tree.unflatten(tree, tangent_leaves)
+    return (out, tangent_out, aux) if has_aux else (out, tangent_out)
+
+
+def _output_tangent(recorder: JvpRecorder, out: Tensor) -> Tensor:
+    found = recorder.tangent_of(out)
+    return found if found is not None else zeros_like(out)
+
+
+def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(f(*primals), f_jvp)`` where ``f_jvp(*tangents)`` gives the JVP at `primals` (it runs
+    f's forward pass again with the new tangents)."""
+    valid.function(f, "linearize")
+    out = f(*primals)
+
+    @functools.wraps(f)
+    def f_jvp(*tangents: Any) -> Any:
+        if len(tangents) != len(primals):
+            raise AutodiffError(f"linearize: the JVP function takes one tangent per primal "
+                                f"({len(primals)}), got {len(tangents)}.")
+        return jvp(f, primals, tangents)[1]
+
+    return out, f_jvp

@@ -1,0 +1,138 @@
+"""Jacobians and Hessians from the two modes: ``jacfwd`` (a JVP per input element), ``jacrev``
+(a VJP per output element, over one recorded forward pass), ``hessian`` (jacfwd of jacrev)
+and ``hvp`` (forward over reverse)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import _validate as valid
+from .._state import push_recorder, remove_recorder
+from ..errors import AutodiffError
+from ..ops._convert import asarray
+from ..ops.creation import eye, zeros, zeros_like
+from ..ops.manipulation import reshape, stack
+from ..tensor import Tensor
+from . import _tree
+from .api import _argnums, _checked_argnums, _diff_leaf, _is_leaf, grad
+from .forward import jvp
+from .tape import Tape, backward
+
+__all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
+
+
+def _output(out: Any, fname: str) -> Tensor:
+    if not isinstance(out, Tensor):
+        raise AutodiffError(f"{fname}: the function must return a Tensor, got {type(out).__name__}")
+    if not out._dtype.is_inexact:
+        raise AutodiffError(f"{fname}: the function returned dtype {out.dtype.name}; a Jacobian needs "
+                            "a floating output.")
+    return out
+
+
+def _basis(like: Tensor) -> list[Tensor]:
+    """The unit tensors of `like`'s shape and dtype, one per element in C order."""
+    n = math.prod(like.shape)
+    rows = eye(n, dtype=like.dtype)
+    return [reshape(rows[i], like.shape) for i in range(n)]
+
+
+def _result(parts: list[Any], argnums: int | tuple[int, ...]) -> Any:
+    return parts[0] if isinstance(argnums, int) else tuple(parts)
+
+
+def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """A function giving the Jacobian of `f` (one Tensor output) with respect to argument
+    `argnums` by forward mode: shape ``output.shape + argument.shape``, a tree like the
+    argument's for a tree of tensors, a tuple for a tuple of argnums."""
+    valid.function(f, "jacfwd")
+    argnums = _checked_argnums(argnums, "jacfwd")
+
+    @functools.wraps(f)
+    def jacobian(*args: Any) -> Any:
+        nums = _argnums(argnums, len(args))
+        args_l = [asarray(a) if _is_leaf(a) else a for a in args]
+        parts = []
+        for n in nums:
+            leaves, structure = _tree.flatten(args_l[n], _is_leaf)
+            leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
+            columns_per_leaf = []
+            for k, leaf in enumerate(leaves):
+                columns = []
+
+                def at(*xs: Any, n: int = n, structure: Any = structure) -> Tensor:
+                    call = list(args_l)
+                    call[n] = _tree.unflatten(structure, list(xs))
+                    return _output(f(*call), "jacfwd")
+                for e in _basis(leaf):
+                    tangents = [e if j == k else zeros_like(x) for j, x in enumerate(leaves)]
+                    columns.append(jvp(at, tuple(leaves), tuple(tangents))[1])
+                if not columns:  # an empty argument: an empty Jacobian
+                    out_shape = at(*leaves).shape
+                    columns_per_leaf.append(zeros(out_shape + leaf.shape, dtype=leaf.dtype))
+                    continue
+                stacked = stack(columns, axis=-1)  # output.shape + (size,)
+                columns_per_leaf.append(reshape(stacked, columns[0].shape + leaf.shape))
+            parts.append(_tree.unflatten(structure, columns_per_leaf))
+        return _result(parts, argnums)
+
+    return jacobian
+
+
+def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """A function giving the Jacobian of `f` (one Tensor output) with respect to argument
+    `argnums` by reverse mode: one forward pass, a backward pass per output element. Shapes as
+    for jacfwd."""
+    valid.function(f, "jacrev")
+    argnums = _checked_argnums(argnums, "jacrev")
+
+    @functools.wraps(f)
+    def jacobian(*args: Any) -> Any:
+        nums = _argnums(argnums, len(args))
+        args_l = list(args)
+        groups = []
+        sources: list[Tensor] = []
+        for n in nums:
+            leaves, structure = _tree.flatten(args_l[n], _is_leaf)
+            leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
+            args_l[n] = _tree.unflatten(structure, leaves)
+            groups.append((structure, len(leaves)))
+            sources.extend(leaves)
+        tape = Tape(sources)
+        push_recorder(tape)
+        try:
+            out = _output(f(*args_l), "jacrev")
+        finally:
+            remove_recorder(tape)
+        rows = [backward(tape, out, e, sources) for e in _basis(out)]
+        jac = [reshape(stack([row[i] for row in rows]), out.shape + s.shape) for i, s in enumerate(sources)]
+        parts, start = [], 0
+        for structure, count in groups:
+            parts.append(_tree.unflatten(structure, jac[start:start + count]))
+            start += count
+        return _result(parts, argnums)
+
+    return jacobian
+
+
+def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """A function giving the Hessian of scalar-valued `f` with respect to argument `argnums`
+    (``jacfwd(jacrev(f))``): shape ``argument.shape + argument.shape``."""
+    valid.function(f, "hessian")
+    argnums = _checked_argnums(argnums, "hessian")
+    return jacfwd(jacrev(f, argnums), argnums)
+
+
+def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, ...]:
+    """The Hessian of scalar-valued `f` at `primals` times `tangents` (one per primal, trees
+    alike), by forward mode over reverse mode: one tuple entry per primal, at the cost of a
+    few gradients and no Hessian."""
+    valid.function(f, "hvp")
+    if not isinstance(primals, (tuple, list)) or not primals:
+        raise AutodiffError(f"hvp: primals must be a non-empty tuple (one entry per argument of f), "
+                            f"got {type(primals).__name__}.")
+    gradient = grad(f, argnums=tuple(range(len(primals))))
+    return tuple(jvp(gradient, primals, tangents)[1])
