@@ -158,7 +158,7 @@ def _seeded(primals: Sequence[Any], tangents: Sequence[Any], fname: str,
                     "a tangent is of its primal's dtype (cast it with .astype).")
             recorder.seed(x, tangent if tangent._dtype is x._dtype else tangent.astype(x._dtype))
         leaves.append(x)
-    return _tree.unflatten(p_tree, leaves)  # type: ignore[no-any-return]
+    return _tree.unflatten(p_tree, leaves)
 
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
