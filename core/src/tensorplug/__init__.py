@@ -17,7 +17,10 @@ with registering_as(CORE_SOURCE):
 from .tensor import Tensor  # isort: skip
 
 with registering_as(CORE_SOURCE):
-    from . import gradients  # noqa: F401  (registers the core's default gradients)
+    from . import (
+        gradients,  # noqa: F401  (registers the core's default gradients)
+        jvps,  # noqa: F401  (and JVP rules)
+    )
 
 from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp

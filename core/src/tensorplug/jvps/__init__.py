@@ -1,0 +1,6 @@
+"""The core's JVP rules (forward mode), one module per kernel family (importing registers
+them). A differentiable kernel without a rule here gets its JVP by transposing its gradient."""
+
+from . import elementwise
+
+__all__ = ["elementwise"]

@@ -1,0 +1,75 @@
+"""Helpers JVP rules are written with: registration, and the rules whole classes of kernels
+share (linear kernels, kernels whose gradient is their own JVP)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..autodiff.tape import Entry, gradient_thunks
+from ..dispatch import dispatcher_of
+from ..ops.creation import zeros_like
+from ..ops.manipulation import broadcast_to
+from ..registry.jvps import JvpConfig, JvpFunc, register_jvp
+from ..tensor import Tensor
+
+__all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled"]
+
+Tangents = tuple[Tensor | None, ...]
+
+
+def jvp_rule(*kernel_names: str) -> Callable[[JvpFunc], JvpFunc]:
+    """Decorator: register the function as the JVP rule of each of `kernel_names`
+    (``rule(primals, tangents, outputs, attrs)``, see ``tensorplug.extend.JvpConfig``)."""
+    def register(func: JvpFunc) -> JvpFunc:
+        for name in kernel_names:
+            register_jvp(JvpConfig(name, func))
+        return func
+    return register
+
+
+def filled(primals: Sequence[Tensor], tangents: Tangents,
+           positions: Sequence[int] | None = None) -> list[Any]:
+    """The tangents with zeros for the missing ones among `positions` (default: the floating
+    inputs); other inputs (integer indices, shapes) are passed as their primals."""
+    out: list[Any] = []
+    for i, (x, t) in enumerate(zip(primals, tangents)):
+        floating = x._dtype.is_inexact if positions is None else i in positions
+        out.append((t if t is not None else zeros_like(x)) if floating else x)
+    return out
+
+
+def linear(*kernel_names: str, positions: Sequence[int] | None = None) -> None:
+    """Register, for kernels linear in their floating inputs (or in the inputs at `positions`,
+    the others passed as they are): the tangent is the kernel itself run on the tangents."""
+    for name in kernel_names:
+        dispatcher = dispatcher_of(name)
+
+        def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+                 attrs: Mapping[str, Any], dispatcher: Any = dispatcher) -> Any:
+            return dispatcher(filled(primals, tangents, positions), attrs)
+        register_jvp(JvpConfig(name, rule))
+
+
+def elementwise_self_adjoint(*kernel_names: str) -> None:
+    """Register, for elementwise kernels (one input, or several that broadcast) whose gradient
+    passes back ``dy * df/dx_i`` for each input (JAX's convention: real or holomorphic f): the
+    tangent is ``sum_i t_i * df/dx_i``, each term the gradient run on a broadcast tangent, with
+    the inputs broadcast to the output's shape (so that the gradient sums nothing back)."""
+    for name in kernel_names:
+
+        def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+                 attrs: Mapping[str, Any], name: str = name) -> Any:
+            shape = outputs[0].shape
+            inputs = tuple(x if x.shape == shape else broadcast_to(x, shape) for x in primals)
+            entry = Entry(name, inputs, attrs, outputs)
+            total = None
+            for position, t in enumerate(tangents):
+                if t is None:
+                    continue
+                thunk = gradient_thunks(entry, t if t.shape == shape else broadcast_to(t, shape))[position]
+                if thunk is not None:
+                    part = thunk()
+                    total = part if total is None else total + part
+            return total
+        register_jvp(JvpConfig(name, rule))

@@ -1,0 +1,60 @@
+"""JVP rules of the elementwise kernels.
+
+A unary kernel whose gradient passes back ``dy * f'(x)`` (every real one, and the holomorphic
+complex ones: JAX's convention) has the gradient as its JVP: ``t * f'(x)``. A binary kernel
+likewise, once its inputs are broadcast to the output's shape (so that its gradient sums
+nothing back): ``tx * df/dx + ty * df/dy``. The non-holomorphic kernels (Abs, Real, Imag of
+complex inputs) and Cast have rules of their own; Where is linear in its two branches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import ops as tp
+from ..tensor import Tensor
+from ._util import elementwise_self_adjoint, jvp_rule, linear
+
+Tangents = tuple[Tensor | None, ...]
+
+elementwise_self_adjoint(
+    "Negative", "Conj", "Square", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Sin", "Cos", "Tan", "Tanh",
+    "Sigmoid", "Cosh", "Sinh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Relu", "Clip",
+    "Sign", "Floor", "Ceil", "Round", "Trunc",
+    "Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Pow", "Mod", "Atan2", "Hypot", "Copysign",
+    "Nextafter", "Maximum", "Minimum",
+)
+linear("Where", positions=(1, 2))  # where(condition, tx, ty)
+
+
+@jvp_rule("Abs")
+def _abs(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+         attrs: Mapping[str, Any]) -> Tensor:
+    (x,), (t,), (out,) = primals, tangents, outputs
+    if x.dtype.is_complex:  # d|z| = Re(conj(z) dz) / |z| (0 at z == 0, as JAX)
+        return tp.real(tp.conj(x) * t) / tp.where(out == 0, 1.0, out)
+    return t * tp.sign(x)
+
+
+@jvp_rule("Real")
+def _real(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+          attrs: Mapping[str, Any]) -> Tensor:
+    return tp.real(tangents[0])
+
+
+@jvp_rule("Imag")
+def _imag(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+          attrs: Mapping[str, Any]) -> Tensor:
+    return tp.imag(tangents[0])
+
+
+@jvp_rule("Cast")
+def _cast(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+          attrs: Mapping[str, Any]) -> Tensor | None:
+    (t,), (out,) = tangents, outputs
+    if not out.dtype.is_inexact:
+        return None
+    if t.dtype.is_complex and not out.dtype.is_complex:  # complex to real keeps the real part
+        t = tp.real(t)
+    return tp.astype(t, out.dtype)
