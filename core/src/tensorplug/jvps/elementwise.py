@@ -53,7 +53,7 @@ def _imag(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor
 def _cast(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
           attrs: Mapping[str, Any]) -> Tensor | None:
     (t,), (out,) = tangents, outputs
-    if not out.dtype.is_inexact:
+    if t is None or not out.dtype.is_inexact:
         return None
     if t.dtype.is_complex and not out.dtype.is_complex:  # complex to real keeps the real part
         t = tp.real(t)
