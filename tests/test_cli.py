@@ -103,11 +103,14 @@ def test_info_says_when_there_are_problems(capsys, tmp_path, monkeypatch):
 def test_kernels_shows_who_provides_each_cell_and_each_gradient(capsys):
     code, out = _run(capsys, "kernels")
     assert code == 0
-    assert _row(out, "kernel")[:3] == ["kernel", "gradient", "numpy"]  # the highest priority first
-    assert _row(out, "Exp")[:3] == ["Exp", "core", OWN]
-    assert _row(out, "Erf")[:3] == ["Erf", EXAMPLE, EXAMPLE]  # a kernel added to a backend it does not own
-    assert _row(out, "Round")[:3] == ["Round", f"{EXAMPLE} (over core)", OWN]
-    assert _row(out, "Equal")[:3] == ["Equal", "n/a (not differentiable)", OWN]
+    # the highest priority backend first
+    assert _row(out, "kernel")[:5] == ["kernel", "gradient", "JVP", "batching", "numpy"]
+    assert _row(out, "Exp")[:3] + _row(out, "Exp")[4:5] == ["Exp", "core", "core", OWN]
+    erf = _row(out, "Erf")  # a kernel added to a backend it does not own
+    assert erf[:2] + erf[4:6] == ["Erf", EXAMPLE, EXAMPLE, EXAMPLE]
+    assert _row(out, "Round")[:2] + _row(out, "Round")[4:5] == ["Round", f"{EXAMPLE} (over core)", OWN]
+    equal = _row(out, "Equal")
+    assert equal[:3] + equal[4:5] == ["Equal", "n/a (not differentiable)", "n/a", OWN]
     assert f"'{OWN}': registered by the backend's own plugin (numpy: {NUMPY} 0.1.0" in out
     specs, backends = len(tp.extend.list_kernel_specs()), len(tp.list_backends())
     assert f"Kernels: {specs} kernel specs x {backends} backend" in out
@@ -119,10 +122,28 @@ def test_kernels_marks_a_kernel_that_replaces_the_backends_own(capsys):
         register_kernel(KernelConfig("MatMul", "numpy", lambda i, a, b: np.matmul(i[0], i[1])), override=True)
     code, out = _run(capsys, "kernels", "--backend", "numpy")
     assert code == 0
-    assert _row(out, "MatMul") == ["MatMul", "core", f"fast-matmul (over {NUMPY})"]
+    matmul = _row(out, "MatMul")
+    assert matmul[:2] + matmul[4:] == ["MatMul", "core", f"fast-matmul (over {NUMPY})"]
     code, out = _run(capsys, "doctor")
     assert code == 0
     assert f"[override] kernel MatMul on numpy: fast-matmul replaces {NUMPY}'s (override=True)" in out
+
+
+def test_kernels_shows_where_jvp_and_batching_rules_come_from(capsys):
+    tp.asarray(1.0)
+    with registering_as("toy-jvp-plugin"):
+        tp.extend.register_jvp(tp.extend.JvpConfig("Exp", lambda xs, ts, ys, a: ts[0] * ys[0]), override=True)
+        tp.extend.register_batching_rule(
+            tp.extend.BatchConfig("Exp", lambda xs, axes, a: (tp.exp(xs[0]), axes[0])), override=True)
+    with registering_as("toy-spec-plugin"):  # differentiable, with a gradient and no JVP rule
+        register_kernel_spec(KernelSpec(name="ToyTwice", inputs=("x",), infer=lambda i, a: [i[0]]))
+        tp.extend.register_gradient(tp.extend.GradConfig("ToyTwice", lambda dy, s, a: {"x": lambda: 2 * dy}))
+    code, out = _run(capsys, "kernels", "--backend", "numpy")
+    exp = _row(out, "Exp")
+    assert exp[2] == "toy-jvp-plugin (over core)"
+    assert exp[3] in ("toy-jvp-plugin", "toy-jvp-plugin (over core)")  # (over core once core has one)
+    assert _row(out, "ToyTwice")[1:4] == ["toy-spec-plugin", "from gradient", "loop"]
+    assert "JVP 'from gradient': forward mode transposes the gradient" in out
 
 
 def test_kernels_for_one_backend_and_gaps(capsys):
@@ -131,10 +152,10 @@ def test_kernels_for_one_backend_and_gaps(capsys):
         register_kernel_spec(KernelSpec(name="ToyNoGrad", inputs=("x",), infer=lambda i, a: [i[0]]))
     code, out = _run(capsys, "kernels", "--backend", "toy")
     assert code == 0
-    assert _row(out, "kernel") == ["kernel", "gradient", "toy"]
-    assert _row(out, "Sin") == ["Sin", "core", MISSING]
-    assert _row(out, "Exp") == ["Exp", "core", OWN]
-    assert _row(out, "ToyNoGrad") == ["ToyNoGrad", "MISSING", MISSING]
+    assert _row(out, "kernel") == ["kernel", "gradient", "JVP", "batching", "toy"]
+    assert _row(out, "Sin")[:3] + _row(out, "Sin")[4:] == ["Sin", "core", "core", MISSING]
+    assert _row(out, "Exp")[:3] + _row(out, "Exp")[4:] == ["Exp", "core", "core", OWN]
+    assert _row(out, "ToyNoGrad") == ["ToyNoGrad", "MISSING", "MISSING", "loop", MISSING]
     assert f"(toy: {TOY_SOURCE})" in out
 
     code, out = _run(capsys, "kernels", "--missing")
@@ -166,7 +187,7 @@ def test_a_backend_that_fails_to_start_is_shown_not_a_crash(capsys):
     code, out = _run(capsys, "kernels")
     assert code == 0
     assert _row(out, "kernel")[-1] == "broken"  # the lowest priority last
-    assert [_row(out, "Exp")[2], _row(out, "Exp")[-1]] == [OWN, "?"]
+    assert [_row(out, "Exp")[4], _row(out, "Exp")[-1]] == [OWN, "?"]
     assert ("backend 'broken' failed to start ('?' above): TensorplugError: Backend 'broken' failed to "
             "start: RuntimeError: no accelerator found") in out
     code, out = _run(capsys, "doctor")

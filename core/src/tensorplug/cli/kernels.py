@@ -1,6 +1,6 @@
-"""``tensorplug kernels``: the kernel x backend matrix, with a gradient column and who
-provides each cell; ``--missing`` lists the gaps, ``--needs`` the kernels each gradient needs
-(and which of them each backend lacks), ``--backend NAME`` shows one backend.
+"""``tensorplug kernels``: the kernel x backend matrix, with gradient, JVP-rule and batching-rule
+columns and who provides each cell; ``--missing`` lists the gaps, ``--needs`` the kernels each
+gradient needs (and which of them each backend lacks), ``--backend NAME`` shows one backend.
 
 Every backend is started first (that is when plugins register its kernels); one that fails
 to start is shown as such."""
@@ -19,7 +19,8 @@ from ..runtime import current
 from . import _inventory
 from ._table import heading, plural, table
 
-__all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "gaps", "needs_view"]
+__all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "jvp_cell", "batching_cell", "gaps",
+           "needs_view"]
 
 OWN = "yes"  # a cell filled by the plugin that registered the backend itself
 MISSING = "-"
@@ -59,16 +60,37 @@ def kernel_cell(kernel: str, backend: str) -> str:
     return text
 
 
-def gradient_cell(kernel: str, differentiable: bool) -> str:
-    stack = current().gradients.stacks.get(kernel)
-    if not stack:
-        return "MISSING" if differentiable else "n/a (not differentiable)"
+def _rule_source(stack: list[Any]) -> str:
+    """Who registered the active rule of a stack, with the registrants it replaced."""
     active = stack[-1]
     text = "core" if active.source == CORE_SOURCE else active.source
     replaced = sorted({"core" if r.source == CORE_SOURCE else r.source for r in stack[:-1]})
     if replaced:
         text += f" (over {', '.join(replaced)})"
     return text
+
+
+def gradient_cell(kernel: str, differentiable: bool) -> str:
+    stack = current().gradients.stacks.get(kernel)
+    if not stack:
+        return "MISSING" if differentiable else "n/a (not differentiable)"
+    return _rule_source(stack)
+
+
+def jvp_cell(kernel: str, differentiable: bool) -> str:
+    """Where forward mode gets the kernel's JVP: a rule's registrant, or its gradient transposed."""
+    stack = current().jvps.stacks.get(kernel)
+    if stack:
+        return _rule_source(stack)
+    if not differentiable:
+        return "n/a"
+    return "from gradient" if kernel in current().gradients.active else "MISSING"
+
+
+def batching_cell(kernel: str) -> str:
+    """Where tp.vmap gets the kernel's batching rule: a rule's registrant, or a loop."""
+    stack = current().batching.stacks.get(kernel)
+    return _rule_source(stack) if stack else "loop"
 
 
 def gaps(backends: list[str]) -> list[str]:
@@ -142,16 +164,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"No gaps: every kernel spec has a kernel on {where or 'no backend'}, and every "
                   "differentiable one a gradient.")
     else:
-        rows = [(s.name, gradient_cell(s.name, s.differentiable),
-                 *(kernel_cell(s.name, b) if started[b] is None else "?" for b in names))
-                for s in specs]
+        rows = [(s.name, gradient_cell(s.name, s.differentiable), jvp_cell(s.name, s.differentiable),
+                 batching_cell(s.name),
+                 *(kernel_cell(s.name, b) if started[b] is None else "?" for b in names)) for s in specs]
         print(heading(f"Kernels: {plural(len(specs), 'kernel spec')} x {plural(len(names), 'backend')}"))
-        print(table(("kernel", "gradient", *names), rows))
+        print(table(("kernel", "gradient", "JVP", "batching", *names), rows))
         backends = current().backends
         owners = [f"{b}: {_inventory.label(reg.source)}"
                   for b in names if (reg := backends.registration(b)) is not None]
         print(f"\n  '{OWN}': registered by the backend's own plugin ({'; '.join(owners)}); "
-              f"'{MISSING}': no kernel; '(over X)': replaces X's registration.")
+              f"'{MISSING}': no kernel; '(over X)': replaces X's registration.\n"
+              "  JVP 'from gradient': forward mode transposes the gradient (correct, slower than a "
+              "rule); batching 'loop': tp.vmap runs the kernel once per example.")
         found = []
     for b in names:
         if started[b] is not None:
