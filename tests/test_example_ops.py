@@ -62,7 +62,8 @@ def test_the_plugin_is_installed_found_and_loaded_without_problems():
     tp.asarray(1.0)  # starts the numpy backend: the plugin's kernels are registered
     assert contributions(PLUGIN) == {
         "backends": [], "kernel specs": ["Erf"], "kernels": ["Erf/numpy"],
-        "gradients": ["Erf", "Round"], "ops": ["clip_gradient", "ema", "erf", "softplus"],
+        "gradients": ["Erf", "Round"], "JVP rules": ["Erf", "Round"], "batching rules": [],
+        "ops": ["clip_gradient", "ema", "erf", "softplus"],
     }
 
 
@@ -267,6 +268,21 @@ def test_round_gradient_is_straight_through_while_the_plugin_is_installed():
     stack = current().gradients.stacks["Round"]
     assert [(r.source, r.override) for r in stack] == [(CORE_SOURCE, False), (PLUGIN, True)]
     assert current().gradients.active["Round"] is example.ROUND_STRAIGHT_THROUGH
+
+
+def test_forward_mode_follows_the_plugins_jvp_rules():
+    x, t = np.array([0.2, 1.7, -2.5]), np.array([1.0, -2.0, 0.5])
+    straight = tp.jvp(lambda v: tp.round(v) * 3.0, (x,), (t,))[1]
+    assert straight.tolist() == (3.0 * t).tolist()
+    assert current().jvps.registration("Round").source == PLUGIN
+    # Erf's rule against its derivative, and against forward mode by the transposed gradient
+    got = tp.jvp(tp.ops.erf, (x,), (t,))[1].numpy()
+    np.testing.assert_allclose(got, t * 2 / np.sqrt(np.pi) * np.exp(-x * x), rtol=1e-12)
+    from tensorplug.autodiff.forward import _transposed
+    from tensorplug.autodiff.tape import Entry
+    xt = tp.asarray(x)
+    (derived,) = _transposed(Entry("Erf", (xt,), {}, (tp.ops.erf(xt),)), (tp.asarray(t),))
+    np.testing.assert_allclose(derived.numpy(), got, rtol=1e-12)
 
 
 def test_a_scoped_override_wins_over_the_plugin_override_and_is_undone_after():

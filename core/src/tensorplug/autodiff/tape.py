@@ -136,10 +136,10 @@ def _constant(g: Any) -> Callable[[], Any]:
     return lambda: g
 
 
-def gradient_thunks(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
-    """One thunk (or None) per input of `entry`, from its gradient in force (what backward calls,
-    and what ``tensorplug.testing.needs`` runs abstractly); `dy` is the upstream gradient (a
-    tuple for several outputs)."""
+def gradient_thunks(entry: Entry, dy: Any, config: Any = None) -> list[Callable[[], Any] | None]:
+    """One thunk (or None) per input of `entry`, from its gradient in force, or from `config`
+    (a GradConfig) if given (what backward calls, and what ``tensorplug.testing.needs`` runs
+    abstractly); `dy` is the upstream gradient (a tuple for several outputs)."""
     if entry.custom is not None:
         results = entry.custom.grad(dy)
         if isinstance(results, Tensor) or not isinstance(results, (tuple, list)):
@@ -150,7 +150,8 @@ def gradient_thunks(entry: Entry, dy: Any) -> list[Callable[[], Any] | None]:
                 f"{len(entry.inputs)} input(s); return one per positional input (None for none)."
             )
         return [_constant(g) if g is not None else None for g in results]
-    config = find_gradient(entry.name)
+    if config is None:
+        config = find_gradient(entry.name)
     if config is None:
         spec = get_kernel_spec(entry.name)
         why = ("its kernel spec says it is not differentiable" if not spec.differentiable

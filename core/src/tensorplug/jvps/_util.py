@@ -11,6 +11,7 @@ from ..dispatch import dispatcher_of
 from ..ops.creation import zeros_like
 from ..ops.manipulation import broadcast_to
 from ..registry.jvps import JvpConfig, JvpFunc, register_jvp
+from ..runtime import current
 from ..tensor import Tensor
 
 __all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled"]
@@ -55,11 +56,14 @@ def elementwise_self_adjoint(*kernel_names: str) -> None:
     """Register, for elementwise kernels (one input, or several that broadcast) whose gradient
     passes back ``dy * df/dx_i`` for each input (JAX's convention: real or holomorphic f): the
     tangent is ``sum_i t_i * df/dx_i``, each term the gradient run on a broadcast tangent, with
-    the inputs broadcast to the output's shape (so that the gradient sums nothing back)."""
+    the inputs broadcast to the output's shape (so that the gradient sums nothing back). The
+    gradient used is the one registered now (the core's): a later override of the gradient (a
+    straight-through estimator, say) does not change forward mode; override the JVP rule too."""
     for name in kernel_names:
+        config = current().gradients.active[name]
 
         def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
-                 attrs: Mapping[str, Any], name: str = name) -> Any:
+                 attrs: Mapping[str, Any], name: str = name, config: Any = config) -> Any:
             shape = outputs[0].shape
             inputs = tuple(x if x.shape == shape else broadcast_to(x, shape) for x in primals)
             entry = Entry(name, inputs, attrs, outputs)
@@ -67,7 +71,8 @@ def elementwise_self_adjoint(*kernel_names: str) -> None:
             for position, t in enumerate(tangents):
                 if t is None:
                     continue
-                thunk = gradient_thunks(entry, t if t.shape == shape else broadcast_to(t, shape))[position]
+                dy = t if t.shape == shape else broadcast_to(t, shape)
+                thunk = gradient_thunks(entry, dy, config)[position]
                 if thunk is not None:
                     part = thunk()
                     total = part if total is None else total + part

@@ -4,6 +4,7 @@
   to numpy reference values (shapes, dtypes, values, bad inputs, gradient); returns an
   ``OpCheckResult`` (``.ok``, ``.report()``, ``.assert_ok()``); ``assert_opcheck`` raises.
 - ``check_gradients(f, *args, order=1)``: reverse-mode gradients against finite differences.
+- ``check_jvp(f, *args)``: forward mode (``tp.jvp``) against finite differences.
 - ``gradient_needs()`` / ``needs_of(kernel_name)``: every kernel a gradient needs, found by running
   it on shapes and dtypes alone; ``minimum_grad_kernels()``: the fewest with which tp.grad works.
 - The conformance suite, run by the pytest plugin this distribution ships:
@@ -17,6 +18,7 @@
 from .gradcheck import check_gradients
 from .inputs import BadCase, Case, Domain, accepted, sample
 from .isolation import fresh_plugin_discovery, isolated_registries
+from .jvp_check import check_jvp
 from .needs import GradientNeeds, gradient_needs, minimum_grad_kernels, needs_of
 from .opcheck import CHECKS, assert_opcheck, opcheck, supports_float64
 from .references import (
@@ -33,7 +35,7 @@ from .result import OpCheckError, OpCheckResult, Problem
 __all__ = [
     "CHECKS", "BadCase", "BadCaseMaker", "Case", "CaseMaker", "Domain", "GradientNeeds", "OpCheckError",
     "OpCheckResult", "Problem", "Reference", "accepted", "assert_opcheck", "binary_cases",
-    "check_gradients", "fresh_plugin_discovery", "get_reference", "gradient_needs",
+    "check_gradients", "check_jvp", "fresh_plugin_discovery", "get_reference", "gradient_needs",
     "isolated_registries", "minimum_grad_kernels", "needs_of", "opcheck", "register_reference",
     "sample", "supports_float64", "unary_cases",
 ]

@@ -112,15 +112,22 @@ def check_gradient(spec: KernelSpec, cases: Sequence[Case], has_float64: bool, r
 
 
 def _gradient_to_check(spec: KernelSpec, result: OpCheckResult) -> GradConfig | None:
-    """The gradient a backend is held to: a scoped override in force in this thread; else the
-    one registered by the backend's own plugin; else the one registered by whoever declared
-    the kernel spec (the core's default for core kernels); else the one in force. Another
-    plugin's override (a straight-through estimator, say) is a deliberate change that finite
-    differences need not agree with: it is noted, not checked."""
-    active = find_gradient(spec.name)
-    if active is None or active is not current().gradients.active.get(spec.name):
+    """The gradient a backend is held to (see ``rule_to_check``)."""
+    return rule_to_check(spec, result, "gradients", find_gradient, "gradient")
+
+
+def rule_to_check(spec: KernelSpec, result: OpCheckResult, attribute: str, find: Any, rule: str) -> Any:
+    """The rule (gradient or JVP rule, in the runtime's table `attribute`) a backend is held
+    to: a scoped override in force in this thread; else the one registered by the backend's own
+    plugin; else the one registered by whoever declared the kernel spec (the core's for core
+    kernels); else the one in force. Another plugin's override (a straight-through estimator,
+    say) is a deliberate change that finite differences need not agree with: it is noted, not
+    checked."""
+    table = getattr(current(), attribute)
+    active = find(spec.name)
+    if active is None or active is not table.active.get(spec.name):
         return active
-    stack = current().gradients.stacks.get(spec.name, [])
+    stack = table.stacks.get(spec.name, [])
     backend_reg = current().backends.registration(result.backend)
     spec_reg = current().specs.registration(spec.name)
     for owner in (backend_reg.source if backend_reg else None, spec_reg.source if spec_reg else None):
@@ -129,7 +136,7 @@ def _gradient_to_check(spec: KernelSpec, result: OpCheckResult) -> GradConfig | 
             chosen = mine[-1]
             if chosen.config is not active:
                 in_force = stack[-1].source
-                result.notes.append(f"the gradient of '{spec.name}' in force is an override by '{in_force}'; "
+                result.notes.append(f"the {rule} of '{spec.name}' in force is an override by '{in_force}'; "
                                     f"the kit checked the one registered by '{chosen.source}'")
             return chosen.config
     return active

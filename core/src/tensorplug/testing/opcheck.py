@@ -6,7 +6,8 @@ empty and size-1 shapes, attribute variants) its outputs live on the backend, ha
 and dtypes the spec's rule gives and the values numpy gives (within float tolerances); its
 inputs are left untouched; bad inputs raise the spec's typed error (not a KernelError); and
 its gradient is registered (unless the spec says it is not differentiable) and agrees with
-finite differences (``check_gradients``, in float64 where the backend has it).
+finite differences (``check_gradients``, in float64 where the backend has it), and so does
+forward mode through it (``check_jvp``: its JVP rule, or its gradient transposed).
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from ..tensor import Tensor
 from .compare import Tolerance, compare_values, show_array
 from .gradient_check import check_gradient
 from .inputs import BadCase, Case, generic_bad_cases, generic_cases
+from .jvp_check import check_kernel_jvp
 from .references import Reference, get_reference
 from .result import OpCheckResult
 
 __all__ = ["opcheck", "assert_opcheck", "CHECKS", "supports_float64"]
 
 #: What opcheck can check; pass a subset as ``checks=``.
-CHECKS = ("values", "errors", "gradient")
+CHECKS = ("values", "errors", "gradient", "jvp")
 
 
 def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[str] = CHECKS,
@@ -43,12 +45,13 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
             max_cases: int | None = None) -> OpCheckResult:
     """Check kernel `kernel_name` on `backend` (default: the active one); return the result.
 
-    ``checks`` picks among "values" (shapes, dtypes, values), "errors" (bad inputs) and
-    "gradient". ``reference`` replaces the kit's own entry for this kernel (for a plugin's
-    kernel spec the kit does not know). ``rtol``/``atol`` override the float tolerances (one
-    value, or one per dtype name). ``gradient_order`` > 1 also checks higher derivatives.
-    ``rerun`` is the command a report shows for running the check again. ``max_cases`` bounds
-    the cases checked (``bounded``): a quicker run for a backend that compiles every case.
+    ``checks`` picks among "values" (shapes, dtypes, values), "errors" (bad inputs),
+    "gradient" and "jvp" (forward mode against finite differences). ``reference`` replaces the
+    kit's own entry for this kernel (for a plugin's kernel spec the kit does not know).
+    ``rtol``/``atol`` override the float tolerances (one value, or one per dtype name).
+    ``gradient_order`` > 1 also checks higher derivatives. ``rerun`` is the command a report
+    shows for running the check again. ``max_cases`` bounds the cases checked (``bounded``): a
+    quicker run for a backend that compiles every case.
     Raises KernelSpecNotFoundError for an unknown kernel name; problems are in the result.
     """
     checks = tuple(checks)
@@ -72,6 +75,8 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
                 _check_bad(spec, bad, result)
         if "gradient" in checks:
             check_gradient(spec, cases, has_f64, result, gradient_order)
+        if "jvp" in checks:
+            check_kernel_jvp(spec, cases, has_f64, result)
     return result
 
 

@@ -89,7 +89,7 @@ class Conformance:
         """Run opcheck for one test and fail it (message only, no traceback) on a problem."""
         from .opcheck import opcheck
 
-        checks = ("values", "errors") if check == "kernel" else ("gradient",)
+        checks = ("values", "errors") if check == "kernel" else ("gradient", "jvp")
         try:
             result = opcheck(kernel, self.backend, checks=checks, gradient_order=self.order,
                              rerun=self.rerun(kernel), max_cases=self.max_cases)

@@ -12,9 +12,9 @@ from tensorplug.extend import API_VERSION, OpConfig, hookimpl
 from . import kernels
 from .clip_gradient import clip_gradient
 from .ema import ema
-from .erf import ERF_GRADIENT, ERF_SPEC, erf
+from .erf import ERF_GRADIENT, ERF_JVP, ERF_SPEC, erf
 from .softplus import softplus
-from .straight_through import ROUND_STRAIGHT_THROUGH
+from .straight_through import ROUND_STRAIGHT_THROUGH, ROUND_STRAIGHT_THROUGH_JVP
 
 #: The core API this plugin was written for; tensorplug refuses it under another one.
 tensorplug_api_version = API_VERSION
@@ -43,6 +43,12 @@ def tensorplug_kernels(backend_name: str, register: Any) -> None:
 def tensorplug_gradients(register: Any) -> None:
     register(ERF_GRADIENT)
     register(ROUND_STRAIGHT_THROUGH, override=True)  # replaces the core's zero gradient
+
+
+@hookimpl
+def tensorplug_jvps(register: Any) -> None:
+    register(ERF_JVP)
+    register(ROUND_STRAIGHT_THROUGH_JVP, override=True)  # forward mode agrees with the gradient
 
 
 @hookimpl

@@ -8,6 +8,10 @@ it replaces the core's gradient for every ``tp.round`` (``tensorplug doctor`` li
 override in force); ``tensorplug.extend.unregister_plugin("tensorplug-example-ops")`` brings
 the core's back. For one experiment only, use it scoped instead:
 ``with tensorplug.extend.override_gradient(ROUND_STRAIGHT_THROUGH): ...``.
+
+Forward mode has its own rule per kernel: overriding a gradient leaves ``tp.jvp`` as it was.
+The plugin overrides Round's JVP rule the same way (``ROUND_STRAIGHT_THROUGH_JVP``), so that
+reverse and forward mode agree (and ``tp.hvp`` through a quantizer sees the estimator too).
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import tensorplug as tp
-from tensorplug.extend import GradConfig
+from tensorplug.extend import GradConfig, JvpConfig
 
-__all__ = ["ROUND_STRAIGHT_THROUGH"]
+__all__ = ["ROUND_STRAIGHT_THROUGH", "ROUND_STRAIGHT_THROUGH_JVP"]
 
 
 def _straight_through(dy: tp.Tensor, saved: tuple[tp.Tensor, ...],
@@ -27,4 +31,10 @@ def _straight_through(dy: tp.Tensor, saved: tuple[tp.Tensor, ...],
     return {"x": lambda: dy}
 
 
+def _straight_through_jvp(primals: Any, tangents: Any, outputs: Any, attrs: Mapping[str, Any]) -> Any:
+    """The tangent passes through, as if round were the identity."""
+    return tangents[0]
+
+
 ROUND_STRAIGHT_THROUGH = GradConfig("Round", _straight_through)
+ROUND_STRAIGHT_THROUGH_JVP = JvpConfig("Round", _straight_through_jvp)

@@ -13,5 +13,6 @@ def test_kernel(tensorplug_conformance: Any, tensorplug_kernel: str, request: An
 
 
 def test_gradient(tensorplug_conformance: Any, tensorplug_gradient: str, request: Any) -> None:
-    """The kernel's gradient is registered and agrees with finite differences."""
+    """The kernel's gradient is registered and agrees with finite differences; so does forward
+    mode through it (its JVP rule, or its gradient transposed)."""
     tensorplug_conformance.check("gradient", tensorplug_gradient, request.node)
