@@ -21,6 +21,7 @@ with registering_as(CORE_SOURCE):
 
 from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
+from .autodiff.checkpoint import checkpoint
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .constants import e, inf, nan, newaxis, pi
 from .data_types import can_cast, finfo, iinfo, isdtype, result_type
@@ -107,7 +108,7 @@ __all__ = [
     "dtypes", "extend", "fft", "linalg", "nn", "optimizers", "random", "run_kernel", "jit",
     "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
-    "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
+    "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient", "checkpoint",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "profile", "memory",
     "device_put", "devices", "set_default_device",

@@ -1,0 +1,132 @@
+"""``tp.checkpoint``: rematerialization. A checkpointed function keeps none of its intermediates
+for the backward pass and recomputes them there (``jax.checkpoint``,
+``torch.utils.checkpoint.checkpoint``).
+
+While the autodiff tapes record, ``f`` runs with them suspended (other recorders, such as
+profiles, kernel counters and tp.jit's planner, go on recording), and every tape gets one entry
+linking f's tensor inputs to its outputs. That entry's gradient runs ``f`` again under a tape of
+its own and backpropagates through it; it is written with ops, so a tape recording the backward
+pass records it (higher-order gradients through a checkpoint are exact).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import _validate as valid
+from .._state import push_recorder, recorders_var, remove_recorder
+from ..dispatch import wrap
+from ..errors import AutodiffError
+from ..tensor import Tensor
+from . import _tree
+from .tape import Tape, backward, fresh, record_custom
+
+__all__ = ["checkpoint"]
+
+
+def _is_leaf(x: Any) -> bool:
+    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
+
+
+class _Captures:
+    """A recorder standing in for the suspended tapes while a checkpointed function runs: it
+    collects the tensors the function's ops read that a suspended tape watches but that were
+    not passed as arguments (closed over: weights, Variables, values computed before)."""
+
+    def __init__(self, tapes: Sequence[Tape], arguments: Sequence[Tensor]) -> None:
+        self.watched = [tape.watched for tape in tapes]
+        self.known = {id(t) for t in arguments}
+        self.found: list[Tensor] = []
+
+    def record(self, name: str, inputs: Sequence[Tensor], attrs: Any, outputs: Sequence[Tensor],
+               custom: Any = None, start: int = 0) -> None:
+        for t in inputs:
+            key = id(t)
+            if key not in self.known and any(key in watched for watched in self.watched):
+                self.known.add(key)
+                self.found.append(t)
+
+
+def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
+    """A function like `f` whose forward pass saves none of f's intermediates for the gradient:
+    the backward pass runs `f` again to recompute them (less memory, one more forward pass).
+
+    Arguments may be pytrees (lists, tuples, dicts) of tensors; other values pass through, and
+    tensors `f` reads from its closure (weights, Variables) get gradients too. `f` may return a
+    pytree of tensors. `f` must compute the same thing when it runs again: its randomness comes
+    from explicit seeds, and it should not assign Variables (an assignment would happen again
+    in the backward pass, and the recomputation reads Variables as they are then).
+    """
+    valid.function(f, "checkpoint")
+    name = f"checkpoint({getattr(f, '__name__', 'f')})"
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        recorders = recorders_var.get()
+        tapes = [r for r in recorders if isinstance(r, Tape)]
+        if not tapes:  # nothing is differentiated: nothing to save or recompute
+            return f(*args, **kwargs)
+        leaves, structure = _tree.flatten((args, kwargs), _is_leaf)
+        arguments = [x for x in leaves if isinstance(x, Tensor)]
+        captures = _Captures(tapes, arguments)
+        token = recorders_var.set(tuple(r for r in recorders if not isinstance(r, Tape)) + (captures,))
+        try:
+            result = f(*args, **kwargs)
+        finally:
+            recorders_var.reset(token)
+        captured = captures.found
+        out_leaves, out_structure = _tree.flatten(result, _is_leaf)
+        computed = [x for x in out_leaves if isinstance(x, Tensor)]
+        if not computed:
+            return result
+        outputs = tuple(wrap(t._data, t._backend, t._dtype) for t in computed)
+        inputs = tuple(arguments + captured)
+        expected = [(t.shape, t._dtype) for t in computed]
+
+        def gradient(dy: Any) -> list[Tensor | None]:
+            upstream = dy if len(outputs) > 1 else (dy,)
+            return _recompute_and_backward(f, name, leaves, structure, captured, expected, upstream)
+
+        record_custom(name, inputs, outputs, gradient)
+        it = iter(outputs)
+        return _tree.unflatten(out_structure, [next(it) if isinstance(x, Tensor) else x for x in out_leaves])
+
+    return wrapper
+
+
+def _recompute_and_backward(f: Callable[..., Any], name: str, leaves: list[Any], structure: Any,
+                            captured: list[Tensor], expected: list[tuple[Any, Any]],
+                            upstream: Sequence[Tensor]) -> list[Tensor | None]:
+    """The checkpoint entry's gradients, one per input (the tensor arguments, then the captured
+    tensors): `f` run again under a tape of its own on the same values, and `upstream`
+    backpropagated through it. Arguments are linked to fresh tensors (so that one passed twice
+    gets each position's gradient); captured tensors are watched as they are (f reads them)."""
+    new_leaves = [fresh(x) if isinstance(x, Tensor) and x._dtype.is_inexact else x for x in leaves]
+    sources = [x for x in new_leaves if isinstance(x, Tensor)] + captured
+    differentiable = [s for s in sources if s._dtype.is_inexact]
+    tape = Tape(differentiable)
+    args, kwargs = _tree.unflatten(structure, new_leaves)
+    push_recorder(tape)
+    try:
+        result = f(*args, **kwargs)
+    finally:
+        remove_recorder(tape)
+    outs = [x for x in _tree.flatten(result, _is_leaf)[0] if isinstance(x, Tensor)]
+    if [(t.shape, t._dtype) for t in outs] != expected:
+        raise AutodiffError(
+            f"{name}: run again for the backward pass, the function returned tensors of (shape, "
+            f"dtype) {[(s, d.name) for s, d in ((t.shape, t._dtype) for t in outs)]}, not "
+            f"{[(s, d.name) for s, d in expected]} as in the forward pass. A checkpointed function "
+            "must compute the same thing every time: take randomness from explicit seeds and make "
+            "its control flow depend on its arguments only."
+        )
+    if len(outs) == 1:
+        root, seed = outs[0], upstream[0]
+    else:  # one entry joining the outputs, whose gradient hands each its upstream gradient
+        first = next((t for t in outs if t._dtype.is_inexact), outs[0])
+        root = seed = wrap(first._data, first._backend, first._dtype)
+        tape.record(name, tuple(outs), {}, (root,), lambda _: tuple(upstream))
+    grads = iter(backward(tape, root, seed, differentiable))
+    return [next(grads) if s._dtype.is_inexact else None for s in sources]
