@@ -6,6 +6,7 @@ them; errors."""
 from __future__ import annotations
 
 import gc
+import textwrap
 
 import numpy as np
 import pytest
@@ -282,3 +283,16 @@ def test_errors(backend):
     with pytest.raises(tp.AutodiffError,
                        match=r"checkpoint\(changing\): run again for the backward pass.*explicit seeds"):
         tp.grad(lambda x: tp.sum(tp.checkpoint(changing)(x)))(tp.asarray([1.0, 2.0]))
+
+
+def test_the_docstring_example_runs_and_recomputes_each_block(backend):
+    code = tp.checkpoint.__doc__.split("```python\n")[1].split("```")[0]
+    namespace = {"tp": tp}
+    with count_kernels() as calls:
+        exec(textwrap.dedent(code), namespace)
+    assert sum(n for (kernel, _), n in calls.counts.items() if kernel == "Tanh") == 16  # 8 layers, twice
+    expected = tp.grad(lambda p, x: _loss(p, x, per_block=4, checkpointed=False))(
+        namespace["params"], tp.ones((2, 8)))
+    for got, ref in zip(namespace["grads"], expected):
+        _same(got[0], ref[0], backend)
+        _same(got[1], ref[1], backend)
