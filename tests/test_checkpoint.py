@@ -153,6 +153,13 @@ def test_closed_over_tensors_and_variables_get_their_gradients(backend):
     _same(value, ref_value, backend)
     _same(grads["ck_scale"], ref_grads["ck_scale"], backend)
     w0 = params[0][0]
+
+    def returns_its_closure(w):
+        h, same_w = tp.checkpoint(lambda h: (tp.tanh(h), w))(x @ w)  # w returned as it is, unread
+        return tp.sum(h) + tp.sum(same_w ** 2)
+
+    _same(tp.grad(returns_its_closure)(w0), tp.grad(lambda w: tp.sum(tp.tanh(x @ w)) + tp.sum(w ** 2))(w0),
+          backend)
     _same(tp.grad(lambda w: tp.sum(tp.checkpoint(lambda h: tp.tanh(h @ w))(x)))(w0),
           tp.grad(lambda w: tp.sum(tp.tanh(x @ w)))(w0), backend)
 

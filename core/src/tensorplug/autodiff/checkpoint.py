@@ -33,7 +33,8 @@ def _is_leaf(x: Any) -> bool:
 class _Captures:
     """A recorder standing in for the suspended tapes while a checkpointed function runs: it
     collects the tensors the function's ops read that a suspended tape watches but that were
-    not passed as arguments (closed over: weights, Variables, values computed before)."""
+    not passed as arguments (closed over: weights, Variables, values computed before), and
+    those it returns as they are."""
 
     def __init__(self, tapes: Sequence[Tape], arguments: Sequence[Tensor]) -> None:
         self.watched = [tape.watched for tape in tapes]
@@ -42,7 +43,10 @@ class _Captures:
 
     def record(self, name: str, inputs: Sequence[Tensor], attrs: Any, outputs: Sequence[Tensor],
                custom: Any = None, start: int = 0) -> None:
-        for t in inputs:
+        self.note(inputs)
+
+    def note(self, tensors: Sequence[Tensor]) -> None:
+        for t in tensors:
             key = id(t)
             if key not in self.known and any(key in watched for watched in self.watched):
                 self.known.add(key)
@@ -96,9 +100,10 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
             result = f(*args, **kwargs)
         finally:
             recorders_var.reset(token)
-        captured = captures.found
         out_leaves, out_structure = _tree.flatten(result, _is_leaf)
         computed = [x for x in out_leaves if isinstance(x, Tensor)]
+        captures.note(computed)
+        captured = captures.found
         if not computed:
             return result
         outputs = tuple(wrap(t._data, t._backend, t._dtype) for t in computed)
