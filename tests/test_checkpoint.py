@@ -277,6 +277,16 @@ def test_under_jit_the_same_as_eager(backend):
                 _same(g, p, backend, rtol=1e-5)
 
 
+def test_a_jitted_function_inside_a_checkpoint_runs_eagerly_and_its_variable_gets_a_gradient(backend):
+    x = tp.asarray([[0.5, 1.0]])
+    v = tp.Variable(np.array([[1.0, 2.0], [0.3, -1.0]], dtype=np.float32), name="ck_jitted")
+    inner = tp.jit(lambda h: tp.tanh(h @ v))  # reads the Variable: state of the compiled function
+    expected = tp.variable_grads(lambda: tp.sum(inner(x)), [v])[1]["ck_jitted"]
+    for _ in range(2):  # (a second call would replay a compiled function: not while differentiated)
+        got = tp.variable_grads(lambda: tp.sum(tp.checkpoint(inner)(x)), [v])[1]["ck_jitted"]
+        _same(got, expected, backend)
+
+
 # -- errors ----------------------------------------------------------------------------------
 def test_errors(backend):
     with pytest.raises(tp.ArgumentError, match=r"checkpoint: f must be a function, got"):

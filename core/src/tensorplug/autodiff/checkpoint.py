@@ -30,26 +30,31 @@ def _is_leaf(x: Any) -> bool:
     return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
 
 
-class _Captures:
-    """A recorder standing in for the suspended tapes while a checkpointed function runs: it
-    collects the tensors the function's ops read that a suspended tape watches but that were
-    not passed as arguments (closed over: weights, Variables, values computed before), and
-    those it returns as they are."""
+class _Captures(Tape):
+    """The tape standing in for the suspended tapes while a checkpointed function runs. It
+    records no entry: it collects the tensors the function's ops read that a suspended tape
+    watches but that were not passed as arguments (closed over: weights, Variables, values
+    computed before), and those it returns as they are. Being a Tape, it keeps what asks
+    whether a tape records (tp.jit runs eagerly, a nested checkpoint suspends it) as it was."""
+
+    __slots__ = ("known", "found")
 
     def __init__(self, tapes: Sequence[Tape], arguments: Sequence[Tensor]) -> None:
-        self.watched = [tape.watched for tape in tapes]
+        super().__init__(())
+        self.watched = set().union(*(tape.watched for tape in tapes))
         self.known = {id(t) for t in arguments}
         self.found: list[Tensor] = []
 
-    def record(self, name: str, inputs: Sequence[Tensor], attrs: Any, outputs: Sequence[Tensor],
+    def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Any, outputs: tuple[Tensor, ...],
                custom: Any = None, start: int = 0) -> None:
         self.note(inputs)
 
     def note(self, tensors: Sequence[Tensor]) -> None:
+        watched, known = self.watched, self.known
         for t in tensors:
             key = id(t)
-            if key not in self.known and any(key in watched for watched in self.watched):
-                self.known.add(key)
+            if key in watched and key not in known:
+                known.add(key)
                 self.found.append(t)
 
 
