@@ -41,7 +41,8 @@ class _Captures(Tape):
 
     def __init__(self, tapes: Sequence[Tape], arguments: Sequence[Tensor]) -> None:
         super().__init__(())
-        self.watched = set().union(*(tape.watched for tape in tapes))
+        # (read only here: one tape's set is shared, not copied)
+        self.watched = tapes[0].watched if len(tapes) == 1 else set().union(*(t.watched for t in tapes))
         self.known = {id(t) for t in arguments}
         self.found: list[Tensor] = []
 
