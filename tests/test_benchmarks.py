@@ -3,9 +3,12 @@ for people, not asserted here (speed targets are met in benchmarks, never in tim
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,3 +66,20 @@ def test_the_cnn_benchmark_runs_and_reports_its_rows(tmp_path):
     assert {"tp.jit", "eager"} <= {row[1] for row in rows}
     assert len({row[-1] for row in rows}) == 1  # one test accuracy: every framework trains the same model
     assert len(list(tmp_path.glob("cnn-bench-*.json"))) == 1
+
+
+@pytest.mark.jax
+def test_the_checkpoint_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/checkpoint_bench.py: a small MLP, one round, both backends;
+    its gradients equal the plain ones and its tape keeps fewer bytes."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "checkpoint_bench.py"), "--quick",
+         "--results", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("equal: True") == 2, proc.stdout
+    for row in ("plain", "checkpointed", "value_and_grad, eager", "value_and_grad under tp.jit"):
+        assert row in proc.stdout, row
+    results = json.loads(next(tmp_path.glob("checkpoint-bench-*.json")).read_text())
+    assert all(results[b]["memory"]["tape_bytes_ratio"] < 0.5 for b in ("numpy", "jax"))

@@ -24,6 +24,7 @@ with registering_as(CORE_SOURCE):
 
 from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
+from .autodiff.checkpoint import checkpoint
 from .autodiff.custom_jvp import custom_jvp
 from .autodiff.forward import jvp, linearize
 from .autodiff.jacobians import hessian, hvp, jacfwd, jacrev
@@ -113,7 +114,7 @@ __all__ = [
     "dtypes", "extend", "fft", "linalg", "nn", "optimizers", "random", "run_kernel", "jit",
     "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
-    "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
+    "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient", "checkpoint",
     "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "profile", "memory",
