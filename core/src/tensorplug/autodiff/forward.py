@@ -25,13 +25,13 @@ from ..registry.jvps import find_jvp
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 from . import _tree
-from .tape import CustomRule, Entry, fresh, gradient_thunks
+from .tape import CustomRule, Differentiating, Entry, fresh, gradient_thunks
 from .transpose import transpose
 
 __all__ = ["JvpRecorder", "jvp", "linearize", "hidden_from_forward_mode", "output_tangents"]
 
 
-class JvpRecorder:
+class JvpRecorder(Differentiating):
     """The tangents of the tensors computed from the seeded primals, by tensor identity (the
     tensors are kept alive with their tangents while the recorder is)."""
 

@@ -21,7 +21,8 @@ from ..registry.gradients import find_gradient
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 
-__all__ = ["Tape", "Entry", "CustomRule", "backward", "gradient_thunks", "record_custom", "fresh"]
+__all__ = ["Differentiating", "Tape", "Entry", "CustomRule", "backward", "gradient_thunks", "record_custom",
+           "fresh"]
 
 # custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
 CustomGrad = Callable[[Any], Sequence[Any]]
@@ -54,7 +55,14 @@ class Entry:
         self.custom = custom
 
 
-class Tape:
+class Differentiating:
+    """The recorders that differentiate (tapes, forward mode's): while one records, tp.jit runs
+    the function eagerly and optimizer updates are cut off from it (``taping``)."""
+
+    __slots__ = ()
+
+
+class Tape(Differentiating):
     """Records the ops that depend on the watched tensors. Only floating tensors (real or
     complex) are watched (a path through integers or bools carries no gradient), so an op
     recorded here lies downstream of a source through floating tensors."""
@@ -83,8 +91,9 @@ class Tape:
 
 
 def taping() -> bool:
-    """Whether an autodiff tape is recording in this context (kernel counters do not count)."""
-    return any(isinstance(r, Tape) for r in state.tapes)
+    """Whether an autodiff recorder (a tape, forward mode's) records in this context (kernel
+    counters and profiles do not count)."""
+    return any(isinstance(r, Differentiating) for r in state.tapes)
 
 
 def record_custom(name: str, inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...],

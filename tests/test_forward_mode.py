@@ -1,0 +1,269 @@
+"""Forward mode and the transforms built on it, against JAX in float64 on both backends: tp.jvp
+on random compositions of ops, tp.linearize, tp.jacfwd / tp.jacrev / tp.hessian / tp.hvp,
+tp.custom_jvp (forward and reverse), forward mode through tp.custom_grad and tp.checkpoint,
+every composition of grad, jvp and jit; the JVP rule registry (overrides, errors)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (its fixture: references in 64 bits)
+from tensorplug.errors import AutodiffError, RegistrationError
+from tensorplug.extend import JvpConfig, override_jvp, register_jvp
+
+RTOL, ATOL = 1e-6, 1e-9
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(params=["numpy", "jax"], autouse=True)
+def backend(request):
+    tp.set_backend(request.param)
+    return request.param
+
+
+def close(got, want):
+    np.testing.assert_allclose(np.asarray(got.numpy() if isinstance(got, tp.Tensor) else got),
+                               np.asarray(want), rtol=RTOL, atol=ATOL)
+
+
+# -- random compositions ----------------------------------------------------------------------
+# (tensorplug op, jax op) pairs: unary ones map x -> y of x's shape, binary ones (x, y) -> z
+UNARY = [
+    (tp.sin, jnp.sin), (tp.tanh, jnp.tanh), (tp.exp, jnp.exp),
+    (lambda x: tp.log1p(x * x), lambda x: jnp.log1p(x * x)),
+    (tp.nn.sigmoid, jax.nn.sigmoid), (lambda x: tp.sqrt(1 + x * x), lambda x: jnp.sqrt(1 + x * x)),
+    (lambda x: tp.nn.softmax(x, axis=-1), lambda x: jax.nn.softmax(x, axis=-1)),
+    (lambda x: tp.cumulative_sum(x, axis=0), lambda x: jnp.cumsum(x, axis=0)),
+    (lambda x: tp.flip(x, axis=1), lambda x: jnp.flip(x, axis=1)),
+    (lambda x: x - tp.max(x, axis=0, keepdims=True), lambda x: x - jnp.max(x, axis=0, keepdims=True)),
+    (lambda x: tp.abs(x) + 0.5, lambda x: jnp.abs(x) + 0.5),
+]
+BINARY = [
+    (tp.add, jnp.add), (tp.multiply, jnp.multiply),
+    (lambda x, y: x / (1 + y * y), lambda x, y: x / (1 + y * y)), (tp.maximum, jnp.maximum),
+    (lambda x, y: tp.matmul(x, tp.matrix_transpose(y)) @ x, lambda x, y: (x @ y.T) @ x),
+    (tp.atan2, jnp.arctan2),
+]
+
+
+def _composition(seed: int):
+    """A random function of two (3, 3) inputs, as a (tensorplug, jax) pair."""
+    rng = np.random.default_rng(seed)
+    steps = [(int(rng.integers(2)), int(rng.integers(100))) for _ in range(5)]
+
+    def build(lib: int):
+        def f(x, y):
+            a, b = x, y
+            for binary, k in steps:
+                if binary:
+                    a, b = BINARY[k % len(BINARY)][lib](a, b), a
+                else:
+                    a = UNARY[k % len(UNARY)][lib](a)
+            return a * 0.5 + b
+        return f
+    return build(0), build(1)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_jvp_of_random_compositions_is_jaxs(seed):
+    f, fj = _composition(seed)
+    x, y, tx, ty = (RNG.standard_normal((3, 3)) for _ in range(4))
+    out, tangent = tp.jvp(f, (x, y), (tx, ty))
+    want_out, want_tangent = jax.jvp(fj, (x, y), (tx, ty))
+    close(out, want_out)
+    close(tangent, want_tangent)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_jacobians_and_hessians_of_random_compositions_are_jaxs(seed):
+    f, fj = _composition(seed)
+    x, y = RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3))
+    close(tp.jacfwd(f, argnums=1)(x, y), jax.jacfwd(fj, argnums=1)(x, y))
+    close(tp.jacrev(f)(x, y), jax.jacrev(fj)(x, y))
+    s, sj = (lambda x, y: tp.sum(f(x, y) ** 2)), (lambda x, y: jnp.sum(fj(x, y) ** 2))
+    close(tp.hessian(s)(x, y), jax.hessian(sj)(x, y))
+    t = RNG.standard_normal((3, 3))
+    close(tp.hvp(s, (x, y), (t, t))[1], jax.jvp(jax.grad(sj, argnums=1), (x, y), (t, t))[1])
+
+
+def test_jacobians_of_trees_and_several_arguments():
+    def f(params, x):
+        return tp.tanh(x @ params["w"] + params["b"])
+
+    def fj(params, x):
+        return jnp.tanh(x @ params["w"] + params["b"])
+    params = {"w": RNG.standard_normal((3, 2)), "b": RNG.standard_normal(2)}
+    x = RNG.standard_normal((4, 3))
+    for ours, theirs in ((tp.jacfwd, jax.jacfwd), (tp.jacrev, jax.jacrev)):
+        got, want = ours(f, argnums=(0, 1))(params, x), theirs(fj, argnums=(0, 1))(params, x)
+        close(got[0]["w"], want[0]["w"])
+        close(got[0]["b"], want[0]["b"])
+        close(got[1], want[1])
+        assert got[0]["w"].shape == (4, 2, 3, 2)
+
+
+def test_jvp_takes_trees_and_gives_aux_and_zero_tangents_for_unrelated_outputs():
+    def f(p):
+        return {"a": tp.sin(p["x"]) * p["y"], "c": tp.ones(2)}, "aux"
+    p = {"x": RNG.standard_normal(3), "y": RNG.standard_normal(3)}
+    t = {"x": RNG.standard_normal(3), "y": RNG.standard_normal(3)}
+    out, tangent, aux = tp.jvp(f, (p,), (t,), has_aux=True)
+    want = jax.jvp(lambda p: jnp.sin(p["x"]) * p["y"], (p,), (t,))[1]
+    close(tangent["a"], want)
+    assert aux == "aux" and tangent["c"].tolist() == [0.0, 0.0]
+
+
+def test_integer_primals_take_no_tangent():
+    out, tangent = tp.jvp(lambda x, n: x * n, (np.array([1.0, 2.0]), np.array([3, 4])),
+                          (np.array([1.0, 1.0]), np.array([7, 7])))
+    assert tangent.tolist() == [3.0, 4.0]
+
+
+def test_linearize_gives_the_jvp_at_the_point():
+    f = lambda x: tp.sum(tp.exp(tp.sin(x)) * x)  # noqa: E731
+    fj = lambda x: jnp.sum(jnp.exp(jnp.sin(x)) * x)  # noqa: E731
+    x = RNG.standard_normal(4)
+    out, f_jvp = tp.linearize(f, x)
+    close(out, fj(x))
+    for _ in range(2):
+        t = RNG.standard_normal(4)
+        close(f_jvp(t), jax.jvp(fj, (x,), (t,))[1])
+
+
+def test_complex_jvp_is_jaxs():
+    z, t = (RNG.standard_normal(3) + 1j * RNG.standard_normal(3) for _ in range(2))
+    f = lambda z: tp.exp(z) * z + tp.conj(z) * tp.abs(z)  # noqa: E731
+    fj = lambda z: jnp.exp(z) * z + jnp.conj(z) * jnp.abs(z)  # noqa: E731
+    close(tp.jvp(f, (z,), (t,))[1], jax.jvp(fj, (z,), (t,))[1])
+
+
+# -- compositions of transforms ----------------------------------------------------------------
+def _f(x):
+    return tp.sum(tp.tanh(x) ** 2 * tp.exp(x))
+
+
+def _fj(x):
+    return jnp.sum(jnp.tanh(x) ** 2 * jnp.exp(x))
+
+
+X, T = np.array([0.3, 1.2, -0.5]), np.array([1.0, 0.5, 2.0])
+
+
+def test_every_order_of_grad_and_jvp():
+    close(tp.jvp(tp.grad(_f), (X,), (T,))[1], jax.jvp(jax.grad(_fj), (X,), (T,))[1])  # forward over reverse
+    close(tp.grad(lambda x: tp.jvp(_f, (x,), (T,))[1])(X),
+          jax.grad(lambda x: jax.jvp(_fj, (x,), (T,))[1])(X))  # reverse over forward
+    close(tp.jvp(lambda x: tp.jvp(_f, (x,), (T,))[1], (X,), (T,))[1],
+          jax.jvp(lambda x: jax.jvp(_fj, (x,), (T,))[1], (X,), (T,))[1])  # forward over forward
+
+
+def test_jvp_under_jit_and_jit_under_jvp():
+    step = tp.jit(lambda x, t: tp.jvp(_f, (x,), (t,))[1])
+    for _ in range(2):  # the first call traces, the second replays
+        close(step(X, T), jax.jvp(_fj, (X,), (T,))[1])
+    close(tp.jvp(tp.jit(_f), (X,), (T,))[1], jax.jvp(_fj, (X,), (T,))[1])
+    hvp = tp.jit(lambda x, t: tp.hvp(_f, (x,), (t,))[0])
+    close(hvp(X, T), jax.jvp(jax.grad(_fj), (X,), (T,))[1])
+
+
+def test_forward_mode_through_a_checkpoint():
+    w = RNG.standard_normal((3, 3))
+    f = lambda x: tp.sum(tp.checkpoint(lambda h: tp.tanh(h @ w))(x) ** 2)  # noqa: E731
+    fj = lambda x: jnp.sum(jnp.tanh(x @ w) ** 2)  # noqa: E731
+    close(tp.jvp(f, (X,), (T,))[1], jax.jvp(fj, (X,), (T,))[1])
+    close(tp.hvp(f, (X,), (T,))[0], jax.jvp(jax.grad(fj), (X,), (T,))[1])
+    close(tp.grad(lambda x: tp.jvp(f, (x,), (T,))[1])(X), jax.grad(lambda x: jax.jvp(fj, (x,), (T,))[1])(X))
+
+
+# -- custom derivatives --------------------------------------------------------------------------
+def test_custom_jvp_drives_forward_and_reverse_mode():
+    @tp.custom_jvp
+    def f(x, y):
+        return tp.sin(x) * y
+
+    @f.defjvp
+    def f_jvp(primals, tangents):  # deliberately not sin's derivative: the rule must be the one used
+        x, y = primals
+        tx, ty = tangents
+        return f(x, y), 2.0 * tx * y + tp.sin(x) * ty
+
+    x, y, tx, ty = (RNG.standard_normal(3) for _ in range(4))
+    close(tp.jvp(f, (x, y), (tx, ty))[1], 2.0 * tx * y + np.sin(x) * ty)
+    gx, gy = tp.grad(lambda x, y: tp.sum(f(x, y)), argnums=(0, 1))(x, y)
+    close(gx, 2.0 * y)
+    close(gy, np.sin(x))
+    close(tp.jacrev(lambda x: f(x, y))(x), np.diag(2.0 * y))
+
+
+def test_custom_jvp_needs_a_rule_and_a_pair():
+    @tp.custom_jvp
+    def f(x):
+        return x * 2.0
+    with pytest.raises(AutodiffError, match=r"custom_jvp: f has no JVP rule; define one with @f.defjvp"):
+        f(1.0)
+    f.defjvp(lambda primals, tangents: tangents[0])
+    with pytest.raises(AutodiffError, match=r"the rule of f must return \(primal_out, tangent_out\)"):
+        tp.jvp(f, (1.0,), (1.0,))
+
+
+def test_forward_mode_transposes_a_custom_gradient():
+    @tp.custom_grad
+    def f(x):
+        return tp.sin(x), lambda dy: (3.0 * dy,)
+    assert tp.jvp(f, (np.array([0.5, 1.0]),), (np.array([1.0, -2.0]),))[1].tolist() == [3.0, -6.0]
+
+
+# -- the JVP rule registry ----------------------------------------------------------------------
+def test_a_scoped_rule_replaces_the_core_one_in_its_block_only():
+    doubled = JvpConfig("Sin", lambda xs, ts, ys, attrs: 2.0 * ts[0])
+    with override_jvp(doubled):
+        assert tp.jvp(tp.sin, (np.array([0.5]),), (np.array([1.5]),))[1].tolist() == [3.0]
+    close(tp.jvp(tp.sin, (np.array([0.5]),), (np.array([1.5]),))[1], 1.5 * np.cos(0.5))
+
+
+def test_a_kernel_without_a_rule_gets_its_gradient_transposed():
+    from tensorplug.extend import unregister_jvp
+    unregister_jvp("Tanh")  # (the isolated registries restore it after the test)
+    assert tp.extend.find_jvp("Tanh") is None
+    close(tp.jvp(tp.tanh, (X,), (T,))[1], T / np.cosh(X) ** 2)
+
+
+def test_registration_errors_say_what_to_do():
+    with pytest.raises(RegistrationError, match="register_jvp takes a JvpConfig, got GradConfig"):
+        register_jvp(tp.extend.GradConfig("Sin", lambda dy, s, a: {}))
+    with pytest.raises(RegistrationError, match="'Equal' is declared not differentiable, so it takes no JVP"):
+        register_jvp(JvpConfig("Equal", lambda *a: None))
+    with pytest.raises(RegistrationError, match="jvp_func must be callable"):
+        register_jvp(JvpConfig("Sin", None))
+    with pytest.raises(tp.errors.RegistrationConflictError, match="JVP rule of kernel 'Sin' is already"):
+        register_jvp(JvpConfig("Sin", lambda *a: None))
+
+
+def test_a_rule_giving_a_wrong_tangent_is_named():
+    with override_jvp(JvpConfig("Sin", lambda xs, ts, ys, attrs: tp.ones(5))), \
+            pytest.raises(AutodiffError, match=r"the JVP rule of 'Sin' returned a tangent of shape \(5,\) "
+                                               r"for an output of shape \(3,\)"):
+        tp.jvp(tp.sin, (X,), (T,))
+    with override_jvp(JvpConfig("Sin", lambda xs, ts, ys, attrs: (ts[0], ts[0]))), \
+            pytest.raises(AutodiffError, match=r"one tangent per output \(1\), got tuple of length 2"):
+        tp.jvp(tp.sin, (X,), (T,))
+
+
+# -- errors of the transforms ---------------------------------------------------------------------
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: tp.jvp(tp.sin, X, T), "jvp: primals and tangents must be tuples"),
+    (lambda: tp.jvp(tp.sin, (X,), (T[:2],)), r"jvp: tangent 0 has shape \(2,\), its primal \(3,\)"),
+    (lambda: tp.jvp(tp.sin, (X,), (T.astype(np.complex128),)), "tangent 0 has dtype complex128, its primal"),
+    (lambda: tp.jvp(tp.add, (X, X), (T,)), "jvp: the tangents must have the primals' structure"),
+    (lambda: tp.jvp(lambda x: "no", (X,), (T,)), "jvp: the function must return Tensors"),
+    (lambda: tp.jvp(3, (X,), (T,)), "jvp"),
+    (lambda: tp.jacfwd(lambda x: "no")(X), "jacfwd: the function must return a Tensor, got str"),
+    (lambda: tp.jacrev(lambda x: tp.argmax(x))(X), "jacrev: the function returned dtype int64"),
+    (lambda: tp.hvp(_f, (), ()), "hvp: primals must be a non-empty tuple"),
+    (lambda: tp.linearize(_f, X)[1](T, T), r"linearize: the JVP function takes one tangent per primal \(1\)"),
+])
+def test_transform_errors(call, match):
+    with pytest.raises(tp.TensorplugError, match=match):
+        call()
