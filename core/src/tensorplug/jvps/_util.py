@@ -13,7 +13,7 @@ from ..ops.manipulation import broadcast_to
 from ..registry.jvps import JvpConfig, JvpFunc, register_jvp
 from ..tensor import Tensor
 
-__all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled", "affine", "bilinear"]
+__all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled"]
 
 Tangents = tuple[Tensor | None, ...]
 
@@ -75,6 +75,24 @@ def elementwise_self_adjoint(*kernel_names: str) -> None:
         register_jvp(JvpConfig(name, rule))
 
 
+def multilinear(*kernel_names: str) -> None:
+    """Register, for kernels linear in each floating input separately (MatMul, Einsum, a
+    convolution): the tangent is the sum, over the inputs with a tangent, of the kernel run with
+    that input replaced by its tangent (``K(tx, y) + K(x, ty)``)."""
+    for name in kernel_names:
+        dispatcher = dispatcher_of(name)
+
+        def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+                 attrs: Mapping[str, Any], dispatcher: Any = dispatcher) -> Any:
+            total = None
+            for i, t in enumerate(tangents):
+                if t is not None:
+                    part = dispatcher(primals[:i] + (t,) + primals[i + 1:], attrs)
+                    total = part if total is None else total + part
+            return total
+        register_jvp(JvpConfig(name, rule))
+
+
 def affine(kernel_name: str, zeroed: Mapping[str, Any], positions: Sequence[int] | None = None) -> None:
     """Register, for a kernel affine in its floating inputs (or those at `positions`) whose
     constant part an attribute gives (a fill value): the kernel run on the tangents with the
@@ -85,20 +103,3 @@ def affine(kernel_name: str, zeroed: Mapping[str, Any], positions: Sequence[int]
              attrs: Mapping[str, Any]) -> Any:
         return dispatcher(filled(primals, tangents, positions), {**attrs, **zeroed})
     register_jvp(JvpConfig(kernel_name, rule))
-
-
-def bilinear(*kernel_names: str) -> None:
-    """Register, for kernels of two inputs, linear in each (MatMul, Conv2D): the tangent is
-    ``K(tx, y) + K(x, ty)``, a term left out where its tangent is zero."""
-    for name in kernel_names:
-        dispatcher = dispatcher_of(name)
-
-        def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
-                 attrs: Mapping[str, Any], dispatcher: Any = dispatcher) -> Any:
-            (x, y), (tx, ty) = primals, tangents
-            total = None if tx is None else dispatcher((tx, y), attrs)
-            if ty is not None:
-                term = dispatcher((x, ty), attrs)
-                total = term if total is None else total + term
-            return total
-        register_jvp(JvpConfig(name, rule))

@@ -5,7 +5,7 @@ its two backprop kernels) is bilinear in its two tensor inputs (shapes are attri
 from __future__ import annotations
 
 from ..specs.convolution import KERNEL_NAMES
-from ._util import bilinear
+from ._util import multilinear
 
 for _names in KERNEL_NAMES.values():
-    bilinear(*_names)
+    multilinear(*_names)
