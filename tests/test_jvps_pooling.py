@@ -52,7 +52,7 @@ def lax_dilation(attrs, kh, kw):
 
 
 POOLS = [
-    pytest.param((1, 4, 5, 2), dict(filter_size=(2, 2), strides=(1, 2), pad=((0, 1), (1, 1)),
+    pytest.param((2, 4, 5, 2), dict(filter_size=(2, 2), strides=(1, 2), pad=((0, 1), (1, 1)),
                                     data_format="channels_last"), id="2d"),
     pytest.param((1, 2, 3, 4), dict(filter_size=(2, 3), strides=(1, 1), pad=((1, 0), (1, 1)),
                                     data_format="channels_first"), id="2d-cf"),
