@@ -1,7 +1,8 @@
-"""Checks shared by the JVP rule tests (tests/test_jvps_*.py), on the backend of the `backend`
-fixture: ``tp.jvp`` of a function against ``jax.jvp`` of the same function written in
-jax.numpy / jax.lax, a kernel's JVP rule against its transposed gradient (the fallback the rule
-replaces), and ``tp.jvp`` of ``tp.grad`` (a Hessian-vector product) against jax's."""
+"""Checks shared by the JVP rule tests (tests/test_jvps_*.py), on each first-party backend (the
+`backend` fixture, autouse where imported): ``tp.jvp`` of a function against ``jax.jvp`` of
+the same function written in jax.numpy / jax.lax, a kernel's JVP rule against its transposed
+gradient (the fallback the rule replaces), and ``tp.jvp`` of ``tp.grad`` (a Hessian-vector
+product) against jax's."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ BACKENDS = ("numpy", "jax")
 TOL = dict(rtol=1e-6, atol=1e-6)
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=BACKENDS, autouse=True)
 def backend(request):
+    """Each test of a module that imports this runs on each first-party backend."""
     tp.set_backend(request.param)
     return request.param
 

@@ -9,7 +9,7 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jax_in_64_bits  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401
+from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
 
 LAX_FORMATS = {"NHWC": ("NHWC", "HWIO", "NHWC"), "NCHW": ("NCHW", "HWIO", "NCHW"),
                "NDHWC": ("NDHWC", "DHWIO", "NDHWC")}
@@ -18,8 +18,9 @@ GEOMETRIES = [
                                                   groups=1, data_format="NHWC"), id="2d"),
     pytest.param((2, 4, 3, 3), (2, 2, 2, 4), dict(strides=(1, 1), padding=((0, 1), (1, 0)), dilations=(1, 1),
                                                   groups=2, data_format="NCHW"), id="2d-groups-nchw"),
-    pytest.param((1, 3, 4, 3, 1), (2, 2, 2, 1, 2), dict(strides=(1, 2, 1), padding=((0, 0), (1, 0), (0, 1)),
-                                                        dilations=(1, 1, 2), groups=1, data_format="NDHWC"), id="3d"),
+    pytest.param((1, 3, 4, 3, 1), (2, 2, 2, 1, 2),
+                 dict(strides=(1, 2, 1), padding=((0, 0), (1, 0), (0, 1)), dilations=(1, 1, 2), groups=1,
+                      data_format="NDHWC"), id="3d"),
 ]
 
 
@@ -41,7 +42,7 @@ def out_shape(x_shape, w_shape, attrs):
 
 
 @pytest.mark.parametrize(("x_shape", "w_shape", "attrs"), GEOMETRIES)
-def test_jvp_matches_jax(backend, x_shape, w_shape, attrs):
+def test_jvp_matches_jax(x_shape, w_shape, attrs):
     conv, backprop_input, backprop_filter = names(x_shape)
     ref = lax_conv(attrs)
     y_shape = out_shape(x_shape, w_shape, attrs)
@@ -54,7 +55,7 @@ def test_jvp_matches_jax(backend, x_shape, w_shape, attrs):
 
 
 @pytest.mark.parametrize(("x_shape", "w_shape", "attrs"), GEOMETRIES[:1] + GEOMETRIES[2:])
-def test_rules_match_transposed_gradient(backend, x_shape, w_shape, attrs):
+def test_rules_match_transposed_gradient(x_shape, w_shape, attrs):
     conv, backprop_input, backprop_filter = names(x_shape)
     x, w, dy = random(x_shape, 0), random(w_shape, 1), random(out_shape(x_shape, w_shape, attrs), 2)
     check_rule(conv, [x, w], attrs)
@@ -62,7 +63,7 @@ def test_rules_match_transposed_gradient(backend, x_shape, w_shape, attrs):
     check_rule(backprop_filter, [x, dy], dict(attrs, filter_shape=w_shape))
 
 
-def test_hvp_in_input_and_filter(backend):
+def test_hvp_in_input_and_filter():
     x, w = random((1, 4, 4, 2), 0), random((2, 2, 2, 2), 1)
 
     def f(x, w):

@@ -9,7 +9,7 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401
+from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
 
 IDX = np.array([2, 0, 2, 1])
 SLICES = ((1, 3, 1), (4, 0, -2))  # x[1:3, 4:0:-2] of a (3, 5)
@@ -25,13 +25,14 @@ CASES = [
     pytest.param(lambda u: tp.run_kernel("ScatterAdd", [IDX, u], dict(shape=(2, 3), axis=1)),
                  lambda u: scatter_add(u, (2, 3), 1), (2, 4), id="scatter_add"),
     pytest.param(lambda dy: tp.run_kernel("StridedSliceGrad", [dy], dict(shape=(3, 5), slices=SLICES)),
-                 lambda dy: jnp.zeros((3, 5), dy.dtype).at[1:3, 4:0:-2].add(dy), (2, 2), id="strided_slice_grad"),
+                 lambda dy: jnp.zeros((3, 5), dy.dtype).at[1:3, 4:0:-2].add(dy), (2, 2),
+                 id="strided_slice_grad"),
 ]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["f64", "c128"])
 @pytest.mark.parametrize(("f", "f_jax", "shape"), CASES)
-def test_jvp_matches_jax(backend, f, f_jax, shape, dtype):
+def test_jvp_matches_jax(f, f_jax, shape, dtype):
     check_jvp(f, f_jax, random(shape, dtype=dtype))
 
 
@@ -41,10 +42,10 @@ def test_jvp_matches_jax(backend, f, f_jax, shape, dtype):
     ("StridedSlice", [random((3, 5))], dict(slices=SLICES)),
     ("StridedSliceGrad", [random((2, 2))], dict(shape=(3, 5), slices=SLICES)),
 ])
-def test_rule_matches_transposed_gradient(backend, name, inputs, attrs):
+def test_rule_matches_transposed_gradient(name, inputs, attrs):
     check_rule(name, inputs, attrs)
 
 
-def test_hvp(backend):
+def test_hvp():
     check_hvp(lambda x: tp.sum(tp.sin(tp.take(x, IDX, axis=0)[:, 1:]) ** 2),
               lambda x: jnp.sum(jnp.sin(jnp.take(x, IDX, axis=0)[:, 1:]) ** 2), random((3, 3)))

@@ -9,7 +9,7 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401
+from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
 
 CASES = [
     pytest.param(lambda x: tp.broadcast_to(x, (2, 3, 4)), lambda x: jnp.broadcast_to(x, (2, 3, 4)),
@@ -33,7 +33,7 @@ CASES = [
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["f64", "c128"])
 @pytest.mark.parametrize(("f", "f_jax", "shapes"), CASES)
-def test_jvp_matches_jax(backend, f, f_jax, shapes, dtype):
+def test_jvp_matches_jax(f, f_jax, shapes, dtype):
     check_jvp(f, f_jax, *[random(s, i, dtype) for i, s in enumerate(shapes)])
 
 
@@ -46,17 +46,18 @@ def test_jvp_matches_jax(backend, f, f_jax, shapes, dtype):
     ("Stack", [(2, 3), (2, 3)], dict(axis=2)),
     ("Transpose", [(2, 3, 4)], dict(perm=(1, 2, 0))),
 ])
-def test_rule_matches_transposed_gradient(backend, name, shapes, attrs):
+def test_rule_matches_transposed_gradient(name, shapes, attrs):
     check_rule(name, [random(s, i) for i, s in enumerate(shapes)], attrs)
 
 
-def test_hvp(backend):
+def test_hvp():
     def f(x):
         y = tp.concat([tp.pad(x, ((1, 0), (0, 0)), constant_values=1.0), tp.roll(x, 1, axis=0)], axis=0)
         return tp.sum(tp.sin(tp.permute_dims(tp.reshape(y, (3, -1)), (1, 0))))
 
     def f_jax(x):
-        y = jnp.concatenate([jnp.pad(x, ((1, 0), (0, 0)), constant_values=1.0), jnp.roll(x, 1, axis=0)], axis=0)
+        y = jnp.concatenate([jnp.pad(x, ((1, 0), (0, 0)), constant_values=1.0), jnp.roll(x, 1, axis=0)],
+                            axis=0)
         return jnp.sum(jnp.sin(jnp.transpose(jnp.reshape(y, (3, -1)), (1, 0))))
 
     check_hvp(f, f_jax, random((2, 3)))

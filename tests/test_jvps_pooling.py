@@ -12,7 +12,7 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule  # noqa: F401
+from _jvp_checks import backend, check_hvp, check_jvp, check_rule  # noqa: F401  (autouse)
 
 
 def distinct(shape, seed=0):
@@ -63,7 +63,7 @@ POOLS = [
 
 @pytest.mark.parametrize("kind", ["max", "avg"])
 @pytest.mark.parametrize(("shape", "attrs"), POOLS)
-def test_pool_jvp_matches_jax(backend, kind, shape, attrs):
+def test_pool_jvp_matches_jax(kind, shape, attrs):
     pool = getattr(tp.nn, f"{kind}_pool")
     check_jvp(lambda x: pool(x, attrs["filter_size"], attrs["strides"], attrs["pad"], attrs["data_format"]),
               lax_pool(kind, attrs), distinct(shape))
@@ -71,7 +71,7 @@ def test_pool_jvp_matches_jax(backend, kind, shape, attrs):
 
 @pytest.mark.parametrize("kind", ["max", "avg"])
 @pytest.mark.parametrize(("shape", "attrs"), POOLS)
-def test_pool_grad_kernels_jvp_match_jax(backend, kind, shape, attrs):
+def test_pool_grad_kernels_jvp_match_jax(kind, shape, attrs):
     name = f"{kind.capitalize()}Pool{'3D' if len(shape) == 5 else ''}Grad"
     forward = lax_pool(kind, attrs)
     x = distinct(shape)
@@ -85,20 +85,22 @@ def test_pool_grad_kernels_jvp_match_jax(backend, kind, shape, attrs):
 
 
 @pytest.mark.parametrize("include_batch", [False, True])
-def test_max_pool_with_argmax_jvp_matches_jax(backend, include_batch):
+def test_max_pool_with_argmax_jvp_matches_jax(include_batch):
     attrs = dict(filter_size=(2, 2), strides=(2, 1), pad=((0, 1), (0, 0)), data_format="channels_last")
     check_jvp(lambda x: tp.nn.max_pool_with_argmax(x, (2, 2), (2, 1), ((0, 1), (0, 0)), include_batch)[0],
               lax_pool("max", attrs), distinct((2, 3, 3, 2)))
 
 
 DILATIONS = [
-    pytest.param((1, 4, 5, 2), (2, 2, 2), dict(strides=(1, 1), pad=((0, 0), (0, 0)), dilations=(1, 1)), id="valid"),
-    pytest.param((2, 5, 4, 1), (2, 3, 1), dict(strides=(2, 1), pad=((1, 0), (1, 1)), dilations=(1, 2)), id="padded"),
+    pytest.param((1, 4, 5, 2), (2, 2, 2), dict(strides=(1, 1), pad=((0, 0), (0, 0)), dilations=(1, 1)),
+                 id="valid"),
+    pytest.param((2, 5, 4, 1), (2, 3, 1), dict(strides=(2, 1), pad=((1, 0), (1, 1)), dilations=(1, 2)),
+                 id="padded"),
 ]
 
 
 @pytest.mark.parametrize(("x_shape", "f_shape", "attrs"), DILATIONS)
-def test_dilation2d_jvps_match_jax(backend, x_shape, f_shape, attrs):
+def test_dilation2d_jvps_match_jax(x_shape, f_shape, attrs):
     ref = lax_dilation(attrs, *f_shape[:2])
     x, f = distinct(x_shape), distinct(f_shape, seed=1) * 0.01  # (x + f stays distinct)
     check_jvp(lambda x, f: tp.run_kernel("Dilation2D", [x, f], attrs), ref, x, f)
@@ -110,7 +112,7 @@ def test_dilation2d_jvps_match_jax(backend, x_shape, f_shape, attrs):
 
 
 @pytest.mark.parametrize("backend", ["numpy"], indirect=True)  # (the jax backend compiles each step)
-def test_rules_match_transposed_gradient(backend):
+def test_rules_match_transposed_gradient():
     for shape, attrs in [(p.values[0], p.values[1]) for p in POOLS[::2]]:
         three = "3D" if len(shape) == 5 else ""
         x = distinct(shape)
@@ -130,13 +132,14 @@ def test_rules_match_transposed_gradient(backend):
     check_rule("Dilation2DBackpropFilter", [x, f, distinct(dy.shape, seed=2)], attrs)
 
 
-def test_hvp(backend):
+def test_hvp():
     attrs = POOLS[0].values[1]
     x, f = distinct((1, 4, 5, 2)), distinct((2, 2, 2), seed=1) * 0.01
     dil = DILATIONS[0].values[2]
 
     def g(x):
-        y = tp.nn.max_pool(x, (2, 2), (1, 2), attrs["pad"]) + tp.nn.avg_pool(tp.sin(x), (2, 2), (1, 2), attrs["pad"])
+        pad = attrs["pad"]
+        y = tp.nn.max_pool(x, (2, 2), (1, 2), pad) + tp.nn.avg_pool(tp.sin(x), (2, 2), (1, 2), pad)
         return tp.sum(y ** 2) + tp.sum(tp.run_kernel("Dilation2D", [x, f], dil) ** 2)
 
     def g_jax(x):
