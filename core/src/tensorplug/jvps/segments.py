@@ -1,0 +1,31 @@
+"""JVP rules of the segment kernels: UnsortedSegmentSum is linear in its data; UnsortedSegmentMax
+and Min take, per segment, the mean tangent of the rows equal to its result (the gradient's
+equal split among ties, JAX's rule for scatter max/min); an empty segment's tangent is 0."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import ops as tp
+from ..gradients._util import kernel
+from ..gradients.segments import rows_of
+from ..tensor import Tensor
+from ._util import jvp_rule, linear
+
+Tangents = tuple[Tensor | None, ...]
+
+linear("UnsortedSegmentSum", positions=(0,))
+
+
+@jvp_rule("UnsortedSegmentMax", "UnsortedSegmentMin")
+def _segment_extremum(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+                      attrs: Mapping[str, Any]) -> Tensor | None:
+    (data, ids), (t, _), (out,) = primals, tangents, outputs
+    if t is None:
+        return None
+    n = attrs["num_segments"]
+    best, inside = rows_of(out, ids, n, data.ndim)
+    hits = tp.astype(tp.logical_and(data == best, inside), t.dtype)
+    count = kernel("UnsortedSegmentSum", hits, ids, num_segments=n)
+    return kernel("UnsortedSegmentSum", hits * t, ids, num_segments=n) / tp.maximum(count, 1)
