@@ -215,6 +215,16 @@ def test_forward_mode_transposes_a_custom_gradient():
     assert tp.jvp(f, (np.array([0.5, 1.0]),), (np.array([1.0, -2.0]),))[1].tolist() == [3.0, -6.0]
 
 
+def test_hvp_through_a_custom_gradient_that_uses_forward_values():
+    @tp.custom_grad
+    def exp(x):
+        y = tp.exp(x)
+        return y, lambda dy: dy * y  # y: a value of the forward pass, whose tangent the hvp needs
+
+    close(tp.hvp(lambda x: tp.sum(exp(x)), (X,), (T,))[0], np.exp(X) * T)
+    close(tp.hessian(lambda x: tp.sum(exp(x) ** 2))(X), np.diag(4 * np.exp(2 * X)))
+
+
 # -- the JVP rule registry ----------------------------------------------------------------------
 def test_a_scoped_rule_replaces_the_core_one_in_its_block_only():
     doubled = JvpConfig("Sin", lambda xs, ts, ys, attrs: 2.0 * ts[0])

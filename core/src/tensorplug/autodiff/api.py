@@ -18,7 +18,6 @@ from ..ops._convert import asarray, scalar_tensor
 from ..tensor import Tensor
 from ..variable import Variable, trainable_variables
 from . import _tree
-from .forward import hidden_from_forward_mode
 from .tape import Tape, backward, fresh, record_custom
 
 __all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]
@@ -207,8 +206,10 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
         # The forward pass is recorded as usual: its entries are off the path of a first-order
         # gradient (the value is re-wrapped below), but grad_fn may use its values (e.g. exp(x)
         # for exp), and a higher-order gradient must see that they depend on the inputs.
-        with hidden_from_forward_mode():  # (forward mode transposes grad_fn instead)
-            result = f(*inputs)
+        # Forward mode sees it too (as JAX's jvp of grad sees a custom_vjp's fwd): the recorded
+        # entry's tangent is grad_fn transposed, but grad_fn's ops on forward values need those
+        # values' tangents when forward mode runs over the backward pass (tp.hvp).
+        result = f(*inputs)
         if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
             raise AutodiffError(
                 f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn), got "
