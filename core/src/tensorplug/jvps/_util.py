@@ -73,3 +73,21 @@ def elementwise_self_adjoint(*kernel_names: str) -> None:
                     total = part if total is None else total + part
             return total
         register_jvp(JvpConfig(name, rule))
+
+
+def multilinear(*kernel_names: str) -> None:
+    """Register, for kernels linear in each floating input separately (MatMul, Einsum, a
+    convolution): the tangent is the sum, over the inputs with a tangent, of the kernel run with
+    that input replaced by its tangent (``K(tx, y) + K(x, ty)``)."""
+    for name in kernel_names:
+        dispatcher = dispatcher_of(name)
+
+        def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+                 attrs: Mapping[str, Any], dispatcher: Any = dispatcher) -> Any:
+            total = None
+            for i, t in enumerate(tangents):
+                if t is not None:
+                    part = dispatcher(primals[:i] + (t,) + primals[i + 1:], attrs)
+                    total = part if total is None else total + part
+            return total
+        register_jvp(JvpConfig(name, rule))
