@@ -18,7 +18,10 @@ from _jvp_checks import (
     assert_rule_matches_transposed,
 )
 
-pytestmark = [pytest.mark.usefixtures("core_gradients"), pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True)]
+pytestmark = [
+    pytest.mark.usefixtures("core_gradients"),
+    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
+]
 
 X = RNG.standard_normal((3, 4)) * 3  # both signs, some beyond 6 for relu6
 POSITIVE = RNG.uniform(0.5, 2.0, (3, 4))
@@ -41,17 +44,34 @@ CASES = [  # (id, tensorplug function, jax function, primals)
     ("softplus", tp.nn.softplus, jax.nn.softplus, (X,)),
     ("log_sigmoid", tp.nn.log_sigmoid, jax.nn.log_sigmoid, (X,)),
     ("gelu-tanh", tp.nn.gelu, lambda x: jax.nn.gelu(x, approximate=True), (X,)),
-    ("gelu-exact", lambda x: tp.nn.gelu(x, approximate=False), lambda x: jax.nn.gelu(x, approximate=False), (X,)),
+    (
+        "gelu-exact",
+        lambda x: tp.nn.gelu(x, approximate=False),
+        lambda x: jax.nn.gelu(x, approximate=False),
+        (X,),
+    ),
     ("squared_difference", tp.squared_difference, lambda x, y: (x - y) ** 2, (X, Y)),
-    ("squared_difference-complex", tp.squared_difference,
-     lambda x, y: ((x - y) * jnp.conj(x - y)), (Z, Z[0] * 0.5)),
+    (
+        "squared_difference-complex",
+        tp.squared_difference,
+        lambda x, y: (x - y) * jnp.conj(x - y),
+        (Z, Z[0] * 0.5),
+    ),
     ("rsqrt", tp.rsqrt, jax.lax.rsqrt, (POSITIVE,)),
     ("rsqrt-complex", tp.rsqrt, jax.lax.rsqrt, (Z,)),
     ("add_n", lambda a, b, c: tp.add_n([a, b, c]), lambda a, b, c: a + b + c, (X, POSITIVE, X * 2)),
-    ("elu_grad", lambda dy, y: tp.run_kernel("EluGrad", (dy, y), {"alpha": 0.7}),
-     lambda dy, y: dy * jnp.where(y > 0, 1.0, y + 0.7), (POSITIVE, ELU)),
-    ("gelu_grad", lambda dy, x: tp.run_kernel("GeluGrad", (dy, x), {"approximate": False}),
-     lambda dy, x: dy * _gelu_derivative(x, False), (POSITIVE, X)),
+    (
+        "elu_grad",
+        lambda dy, y: tp.run_kernel("EluGrad", (dy, y), {"alpha": 0.7}),
+        lambda dy, y: dy * jnp.where(y > 0, 1.0, y + 0.7),
+        (POSITIVE, ELU),
+    ),
+    (
+        "gelu_grad",
+        lambda dy, x: tp.run_kernel("GeluGrad", (dy, x), {"approximate": False}),
+        lambda dy, x: dy * _gelu_derivative(x, False),
+        (POSITIVE, X),
+    ),
 ]
 
 
@@ -86,5 +106,8 @@ def test_rule_matches_transposed_gradient(name, inputs, attrs):
 @pytest.mark.parametrize("approximate", [True, False])
 def test_hvp_through_the_backward_kernels(approximate):
     w = RNG.standard_normal((3, 4))
-    assert_hvp_matches_jax(lambda x: tp.sum(tp.nn.elu(x, alpha=0.7) * w + tp.nn.gelu(x, approximate) * x),
-                           lambda x: jnp.sum(jax.nn.elu(x, alpha=0.7) * w + jax.nn.gelu(x, approximate) * x), X)
+    assert_hvp_matches_jax(
+        lambda x: tp.sum(tp.nn.elu(x, alpha=0.7) * w + tp.nn.gelu(x, approximate) * x),
+        lambda x: jnp.sum(jax.nn.elu(x, alpha=0.7) * w + jax.nn.gelu(x, approximate) * x),
+        X,
+    )

@@ -18,7 +18,10 @@ from _jvp_checks import (
     assert_rule_matches_transposed,
 )
 
-pytestmark = [pytest.mark.usefixtures("core_gradients"), pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True)]
+pytestmark = [
+    pytest.mark.usefixtures("core_gradients"),
+    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
+]
 
 ACTIVATIONS = {
     "linear": lambda z, w: z,
@@ -29,14 +32,21 @@ ACTIVATIONS = {
     "leakyrelu": lambda z, w: jnp.where(z >= 0, z, -0.5 * z),
     "prelu": lambda z, w: jnp.where(z > 0, z, w * z),
 }
-A, B, BIAS, WEIGHTS = (RNG.standard_normal((3, 4)), RNG.standard_normal((5, 4)), RNG.standard_normal((5,)),
-                       RNG.uniform(0.1, 0.9, (5,)))
+A, B, BIAS, WEIGHTS = (
+    RNG.standard_normal((3, 4)),
+    RNG.standard_normal((5, 4)),
+    RNG.standard_normal((5,)),
+    RNG.uniform(0.1, 0.9, (5,)),
+)
 
 
 def _fused_matmul(activation):
     def ours(a, b, bias, weights):
-        return tp.run_kernel("FusedMatMul", (a, b, bias, weights),
-                             {"activation": activation, "has_bias": True, "transpose_b": True, "leakyrelu_alpha": -0.5})
+        return tp.run_kernel(
+            "FusedMatMul",
+            (a, b, bias, weights),
+            {"activation": activation, "has_bias": True, "transpose_b": True, "leakyrelu_alpha": -0.5},
+        )
 
     def theirs(a, b, bias, weights):
         return ACTIVATIONS[activation](a @ b.T + bias, weights)
@@ -51,8 +61,14 @@ def test_fused_matmul_jvp_matches_jax(activation):
 
 CONVS = [  # (kernel, x shape, filter shape, attrs, jax's feature groups, activation)
     ("FusedConv2D", (1, 4, 4, 2), (2, 2, 2, 3), {"strides": (2, 1), "padding": ((1, 0), (0, 1))}, 1, "relu"),
-    ("FusedConv2D", (1, 2, 4, 3), (2, 2, 1, 4), {"groups": 2, "data_format": "NCHW", "dilations": (1, 2)}, 2,
-     "prelu"),
+    (
+        "FusedConv2D",
+        (1, 2, 4, 3),
+        (2, 2, 1, 4),
+        {"groups": 2, "data_format": "NCHW", "dilations": (1, 2)},
+        2,
+        "prelu",
+    ),
     ("FusedDepthwiseConv2D", (1, 3, 4, 2), (2, 2, 2, 2), {"padding": ((0, 1), (1, 1))}, 2, "elu"),
 ]
 
@@ -63,14 +79,20 @@ def _jax_conv(x, w, bias, attrs, groups, depthwise):
         h, k, c, m = w.shape
         w = w.reshape(h, k, 1, c * m)
     out = jax.lax.conv_general_dilated(
-        x, w, attrs.get("strides", (1, 1)), list(attrs.get("padding", ((0, 0), (0, 0)))),
-        rhs_dilation=attrs.get("dilations", (1, 1)), feature_group_count=groups,
-        dimension_numbers=("NCHW" if nchw else "NHWC", "HWIO", "NCHW" if nchw else "NHWC"))
+        x,
+        w,
+        attrs.get("strides", (1, 1)),
+        list(attrs.get("padding", ((0, 0), (0, 0)))),
+        rhs_dilation=attrs.get("dilations", (1, 1)),
+        feature_group_count=groups,
+        dimension_numbers=("NCHW" if nchw else "NHWC", "HWIO", "NCHW" if nchw else "NHWC"),
+    )
     return out + (bias.reshape(-1, 1, 1) if nchw else bias)
 
 
-@pytest.mark.parametrize(("name", "xs", "ws", "attrs", "groups", "activation"), CONVS,
-                         ids=["conv", "conv-nchw", "depthwise"])
+@pytest.mark.parametrize(
+    ("name", "xs", "ws", "attrs", "groups", "activation"), CONVS, ids=["conv", "conv-nchw", "depthwise"]
+)
 def test_fused_conv_jvp_matches_jax(name, xs, ws, attrs, groups, activation):
     x, w = RNG.standard_normal(xs), RNG.standard_normal(ws)
     nchw = attrs.get("data_format") == "NCHW"
@@ -89,14 +111,23 @@ def test_fused_conv_jvp_matches_jax(name, xs, ws, attrs, groups, activation):
 
 
 def test_rules_match_transposed_gradients():  # (FusedConv2D's is the depthwise one's, grouped)
-    assert_rule_matches_transposed("FusedMatMul", (A, B.T.copy(), BIAS, WEIGHTS), {"activation": "prelu", "has_bias": True})
+    assert_rule_matches_transposed(
+        "FusedMatMul", (A, B.T.copy(), BIAS, WEIGHTS), {"activation": "prelu", "has_bias": True}
+    )
     x, w = RNG.standard_normal((1, 3, 3, 2)), RNG.standard_normal((2, 2, 2, 2))
     bias = RNG.standard_normal((2,))
-    assert_rule_matches_transposed("FusedDepthwiseConv2D", (x, w, np.tile(bias, 2), np.zeros(())),
-                                   {"activation": "sigmoid", "has_bias": True}, (True, True, True, False))
+    assert_rule_matches_transposed(
+        "FusedDepthwiseConv2D",
+        (x, w, np.tile(bias, 2), np.zeros(())),
+        {"activation": "sigmoid", "has_bias": True},
+        (True, True, True, False),
+    )
 
 
 def test_hvp_matches_jax():
     ours, theirs = _fused_matmul("sigmoid")
-    assert_hvp_matches_jax(lambda a: tp.sum(ours(a, B, BIAS, WEIGHTS) ** 2),
-                           lambda a: jnp.sum(theirs(a, B, BIAS, WEIGHTS) ** 2), A)
+    assert_hvp_matches_jax(
+        lambda a: tp.sum(ours(a, B, BIAS, WEIGHTS) ** 2),
+        lambda a: jnp.sum(theirs(a, B, BIAS, WEIGHTS) ** 2),
+        A,
+    )

@@ -18,7 +18,10 @@ from _jvp_checks import (
     assert_rule_matches_transposed,
 )
 
-pytestmark = [pytest.mark.usefixtures("core_gradients"), pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True)]
+pytestmark = [
+    pytest.mark.usefixtures("core_gradients"),
+    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
+]
 
 X = RNG.standard_normal((2, 3, 5))
 C = RNG.standard_normal((5,))
@@ -30,29 +33,51 @@ Z = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
 def _jax_lrn(x, depth_radius, bias, alpha, beta):
     r, c = depth_radius, x.shape[-1]
     padded = jnp.pad(x * x, [(0, 0)] * (x.ndim - 1) + [(r, r)])
-    window = sum(padded[..., k:k + c] for k in range(2 * r + 1))
+    window = sum(padded[..., k : k + c] for k in range(2 * r + 1))
     return x / (bias + alpha * window) ** beta
 
 
 def _jax_lrn_grad(dy, x):
     import jax
+
     return jax.vjp(lambda v: _jax_lrn(v, **LRN), x)[1](dy)[0]
 
 
 CASES = [  # (id, tensorplug function, jax function, primals)
-    ("batch_norm", lambda x, m, v, o, s: tp.nn.batch_norm(x, m, v, o, s, epsilon=0.01),
-     lambda x, m, v, o, s: (x - m) * s / jnp.sqrt(v + 0.01) + o, (X, C, VARIANCE, C * 2, C + 3)),
-    ("batch_norm-x-only", lambda x: tp.nn.batch_norm(x, C, VARIANCE),
-     lambda x: (x - C) / jnp.sqrt(VARIANCE + 1e-3), (X,)),
+    (
+        "batch_norm",
+        lambda x, m, v, o, s: tp.nn.batch_norm(x, m, v, o, s, epsilon=0.01),
+        lambda x, m, v, o, s: (x - m) * s / jnp.sqrt(v + 0.01) + o,
+        (X, C, VARIANCE, C * 2, C + 3),
+    ),
+    (
+        "batch_norm-x-only",
+        lambda x: tp.nn.batch_norm(x, C, VARIANCE),
+        lambda x: (x - C) / jnp.sqrt(VARIANCE + 1e-3),
+        (X,),
+    ),
     ("lrn", lambda x: tp.nn.local_response_normalization(x, **LRN), lambda x: _jax_lrn(x, **LRN), (X,)),
-    ("lrn-radius0", lambda x: tp.nn.local_response_normalization(x, depth_radius=0),
-     lambda x: _jax_lrn(x, 0, 1.0, 1.0, 0.5), (X,)),
+    (
+        "lrn-radius0",
+        lambda x: tp.nn.local_response_normalization(x, depth_radius=0),
+        lambda x: _jax_lrn(x, 0, 1.0, 1.0, 0.5),
+        (X,),
+    ),
     ("lrn_grad", lambda dy, x: tp.run_kernel("LRNGrad", (dy, x, x), LRN), _jax_lrn_grad, (C + X, X)),
     ("fft", lambda z: tp.fft.fft(z, n=6), lambda z: jnp.fft.fft(z, n=6), (Z,)),
-    ("ifft-ortho", lambda z: tp.fft.ifft(z, axis=0, norm="ortho"),
-     lambda z: jnp.fft.ifft(z, axis=0, norm="ortho"), (Z,)),
+    (
+        "ifft-ortho",
+        lambda z: tp.fft.ifft(z, axis=0, norm="ortho"),
+        lambda z: jnp.fft.ifft(z, axis=0, norm="ortho"),
+        (Z,),
+    ),
     ("rfft", lambda x: tp.fft.rfftn(x, axes=(0, 2)), lambda x: jnp.fft.rfftn(x, axes=(0, 2)), (X,)),
-    ("irfft", lambda z: tp.fft.irfft(z, n=5, norm="forward"), lambda z: jnp.fft.irfft(z, n=5, norm="forward"), (Z,)),
+    (
+        "irfft",
+        lambda z: tp.fft.irfft(z, n=5, norm="forward"),
+        lambda z: jnp.fft.irfft(z, n=5, norm="forward"),
+        (Z,),
+    ),
 ]
 
 
@@ -79,5 +104,8 @@ def test_rule_matches_transposed_gradient(name, inputs, attrs):
 
 def test_hvp_through_lrn_grad():
     w = RNG.standard_normal(X.shape)
-    assert_hvp_matches_jax(lambda x: tp.sum(tp.nn.local_response_normalization(x, **LRN) * w),
-                           lambda x: jnp.sum(_jax_lrn(x, **LRN) * w), X)
+    assert_hvp_matches_jax(
+        lambda x: tp.sum(tp.nn.local_response_normalization(x, **LRN) * w),
+        lambda x: jnp.sum(_jax_lrn(x, **LRN) * w),
+        X,
+    )

@@ -19,7 +19,10 @@ from _jvp_checks import (
     assert_rule_matches_transposed,
 )
 
-pytestmark = [pytest.mark.usefixtures("core_gradients"), pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True)]
+pytestmark = [
+    pytest.mark.usefixtures("core_gradients"),
+    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
+]
 
 X = RNG.standard_normal((3, 4))
 ZEROS = np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 0.0, 3.0, 0.5], [1.0, 2.0, -0.5, 1.2]])  # one, two zeros
@@ -40,7 +43,9 @@ def _cumulative(name, exclusive, reverse, axis):
         if exclusive:  # shift by one, the identity first
             pad = [(0, 0)] * x.ndim
             pad[axis] = (1, 0)
-            out = jax.lax.slice_in_dim(jnp.pad(out, pad, constant_values=identity), 0, x.shape[axis], axis=axis)
+            out = jax.lax.slice_in_dim(
+                jnp.pad(out, pad, constant_values=identity), 0, x.shape[axis], axis=axis
+            )
         return jnp.flip(out, axis) if reverse else out
 
     def ours(x):
@@ -51,15 +56,28 @@ def _cumulative(name, exclusive, reverse, axis):
 
 CASES = [  # (id, tensorplug function, jax function, primals)
     ("sum", lambda x: tp.sum(x, axis=1), lambda x: jnp.sum(x, axis=1), (X,)),
-    ("sum-complex-keepdims", lambda x: tp.sum(x, axis=0, keepdims=True),
-     lambda x: jnp.sum(x, axis=0, keepdims=True), (Z,)),
+    (
+        "sum-complex-keepdims",
+        lambda x: tp.sum(x, axis=0, keepdims=True),
+        lambda x: jnp.sum(x, axis=0, keepdims=True),
+        (Z,),
+    ),
     ("prod", lambda x: tp.prod(x, axis=1), lambda x: jnp.prod(x, axis=1), (ZEROS,)),
     ("prod-all", tp.prod, jnp.prod, (X,)),
-    ("prod-complex", lambda x: tp.prod(x, axis=0, keepdims=True),
-     lambda x: jnp.prod(x, axis=0, keepdims=True), (Z,)),
+    (
+        "prod-complex",
+        lambda x: tp.prod(x, axis=0, keepdims=True),
+        lambda x: jnp.prod(x, axis=0, keepdims=True),
+        (Z,),
+    ),
     ("max-ties", lambda x: tp.max(x, axis=1), lambda x: jnp.max(x, axis=1), (TIES,)),
     ("min-ties-all", tp.min, jnp.min, (TIES,)),
-    ("min-keepdims", lambda x: tp.min(x, axis=0, keepdims=True), lambda x: jnp.min(x, axis=0, keepdims=True), (X,)),
+    (
+        "min-keepdims",
+        lambda x: tp.min(x, axis=0, keepdims=True),
+        lambda x: jnp.min(x, axis=0, keepdims=True),
+        (X,),
+    ),
     ("norm", lambda x: tp.linalg.vector_norm(x, axis=1), lambda x: jnp.linalg.norm(x, axis=1), (X,)),
     ("norm-complex", tp.linalg.vector_norm, lambda x: jnp.linalg.norm(x.ravel()), (Z,)),
     ("cumsum", lambda x: tp.cumulative_sum(x, axis=1), lambda x: jnp.cumsum(x, axis=1), (X,)),
@@ -71,14 +89,32 @@ CASES = [  # (id, tensorplug function, jax function, primals)
     ("softmax", tp.nn.softmax, jax.nn.softmax, (X,)),
     ("softmax-axis0", lambda x: tp.nn.softmax(x, axis=0), lambda x: jax.nn.softmax(x, axis=0), (X,)),
     ("log_softmax", tp.nn.log_softmax, jax.nn.log_softmax, (X,)),
-    ("log_softmax-axis0", lambda x: tp.nn.log_softmax(x, axis=0), lambda x: jax.nn.log_softmax(x, axis=0), (X,)),
+    (
+        "log_softmax-axis0",
+        lambda x: tp.nn.log_softmax(x, axis=0),
+        lambda x: jax.nn.log_softmax(x, axis=0),
+        (X,),
+    ),
     ("matmul", tp.matmul, jnp.matmul, (A, B)),
     ("matmul-complex", tp.matmul, jnp.matmul, (Z, Z.T.copy())),
-    ("matmul-transposed", lambda x, y: tp.run_kernel("MatMul", (x, y), {"transpose_x": True, "transpose_y": True}),
-     lambda x, y: jnp.swapaxes(x, -1, -2) @ jnp.swapaxes(y, -1, -2), (A, X[:2, :3])),
-    ("einsum", lambda x, y: tp.einsum("bij,jk->bik", x, y), lambda x, y: jnp.einsum("bij,jk->bik", x, y), (A, B)),
-    ("einsum-three", lambda x, y, z: tp.einsum("ij,jk,k->i", x, y, z),
-     lambda x, y, z: jnp.einsum("ij,jk,k->i", x, y, z), (X, B, B[0])),
+    (
+        "matmul-transposed",
+        lambda x, y: tp.run_kernel("MatMul", (x, y), {"transpose_x": True, "transpose_y": True}),
+        lambda x, y: jnp.swapaxes(x, -1, -2) @ jnp.swapaxes(y, -1, -2),
+        (A, X[:2, :3]),
+    ),
+    (
+        "einsum",
+        lambda x, y: tp.einsum("bij,jk->bik", x, y),
+        lambda x, y: jnp.einsum("bij,jk->bik", x, y),
+        (A, B),
+    ),
+    (
+        "einsum-three",
+        lambda x, y, z: tp.einsum("ij,jk,k->i", x, y, z),
+        lambda x, y, z: jnp.einsum("ij,jk,k->i", x, y, z),
+        (X, B, B[0]),
+    ),
     ("einsum-trace", lambda x: tp.einsum("ii->", x), lambda x: jnp.einsum("ii->", x), (X[:, :3],)),
 ]
 
@@ -111,7 +147,15 @@ def test_rule_matches_transposed_gradient(name, inputs, attrs):
 def test_hvp_matches_jax():
     w = RNG.standard_normal((3,))
     assert_hvp_matches_jax(
-        lambda x: tp.sum(tp.nn.log_softmax(tp.matmul(x, B)) * tp.prod(x, axis=1, keepdims=True))
-        + tp.sum(tp.cumulative_prod(x, axis=1) * X) + tp.sum(tp.linalg.vector_norm(x, axis=1) * w),
-        lambda x: jnp.sum(jax.nn.log_softmax(x @ B) * jnp.prod(x, axis=1, keepdims=True))
-        + jnp.sum(jnp.cumprod(x, axis=1) * X) + jnp.sum(jnp.linalg.norm(x, axis=1) * w), ZEROS)
+        lambda x: (
+            tp.sum(tp.nn.log_softmax(tp.matmul(x, B)) * tp.prod(x, axis=1, keepdims=True))
+            + tp.sum(tp.cumulative_prod(x, axis=1) * X)
+            + tp.sum(tp.linalg.vector_norm(x, axis=1) * w)
+        ),
+        lambda x: (
+            jnp.sum(jax.nn.log_softmax(x @ B) * jnp.prod(x, axis=1, keepdims=True))
+            + jnp.sum(jnp.cumprod(x, axis=1) * X)
+            + jnp.sum(jnp.linalg.norm(x, axis=1) * w)
+        ),
+        ZEROS,
+    )
