@@ -33,6 +33,13 @@ Tangents = tuple[Tensor | None, ...]
 _T = matrix_transpose
 
 
+def _only(tangents: Tangents) -> Tensor:
+    """The tangent of a one-input kernel (forward mode calls its rule only with one)."""
+    (t,) = tangents
+    assert t is not None
+    return t
+
+
 def _real(x: Tensor) -> Tensor:
     return real(x) if x.dtype.is_complex else x
 
@@ -54,7 +61,7 @@ def _trace_of_inverse_times(a: Tensor, t: Tensor) -> Tensor:
 def _cholesky(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
               attrs: Mapping[str, Any]) -> Tensor:
     """dL = L phi(L^-1 dS L^-H), phi: the lower triangle with half the diagonal."""
-    (low,), (t,) = outputs, tangents
+    (low,), t = outputs, _only(tangents)
     n = low.shape[-1]
     low_inv = inv(low)
     inner = matmul(low_inv, matmul(_lower_read(t), _H(low_inv)))
@@ -66,7 +73,7 @@ def _cholesky(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Te
 def _eigh(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
           attrs: Mapping[str, Any]) -> tuple[Tensor, Tensor]:
     """With M = V^H dS V: dw = real(diag(M)), dV = V (F o M), F[i, j] = 1 / (w_j - w_i)."""
-    (w, v), (t,) = outputs, tangents
+    (w, v), t = outputs, _only(tangents)
     m = matmul(_H(v), matmul(_lower_read(t), v))
     return _real(diagonal(m)), matmul(v, multiply(_reciprocal_gaps(w, False), m))
 
@@ -75,7 +82,7 @@ def _eigh(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor
 def _eigvalsh(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
               attrs: Mapping[str, Any]) -> Tensor:
     """dw_k = real(v_k^H dS v_k), the eigenvectors computed here."""
-    (x,), (t,) = primals, tangents
+    (x,), t = primals, _only(tangents)
     v = eigh(x).eigenvectors
     return _real(_sum(multiply(_c(v), matmul(_lower_read(t), v)), axis=-2))
 
@@ -83,14 +90,14 @@ def _eigvalsh(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Te
 @jvp_rule("Inv")
 def _inv(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
          attrs: Mapping[str, Any]) -> Tensor:
-    (x,), (t,) = outputs, tangents
+    (x,), t = outputs, _only(tangents)
     return negative(matmul(x, matmul(t, x)))
 
 
 @jvp_rule("Det")
 def _det(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
          attrs: Mapping[str, Any]) -> Tensor:
-    (a,), (t,), (d,) = primals, tangents, outputs
+    (a,), t, (d,) = primals, _only(tangents), outputs
     return multiply(d, _trace_of_inverse_times(a, t))
 
 
@@ -99,7 +106,7 @@ def _slogdet(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Ten
              attrs: Mapping[str, Any]) -> tuple[Tensor | None, Tensor]:
     """With s = tr(A^-1 dA): d logabsdet = real(s), d sign = i imag(s) sign (a real sign is
     locally constant)."""
-    (a,), (t,), (sign, _) = primals, tangents, outputs
+    (a,), t, (sign, _) = primals, _only(tangents), outputs
     s = _trace_of_inverse_times(a, t)
     if not a.dtype.is_complex:
         return None, s
@@ -125,7 +132,7 @@ def _qr(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, 
         attrs: Mapping[str, Any]) -> tuple[Tensor, Tensor]:
     """JAX's: with C = Q^H dA R^-1 and O = tril(C, -1) - tril(C, -1)^H (+ i imag(diag(C))),
     dQ = Q (O - C) + dA R^-1 and dR = (C - O) R."""
-    (q, r), (t,) = outputs, tangents
+    (q, r), t = outputs, _only(tangents)
     m, n = q.shape[-2], r.shape[-1]
     if m < n or q.shape[-1] != n:
         raise AutodiffError(
@@ -145,7 +152,7 @@ def _qr(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, 
 def _svdvals(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
              attrs: Mapping[str, Any]) -> Tensor:
     """ds_k = real(u_k^H dA v_k), the reduced singular vectors computed here."""
-    (x,), (t,) = primals, tangents
+    (x,), t = primals, _only(tangents)
     u, _, vh = svd(x, full_matrices=False)
     return _real(_sum(multiply(_c(u), matmul(t, _H(vh))), axis=-2))
 
@@ -156,7 +163,7 @@ def _svd(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor,
     """JAX's (distinct, nonzero singular values): with D = U^H dA V and F[i, j] = 1 / (s_j^2 -
     s_i^2), ds = real(diag(D)), dU = U (F o (D S + S D^H) + (D - D^H) / 2 S^-1 on the diagonal),
     dV = V (F o (S D + D^H S)), plus dA's parts off U's (V's) columns when M > N (N > M)."""
-    (u, s, vh), (t,) = outputs, tangents
+    (u, s, vh), t = outputs, _only(tangents)
     m, n = u.shape[-2], vh.shape[-1]
     k = s.shape[-1]
     if u.shape[-1] != k or vh.shape[-2] != k:

@@ -34,7 +34,9 @@ def _by_gradient(name: str) -> None:
     def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
              attrs: Mapping[str, Any]) -> Tensor:
         (x,), (t,), (out,) = primals, tangents, outputs
-        weights = gradient_thunks(Entry(name, primals, attrs, outputs), tp.ones_like(out))[0]()
+        thunk = gradient_thunks(Entry(name, primals, attrs, outputs), tp.ones_like(out))[0]
+        assert thunk is not None and t is not None  # (x is floating and has the tangent)
+        weights = thunk()
         axes = normalize_axes(attrs["axis"], x.ndim)
         total = tp.sum(t * weights, axis=axes, keepdims=attrs["keepdims"])
         return tp.real(total) if total.dtype.is_complex and not out.dtype.is_complex else total
@@ -66,6 +68,7 @@ def _cumprod_tangent(x: Tensor, t: Tensor, axis: int, exclusive: bool, reverse: 
 def _cumprod(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
              attrs: Mapping[str, Any]) -> Tensor:
     (x,), (t,) = primals, tangents
+    assert t is not None  # (forward mode calls the rule only with a tangent)
     flags = attrs["exclusive"], attrs["reverse"]
     if x.ndim == 0:  # one element: a length-1 axis
         return tp.reshape(_cumprod_tangent(tp.reshape(x, (1,)), tp.reshape(t, (1,)), 0, *flags), ())
