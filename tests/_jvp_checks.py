@@ -10,6 +10,7 @@ from typing import Any
 
 import jax
 import numpy as np
+import pytest
 
 import tensorplug as tp
 from tensorplug.autodiff.forward import _transposed
@@ -21,13 +22,16 @@ __all__ = [
     "assert_jvp_matches_jax",
     "assert_rule_matches_transposed",
     "assert_hvp_matches_jax",
-    "BOTH_BACKENDS",
+    "ON_BOTH_BACKENDS",
+    "ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS",
     "RNG",
     "tangent_like",
 ]
 
-#: parametrizes a module's tests over both backends (the conftest's tp_backend fixture)
-BOTH_BACKENDS = ("tp_backend", ["numpy", "jax"])
+#: a module's marks: its tests on both backends (the conftest's tp_backend fixture), with the
+#: core's gradients (the rules that use a kernel's gradient use the core's, not a plugin's)
+ON_BOTH_BACKENDS = [pytest.mark.parametrize("tp_backend", ["numpy", "jax"], indirect=True)]
+ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS = [*ON_BOTH_BACKENDS, pytest.mark.usefixtures("core_gradients")]
 RNG = np.random.default_rng(16)
 TOL = 1e-6
 

@@ -9,24 +9,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import _jvp_checks as checks
 import tensorplug as tp
-from _jvp_checks import (
-    BOTH_BACKENDS,
-    RNG,
-    assert_hvp_matches_jax,
-    assert_jvp_matches_jax,
-    assert_rule_matches_transposed,
-)
 
-pytestmark = [
-    pytest.mark.usefixtures("core_gradients"),
-    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
-]
+pytestmark = checks.ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS
 
-X = RNG.standard_normal((3, 4)) * 3  # both signs, some beyond 6 for relu6
-POSITIVE = RNG.uniform(0.5, 2.0, (3, 4))
-Y = RNG.standard_normal((4,))
-Z = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
+X = checks.RNG.standard_normal((3, 4)) * 3  # both signs, some beyond 6 for relu6
+POSITIVE = checks.RNG.uniform(0.5, 2.0, (3, 4))
+Y = checks.RNG.standard_normal((4,))
+Z = checks.RNG.standard_normal((3, 4)) + 1j * checks.RNG.standard_normal((3, 4))
 ELU = np.where(X > 0, X, 0.7 * np.expm1(X))  # elu(X, 0.7)
 
 
@@ -77,7 +68,7 @@ CASES = [  # (id, tensorplug function, jax function, primals)
 
 @pytest.mark.parametrize(("ours", "theirs", "primals"), [pytest.param(*c[1:], id=c[0]) for c in CASES])
 def test_jvp_matches_jax(ours, theirs, primals):
-    assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
+    checks.assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
 
 
 RULES = [  # (kernel, inputs, attrs)
@@ -100,13 +91,13 @@ RULES = [  # (kernel, inputs, attrs)
 
 @pytest.mark.parametrize(("name", "inputs", "attrs"), RULES, ids=[r[0] for r in RULES])
 def test_rule_matches_transposed_gradient(name, inputs, attrs):
-    assert_rule_matches_transposed(name, inputs, attrs)
+    checks.assert_rule_matches_transposed(name, inputs, attrs)
 
 
 @pytest.mark.parametrize("approximate", [True, False])
 def test_hvp_through_the_backward_kernels(approximate):
-    w = RNG.standard_normal((3, 4))
-    assert_hvp_matches_jax(
+    w = checks.RNG.standard_normal((3, 4))
+    checks.assert_hvp_matches_jax(
         lambda x: tp.sum(tp.nn.elu(x, alpha=0.7) * w + tp.nn.gelu(x, approximate) * x),
         lambda x: jnp.sum(jax.nn.elu(x, alpha=0.7) * w + jax.nn.gelu(x, approximate) * x),
         X,

@@ -10,35 +10,26 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import _jvp_checks as checks
 import tensorplug as tp
-from _jvp_checks import (
-    BOTH_BACKENDS,
-    RNG,
-    assert_hvp_matches_jax,
-    assert_jvp_matches_jax,
-    assert_rule_matches_transposed,
-)
 
-pytestmark = [
-    pytest.mark.usefixtures("core_gradients"),
-    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
-]
+pytestmark = checks.ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS
 L = tp.linalg
 
 
 def _spd(n, batch=(), complex_=False):
-    a = RNG.standard_normal(batch + (n, n))
+    a = checks.RNG.standard_normal(batch + (n, n))
     if complex_:
-        a = a + 1j * RNG.standard_normal(batch + (n, n))
+        a = a + 1j * checks.RNG.standard_normal(batch + (n, n))
     return a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
 
 
 SPD, SPD_C = _spd(3, (2,)), _spd(3, complex_=True)
-SQUARE = RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
-SQUARE_C = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3)) + 3 * np.eye(3)
-TALL, WIDE = RNG.standard_normal((4, 3)), RNG.standard_normal((2, 2, 3))
-TALL_C = TALL + 1j * RNG.standard_normal((4, 3))
-B = RNG.standard_normal((3, 2))
+SQUARE = checks.RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+SQUARE_C = checks.RNG.standard_normal((3, 3)) + 1j * checks.RNG.standard_normal((3, 3)) + 3 * np.eye(3)
+TALL, WIDE = checks.RNG.standard_normal((4, 3)), checks.RNG.standard_normal((2, 2, 3))
+TALL_C = TALL + 1j * checks.RNG.standard_normal((4, 3))
+B = checks.RNG.standard_normal((3, 2))
 
 
 def lower(x):
@@ -102,7 +93,7 @@ CASES = [  # (id, tensorplug function, jax function, primals)
 
 @pytest.mark.parametrize(("ours", "theirs", "primals"), [pytest.param(*c[1:], id=c[0]) for c in CASES])
 def test_jvp_matches_jax(ours, theirs, primals):
-    assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
+    checks.assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
 
 
 RULES = [  # (kernel, inputs, attrs)
@@ -121,12 +112,12 @@ RULES = [  # (kernel, inputs, attrs)
 
 @pytest.mark.parametrize(("name", "inputs", "attrs"), RULES, ids=[r[0] for r in RULES])
 def test_rule_matches_transposed_gradient(name, inputs, attrs):
-    assert_rule_matches_transposed(name, inputs, attrs)
+    checks.assert_rule_matches_transposed(name, inputs, attrs)
 
 
 def test_hvp_matches_jax():
-    w = RNG.standard_normal((3, 3))
-    assert_hvp_matches_jax(
+    w = checks.RNG.standard_normal((3, 3))
+    checks.assert_hvp_matches_jax(
         lambda x: tp.sum(L.inv(x) * w) + tp.sum(L.slogdet(x).logabsdet) + tp.sum(L.svdvals(x)),
         lambda x: (
             jnp.sum(jnp.linalg.inv(x) * w)

@@ -9,19 +9,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import _jvp_checks as checks
 import tensorplug as tp
-from _jvp_checks import (
-    BOTH_BACKENDS,
-    RNG,
-    assert_hvp_matches_jax,
-    assert_jvp_matches_jax,
-    assert_rule_matches_transposed,
-)
 
-pytestmark = [
-    pytest.mark.usefixtures("core_gradients"),
-    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
-]
+pytestmark = checks.ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS
 
 ACTIVATIONS = {
     "linear": lambda z, w: z,
@@ -33,10 +24,10 @@ ACTIVATIONS = {
     "prelu": lambda z, w: jnp.where(z > 0, z, w * z),
 }
 A, B, BIAS, WEIGHTS = (
-    RNG.standard_normal((3, 4)),
-    RNG.standard_normal((5, 4)),
-    RNG.standard_normal((5,)),
-    RNG.uniform(0.1, 0.9, (5,)),
+    checks.RNG.standard_normal((3, 4)),
+    checks.RNG.standard_normal((5, 4)),
+    checks.RNG.standard_normal((5,)),
+    checks.RNG.uniform(0.1, 0.9, (5,)),
 )
 
 
@@ -56,7 +47,7 @@ def _fused_matmul(activation):
 
 @pytest.mark.parametrize("activation", list(ACTIVATIONS))
 def test_fused_matmul_jvp_matches_jax(activation):
-    assert_jvp_matches_jax(*_fused_matmul(activation), [A, B, BIAS, WEIGHTS])
+    checks.assert_jvp_matches_jax(*_fused_matmul(activation), [A, B, BIAS, WEIGHTS])
 
 
 CONVS = [  # (kernel, x shape, filter shape, attrs, jax's feature groups, activation)
@@ -94,11 +85,11 @@ def _jax_conv(x, w, bias, attrs, groups, depthwise):
     ("name", "xs", "ws", "attrs", "groups", "activation"), CONVS, ids=["conv", "conv-nchw", "depthwise"]
 )
 def test_fused_conv_jvp_matches_jax(name, xs, ws, attrs, groups, activation):
-    x, w = RNG.standard_normal(xs), RNG.standard_normal(ws)
+    x, w = checks.RNG.standard_normal(xs), checks.RNG.standard_normal(ws)
     nchw = attrs.get("data_format") == "NCHW"
     channels = ws[-1] * (ws[-2] if name == "FusedDepthwiseConv2D" else 1)
-    bias = RNG.standard_normal((channels,))
-    weights = RNG.uniform(0.1, 0.9, (channels, 1, 1) if nchw else (channels,))
+    bias = checks.RNG.standard_normal((channels,))
+    weights = checks.RNG.uniform(0.1, 0.9, (channels, 1, 1) if nchw else (channels,))
 
     def ours(a, b, c, d):
         return tp.run_kernel(name, (a, b, c, d), {**attrs, "activation": activation, "has_bias": True})
@@ -107,16 +98,16 @@ def test_fused_conv_jvp_matches_jax(name, xs, ws, attrs, groups, activation):
         z = _jax_conv(a, b, c, attrs, groups, name == "FusedDepthwiseConv2D")
         return ACTIVATIONS[activation](z, d)
 
-    assert_jvp_matches_jax(ours, theirs, [x, w, bias, weights])
+    checks.assert_jvp_matches_jax(ours, theirs, [x, w, bias, weights])
 
 
 def test_rules_match_transposed_gradients():  # (FusedConv2D's is the depthwise one's, grouped)
-    assert_rule_matches_transposed(
+    checks.assert_rule_matches_transposed(
         "FusedMatMul", (A, B.T.copy(), BIAS, WEIGHTS), {"activation": "prelu", "has_bias": True}
     )
-    x, w = RNG.standard_normal((1, 3, 3, 2)), RNG.standard_normal((2, 2, 2, 2))
-    bias = RNG.standard_normal((2,))
-    assert_rule_matches_transposed(
+    x, w = checks.RNG.standard_normal((1, 3, 3, 2)), checks.RNG.standard_normal((2, 2, 2, 2))
+    bias = checks.RNG.standard_normal((2,))
+    checks.assert_rule_matches_transposed(
         "FusedDepthwiseConv2D",
         (x, w, np.tile(bias, 2), np.zeros(())),
         {"activation": "sigmoid", "has_bias": True},
@@ -126,7 +117,7 @@ def test_rules_match_transposed_gradients():  # (FusedConv2D's is the depthwise 
 
 def test_hvp_matches_jax():
     ours, theirs = _fused_matmul("sigmoid")
-    assert_hvp_matches_jax(
+    checks.assert_hvp_matches_jax(
         lambda a: tp.sum(ours(a, B, BIAS, WEIGHTS) ** 2),
         lambda a: jnp.sum(theirs(a, B, BIAS, WEIGHTS) ** 2),
         A,

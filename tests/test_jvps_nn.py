@@ -10,13 +10,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import _jvp_checks as checks
 import tensorplug as tp
-from _jvp_checks import BOTH_BACKENDS, RNG, assert_hvp_matches_jax, assert_jvp_matches_jax
 
-pytestmark = pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True)
+pytestmark = checks.ON_BOTH_BACKENDS
 
-LOGITS = RNG.standard_normal((3, 4))
-_E = np.exp(RNG.standard_normal((3, 4)) * 2)
+LOGITS = checks.RNG.standard_normal((3, 4))
+_E = np.exp(checks.RNG.standard_normal((3, 4)) * 2)
 PROBS = _E / _E.sum(axis=-1, keepdims=True)
 CLASSES = np.array([2, 0, 3])
 REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda v: v}
@@ -24,7 +24,7 @@ REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda v: v}
 
 @pytest.mark.parametrize("reduction", list(REDUCE))
 def test_softmax_cross_entropy_jvp_matches_jax(reduction):
-    assert_jvp_matches_jax(
+    checks.assert_jvp_matches_jax(
         lambda lab, lg: tp.nn.softmax_cross_entropy(lab, lg, reduction=reduction),
         lambda lab, lg: REDUCE[reduction](-jnp.sum(lab * jax.nn.log_softmax(lg), axis=-1)),
         [PROBS * 1.5, LOGITS],  # (labels not normalized: their sum enters the derivative)
@@ -32,11 +32,15 @@ def test_softmax_cross_entropy_jvp_matches_jax(reduction):
 
 
 def test_softmax_cross_entropy_on_another_axis_jvp_matches_jax():
-    assert_jvp_matches_jax(
+    checks.assert_jvp_matches_jax(
         lambda lab, lg: tp.nn.softmax_cross_entropy(lab, lg, axis=0),
         lambda lab, lg: jnp.mean(-jnp.sum(lab * jax.nn.log_softmax(lg, axis=0), axis=0)),
         [PROBS, LOGITS],
     )
+
+
+def _sparse(lg):
+    return tp.nn.sparse_softmax_cross_entropy(CLASSES, lg)
 
 
 def _sparse_jax(lg):
@@ -44,15 +48,15 @@ def _sparse_jax(lg):
 
 
 def test_sparse_softmax_cross_entropy_jvp_matches_jax():
-    assert_jvp_matches_jax(lambda lg: tp.nn.sparse_softmax_cross_entropy(CLASSES, lg), _sparse_jax, [LOGITS])
+    checks.assert_jvp_matches_jax(_sparse, _sparse_jax, [LOGITS])
 
 
 def test_sparse_softmax_cross_entropy_hvp_matches_jax():
-    assert_hvp_matches_jax(lambda lg: tp.nn.sparse_softmax_cross_entropy(CLASSES, lg), _sparse_jax, LOGITS)
+    checks.assert_hvp_matches_jax(_sparse, _sparse_jax, LOGITS)
 
 
 def test_softmax_cross_entropy_hvp_matches_jax():
-    assert_hvp_matches_jax(
+    checks.assert_hvp_matches_jax(
         lambda lg: tp.nn.softmax_cross_entropy(PROBS * 1.5, lg, reduction="sum"),
         lambda lg: jnp.sum(-jnp.sum(PROBS * 1.5 * jax.nn.log_softmax(lg), axis=-1)),
         LOGITS,
@@ -60,9 +64,9 @@ def test_softmax_cross_entropy_hvp_matches_jax():
 
 
 def test_mlp_loss_hvp_matches_jax():
-    x, w2 = RNG.standard_normal((3, 5)), RNG.standard_normal((4, 4))
-    assert_hvp_matches_jax(
+    x, w2 = checks.RNG.standard_normal((3, 5)), checks.RNG.standard_normal((4, 4))
+    checks.assert_hvp_matches_jax(
         lambda w: tp.nn.sparse_softmax_cross_entropy(CLASSES, tp.nn.relu(tp.matmul(x, w)) @ w2),
         lambda w: jnp.mean(-jax.nn.log_softmax(jax.nn.relu(x @ w) @ w2)[jnp.arange(3), CLASSES]),
-        RNG.standard_normal((5, 4)),
+        checks.RNG.standard_normal((5, 4)),
     )

@@ -9,25 +9,16 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import _jvp_checks as checks
 import tensorplug as tp
-from _jvp_checks import (
-    BOTH_BACKENDS,
-    RNG,
-    assert_hvp_matches_jax,
-    assert_jvp_matches_jax,
-    assert_rule_matches_transposed,
-)
 
-pytestmark = [
-    pytest.mark.usefixtures("core_gradients"),
-    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
-]
+pytestmark = checks.ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS
 
-X = RNG.standard_normal((2, 3, 5))
-C = RNG.standard_normal((5,))
-VARIANCE = RNG.uniform(0.5, 2.0, (5,))
+X = checks.RNG.standard_normal((2, 3, 5))
+C = checks.RNG.standard_normal((5,))
+VARIANCE = checks.RNG.uniform(0.5, 2.0, (5,))
 LRN = {"depth_radius": 1, "bias": 1.5, "alpha": 0.4, "beta": 0.75}
-Z = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
+Z = checks.RNG.standard_normal((3, 4)) + 1j * checks.RNG.standard_normal((3, 4))
 
 
 def _jax_lrn(x, depth_radius, bias, alpha, beta):
@@ -83,7 +74,7 @@ CASES = [  # (id, tensorplug function, jax function, primals)
 
 @pytest.mark.parametrize(("ours", "theirs", "primals"), [pytest.param(*c[1:], id=c[0]) for c in CASES])
 def test_jvp_matches_jax(ours, theirs, primals):
-    assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
+    checks.assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
 
 
 RULES = [  # (kernel, inputs, attrs)
@@ -99,12 +90,12 @@ RULES = [  # (kernel, inputs, attrs)
 
 @pytest.mark.parametrize(("name", "inputs", "attrs"), RULES, ids=[r[0] for r in RULES])
 def test_rule_matches_transposed_gradient(name, inputs, attrs):
-    assert_rule_matches_transposed(name, inputs, attrs)
+    checks.assert_rule_matches_transposed(name, inputs, attrs)
 
 
 def test_hvp_through_lrn_grad():
-    w = RNG.standard_normal(X.shape)
-    assert_hvp_matches_jax(
+    w = checks.RNG.standard_normal(X.shape)
+    checks.assert_hvp_matches_jax(
         lambda x: tp.sum(tp.nn.local_response_normalization(x, **LRN) * w),
         lambda x: jnp.sum(_jax_lrn(x, **LRN) * w),
         X,

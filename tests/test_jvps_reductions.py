@@ -10,25 +10,16 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import _jvp_checks as checks
 import tensorplug as tp
-from _jvp_checks import (
-    BOTH_BACKENDS,
-    RNG,
-    assert_hvp_matches_jax,
-    assert_jvp_matches_jax,
-    assert_rule_matches_transposed,
-)
 
-pytestmark = [
-    pytest.mark.usefixtures("core_gradients"),
-    pytest.mark.parametrize(*BOTH_BACKENDS, indirect=True),
-]
+pytestmark = checks.ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS
 
-X = RNG.standard_normal((3, 4))
+X = checks.RNG.standard_normal((3, 4))
 ZEROS = np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 0.0, 3.0, 0.5], [1.0, 2.0, -0.5, 1.2]])  # one, two zeros
 TIES = np.array([[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, 2.0, 2.0], [0.5, -4.0, 1.0, -4.0]])
-Z = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
-A, B = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((4, 2))
+Z = checks.RNG.standard_normal((3, 4)) + 1j * checks.RNG.standard_normal((3, 4))
+A, B = checks.RNG.standard_normal((2, 3, 4)), checks.RNG.standard_normal((4, 2))
 
 
 def _cumulative(name, exclusive, reverse, axis):
@@ -121,7 +112,7 @@ CASES = [  # (id, tensorplug function, jax function, primals)
 
 @pytest.mark.parametrize(("ours", "theirs", "primals"), [pytest.param(*c[1:], id=c[0]) for c in CASES])
 def test_jvp_matches_jax(ours, theirs, primals):
-    assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
+    checks.assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
 
 
 RULES = [  # (kernel, inputs, attrs)
@@ -141,12 +132,12 @@ RULES = [  # (kernel, inputs, attrs)
 
 @pytest.mark.parametrize(("name", "inputs", "attrs"), RULES, ids=[r[0] for r in RULES])
 def test_rule_matches_transposed_gradient(name, inputs, attrs):
-    assert_rule_matches_transposed(name, inputs, attrs)
+    checks.assert_rule_matches_transposed(name, inputs, attrs)
 
 
 def test_hvp_matches_jax():
-    w = RNG.standard_normal((3,))
-    assert_hvp_matches_jax(
+    w = checks.RNG.standard_normal((3,))
+    checks.assert_hvp_matches_jax(
         lambda x: (
             tp.sum(tp.nn.log_softmax(tp.matmul(x, B)) * tp.prod(x, axis=1, keepdims=True))
             + tp.sum(tp.cumulative_prod(x, axis=1) * X)
