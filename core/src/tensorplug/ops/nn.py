@@ -109,39 +109,60 @@ def _check_reduction(op: str, reduction: str) -> None:
 
 @functools.cache
 def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
-    """The cross-entropy of (labels, logits) with a fused gradient, built once per variant: the
-    loss is -sum(labels * log_softmax(logits)) reduced; d/dlogits is (softmax * sum(labels) -
-    labels) times the upstream gradient (sum(labels) == 1 when `normalized`: one-hot labels made
-    from integer classes, which never need a gradient). Written with ops, so that it can be
-    differentiated again."""
-    from ..autodiff.api import custom_grad  # autodiff sits above the ops
+    """The cross-entropy of (labels, logits) with fused derivatives, built once per variant: the
+    loss is -sum(labels * ls) reduced, ls = log_softmax(logits); d/dlogits is (softmax *
+    sum(labels) - labels) times the upstream gradient (sum(labels) == 1 when `normalized`:
+    one-hot labels made from integer classes, which never need a derivative), and the tangent
+    the same weights summed against the logits' tangent (minus ls against the labels'). Written
+    with ops, so that it can be differentiated again; ls is computed where every recorder sees
+    it, so the gradient, which uses it, has its own tangent in forward mode (hvp)."""
+    from .._state import state  # autodiff sits above the ops
+    from ..autodiff.forward import hidden_from_forward_mode
+    from ..autodiff.tape import record_custom
+    from ..engine import wrap
 
-    @custom_grad
-    def cross_entropy(lab: Tensor, lg: Tensor) -> tuple[Tensor, Any]:
+    def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
         ax = axis % lg.ndim
         count = float(math.prod(d for i, d in enumerate(lg.shape) if i != ax))
         ls = log_softmax(lg, axis=ax)
-        picked = multiply(lab, ls)
-        if reduction == "mean" and count:  # -sum / count in one scaling
-            loss = multiply(_sum(picked), -1.0 / count)
-        elif reduction == "sum":
-            loss = negative(_sum(picked))
-        else:
-            per_example = negative(_sum(picked, axis=ax))
-            loss = per_example if reduction == "none" else _mean(per_example)
+
+        def reduced(per_class: Tensor) -> Tensor:  # -sum(per_class), by `reduction`
+            if reduction == "mean" and count:  # -sum / count in one scaling
+                return multiply(_sum(per_class), -1.0 / count)
+            if reduction == "sum":
+                return negative(_sum(per_class))
+            per_example = negative(_sum(per_class, axis=ax))
+            return per_example if reduction == "none" else _mean(per_example)
+
+        with hidden_from_forward_mode():  # (forward mode runs the tangent below instead)
+            loss = reduced(multiply(lab, ls))
+        if not state.tapes:
+            return loss
+        out = wrap(loss._data, loss._backend, loss._dtype)
+
+        def weights() -> Tensor:  # d loss / d logits, before the reduction's scaling
+            probs = exp(ls)
+            if normalized:
+                return subtract(probs, lab)
+            return subtract(multiply(probs, _sum(lab, axis=ax, keepdims=True)), lab)
 
         def grad_fn(dy: Tensor) -> tuple[Tensor | None, Tensor]:
             if reduction == "none":
                 scale = expand_dims(dy, axis=ax)
             else:
                 scale = multiply(dy, 1.0 / count) if reduction == "mean" and count else dy
-            probs = exp(ls)
-            if normalized:  # labels from integer classes: no gradient for them
-                return None, multiply(subtract(probs, lab), scale)
-            probs = multiply(probs, _sum(lab, axis=ax, keepdims=True))
-            return multiply(negative(ls), scale), multiply(subtract(probs, lab), scale)
+            dlogits = multiply(weights(), scale)
+            return (None, dlogits) if normalized else (multiply(negative(ls), scale), dlogits)
 
-        return loss, grad_fn
+        def tangent(tangents: tuple[Tensor, Tensor]) -> Tensor:
+            t_lab, t_lg = tangents  # (zeros where none)
+            per_class = negative(multiply(weights(), t_lg))
+            if not normalized:
+                per_class = add(per_class, multiply(t_lab, ls))
+            return reduced(per_class)
+
+        record_custom("cross_entropy", (lab, lg), (out,), grad_fn, tangent)
+        return out
 
     return cross_entropy
 
