@@ -277,3 +277,17 @@ def test_a_rule_giving_a_wrong_tangent_is_named():
 def test_transform_errors(call, match):
     with pytest.raises(tp.TensorplugError, match=match):
         call()
+
+
+def test_every_differentiable_core_kernel_has_a_core_jvp_rule():
+    """Forward mode never falls back to transposing a core gradient (a rule costs what the
+    kernel costs; a transposition, a forward and a backward pass of the gradient)."""
+    from tensorplug.registry._slots import CORE_SOURCE
+    from tensorplug.runtime import current
+
+    runtime = current()
+    core_specs = [name for name, stack in runtime.specs.registrations()
+                  if stack[0].source == CORE_SOURCE and runtime.specs.active[name].differentiable]
+    missing = sorted(n for n in core_specs
+                     if not any(r.source == CORE_SOURCE for r in runtime.jvps.stacks.get(n, [])))
+    assert len(core_specs) >= 140 and missing == []
