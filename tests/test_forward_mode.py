@@ -291,3 +291,20 @@ def test_every_differentiable_core_kernel_has_a_core_jvp_rule():
     missing = sorted(n for n in core_specs
                      if not any(r.source == CORE_SOURCE for r in runtime.jvps.stacks.get(n, [])))
     assert len(core_specs) >= 140 and missing == []
+
+
+@pytest.mark.parametrize("name", ["Add", "Subtract", "Multiply", "Divide", "Maximum"])
+@pytest.mark.parametrize("which", [(0,), (1,), (0, 1)])
+def test_binary_rules_broadcast_and_take_missing_tangents(name, which):
+    """A binary kernel's rule against its gradient transposed: a (3, 1) and a (4,) input, a
+    tangent on one or both."""
+    from tensorplug.autodiff.forward import _transposed
+    from tensorplug.autodiff.tape import Entry
+
+    xs = (tp.asarray(RNG.standard_normal((3, 1))), tp.asarray(RNG.standard_normal(4) + 3.0))
+    (out,) = (tp.run_kernel(name, list(xs)),)
+    ts = tuple(tp.asarray(RNG.standard_normal(x.shape)) if i in which else None for i, x in enumerate(xs))
+    got = tp.extend.find_jvp(name).jvp_func(xs, ts, (out,), {})
+    (want,) = _transposed(Entry(name, xs, {}, (out,)), ts)
+    assert got.shape == out.shape == (3, 4)
+    close(got, want.numpy())

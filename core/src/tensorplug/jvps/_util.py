@@ -9,12 +9,11 @@ from typing import Any
 from ..autodiff.tape import Entry, gradient_thunks
 from ..dispatch import dispatcher_of
 from ..ops.creation import zeros_like
-from ..ops.manipulation import broadcast_to
 from ..registry.jvps import JvpConfig, JvpFunc, register_jvp
 from ..runtime import current
 from ..tensor import Tensor
 
-__all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled"]
+__all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled", "broadcast"]
 
 Tangents = tuple[Tensor | None, ...]
 
@@ -38,6 +37,14 @@ def filled(primals: Sequence[Tensor], tangents: Tangents,
         floating = x._dtype.is_inexact if positions is None else i in positions
         out.append((t if t is not None else zeros_like(x)) if floating else x)
     return out
+
+
+_BROADCAST_TO = dispatcher_of("BroadcastTo")
+
+
+def broadcast(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """x broadcast to `shape`, an output's shape its kernel already checked it broadcasts to."""
+    return x if x.shape == shape else _BROADCAST_TO((x,), {"shape": shape})
 
 
 def linear(*kernel_names: str, positions: Sequence[int] | None = None) -> None:
@@ -65,13 +72,13 @@ def elementwise_self_adjoint(*kernel_names: str) -> None:
         def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
                  attrs: Mapping[str, Any], name: str = name, config: Any = config) -> Any:
             shape = outputs[0].shape
-            inputs = tuple(x if x.shape == shape else broadcast_to(x, shape) for x in primals)
+            inputs = tuple(x if x.shape == shape else broadcast(x, shape) for x in primals)
             entry = Entry(name, inputs, attrs, outputs)
             total = None
             for position, t in enumerate(tangents):
                 if t is None:
                     continue
-                dy = t if t.shape == shape else broadcast_to(t, shape)
+                dy = t if t.shape == shape else broadcast(t, shape)
                 thunk = gradient_thunks(entry, dy, config)[position]
                 if thunk is not None:
                     part = thunk()

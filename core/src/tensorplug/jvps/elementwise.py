@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import ops as tp
 from ..tensor import Tensor
-from ._util import elementwise_self_adjoint, jvp_rule, linear
+from ._util import broadcast, elementwise_self_adjoint, jvp_rule, linear
 
 Tangents = tuple[Tensor | None, ...]
 
@@ -22,10 +22,40 @@ elementwise_self_adjoint(
     "Negative", "Conj", "Square", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Sin", "Cos", "Tan", "Tanh",
     "Sigmoid", "Cosh", "Sinh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Relu", "Clip",
     "Sign", "Floor", "Ceil", "Round", "Trunc",
-    "Add", "Subtract", "Multiply", "Divide", "FloorDivide", "Pow", "Mod", "Atan2", "Hypot", "Copysign",
+    "Divide", "FloorDivide", "Pow", "Mod", "Atan2", "Hypot", "Copysign",
     "Nextafter", "Maximum", "Minimum",
 )
 linear("Where", positions=(1, 2))  # where(condition, tx, ty)
+
+
+# (the binary kernels on every layer's path: written out, cheaper than the gradient's way)
+@jvp_rule("Add")
+def _add(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+         attrs: Mapping[str, Any]) -> Tensor:
+    (tx, ty), shape = tangents, outputs[0].shape
+    if tx is None or ty is None:
+        return broadcast(ty if tx is None else tx, shape)  # type: ignore[arg-type]
+    return tx + ty
+
+
+@jvp_rule("Subtract")
+def _subtract(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+              attrs: Mapping[str, Any]) -> Tensor:
+    (tx, ty), shape = tangents, outputs[0].shape
+    if ty is None:
+        return broadcast(tx, shape)  # type: ignore[arg-type]
+    return broadcast(tp.negative(ty), shape) if tx is None else tx - ty
+
+
+@jvp_rule("Multiply")
+def _multiply(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+              attrs: Mapping[str, Any]) -> Tensor:
+    (x, y), (tx, ty), shape = primals, tangents, outputs[0].shape
+    part_x = None if tx is None else tx * y
+    part_y = None if ty is None else x * ty
+    if part_x is None or part_y is None:
+        return broadcast(part_y if part_x is None else part_x, shape)  # type: ignore[arg-type]
+    return part_x + part_y
 
 
 @jvp_rule("Abs")
