@@ -68,7 +68,7 @@ def test_info_shows_version_backends_and_plugins_with_their_contributions(capsys
     assert re.fullmatch(r"backends: numpy; kernels: \d+ on numpy", numpy_row[4])
     assert _row(out, EXAMPLE) == [EXAMPLE, EXAMPLE, "0.1.0", "active",
                                   "kernel specs: Erf; kernels: 1 on numpy; gradients: Erf, Round (override); "
-                                  "ops: clip_gradient, ema, erf, softplus"]
+                                  "JVP rules: Erf, Round (override); ops: clip_gradient, ema, erf, softplus"]
     assert re.search(r"tensorplug-core itself: kernel specs: \d+; gradients: \d+", out)
     assert out.rstrip().endswith(
         "No plugin problems (`tensorplug doctor` also lists the overrides in force).")
@@ -202,12 +202,13 @@ def test_a_backend_that_fails_to_start_is_shown_not_a_crash(capsys):
 def test_doctor_with_only_the_installed_plugins_lists_the_round_override_and_exits_zero(capsys):
     code, out = _run(capsys, "doctor")
     assert code == 0
-    assert out.startswith("tensorplug doctor: 0 problems, 1 override in force\n")
+    assert out.startswith("tensorplug doctor: 0 problems, 2 overrides in force\n")
     assert (f"  [override] gradient of Round: {EXAMPLE} replaces tensorplug-core's (override=True)\n"
             f"      cause: '{EXAMPLE} 0.1.0' registered it with override=True, so it is used instead of "
             "the registration of 'tensorplug-core'\n"
             "      fix:   Nothing to do if that is what you want. To get tensorplug-core's back, uninstall "
             f"{EXAMPLE} or call tensorplug.extend.unregister_plugin('{EXAMPLE}').") in out
+    assert f"  [override] JVP rule of Round: {EXAMPLE} replaces tensorplug-core's (override=True)\n" in out
     assert "Problems\n" not in out
     assert out.rstrip().endswith("Nothing is broken.")
 

@@ -96,7 +96,8 @@ def _backends() -> str:
 
 def _plugins() -> str:
     failed = {p.plugin for p in plugin_problems()}
-    overridden = {f"{o.kind}s/{o.key}" for o in _inventory.overrides(("gradient",))}
+    rules = ("gradient", "JVP rule", "batching rule")
+    overridden = {f"{o.kind}s/{o.key}" for o in _inventory.overrides(rules)}
     rows = []
     for info in sorted(list_plugins(), key=lambda i: i.name):
         contributed = summarize(contributions(info.name), overridden) if info.active else "-"
