@@ -21,12 +21,14 @@ with registering_as(CORE_SOURCE):
         gradients,  # noqa: F401  (registers the core's default gradients)
         jvps,  # noqa: F401  (and JVP rules)
     )
+    from . import batching  # noqa: F401  (and batching rules)
 
 from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .autodiff.custom_jvp import custom_jvp
 from .autodiff.forward import jvp, linearize
 from .autodiff.jacobians import hessian, hvp, jacfwd, jacrev
+from .batching.vmap import vmap
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
 from .constants import e, inf, nan, newaxis, pi
 from .data_types import can_cast, finfo, iinfo, isdtype, result_type
@@ -114,7 +116,7 @@ __all__ = [
     "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient",
-    "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp",
+    "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp", "vmap",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "profile", "memory",
     "device_put", "devices", "set_default_device",
