@@ -1,0 +1,59 @@
+"""Batching rules of the indexing kernels: slices given a full slice of the batch axis, Gather
+of batched values and/or batched indices, one-hot encoding."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..dispatch import dispatcher_of
+from ..ops.creation import arange
+from ..ops.manipulation import permute_dims, reshape
+from ..tensor import Tensor
+from ._util import Axes, Inputs, batching_rule, to_front
+
+_STRIDED_SLICE, _STRIDED_SLICE_GRAD = dispatcher_of("StridedSlice"), dispatcher_of("StridedSliceGrad")
+_GATHER, _ONE_HOT = dispatcher_of("Gather"), dispatcher_of("OneHot")
+
+
+@batching_rule("StridedSlice")
+def _strided_slice(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    x = to_front(inputs[0], axes[0])
+    return _STRIDED_SLICE((x,), {"slices": ((0, x.shape[0], 1),) + tuple(attrs["slices"])}), 0
+
+
+@batching_rule("StridedSliceGrad")
+def _strided_slice_grad(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    dy = to_front(inputs[0], axes[0])
+    size = dy.shape[0]
+    return _STRIDED_SLICE_GRAD((dy,), {"shape": (size,) + tuple(attrs["shape"]),
+                                       "slices": ((0, size, 1),) + tuple(attrs["slices"])}), 0
+
+
+@batching_rule("Gather")
+def _gather(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    (x, indices), (ax, ai) = inputs, axes
+    rank = x.ndim - (ax is not None)
+    axis = attrs["axis"] % rank
+    if ai is None:  # batched values, shared indices: gather along the shifted axis
+        return _GATHER((to_front(x, ax), indices), {"axis": axis + 1}), 0
+    if ax is None:  # shared values, batched indices: the batch sits where the indices go
+        return _GATHER((x, indices), {"axis": axis}), axis + ai
+    # both batched: one gather from the values with their batch and gather axes flattened
+    x = to_front(x, ax)
+    size, n = x.shape[0], x.shape[axis + 1]
+    order = [0, axis + 1] + [d for d in range(1, x.ndim) if d != axis + 1]
+    flat = reshape(permute_dims(x, order), (size * n,) + tuple(x.shape[d] for d in order[2:]))
+    indices = to_front(indices, ai)
+    index_rank = indices.ndim - 1
+    offsets = reshape(arange(size, dtype=indices.dtype) * n, (size,) + (1,) * index_rank)
+    out = _GATHER((flat, (indices % n) + offsets), {"axis": 0})  # (B, *indices, *pre, *post)
+    k = 1 + index_rank
+    back = [0] + list(range(k, k + axis)) + list(range(1, k)) + list(range(k + axis, out.ndim))
+    return permute_dims(out, back), 0
+
+
+@batching_rule("OneHot")
+def _one_hot(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    """The new axis goes last, so the batch axis of the indices stays where it is."""
+    return _ONE_HOT(inputs, attrs), axes[0]
