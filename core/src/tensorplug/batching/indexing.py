@@ -8,12 +8,12 @@ from typing import Any
 
 from ..dispatch import dispatcher_of
 from ..ops.creation import arange
-from ..ops.manipulation import permute_dims, reshape
+from ..ops.manipulation import broadcast_to, permute_dims, reshape
 from ..tensor import Tensor
 from ._util import Axes, Inputs, batching_rule, to_front
 
 _STRIDED_SLICE, _STRIDED_SLICE_GRAD = dispatcher_of("StridedSlice"), dispatcher_of("StridedSliceGrad")
-_GATHER, _ONE_HOT = dispatcher_of("Gather"), dispatcher_of("OneHot")
+_GATHER, _SCATTER_ADD, _ONE_HOT = dispatcher_of("Gather"), dispatcher_of("ScatterAdd"), dispatcher_of("OneHot")
 
 
 @batching_rule("StridedSlice")
@@ -45,11 +45,42 @@ def _gather(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tenso
     order = [0, axis + 1] + [d for d in range(1, x.ndim) if d != axis + 1]
     flat = reshape(permute_dims(x, order), (size * n,) + tuple(x.shape[d] for d in order[2:]))
     indices = to_front(indices, ai)
-    index_rank = indices.ndim - 1
-    offsets = reshape(arange(size, dtype=indices.dtype) * n, (size,) + (1,) * index_rank)
-    out = _GATHER((flat, (indices % n) + offsets), {"axis": 0})  # (B, *indices, *pre, *post)
-    k = 1 + index_rank
+    out = _GATHER((flat, _flat_indices(indices, n)), {"axis": 0})  # (B, *indices, *pre, *post)
+    k = indices.ndim
     back = [0] + list(range(k, k + axis)) + list(range(1, k)) + list(range(k + axis, out.ndim))
+    return permute_dims(out, back), 0
+
+
+def _flat_indices(indices: Tensor, n: int) -> Tensor:
+    """Batched indices (batch axis first) into an axis of size `n`, as indices into the batch
+    and that axis flattened together (example i's index j -> i * n + j)."""
+    size = indices.shape[0]
+    offsets = reshape(arange(size, dtype=indices.dtype) * n, (size,) + (1,) * (indices.ndim - 1))
+    return (indices % n) + offsets
+
+
+@batching_rule("ScatterAdd")
+def _scatter_add(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    """Gather's transpose: batched updates scatter along the shifted axis; batched indices
+    scatter into the batch and the axis flattened together, as Gather's rule gathers."""
+    (indices, updates), (ai, au) = inputs, axes
+    shape = tuple(attrs["shape"])
+    axis = attrs["axis"] % len(shape)
+    if ai is None:
+        return _SCATTER_ADD((indices, to_front(updates, au)), {"shape": (updates.shape[au],) + shape,
+                                                                "axis": axis + 1}), 0
+    indices = to_front(indices, ai)
+    size, n, k = indices.shape[0], shape[axis], indices.ndim - 1
+    if au is None:
+        updates = broadcast_to(updates, (size,) + updates.shape)
+    updates = to_front(updates, au)  # (B, *pre, *indices, *post)
+    order = [0] + list(range(1 + axis, 1 + axis + k)) + list(range(1, 1 + axis)) \
+        + list(range(1 + axis + k, updates.ndim))
+    rest = shape[:axis] + shape[axis + 1:]
+    out = _SCATTER_ADD((_flat_indices(indices, n), permute_dims(updates, order)),
+                       {"shape": (size * n,) + rest, "axis": 0})
+    out = reshape(out, (size, n) + rest)
+    back = [0] + list(range(2, 2 + axis)) + [1] + list(range(2 + axis, out.ndim))
     return permute_dims(out, back), 0
 
 
