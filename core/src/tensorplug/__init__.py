@@ -18,18 +18,18 @@ from .tensor import Tensor  # isort: skip
 
 with registering_as(CORE_SOURCE):
     from . import (
+        batching,  # noqa: F401  (and batching rules, with tp.vmap)
         gradients,  # noqa: F401  (registers the core's default gradients)
         jvps,  # noqa: F401  (and JVP rules)
     )
-    from . import batching  # noqa: F401  (and batching rules)
 
 from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .autodiff.custom_jvp import custom_jvp
 from .autodiff.forward import jvp, linearize
 from .autodiff.jacobians import hessian, hvp, jacfwd, jacrev
-from .batching.vmap import vmap
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
+from .batching.vmap import vmap
 from .constants import e, inf, nan, newaxis, pi
 from .data_types import can_cast, finfo, iinfo, isdtype, result_type
 from .debug import debug_nans

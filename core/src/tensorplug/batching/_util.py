@@ -90,7 +90,7 @@ def elementwise(*kernel_names: str) -> None:
 
 
 def _elementwise_rule(dispatcher: Dispatcher) -> BatchFunc:
-    def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int | None]:
         if len(inputs) == 1:
             return dispatcher(inputs, attrs), axes[0]
         rank = max(logical_rank(x, a) for x, a in zip(inputs, axes))
@@ -130,7 +130,12 @@ def with_axes(*kernel_names: str, attr: str = "axis") -> None:
         def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any],
                  dispatcher: Dispatcher = dispatcher) -> tuple[Any, int]:
             (x,), (a,) = inputs, axes
+            x = to_front(x, a)
             new = dict(attrs)
+            if x.ndim == 1 and isinstance(attrs[attr], int):  # a 0-d example: give it an axis
+                new[attr] = 1
+                out = dispatcher((reshape(x, x.shape + (1,)),), new)
+                return reshape(out, x.shape), 0
             new[attr] = shifted(attrs[attr], x.ndim - 1)
-            return dispatcher((to_front(x, a),), new), 0
+            return dispatcher((x,), new), 0
         register_batching_rule(BatchConfig(name, rule))

@@ -130,10 +130,11 @@ class BatchingBackend(Backend):
             if all(a is None for a in axes):  # nothing batched: the kernel itself, once
                 return _as_batched(dispatcher_of(name)(values, attrs), None)
             rule = find_batching_rule(name)
-            if rule is None:
+            found = NotImplemented if rule is None else rule.batch_func(values, axes, attrs)
+            if found is NotImplemented:  # no rule, or one that declines these batch axes
                 outputs, out_axes = self.loop(name, values, axes, attrs), 0
             else:
-                outputs, out_axes = rule.batch_func(values, axes, attrs)
+                outputs, out_axes = found
         finally:
             recorders_var.reset(recorders_token)
             backend_var.reset(backend_token)

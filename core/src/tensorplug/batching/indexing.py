@@ -13,7 +13,8 @@ from ..tensor import Tensor
 from ._util import Axes, Inputs, batching_rule, to_front
 
 _STRIDED_SLICE, _STRIDED_SLICE_GRAD = dispatcher_of("StridedSlice"), dispatcher_of("StridedSliceGrad")
-_GATHER, _SCATTER_ADD, _ONE_HOT = dispatcher_of("Gather"), dispatcher_of("ScatterAdd"), dispatcher_of("OneHot")
+_GATHER, _SCATTER_ADD = dispatcher_of("Gather"), dispatcher_of("ScatterAdd")
+_ONE_HOT = dispatcher_of("OneHot")
 
 
 @batching_rule("StridedSlice")
@@ -67,8 +68,8 @@ def _scatter_add(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[
     shape = tuple(attrs["shape"])
     axis = attrs["axis"] % len(shape)
     if ai is None:
-        return _SCATTER_ADD((indices, to_front(updates, au)), {"shape": (updates.shape[au],) + shape,
-                                                                "axis": axis + 1}), 0
+        updates = to_front(updates, au)
+        return _SCATTER_ADD((indices, updates), {"shape": updates.shape[:1] + shape, "axis": axis + 1}), 0
     indices = to_front(indices, ai)
     size, n, k = indices.shape[0], shape[axis], indices.ndim - 1
     if au is None:
@@ -85,6 +86,6 @@ def _scatter_add(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[
 
 
 @batching_rule("OneHot")
-def _one_hot(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+def _one_hot(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int | None]:
     """The new axis goes last, so the batch axis of the indices stays where it is."""
     return _ONE_HOT(inputs, attrs), axes[0]

@@ -59,9 +59,15 @@ _SOLVE = dispatcher_of("Solve")
 
 @batching_rule("Solve")
 def _solve(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
-    """A 1-d `b` is a vector: made a one-column matrix for the stacked solve, and back."""
-    a, b = all_batched(inputs, axes)
-    if logical_rank(inputs[1], axes[1]) != 1:
-        return _SOLVE((a, b), attrs), 0
-    out = _SOLVE((a, reshape(b, b.shape + (1,))), attrs)
-    return reshape(out, out.shape[:-1]), 0
+    """The leading (stack) axes aligned as for MatMul; a 1-d `b` is a vector, made a
+    one-column matrix for the solve and back."""
+    (a, b), (aa, ab) = inputs, axes
+    vector = logical_rank(b, ab) == 1
+    if vector and ab is not None:
+        b = to_front(b, ab)
+        b, ab = reshape(b, b.shape + (1,)), 0
+    elif vector:
+        b = reshape(b, b.shape + (1,))
+    rank = max(logical_rank(a, aa), b.ndim - (ab is not None))
+    out = _SOLVE((aligned(a, aa, rank), aligned(b, ab, rank)), attrs)
+    return (reshape(out, out.shape[:-1]) if vector else out), 0

@@ -14,9 +14,10 @@ from ._util import Axes, Inputs, all_batched, batching_rule, to_front, with_axes
 with_axes("Roll", "SplitV", "Unpack")
 with_axes("Reverse", attr="axes")
 
-_RESHAPE, _TRANSPOSE, _BROADCAST_TO = dispatcher_of("Reshape"), dispatcher_of("Transpose"), dispatcher_of("BroadcastTo")
-_CONCAT, _STACK, _PAD, _TILE = dispatcher_of("Concat"), dispatcher_of("Stack"), dispatcher_of("Pad"), dispatcher_of("Tile")
-_BAND_PART = dispatcher_of("MatrixBandPart")
+_RESHAPE, _TRANSPOSE = dispatcher_of("Reshape"), dispatcher_of("Transpose")
+_BROADCAST_TO, _CONCAT, _STACK = dispatcher_of("BroadcastTo"), dispatcher_of("Concat"), dispatcher_of("Stack")
+_PAD, _MIRROR_PAD, _TILE = dispatcher_of("Pad"), dispatcher_of("MirrorPad"), dispatcher_of("Tile")
+_BAND_PART, _TOP_K = dispatcher_of("MatrixBandPart"), dispatcher_of("TopK")
 
 
 @batching_rule("Reshape")
@@ -73,3 +74,15 @@ def _tile(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor,
 @batching_rule("MatrixBandPart")
 def _band_part(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
     return _BAND_PART((to_front(inputs[0], axes[0]),), attrs), 0
+
+
+@batching_rule("MirrorPad")
+def _mirror_pad(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    x = to_front(inputs[0], axes[0])
+    return _MIRROR_PAD((x,), {"paddings": ((0, 0),) + tuple(attrs["paddings"]), "mode": attrs["mode"]}), 0
+
+
+@batching_rule("TopK")
+def _top_k(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Any, int]:
+    """Along the last axis: the batch axis first, out of its way."""
+    return _TOP_K((to_front(inputs[0], axes[0]),), attrs), 0

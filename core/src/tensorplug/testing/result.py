@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 __all__ = ["Problem", "OpCheckResult", "OpCheckError", "KINDS"]
 
 #: The kinds of problem, in the order reports list them.
-KINDS = ("missing", "raised", "dtype", "shape", "values", "mutated", "error", "gradient", "blocked", "kit")
+KINDS = ("missing", "raised", "dtype", "shape", "values", "mutated", "error", "gradient", "blocked",
+         "batching", "kit")
 _SHOWN_PER_KIND = 3
 
 
@@ -43,7 +44,8 @@ class OpCheckResult:
     the gradient needs. ``reference``: "values" (checked against
     the kit's numpy reference), "properties" (random kernels) or "none" (a kernel the kit
     does not know: only shapes and dtypes from the spec's rule, and the gradient). ``gradient``
-    says what was done about the gradient. ``problems`` is empty when everything passed.
+    says what was done about the gradient, ``batching`` about the batching rule (``tp.vmap``).
+    ``problems`` is empty when everything passed.
     """
 
     kernel: str
@@ -54,6 +56,7 @@ class OpCheckResult:
     bad_cases: int = 0
     gradient: str = "not checked"
     gradient_cases: int = 0
+    batching: str = "not checked"
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     blocked_by: list[str] = field(default_factory=list)
@@ -85,6 +88,8 @@ class OpCheckResult:
         how = {"values": "", "properties": " (property checks)", "none": " (no reference values)"}
         checked = [f"{self.cases} case(s){how.get(self.reference, '')}",
                    f"{self.bad_cases} bad input(s)", f"gradient: {self.gradient}"]
+        if self.batching != "not checked":
+            checked.append(f"batching: {self.batching}")
         verdict = "passed" if self.ok else f"{len(self.problems)} problem(s)"
         return f"opcheck '{self.kernel}' on backend '{self.backend}': {verdict} ({', '.join(checked)})"
 

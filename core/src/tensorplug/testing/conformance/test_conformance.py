@@ -15,3 +15,8 @@ def test_kernel(tensorplug_conformance: Any, tensorplug_kernel: str, request: An
 def test_gradient(tensorplug_conformance: Any, tensorplug_gradient: str, request: Any) -> None:
     """The kernel's gradient is registered and agrees with finite differences."""
     tensorplug_conformance.check("gradient", tensorplug_gradient, request.node)
+
+
+def test_batching(tensorplug_conformance: Any, tensorplug_batching: str, request: Any) -> None:
+    """The kernel's batching rule (tp.vmap), where it has one, agrees with a loop over the batch."""
+    tensorplug_conformance.check("batching", tensorplug_batching, request.node)
