@@ -12,13 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
-from ..ops.manipulation import broadcast_to, permute_dims, reshape
 from ..registry.batching import BatchConfig, BatchFunc, register_batching_rule
 from ..tensor import Tensor
 
-__all__ = ["batching_rule", "select", "to_front", "batch_size", "logical_rank", "aligned",
-           "all_batched", "elementwise", "same_shape_elementwise", "shifted", "with_axes",
-           "Axes", "Inputs"]
+__all__ = ["batching_rule", "reshaped", "transposed", "broadcast", "select", "to_front", "batch_size",
+           "logical_rank", "aligned", "all_batched", "elementwise", "same_shape_elementwise", "shifted",
+           "with_axes", "Axes", "Inputs"]
 
 Inputs = tuple[Tensor, ...]
 Axes = tuple[int | None, ...]
@@ -34,6 +33,27 @@ def batching_rule(*kernel_names: str) -> Callable[[BatchFunc], BatchFunc]:
     return register
 
 
+_RESHAPE, _TRANSPOSE = dispatcher_of("Reshape"), dispatcher_of("Transpose")
+_BROADCAST_TO = dispatcher_of("BroadcastTo")
+
+
+# the layout kernels rules run most, called without the ops' argument checks (the rules'
+# shapes are right by construction)
+def reshaped(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """`x` reshaped (Reshape; one entry may be -1)."""
+    return _RESHAPE((x,), {"shape": tuple(shape)})
+
+
+def transposed(x: Tensor, perm: Sequence[int]) -> Tensor:
+    """`x` with its axes permuted (Transpose)."""
+    return _TRANSPOSE((x,), {"perm": tuple(perm)})
+
+
+def broadcast(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """`x` broadcast to `shape` (BroadcastTo)."""
+    return _BROADCAST_TO((x,), {"shape": tuple(shape)})
+
+
 def select(x: Tensor, axis: int, i: int) -> Tensor:
     """Example `i` of `x`, whose batch is along `axis`."""
     return x[(slice(None),) * axis + (i,)]
@@ -45,7 +65,7 @@ def to_front(x: Tensor, axis: int | None) -> Tensor:
         return x
     order = list(range(x.ndim))
     order.insert(0, order.pop(axis))
-    return permute_dims(x, order)
+    return transposed(x, order)
 
 
 def batch_size(inputs: Sequence[Tensor], axes: Sequence[int | None]) -> int:
@@ -71,14 +91,14 @@ def aligned(x: Tensor, axis: int | None, rank: int) -> Tensor:
     missing = rank - (x.ndim - 1)
     if missing > 0:
         shape = x.shape
-        x = reshape(x, (shape[0],) + (1,) * missing + shape[1:])
+        x = reshaped(x, (shape[0],) + (1,) * missing + shape[1:])
     return x
 
 
 def all_batched(inputs: Inputs, axes: Axes) -> list[Tensor]:
     """Every input with the batch axis first, unbatched ones broadcast over the batch."""
     size = batch_size(inputs, axes)
-    return [to_front(x, a) if a is not None else broadcast_to(x, (size,) + x.shape)
+    return [to_front(x, a) if a is not None else broadcast(x, (size,) + x.shape)
             for x, a in zip(inputs, axes)]
 
 
@@ -134,8 +154,8 @@ def with_axes(*kernel_names: str, attr: str = "axis") -> None:
             new = dict(attrs)
             if x.ndim == 1 and isinstance(attrs[attr], int):  # a 0-d example: give it an axis
                 new[attr] = 1
-                out = dispatcher((reshape(x, x.shape + (1,)),), new)
-                return reshape(out, x.shape), 0
+                out = dispatcher((reshaped(x, x.shape + (1,)),), new)
+                return reshaped(out, x.shape), 0
             new[attr] = shifted(attrs[attr], x.ndim - 1)
             return dispatcher((x,), new), 0
         register_batching_rule(BatchConfig(name, rule))

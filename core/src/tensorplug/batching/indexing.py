@@ -8,9 +8,8 @@ from typing import Any
 
 from ..dispatch import dispatcher_of
 from ..ops.creation import arange
-from ..ops.manipulation import broadcast_to, permute_dims, reshape
 from ..tensor import Tensor
-from ._util import Axes, Inputs, batching_rule, to_front
+from ._util import Axes, Inputs, batching_rule, broadcast, reshaped, to_front, transposed
 
 _STRIDED_SLICE, _STRIDED_SLICE_GRAD = dispatcher_of("StridedSlice"), dispatcher_of("StridedSliceGrad")
 _GATHER, _SCATTER_ADD = dispatcher_of("Gather"), dispatcher_of("ScatterAdd")
@@ -44,19 +43,19 @@ def _gather(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tenso
     x = to_front(x, ax)
     size, n = x.shape[0], x.shape[axis + 1]
     order = [0, axis + 1] + [d for d in range(1, x.ndim) if d != axis + 1]
-    flat = reshape(permute_dims(x, order), (size * n,) + tuple(x.shape[d] for d in order[2:]))
+    flat = reshaped(transposed(x, order), (size * n,) + tuple(x.shape[d] for d in order[2:]))
     indices = to_front(indices, ai)
     out = _GATHER((flat, _flat_indices(indices, n)), {"axis": 0})  # (B, *indices, *pre, *post)
     k = indices.ndim
     back = [0] + list(range(k, k + axis)) + list(range(1, k)) + list(range(k + axis, out.ndim))
-    return permute_dims(out, back), 0
+    return transposed(out, back), 0
 
 
 def _flat_indices(indices: Tensor, n: int) -> Tensor:
     """Batched indices (batch axis first) into an axis of size `n`, as indices into the batch
     and that axis flattened together (example i's index j -> i * n + j)."""
     size = indices.shape[0]
-    offsets = reshape(arange(size, dtype=indices.dtype) * n, (size,) + (1,) * (indices.ndim - 1))
+    offsets = reshaped(arange(size, dtype=indices.dtype) * n, (size,) + (1,) * (indices.ndim - 1))
     return (indices % n) + offsets
 
 
@@ -73,16 +72,16 @@ def _scatter_add(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[
     indices = to_front(indices, ai)
     size, n, k = indices.shape[0], shape[axis], indices.ndim - 1
     if au is None:
-        updates = broadcast_to(updates, (size,) + updates.shape)
+        updates = broadcast(updates, (size,) + updates.shape)
     updates = to_front(updates, au)  # (B, *pre, *indices, *post)
     order = [0] + list(range(1 + axis, 1 + axis + k)) + list(range(1, 1 + axis)) \
         + list(range(1 + axis + k, updates.ndim))
     rest = shape[:axis] + shape[axis + 1:]
-    out = _SCATTER_ADD((_flat_indices(indices, n), permute_dims(updates, order)),
+    out = _SCATTER_ADD((_flat_indices(indices, n), transposed(updates, order)),
                        {"shape": (size * n,) + rest, "axis": 0})
-    out = reshape(out, (size, n) + rest)
+    out = reshaped(out, (size, n) + rest)
     back = [0] + list(range(2, 2 + axis)) + [1] + list(range(2 + axis, out.ndim))
-    return permute_dims(out, back), 0
+    return transposed(out, back), 0
 
 
 @batching_rule("OneHot")

@@ -9,18 +9,44 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
-from ..ops.manipulation import reshape
 from ..registry.batching import BatchConfig, register_batching_rule
 from ..tensor import Tensor
-from ._util import Axes, Inputs, aligned, all_batched, batching_rule, logical_rank, to_front
+from ._util import (
+    Axes,
+    Inputs,
+    aligned,
+    all_batched,
+    batching_rule,
+    logical_rank,
+    reshaped,
+    to_front,
+    transposed,
+)
 
 _MATMUL, _EINSUM = dispatcher_of("MatMul"), dispatcher_of("Einsum")
 
 
 @batching_rule("MatMul")
 def _matmul(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
-    rank = max(logical_rank(x, a) for x, a in zip(inputs, axes))
-    return _MATMUL([aligned(x, a, rank) for x, a in zip(inputs, axes)], attrs), 0
+    """One product of matrices for the whole batch where the layout allows it (the batch
+    folded into the rows of x, or into the columns of y), an outer product as a broadcast
+    multiplication; else a stack of products, the batch a leading axis that broadcasts."""
+    (x, y), (ax, ay) = inputs, axes
+    tx, ty = attrs["transpose_x"], attrs["transpose_y"]
+    if ay is None and y.ndim == 2 and not tx:  # fold the batch (and x's stack) into x's rows
+        x = to_front(x, ax)
+        out = _MATMUL((reshaped(x, (-1, x.shape[-1])), y), attrs)
+        return reshaped(out, x.shape[:-1] + out.shape[-1:]), 0
+    if ax is None and x.ndim == 2 and logical_rank(y, ay) == 2 and not ty:  # into y's columns
+        y = y if ay == 1 else transposed(y, (1, 0, 2) if ay == 0 else (0, 2, 1))  # (k, B, n)
+        out = _MATMUL((x, reshaped(y, (y.shape[0], -1))), attrs)
+        return reshaped(out, out.shape[:1] + y.shape[1:]), 1
+    rank = max(logical_rank(x, ax), logical_rank(y, ay))
+    x, y = aligned(x, ax, rank), aligned(y, ay, rank)
+    if x.shape[-2 if tx else -1] == 1 and ax is not None and ay is not None:  # outer products
+        m, n = x.shape[-1 if tx else -2], y.shape[-2 if ty else -1]
+        return reshaped(x, x.shape[:-2] + (m, 1)) * reshaped(y, y.shape[:-2] + (1, n)), 0
+    return _MATMUL((x, y), attrs), 0
 
 
 @batching_rule("Einsum")
@@ -65,9 +91,9 @@ def _solve(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor
     vector = logical_rank(b, ab) == 1
     if vector and ab is not None:
         b = to_front(b, ab)
-        b, ab = reshape(b, b.shape + (1,)), 0
+        b, ab = reshaped(b, b.shape + (1,)), 0
     elif vector:
-        b = reshape(b, b.shape + (1,))
+        b = reshaped(b, b.shape + (1,))
     rank = max(logical_rank(a, aa), b.ndim - (ab is not None))
     out = _SOLVE((aligned(a, aa, rank), aligned(b, ab, rank)), attrs)
-    return (reshape(out, out.shape[:-1]) if vector else out), 0
+    return (reshaped(out, out.shape[:-1]) if vector else out), 0

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import dispatcher_of
-from ..ops.manipulation import reshape
 from ..tensor import Tensor
-from ._util import Axes, Inputs, all_batched, batching_rule, to_front, with_axes
+from ._util import Axes, Inputs, all_batched, batching_rule, reshaped, to_front, with_axes
 
 with_axes("Roll", "SplitV", "Unpack")
 with_axes("Reverse", attr="axes")
@@ -38,7 +37,7 @@ def _broadcast_to(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple
     size, shape = x.shape[0], tuple(attrs["shape"])
     missing = len(shape) - (x.ndim - 1)
     if missing > 0:  # new leading axes of the example go after the batch axis
-        x = reshape(x, (size,) + (1,) * missing + x.shape[1:])
+        x = reshaped(x, (size,) + (1,) * missing + x.shape[1:])
     return _BROADCAST_TO((x,), {"shape": (size,) + shape}), 0
 
 
@@ -67,7 +66,7 @@ def _tile(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor,
     reps = tuple(attrs["reps"])
     missing = len(reps) - (x.ndim - 1)
     if missing > 0:
-        x = reshape(x, (x.shape[0],) + (1,) * missing + x.shape[1:])
+        x = reshaped(x, (x.shape[0],) + (1,) * missing + x.shape[1:])
     return _TILE((x,), {"reps": (1,) + (1,) * max(0, -missing) + reps}), 0
 
 

@@ -8,9 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dispatch import dispatcher_of
-from ..ops.manipulation import broadcast_to, reshape
 from ..registry.batching import BatchConfig, register_batching_rule
-from ._util import Axes, Inputs, batch_size, to_front, with_axes
+from ._util import Axes, Inputs, batch_size, broadcast, reshaped, to_front, with_axes
 
 with_axes("Softmax", "LogSoftmax")
 
@@ -30,14 +29,14 @@ def leading_batch(*kernel_names: str, merged: Sequence[int] = (0,), shape_attr: 
             args = list(inputs)
             for i in merged:
                 x = to_front(inputs[i], axes[i]) if axes[i] is not None else \
-                    broadcast_to(inputs[i], (size,) + inputs[i].shape)
-                args[i] = reshape(x, (size * x.shape[1],) + x.shape[2:])
+                    broadcast(inputs[i], (size,) + inputs[i].shape)
+                args[i] = reshaped(x, (size * x.shape[1],) + x.shape[2:])
             new = dict(attrs)
             if shape_attr is not None:
                 shape = tuple(attrs[shape_attr])
                 new[shape_attr] = (size * shape[0],) + shape[1:]
             out = dispatcher(args, new)
-            return reshape(out, (size, out.shape[0] // size) + out.shape[1:]), 0
+            return reshaped(out, (size, out.shape[0] // size) + out.shape[1:]), 0
         register_batching_rule(BatchConfig(name, rule))
 
 

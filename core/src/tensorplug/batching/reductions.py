@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
-from ..ops.manipulation import reshape
 from ..registry.batching import BatchConfig, register_batching_rule
 from ..tensor import Tensor
-from ._util import Axes, Inputs, shifted, to_front, with_axes
+from ._util import Axes, Inputs, reshaped, shifted, to_front, with_axes
 
 with_axes("Sum", "Prod", "Max", "Min", "EuclideanNorm", "Cumsum", "Cumprod", "Sort", "ArgSort")
 
@@ -23,8 +22,8 @@ def _arg_rule(run: Dispatcher) -> Any:
         rank = x.ndim - 1
         if attrs["axis"] is not None:
             return run((x,), {"axis": shifted(attrs["axis"], rank), "keepdims": attrs["keepdims"]}), 0
-        out = run((reshape(x, (x.shape[0], -1)),), {"axis": 1, "keepdims": False})
-        return (reshape(out, (x.shape[0],) + (1,) * rank) if attrs["keepdims"] else out), 0
+        out = run((reshaped(x, (x.shape[0], -1)),), {"axis": 1, "keepdims": False})
+        return (reshaped(out, (x.shape[0],) + (1,) * rank) if attrs["keepdims"] else out), 0
     return rule
 
 
