@@ -45,6 +45,7 @@ bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/array_api_bench.py
 	$(VPY) benchmarks/cnn_bench.py
 	$(VPY) benchmarks/conv_bench.py
+	$(VPY) benchmarks/transforms_bench.py
 
 # the backend conformance kit against one installed backend: make conformance BACKEND=jax
 BACKEND ?= numpy

@@ -9,7 +9,9 @@ Issue 16's targets, per backend (numpy; jax eager unless --no-jax):
   1.5x one gradient of the batch's mean loss;
 - the same by a Python loop of ``tp.grad`` over the 32 examples, for comparison (~20x);
 - ``tp.hvp`` of the batch's loss (forward over reverse, the parameters' tangent a tree like
-  them): no more than 3x one gradient.
+  them): no more than 3x one gradient;
+- both compiled with ``tp.jit`` (numpy: a plan of the kernel calls, where vmap's own Python
+  layer is gone): per-example gradients against one gradient, no more than 1.5x.
 
 The per-example gradients of the two ways are compared first. Cases are measured in
 interleaved rounds (which side goes first alternates), as in array_api_bench.py; a ratio is
@@ -47,7 +49,7 @@ BATCH = 32
 class Case(NamedTuple):
     name: str
     ours: Callable[[], Any]
-    peer: Callable[[], Any]  # one batched gradient
+    peer: Callable[[], Any]  # one batched gradient (compiled alike)
     target: float | None  # None: shown for comparison
 
 
@@ -89,9 +91,12 @@ def cases(backend: str) -> list[Case]:
         want = np.stack([g[k].numpy() for g in loop])
         if not np.allclose(vmapped[k].numpy(), want, rtol=1e-4, atol=1e-6):
             raise SystemExit(f"per-example gradients of '{k}' differ between vmap and the loop on {backend}")
+    jit_per_example, jit_gradient = tp.jit(per_example), tp.jit(gradient)
     return [Case("per-example grads, vmap(grad)", lambda: per_example(params, x, y), batched, 1.5),
             Case("per-example grads, loop of grads", looped, batched, None),
-            Case("hvp", hvp, batched, 3.0)]
+            Case("hvp", hvp, batched, 3.0),
+            Case("under tp.jit: vmap(grad) vs grad", lambda: jit_per_example(params, x, y),
+                 lambda: jit_gradient(params, x, y), 1.5)]
 
 
 def sync(fn: Callable[[], Any]) -> Callable[[], Any]:

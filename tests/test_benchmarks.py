@@ -63,3 +63,18 @@ def test_the_cnn_benchmark_runs_and_reports_its_rows(tmp_path):
     assert {"tp.jit", "eager"} <= {row[1] for row in rows}
     assert len({row[-1] for row in rows}) == 1  # one test accuracy: every framework trains the same model
     assert len(list(tmp_path.glob("cnn-bench-*.json"))) == 1
+
+
+def test_the_transforms_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/transforms_bench.py: one round, per-example gradients (vmap
+    and a loop, checked to agree before timing) and hvp on the numpy backend."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "transforms_bench.py"), "--rounds", "1", "--no-jax",
+         "--results", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for row in ("per-example grads, vmap(grad)", "per-example grads, loop of grads", "hvp",
+                "under tp.jit: vmap(grad) vs grad"):
+        assert row in proc.stdout, row
+    assert len(list(tmp_path.glob("transforms-bench-*.json"))) == 1
