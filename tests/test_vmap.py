@@ -315,6 +315,27 @@ def test_jit_of_vmap_and_vmap_of_jit(backend: str) -> None:
     _close(inner.numpy(), np.tanh(x @ params["w1"]))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jacobians_over_vmap_against_jax(backend: str) -> None:
+    """jacfwd and jacrev batch their basis vectors with vmap; hessian is one over the other."""
+    x, w = _data((3, 2), 0), _data((2, 4), 1)
+
+    def f(lib: Any) -> Callable[..., Any]:
+        return lambda a, b: lib.tanh(a @ b) * lib.sum(a)
+    with tp.backend_scope(backend), _no_fallback():
+        args = (tp.asarray(x), tp.asarray(w))
+        for ours, theirs in ((tp.jacfwd, jax.jacfwd), (tp.jacrev, jax.jacrev)):
+            got = ours(f(tp), argnums=(0, 1))(*args)
+            for g, want in zip(got, theirs(f(jnp), argnums=(0, 1))(x, w)):
+                _close(g.numpy(), want)
+            tree = ours(lambda d: tp.sum(d["a"] * d["b"], axis=0))({"a": args[0], "b": args[0] * 2.0})
+            want_tree = theirs(lambda d: jnp.sum(d["a"] * d["b"], axis=0))({"a": x, "b": x * 2.0})
+            for k in ("a", "b"):
+                _close(tree[k].numpy(), want_tree[k])
+        hessian = tp.hessian(lambda a: tp.sum(tp.sin(a) ** 3))(args[0])
+    _close(hessian.numpy(), jax.hessian(lambda a: jnp.sum(jnp.sin(a) ** 3))(x))
+
+
 # -- the loop fallback and rules of others --------------------------------------------------------
 def _toy_kernel() -> str:
     """A kernel of the test's own (no batching rule): x * 2 + its sum, on the numpy backend."""
