@@ -118,7 +118,8 @@ def report(chosen: list[Case], rounds: int) -> dict[str, Any]:
         peer, ours = samples[c.name]
         of_medians = statistics.median(ours) / statistics.median(peer)
         paired = statistics.median(o / p for p, o in zip(peer, ours))
-        out[c.name] = {"gradient_ms": statistics.median(peer) * 1e3, "transform_ms": statistics.median(ours) * 1e3,
+        out[c.name] = {"gradient_ms": statistics.median(peer) * 1e3,
+                       "transform_ms": statistics.median(ours) * 1e3,
                        "ratio": of_medians, "paired_ratio": paired, "target": c.target,
                        "met": None if c.target is None else max(of_medians, paired) <= c.target}
     return out
@@ -144,11 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rounds = args.rounds or (2 if args.quick else 9)
     command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
-    print(f"tensorplug transforms benchmark: the demo MLP {'-'.join(map(str, SIZES))}, float32, batch {BATCH}")
+    sizes = "-".join(map(str, SIZES))
+    print(f"tensorplug transforms benchmark: the demo MLP {sizes}, float32, batch {BATCH}")
     print(f"command: {command}")
     print(f"python {platform.python_version()}, numpy {np.__version__}; tensorplug {tp.__version__}; "
           f"{os.cpu_count()} CPUs; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
-    print(f"medians of {rounds} interleaved rounds; ratio = transform / one batched gradient, lower is better")
+    print(f"medians of {rounds} interleaved rounds; ratio = transform / one batched gradient, "
+          "lower is better")
     results: dict[str, Any] = {"command": command, "numpy": np.__version__, "tensorplug": tp.__version__,
                                "rounds": rounds}
     backends = ["numpy"] + ([] if args.no_jax else ["jax"])

@@ -48,7 +48,8 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
     ``checks`` picks among "values" (shapes, dtypes, values), "errors" (bad inputs),
     "gradient" and "batching" (the vmap rule against a loop). ``reference`` replaces the kit's
     own entry for this kernel (for a plugin's kernel spec the kit does not know).
-    ``rtol``/``atol`` override the float tolerances (one value, or one per dtype name). ``gradient_order`` > 1 also checks higher derivatives.
+    ``rtol``/``atol`` override the float tolerances (one value, or one per dtype name).
+    ``gradient_order`` > 1 also checks higher derivatives.
     ``rerun`` is the command a report shows for running the check again. ``max_cases`` bounds
     the cases checked (``bounded``): a quicker run for a backend that compiles every case.
     Raises KernelSpecNotFoundError for an unknown kernel name; problems are in the result.
