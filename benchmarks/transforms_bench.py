@@ -30,6 +30,7 @@ import shlex
 import statistics
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -41,6 +42,7 @@ import numpy as np  # noqa: E402
 import tensorplug as tp  # noqa: E402
 from array_api_bench import measure  # noqa: E402  (this folder's: the same measuring)
 from tensorplug.cli.digits_mlp import SIZES, init_params  # noqa: E402
+from tensorplug.errors import VmapFallbackWarning  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BATCH = 32
@@ -86,7 +88,10 @@ def cases(backend: str) -> list[Case]:
     def hvp() -> Any:
         return tp.hvp(lambda p: loss(p, x, y), (params,), (tangent,))
 
-    vmapped, loop = per_example(params, x, y), looped()
+    with warnings.catch_warnings():  # no kernel of the path is batched by a loop
+        warnings.simplefilter("error", VmapFallbackWarning)
+        vmapped = per_example(params, x, y)
+    loop = looped()
     for k in params:
         want = np.stack([g[k].numpy() for g in loop])
         if not np.allclose(vmapped[k].numpy(), want, rtol=1e-4, atol=1e-6):

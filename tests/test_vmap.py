@@ -1,6 +1,7 @@
 """tp.vmap against jax.vmap (float64, 1e-6) on both backends: per-op rules with in_axes
 variants, random compositions of ops, nested vmap, per-example gradients, and vmap composed
-with grad, jvp and jit; the loop fallback and its warning; errors."""
+with grad, jvp and jit; jacfwd/jacrev over vmap; every kernel's rule against a loop (the
+kit's check); the loop fallback and its warning; errors."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from tensorplug.extend import (
     register_kernel,
     register_kernel_spec,
 )
+from tensorplug.testing import opcheck
 
 BACKENDS = ("numpy", "jax")
 B = 3  # the batch size
@@ -334,6 +336,28 @@ def test_jacobians_over_vmap_against_jax(backend: str) -> None:
                 _close(tree[k].numpy(), want_tree[k])
         hessian = tp.hessian(lambda a: tp.sum(tp.sin(a) ** 3))(args[0])
     _close(hessian.numpy(), jax.hessian(lambda a: jnp.sum(jnp.sin(a) ** 3))(x))
+
+
+# -- every rule against a loop (the kit's check) ---------------------------------------------------
+RULED = sorted(s.name for s in tp.extend.list_kernel_specs() if tp.extend.find_batching_rule(s.name))
+#: one kernel or more of each family with rules (the jax backend compiles every case: these only)
+FAMILIES = ("Add", "Where", "Cast", "Sum", "ArgMax", "Cumsum", "Sort", "MatMul", "Einsum", "Reshape",
+            "Transpose", "BroadcastTo", "Concat", "Stack", "StridedSlice", "Gather", "ScatterAdd", "Softmax",
+            "LogSoftmax", "OneHot", "Conv2D", "MaxPool", "Fft", "Solve", "TopK")
+PER_KERNEL = [("numpy", k) for k in RULED] + [pytest.param("jax", k, marks=pytest.mark.jax) for k in FAMILIES]
+
+
+@pytest.mark.parametrize(("backend", "kernel"), PER_KERNEL)
+def test_every_batching_rule_agrees_with_a_loop(backend: str, kernel: str) -> None:
+    """The kit's batching check (opcheck), on the kit's cases of each kernel with a rule."""
+    result = opcheck(kernel, backend, checks=("batching",))
+    assert result.batching.startswith("checked on"), result.batching
+    result.assert_ok()
+
+
+def test_the_core_batches_the_kernel_families() -> None:
+    assert len(RULED) >= 150
+    assert set(FAMILIES) <= set(RULED), set(FAMILIES) - set(RULED)
 
 
 # -- the loop fallback and rules of others --------------------------------------------------------
