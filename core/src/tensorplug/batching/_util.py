@@ -113,7 +113,11 @@ def _elementwise_rule(dispatcher: Dispatcher) -> BatchFunc:
     def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int | None]:
         if len(inputs) == 1:
             return dispatcher(inputs, attrs), axes[0]
-        rank = max(logical_rank(x, a) for x, a in zip(inputs, axes))
+        ranks = [len(x._backend.shape_of(x._data)) - (a is not None) for x, a in zip(inputs, axes)]
+        rank = max(ranks)
+        if all(a == 0 or a is None for a in axes) and all(  # (batched ones already aligned)
+                r == rank for r, a in zip(ranks, axes) if a is not None):
+            return dispatcher(inputs, attrs), 0
         return dispatcher([aligned(x, a, rank) for x, a in zip(inputs, axes)], attrs), 0
     return rule
 

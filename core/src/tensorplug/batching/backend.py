@@ -127,7 +127,7 @@ class BatchingBackend(Backend):
         backend_token = backend_var.set(self.inner)
         recorders_token = recorders_var.set(self.recorders)
         try:
-            if all(a is None for a in axes):  # nothing batched: the kernel itself, once
+            if axes.count(None) == len(axes):  # nothing batched: the kernel itself, once
                 return _as_batched(dispatcher_of(name)(values, attrs), None)
             rule = find_batching_rule(name)
             found = NotImplemented if rule is None else rule.batch_func(values, axes, attrs)
@@ -185,7 +185,7 @@ class BatchingBackend(Backend):
                               "output; return Tensors.")
         if axis is None:
             return None
-        shape = out.shape
+        shape = out._backend.shape_of(out._data)
         if not isinstance(axis, int) or not -len(shape) <= axis < len(shape) or shape[axis] != self.size:
             raise KernelError(f"the batching rule of '{name}' returned an output of shape {shape} with "
                               f"batch axis {axis!r}; that axis must exist and have the batch size "
