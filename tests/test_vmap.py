@@ -427,6 +427,12 @@ def test_errors() -> None:
         tp.vmap(lambda a: a, in_axes=None)(x)
     with pytest.raises(tp.ShapeError, match="out_axes is None for result"):
         tp.vmap(lambda a: a, out_axes=None)(x)
+    with pytest.raises(tp.ShapeError, match="kernel 'NonZero' gives outputs of different shapes"), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore", VmapFallbackWarning)
+        tp.vmap(lambda a: tp.nonzero(a)[0])(tp.asarray([[0.0, 1.0], [1.0, 1.0]]))
+    with pytest.raises(tp.ShapeError, match="argument\\[0\\], a scalar, which has no axis"):
+        tp.vmap(lambda a: a)(3.0)
     with pytest.raises(tp.TracedValueError, match="cannot read values inside vmap"):
         tp.vmap(lambda a: tp.asarray(float(tp.sum(a))))(x)
     ok = tp.vmap(lambda a, w: a * float(tp.sum(w)), in_axes=(0, None))(x, tp.ones(2))  # unbatched: readable

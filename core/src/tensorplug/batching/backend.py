@@ -22,7 +22,7 @@ from .._state import backend_var, recorders_var
 from ..backend import Backend
 from ..dispatch import dispatcher_of, to_backend, wrap
 from ..dtypes import DType
-from ..errors import KernelError, TracedValueError, VmapFallbackWarning
+from ..errors import KernelError, ShapeError, TracedValueError, VmapFallbackWarning
 from ..kernel_spec import TensorInfo
 from ..ops.creation import zeros
 from ..ops.manipulation import stack
@@ -161,9 +161,15 @@ class BatchingBackend(Backend):
                      for v, a in zip(values, axes)]
             outs = [zeros((0,) + o.shape, dtype=o.dtype) for o in spec.check(infos, attrs)]
             return outs[0] if single else tuple(outs)
-        if single:
-            return stack(results)
-        return tuple(stack(list(parts)) for parts in zip(*results))
+        per_output = [results] if single else [list(parts) for parts in zip(*results)]
+        for parts in per_output:
+            shapes = {t.shape for t in parts}
+            if len(shapes) > 1:
+                raise ShapeError(f"vmap: kernel '{name}' gives outputs of different shapes for different "
+                                 f"examples ({sorted(shapes)}): its output shape depends on the values, so "
+                                 "it cannot be batched. Call it outside vmap.")
+        stacked = [stack(parts) for parts in per_output]
+        return stacked[0] if single else tuple(stacked)
 
     def _checked(self, name: str, outputs: Any, out_axes: Any) -> Any:
         """The rule's outputs as Batched arrays (one, or a tuple), checked."""

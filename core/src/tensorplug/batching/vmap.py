@@ -153,13 +153,16 @@ def _entered(leaves: list[tuple[Any, Any, str]], axis_size: int | None) -> tuple
         if axis is None:
             out.append((x, None))
             continue
-        if not isinstance(x, (Tensor, np.ndarray, np.generic, int, float, complex, bool, list)):
+        if not isinstance(x, (Tensor, np.ndarray, np.generic, int, float, complex, bool)):
             raise ArgumentError(f"vmap: {where} is {valid.shown(x)}, which has no axis to map over; "
                                 "give None as its in_axes entry.")
         t = asarray(x)
-        if not -t.ndim <= axis < t.ndim or t.ndim == 0:
+        if t.ndim == 0:
+            raise ShapeError(f"vmap: in_axes gives axis {axis} for {where}, a scalar, which has no axis to "
+                             "map over; give None as its in_axes entry (the same value for every example).")
+        if not -t.ndim <= axis < t.ndim:
             raise ShapeError(f"vmap: in_axes gives axis {axis} for {where}, of shape {t.shape}; the "
-                             f"axis must be in [-{t.ndim}, {t.ndim}) (a scalar cannot be mapped over).")
+                             f"axis must be in [-{t.ndim}, {t.ndim}).")
         axis %= t.ndim
         sizes.setdefault(t.shape[axis], where)
         out.append((t, axis))
