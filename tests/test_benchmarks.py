@@ -83,3 +83,18 @@ def test_the_checkpoint_benchmark_runs_and_reports_its_rows(tmp_path):
         assert row in proc.stdout, row
     results = json.loads(next(tmp_path.glob("checkpoint-bench-*.json")).read_text())
     assert all(results[b]["memory"]["tape_bytes_ratio"] < 0.5 for b in ("numpy", "jax"))
+
+
+def test_the_transforms_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/transforms_bench.py: one round, per-example gradients (vmap
+    and a loop, checked to agree before timing) and hvp on the numpy backend."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "transforms_bench.py"), "--rounds", "1", "--no-jax",
+         "--results", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for row in ("per-example grads, vmap(grad)", "per-example grads, loop of grads", "hvp",
+                "under tp.jit: vmap(grad) vs grad"):
+        assert row in proc.stdout, row
+    assert len(list(tmp_path.glob("transforms-bench-*.json"))) == 1

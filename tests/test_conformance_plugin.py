@@ -209,4 +209,4 @@ def test_a_backend_that_fails_to_start(tmp_path):
            in run.summary
     assert "opcheck 'Exp' on backend 'broken' could not run: TensorplugError: Backend 'broken' failed to " \
            "start" in run.failure("test_kernel[Exp]")
-    assert "failing (2): Add (kernel, gradient), Exp (kernel, gradient)" in run.summary
+    assert "failing (2): Add (kernel, gradient, batching), Exp (kernel, gradient, batching)" in run.summary

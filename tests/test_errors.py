@@ -47,7 +47,8 @@ def test_every_error_is_a_tensorplug_error_and_its_builtin(name, builtin):
 
 
 def test_the_errors_are_all_listed_and_exported():
-    assert set(errors.__all__) == {"TensorplugError", "TensorplugPluginWarning", *HIERARCHY}
+    assert set(errors.__all__) == {"TensorplugError", "TensorplugWarning", "TensorplugPluginWarning",
+                                   "VmapFallbackWarning", *HIERARCHY}
     for name in ["TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
                  "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
                  "ArgumentError", "OutOfMemoryError"]:
@@ -59,6 +60,8 @@ def test_plugin_errors_carry_the_plugin_and_the_warning_is_a_user_warning():
     assert err.plugin == "toy" and isinstance(err, errors.PluginError) and str(err) == "built for API 9"
     assert errors.PluginError("x").plugin is None
     assert issubclass(errors.TensorplugPluginWarning, UserWarning)
+    for warning in (errors.TensorplugPluginWarning, errors.VmapFallbackWarning):
+        assert issubclass(warning, errors.TensorplugWarning)
 
 
 def test_real_failures_raise_catchable_builtins():

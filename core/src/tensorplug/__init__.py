@@ -18,6 +18,7 @@ from .tensor import Tensor  # isort: skip
 
 with registering_as(CORE_SOURCE):
     from . import (
+        batching,  # noqa: F401  (and batching rules, with tp.vmap)
         gradients,  # noqa: F401  (registers the core's default gradients)
         jvps,  # noqa: F401  (and JVP rules)
     )
@@ -29,6 +30,7 @@ from .autodiff.custom_jvp import custom_jvp
 from .autodiff.forward import jvp, linearize
 from .autodiff.jacobians import hessian, hvp, jacfwd, jacrev
 from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
+from .batching.vmap import vmap
 from .constants import e, inf, nan, newaxis, pi
 from .data_types import can_cast, finfo, iinfo, isdtype, result_type
 from .debug import debug_nans
@@ -115,7 +117,7 @@ __all__ = [
     "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient", "checkpoint",
-    "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp",
+    "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp", "vmap",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "profile", "memory",
     "device_put", "devices", "set_default_device",

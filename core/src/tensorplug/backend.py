@@ -138,6 +138,18 @@ class Backend:
         ``from_numpy`` keeps the array)."""
         return self.from_numpy(np.from_dlpack(obj, copy=copy))
 
+    def from_tensor(self, tensor: Any) -> Any:
+        """A native array of this backend with the values of `tensor`, a Tensor of another
+        backend (default: through the host). The backend of a transform (``tp.vmap``'s)
+        overrides it to take in the tensors of the backends beneath it as they are."""
+        return self.from_numpy(np.asarray(tensor._backend.to_numpy(tensor._data)))
+
+    def derived_kernel(self, kernel_name: str) -> Any:
+        """The KernelConfig of a kernel this backend makes itself from the registered ones, or
+        None (the default: a backend runs registered kernels only). The backend of a transform
+        (``tp.vmap``'s) derives every kernel from the kernels of the backend beneath it."""
+        return None
+
     def compile(self, fn: Callable[..., Any],
                 static_argnums: tuple[int, ...] = ()) -> Callable[..., Any] | None:
         """A compiled version of `fn`, or None when this backend cannot compile (``tp.jit`` then

@@ -21,8 +21,6 @@ from collections.abc import Mapping, Sequence
 from time import perf_counter_ns as _clock
 from typing import Any
 
-import numpy as np
-
 from ._state import backend_var, profiling, recorders_var
 from .backend import Backend, active_backend
 from .dtypes import DType
@@ -52,10 +50,11 @@ def wrap(native: Any, backend: Backend, dtype: DType | None = None) -> Tensor:
 
 
 def to_backend(t: Tensor, backend: Backend) -> Any:
-    """The native array of `t` on `backend` (moved through the host if it lives elsewhere)."""
+    """The native array of `t` on `backend` (``Backend.from_tensor`` if it lives elsewhere:
+    through the host, or as it is beneath a transform's backend)."""
     if t._backend is backend:
         return t._data
-    return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
+    return backend.from_tensor(t)
 
 
 class _Direct:
@@ -102,7 +101,7 @@ class Dispatcher:
     kernel (and set of constant attributes) at import, and keep it.
     """
 
-    __slots__ = ("name", "attrs", "_given", "_binding")
+    __slots__ = ("name", "attrs", "_given", "_binding", "_previous")
 
     def __init__(self, kernel_name: str, attrs: Mapping[str, Any] | None = None) -> None:
         self.name = kernel_name
@@ -110,6 +109,7 @@ class Dispatcher:
         #: the attributes used when a call gives none (None until known: see _bind)
         self.attrs: dict[str, Any] | None = self._given
         self._binding = _UNBOUND
+        self._previous = _UNBOUND  # the binding before, kept for code alternating two backends (vmap)
 
     def __repr__(self) -> str:
         return f"<Dispatcher {self.name!r}{'' if self._given is None else f' {self._given}'}>"
@@ -117,11 +117,17 @@ class Dispatcher:
     # -- binding ---------------------------------------------------------------------------
     def _bind(self, backend: Backend) -> _Binding:
         """Look the kernel up for `backend` (and the spec, and the direct function for the
-        dispatcher's own attributes) as of the registry's current version."""
-        kernels = ACTIVE.runtime.kernels
+        dispatcher's own attributes) as of the registry's current version: the binding
+        before it if that one fits (vmap's rules run kernels beneath the batching level)."""
+        previous = self._previous
         version = CHANGES[0]
+        self._previous = self._binding
+        if previous.backend is backend and previous.version == version:
+            self._binding = previous
+            return previous
+        kernels = ACTIVE.runtime.kernels
         spec = get_kernel_spec(self.name)
-        config = kernels.active.get((self.name, backend.name))
+        config = kernels.active.get((self.name, backend.name)) or backend.derived_kernel(self.name)
         if config is None:
             raise missing_kernel_error(self.name, backend.name)
         self.attrs = self._own_attrs(spec)

@@ -29,7 +29,9 @@ __all__ = [
     "AutodiffError",
     "PluginError",
     "PluginVersionError",
+    "TensorplugWarning",
     "TensorplugPluginWarning",
+    "VmapFallbackWarning",
     "CheckpointError",
     "CheckpointNotFoundError",
     "MissingDependencyError",
@@ -150,8 +152,17 @@ class PluginVersionError(PluginError):
     """A plugin was built for another core API version."""
 
 
-class TensorplugPluginWarning(UserWarning):
+class TensorplugWarning(UserWarning):
+    """The base class of tensorplug's warnings."""
+
+
+class TensorplugPluginWarning(TensorplugWarning):
     """Warned once per broken plugin when plugins load in non-strict mode."""
+
+
+class VmapFallbackWarning(TensorplugWarning):
+    """Warned once per kernel that ``tp.vmap`` batches by a loop over the batch (it has no
+    batching rule): register one (``tensorplug.extend.BatchConfig``) to batch it in one call."""
 
 
 class CheckpointError(TensorplugError, ValueError):

@@ -1,6 +1,6 @@
 """Jacobians and Hessians from the two modes: ``jacfwd`` (a JVP per input element), ``jacrev``
-(a VJP per output element, over one recorded forward pass), ``hessian`` (jacfwd of jacrev)
-and ``hvp`` (forward over reverse)."""
+(a VJP per output element, over one recorded forward pass), all elements at once with
+``tp.vmap``; ``hessian`` (jacfwd of jacrev) and ``hvp`` (forward over reverse)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from typing import Any
 
 from .. import _validate as valid
 from .._state import push_recorder, remove_recorder
+from ..batching.vmap import vmap
 from ..errors import AutodiffError
 from ..ops._convert import asarray
 from ..ops.creation import eye, zeros, zeros_like
-from ..ops.manipulation import reshape, stack
+from ..ops.manipulation import reshape
 from ..tensor import Tensor
 from . import _tree
 from .api import _argnums, _checked_argnums, _diff_leaf, _is_leaf, grad
@@ -33,11 +34,10 @@ def _output(out: Any, fname: str) -> Tensor:
     return out
 
 
-def _basis(like: Tensor) -> list[Tensor]:
-    """The unit tensors of `like`'s shape and dtype, one per element in C order."""
+def _basis(like: Tensor) -> Tensor:
+    """The unit tensors of `like`'s shape and dtype, one per element in C order, stacked."""
     n = math.prod(like.shape)
-    rows = eye(n, dtype=like.dtype)
-    return [reshape(rows[i], like.shape) for i in range(n)]
+    return reshape(eye(n, dtype=like.dtype), (n,) + like.shape)
 
 
 def _result(parts: list[Any], argnums: int | tuple[int, ...]) -> Any:
@@ -61,21 +61,21 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
             leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
             columns_per_leaf = []
             for k, leaf in enumerate(leaves):
-                columns = []
 
                 def at(*xs: Any, n: int = n, structure: Any = structure) -> Tensor:
                     call = list(args_l)
                     call[n] = _tree.unflatten(structure, list(xs))
                     return _output(f(*call), "jacfwd")
-                for e in _basis(leaf):
+
+                def column(e: Tensor, k: int = k, at: Any = at, leaves: list[Tensor] = leaves) -> Tensor:
                     tangents = [e if j == k else zeros_like(x) for j, x in enumerate(leaves)]
-                    columns.append(jvp(at, tuple(leaves), tuple(tangents))[1])
-                if not columns:  # an empty argument: an empty Jacobian
-                    out_shape = at(*leaves).shape
-                    columns_per_leaf.append(zeros(out_shape + leaf.shape, dtype=leaf.dtype))
+                    return jvp(at, tuple(leaves), tuple(tangents))[1]
+                size = math.prod(leaf.shape)
+                if not size:  # an empty argument: an empty Jacobian
+                    columns_per_leaf.append(zeros(at(*leaves).shape + leaf.shape, dtype=leaf.dtype))
                     continue
-                stacked = stack(columns, axis=-1)  # output.shape + (size,)
-                columns_per_leaf.append(reshape(stacked, columns[0].shape + leaf.shape))
+                columns = vmap(column, out_axes=-1)(_basis(leaf))  # output.shape + (size,)
+                columns_per_leaf.append(reshape(columns, columns.shape[:-1] + leaf.shape))
             parts.append(_tree.unflatten(structure, columns_per_leaf))
         return _result(parts, argnums)
 
@@ -107,8 +107,11 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
             out = _output(f(*args_l), "jacrev")
         finally:
             remove_recorder(tape)
-        rows = [backward(tape, out, e, sources) for e in _basis(out)]
-        jac = [reshape(stack([row[i] for row in rows]), out.shape + s.shape) for i, s in enumerate(sources)]
+        if out.size:
+            rows = vmap(lambda e: tuple(backward(tape, out, e, sources)))(_basis(out))
+        else:  # an empty output: an empty Jacobian
+            rows = tuple(zeros((0,) + s.shape, dtype=s.dtype) for s in sources)
+        jac = [reshape(row, out.shape + s.shape) for row, s in zip(rows, sources)]
         parts, start = [], 0
         for structure, count in groups:
             parts.append(_tree.unflatten(structure, jac[start:start + count]))

@@ -12,6 +12,7 @@ from .. import _validate as valid
 from .._state import state
 from ..backend import active_backend, start_backend
 from ..dispatch import Dispatcher, wrap
+from ..dispatch import to_backend as to_native
 from ..dtypes import (
     DType,
     default_complex,
@@ -79,7 +80,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     if isinstance(obj, Tensor):
         t = obj
         if t._backend is not target:
-            t = wrap(target.from_numpy(np.asarray(t._backend.to_numpy(t._data))), target, t._dtype)
+            t = wrap(to_native(t, target), target, t._dtype)
         if dt is not None and dt is not t._dtype:
             t = astype(t, dt)
         return t

@@ -17,9 +17,10 @@ __all__ = ["BatchConfig", "BatchFunc", "register_batching_rule", "unregister_bat
            "find_batching_rule", "override_batching_rule"]
 
 #: ``batch_func(inputs, batch_axes, attrs)``: the kernel's input Tensors carrying a batch axis
-#: at ``batch_axes[i]`` (None: the input is not batched), and its attributes. Returns
-#: ``(outputs, out_batch_axes)``: the output Tensor(s) for the whole batch, written with ops,
-#: and where each carries the batch axis.
+#: at ``batch_axes[i]`` (None: the input is not batched; at least one is), and its attributes.
+#: Returns ``(outputs, out_batch_axes)``: the output Tensor(s) for the whole batch, written with
+#: ops, and where each carries the batch axis (one int or None for every output, or one per
+#: output); or NotImplemented for batch axes it does not handle (vmap then loops).
 BatchFunc = Callable[[tuple[Any, ...], tuple[Any, ...], Mapping[str, Any]], tuple[Any, Any]]
 
 

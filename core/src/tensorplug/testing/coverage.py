@@ -90,14 +90,14 @@ class Coverage:
             if why is not None:
                 out["excluded"].append(f"{name} ({why})")
                 continue
-            kernel, grad = self.records.get(("kernel", name)), self.records.get(("gradient", name))
-            found = [r for r in (kernel, grad) if r is not None]
+            kernel, grad, batch = (self.records.get((c, name)) for c in ("kernel", "gradient", "batching"))
+            found = [r for r in (kernel, grad, batch) if r is not None]
             if not found:
                 out["not run"].append(name)
             elif any(r.status == "missing" for r in found):
                 out["missing"].append(name)
             elif any(r.outcome != "passed" and r.status != "blocked" for r in found):
-                parts = [p for p, r in (("kernel", kernel), ("gradient", grad))
+                parts = [p for p, r in (("kernel", kernel), ("gradient", grad), ("batching", batch))
                          if r and r.outcome != "passed" and r.status != "blocked"]
                 out["failing"].append(f"{name} ({', '.join(parts)})")
             elif grad is not None and grad.status == "blocked":

@@ -7,7 +7,8 @@ and dtypes the spec's rule gives and the values numpy gives (within float tolera
 inputs are left untouched; bad inputs raise the spec's typed error (not a KernelError); and
 its gradient is registered (unless the spec says it is not differentiable) and agrees with
 finite differences (``check_gradients``, in float64 where the backend has it), and so does
-forward mode through it (``check_jvp``: its JVP rule, or its gradient transposed).
+forward mode through it (``check_jvp``: its JVP rule, or its gradient transposed); and its
+batching rule, where it has one, agrees with a loop over the batch (``check_batching``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 from ..ops._convert import asarray
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
+from .batching_check import check_batching
 from .compare import Tolerance, compare_values, show_array
 from .gradient_check import check_gradient
 from .inputs import BadCase, Case, generic_bad_cases, generic_cases
@@ -36,7 +38,7 @@ from .result import OpCheckResult
 __all__ = ["opcheck", "assert_opcheck", "CHECKS", "supports_float64"]
 
 #: What opcheck can check; pass a subset as ``checks=``.
-CHECKS = ("values", "errors", "gradient", "jvp")
+CHECKS = ("values", "errors", "gradient", "jvp", "batching")
 
 
 def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[str] = CHECKS,
@@ -46,12 +48,12 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
     """Check kernel `kernel_name` on `backend` (default: the active one); return the result.
 
     ``checks`` picks among "values" (shapes, dtypes, values), "errors" (bad inputs),
-    "gradient" and "jvp" (forward mode against finite differences). ``reference`` replaces the
-    kit's own entry for this kernel (for a plugin's kernel spec the kit does not know).
-    ``rtol``/``atol`` override the float tolerances (one value, or one per dtype name).
-    ``gradient_order`` > 1 also checks higher derivatives. ``rerun`` is the command a report
-    shows for running the check again. ``max_cases`` bounds the cases checked (``bounded``): a
-    quicker run for a backend that compiles every case.
+    "gradient", "jvp" (forward mode against finite differences) and "batching" (the vmap rule
+    against a loop). ``reference`` replaces the kit's own entry for this kernel (for a plugin's
+    kernel spec the kit does not know). ``rtol``/``atol`` override the float tolerances (one
+    value, or one per dtype name). ``gradient_order`` > 1 also checks higher derivatives.
+    ``rerun`` is the command a report shows for running the check again. ``max_cases`` bounds
+    the cases checked (``bounded``): a quicker run for a backend that compiles every case.
     Raises KernelSpecNotFoundError for an unknown kernel name; problems are in the result.
     """
     checks = tuple(checks)
@@ -77,6 +79,8 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
             check_gradient(spec, cases, has_f64, result, gradient_order)
         if "jvp" in checks:
             check_kernel_jvp(spec, cases, has_f64, result)
+        if "batching" in checks:
+            check_batching(spec, cases, result)
     return result
 
 

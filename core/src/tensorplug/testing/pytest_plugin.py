@@ -89,7 +89,7 @@ class Conformance:
         """Run opcheck for one test and fail it (message only, no traceback) on a problem."""
         from .opcheck import opcheck
 
-        checks = ("values", "errors") if check == "kernel" else ("gradient", "jvp")
+        checks = {"kernel": ("values", "errors"), "gradient": ("gradient", "jvp")}.get(check, (check,))
         try:
             result = opcheck(kernel, self.backend, checks=checks, gradient_order=self.order,
                              rerun=self.rerun(kernel), max_cases=self.max_cases)
@@ -175,7 +175,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    wanted = [n for n in ("tensorplug_kernel", "tensorplug_gradient") if n in metafunc.fixturenames]
+    wanted = [n for n in ("tensorplug_kernel", "tensorplug_gradient", "tensorplug_batching")
+              if n in metafunc.fixturenames]
     if not wanted:
         return
     conf = _conformance(metafunc.config)
@@ -185,7 +186,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         pytest.fail("the tensorplug conformance suite checks one backend: pass --tensorplug-backend NAME "
                     f"(installed backends: {list_backends() or 'none'})", pytrace=False)
     for arg in wanted:
-        names = conf.kernels() if arg == "tensorplug_kernel" else conf.gradients()
+        names = conf.gradients() if arg == "tensorplug_gradient" else conf.kernels()
         metafunc.parametrize(arg, names, ids=names)
 
 
@@ -209,8 +210,8 @@ def tensorplug_runtime() -> Iterator[Runtime]:
 
 
 def _kernel_of(nodeid: str) -> tuple[str, str] | None:
-    """('kernel' or 'gradient', kernel name) from a conformance test's node id."""
-    for check in ("kernel", "gradient"):
+    """('kernel', 'gradient' or 'batching', kernel name) from a conformance test's node id."""
+    for check in ("kernel", "gradient", "batching"):
         marker = f"::test_{check}["
         if marker in nodeid and nodeid.endswith("]"):
             return check, nodeid.split(marker, 1)[1][:-1]

@@ -9,7 +9,7 @@ __all__ = ["Problem", "OpCheckResult", "OpCheckError", "KINDS"]
 
 #: The kinds of problem, in the order reports list them.
 KINDS = ("missing", "raised", "dtype", "shape", "values", "mutated", "error", "gradient", "jvp", "blocked",
-         "kit")
+         "batching", "kit")
 _SHOWN_PER_KIND = 3
 
 
@@ -44,8 +44,8 @@ class OpCheckResult:
     the gradient needs. ``reference``: "values" (checked against
     the kit's numpy reference), "properties" (random kernels) or "none" (a kernel the kit
     does not know: only shapes and dtypes from the spec's rule, and the gradient). ``gradient``
-    and ``jvp`` say what was done about the gradient and forward mode. ``problems`` is empty when
-    everything passed.
+    and ``jvp`` say what was done about the gradient and forward mode, ``batching`` about the
+    batching rule (``tp.vmap``). ``problems`` is empty when everything passed.
     """
 
     kernel: str
@@ -57,6 +57,7 @@ class OpCheckResult:
     gradient: str = "not checked"
     gradient_cases: int = 0
     jvp: str = "not checked"
+    batching: str = "not checked"
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     blocked_by: list[str] = field(default_factory=list)
@@ -90,6 +91,8 @@ class OpCheckResult:
                    f"{self.bad_cases} bad input(s)", f"gradient: {self.gradient}"]
         if self.jvp != "not checked":
             checked.append(f"jvp: {self.jvp}")
+        if self.batching != "not checked":
+            checked.append(f"batching: {self.batching}")
         verdict = "passed" if self.ok else f"{len(self.problems)} problem(s)"
         return f"opcheck '{self.kernel}' on backend '{self.backend}': {verdict} ({', '.join(checked)})"
 

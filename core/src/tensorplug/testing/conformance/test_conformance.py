@@ -16,3 +16,8 @@ def test_gradient(tensorplug_conformance: Any, tensorplug_gradient: str, request
     """The kernel's gradient is registered and agrees with finite differences; so does forward
     mode through it (its JVP rule, or its gradient transposed)."""
     tensorplug_conformance.check("gradient", tensorplug_gradient, request.node)
+
+
+def test_batching(tensorplug_conformance: Any, tensorplug_batching: str, request: Any) -> None:
+    """The kernel's batching rule (tp.vmap), where it has one, agrees with a loop over the batch."""
+    tensorplug_conformance.check("batching", tensorplug_batching, request.node)

@@ -1,0 +1,174 @@
+"""Function transforms on the demo's MLP (64-128-10, ReLU, float32, a batch of 32): per-example
+gradients and Hessian-vector products, each against one batched gradient on the same backend.
+
+    python benchmarks/transforms_bench.py            (or: make bench; --quick for a smoke run)
+
+Issue 16's targets, per backend (numpy; jax eager unless --no-jax):
+
+- per-example gradients with ``tp.vmap(tp.grad(loss), in_axes=(None, 0, 0))``: no more than
+  1.5x one gradient of the batch's mean loss;
+- the same by a Python loop of ``tp.grad`` over the 32 examples, for comparison (~20x);
+- ``tp.hvp`` of the batch's loss (forward over reverse, the parameters' tangent a tree like
+  them): no more than 3x one gradient;
+- both compiled with ``tp.jit`` (numpy: a plan of the kernel calls, where vmap's own Python
+  layer is gone): per-example gradients against one gradient, no more than 1.5x.
+
+The per-example gradients of the two ways are compared first. Cases are measured in
+interleaved rounds (which side goes first alternates), as in array_api_bench.py; a ratio is
+the transform's time over the one gradient's, as the ratio of the medians and the median of
+the rounds' own ratios, and a case is OK only when both are within its target. Results are
+written to benchmarks/results/ (not kept in git).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as in run.py; set before numpy loads
+
+import numpy as np  # noqa: E402
+
+import tensorplug as tp  # noqa: E402
+from array_api_bench import measure  # noqa: E402  (this folder's: the same measuring)
+from tensorplug.cli.digits_mlp import SIZES, init_params  # noqa: E402
+from tensorplug.errors import VmapFallbackWarning  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+BATCH = 32
+
+
+class Case(NamedTuple):
+    name: str
+    ours: Callable[[], Any]
+    peer: Callable[[], Any]  # one batched gradient (compiled alike)
+    target: float | None  # None: shown for comparison
+
+
+def loss(params: dict[str, tp.Tensor], x: tp.Tensor, y: tp.Tensor) -> tp.Tensor:
+    """The demo's loss (``digits_mlp.loss_fn``) as a function of its parameters: the mean
+    cross-entropy of the MLP's logits against integer labels."""
+    hidden = tp.nn.relu(x @ params["w1"] + params["b1"])
+    return tp.nn.sparse_softmax_cross_entropy(y, hidden @ params["w2"] + params["b2"])
+
+
+def data(seed: int = 0) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return (init_params(seed), rng.standard_normal((BATCH, SIZES[0])).astype(np.float32),
+            rng.integers(0, SIZES[-1], BATCH))
+
+
+def cases(backend: str) -> list[Case]:
+    tp.set_backend(backend)
+    host_params, host_x, host_y = data()
+    params = {k: tp.asarray(v) for k, v in host_params.items()}
+    x, y = tp.asarray(host_x), tp.asarray(host_y)
+    examples = [(x[i], y[i]) for i in range(BATCH)]
+    gradient = tp.grad(loss)
+    per_example = tp.vmap(gradient, in_axes=(None, 0, 0))
+    tangent = {k: tp.asarray(np.random.default_rng(1).standard_normal(v.shape).astype(np.float32))
+               for k, v in host_params.items()}
+
+    def batched() -> Any:
+        return gradient(params, x, y)
+
+    def looped() -> Any:
+        return [gradient(params, xi, yi) for xi, yi in examples]
+
+    def hvp() -> Any:
+        return tp.hvp(lambda p: loss(p, x, y), (params,), (tangent,))
+
+    with warnings.catch_warnings():  # no kernel of the path is batched by a loop
+        warnings.simplefilter("error", VmapFallbackWarning)
+        vmapped = per_example(params, x, y)
+    loop = looped()
+    for k in params:
+        want = np.stack([g[k].numpy() for g in loop])
+        if not np.allclose(vmapped[k].numpy(), want, rtol=1e-4, atol=1e-6):
+            raise SystemExit(f"per-example gradients of '{k}' differ between vmap and the loop on {backend}")
+    jit_per_example, jit_gradient = tp.jit(per_example), tp.jit(gradient)
+    return [Case("per-example grads, vmap(grad)", lambda: per_example(params, x, y), batched, 1.5),
+            Case("per-example grads, loop of grads", looped, batched, None),
+            Case("hvp", hvp, batched, 3.0),
+            Case("under tp.jit: vmap(grad) vs grad", lambda: jit_per_example(params, x, y),
+                 lambda: jit_gradient(params, x, y), 1.5)]
+
+
+def sync(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """`fn` with every output array computed (jax computes asynchronously)."""
+    def call() -> None:
+        out = fn()
+        leaves = out if isinstance(out, (list, tuple)) else [out]
+        for leaf in leaves:
+            for t in (leaf.values() if isinstance(leaf, dict) else [leaf]):
+                for u in (t.values() if isinstance(t, dict) else [t]):
+                    getattr(u.native, "block_until_ready", lambda: None)()
+    return call
+
+
+def report(chosen: list[Case], rounds: int) -> dict[str, Any]:
+    samples = measure({c.name: (sync(c.ours), sync(c.peer)) for c in chosen}, rounds)
+    out = {}
+    for c in chosen:
+        peer, ours = samples[c.name]
+        of_medians = statistics.median(ours) / statistics.median(peer)
+        paired = statistics.median(o / p for p, o in zip(peer, ours))
+        out[c.name] = {"gradient_ms": statistics.median(peer) * 1e3,
+                       "transform_ms": statistics.median(ours) * 1e3,
+                       "ratio": of_medians, "paired_ratio": paired, "target": c.target,
+                       "met": None if c.target is None else max(of_medians, paired) <= c.target}
+    return out
+
+
+def print_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
+    print(f"\n{title}")
+    print(f"  {'case':34s} {'one grad':>11s} {'transform':>11s} {'ratio':>7s} {'paired':>7s}  target")
+    for name, r in rows.items():
+        verdict = "(for comparison)" if r["target"] is None else (
+            f"<= {r['target']}x {'OK' if r['met'] else 'NOT MET'}")
+        print(f"  {name:34s} {r['gradient_ms']:8.3f} ms {r['transform_ms']:8.3f} ms {r['ratio']:6.2f}x "
+              f"{r['paired_ratio']:6.2f}x  {verdict}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 9)")
+    parser.add_argument("--no-jax", action="store_true", help="leave the jax backend's rows out")
+    parser.add_argument("--results", type=Path, default=HERE / "results",
+                        help="directory for the JSON results (default: benchmarks/results)")
+    args = parser.parse_args(argv)
+    rounds = args.rounds or (2 if args.quick else 9)
+    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    sizes = "-".join(map(str, SIZES))
+    print(f"tensorplug transforms benchmark: the demo MLP {sizes}, float32, batch {BATCH}")
+    print(f"command: {command}")
+    print(f"python {platform.python_version()}, numpy {np.__version__}; tensorplug {tp.__version__}; "
+          f"{os.cpu_count()} CPUs; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
+    print(f"medians of {rounds} interleaved rounds; ratio = transform / one batched gradient, "
+          "lower is better")
+    results: dict[str, Any] = {"command": command, "numpy": np.__version__, "tensorplug": tp.__version__,
+                               "rounds": rounds}
+    backends = ["numpy"] + ([] if args.no_jax else ["jax"])
+    for backend in backends:
+        results[backend] = report(cases(backend), rounds)
+        print_table(f"{backend} backend (eager)", results[backend])
+    args.results.mkdir(parents=True, exist_ok=True)
+    out = args.results / time.strftime("transforms-bench-%Y%m%d-%H%M%S.json")
+    out.write_text(json.dumps(results, indent=2))
+    print(f"results written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

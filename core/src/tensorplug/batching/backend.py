@@ -1,0 +1,205 @@
+"""vmap's batching backend: the backend active while a vmapped function runs.
+
+Its native arrays are ``Batched(value, axis)``: `value` is a Tensor of the level beneath (the
+backend active when vmap was entered: an ordinary backend, or the batching backend of an
+enclosing vmap) holding the whole batch along `axis`, or one value shared by every example
+(axis None). Shapes are per example. Its kernels are derived from the level beneath
+(``derived_kernel``): a kernel call applies the kernel's batching rule
+(``tensorplug.extend.find_batching_rule``) or, without one, loops over the batch. Rules run
+their ops on the level beneath, seen by the recorders active when vmap was entered (tapes,
+forward mode, tp.jit's planner), which is how grad, jvp and jit compose with vmap.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .._state import backend_var, recorders_var
+from ..backend import Backend
+from ..dispatch import dispatcher_of, to_backend, wrap
+from ..dtypes import DType
+from ..errors import KernelError, ShapeError, TracedValueError, VmapFallbackWarning
+from ..kernel_spec import TensorInfo
+from ..ops.creation import zeros
+from ..ops.manipulation import stack
+from ..registry.batching import find_batching_rule
+from ..registry.kernel_config import KernelConfig
+from ..registry.specs import get_kernel_spec
+from ..tensor import Tensor
+from ._util import select
+
+__all__ = ["Batched", "BatchingBackend"]
+
+
+class Batched:
+    """A native array of the batching backend: `value` (a Tensor of the level beneath) holds
+    the batch along `axis`, or one value for every example (axis None)."""
+
+    __slots__ = ("value", "axis")
+
+    def __init__(self, value: Tensor, axis: int | None) -> None:
+        self.value = value
+        self.axis = axis
+
+    def __repr__(self) -> str:
+        return f"Batched({self.value!r}, axis={self.axis})"
+
+
+def _kernel_func(kernel_name: str) -> Any:
+    def run(arrays: tuple[Batched, ...], attrs: dict[str, Any], backend: BatchingBackend) -> Any:
+        return backend.run(kernel_name, arrays, attrs)
+    return run
+
+
+_configs: dict[str, KernelConfig] = {}  # the derived kernels, by kernel name
+_warned: set[str] = set()  # kernels whose loop fallback was warned about
+
+
+class BatchingBackend(Backend):
+    """The backend of one vmap level over `inner` with batch size `size`; `recorders` are those
+    active when vmap was entered (they see the ops batching rules run)."""
+
+    name = "vmap"
+    direct_kernels = False
+
+    def __init__(self, inner: Backend, size: int) -> None:
+        self.inner = inner
+        self.size = size
+        self.recorders: tuple[Any, ...] = ()
+        self.max_elements = inner.max_elements
+        self.max_ndim = inner.max_ndim - 1  # (the batch axis takes one)
+
+    def __repr__(self) -> str:
+        return f"<BatchingBackend over {self.inner!r}, batch size {self.size}>"
+
+    # -- arrays ----------------------------------------------------------------------------
+    def from_numpy(self, array: np.ndarray) -> Batched:
+        """Data made inside the function (creation ops) is the same for every example."""
+        return Batched(wrap(self.inner.from_numpy(array), self.inner), None)
+
+    def to_numpy(self, native: Batched) -> np.ndarray:
+        if native.axis is not None:
+            raise TracedValueError(
+                f"vmap: cannot read values inside vmap: this tensor (per example shape "
+                f"{self.shape_of(native)}, dtype {native.value.dtype.name}) differs between the "
+                f"{self.size} examples of the batch. Use ops instead of Python control flow on its "
+                "values (e.g. tp.where), or return it from the vmapped function and read it outside.")
+        value = native.value
+        return value._backend.to_numpy(value._data)
+
+    def from_tensor(self, tensor: Tensor) -> Batched:
+        """A tensor of a level beneath (e.g. a weight closed over by the function) as it is:
+        the same for every example, no copy."""
+        inner = self.inner
+        if tensor._backend is inner:
+            return Batched(tensor, None)
+        return Batched(wrap(to_backend(tensor, inner), inner, tensor._dtype), None)
+
+    def dtype_of(self, native: Batched) -> DType:
+        return native.value._dtype
+
+    def shape_of(self, native: Batched) -> tuple[int, ...]:
+        shape = native.value.shape
+        axis = native.axis
+        return shape if axis is None else shape[:axis] + shape[axis + 1:]
+
+    def device_of(self, native: Batched) -> str:
+        return native.value.device
+
+    def devices(self) -> list[str]:
+        return self.inner.devices()
+
+    # -- kernels ---------------------------------------------------------------------------
+    def derived_kernel(self, kernel_name: str) -> KernelConfig:
+        found = _configs.get(kernel_name)
+        if found is None:
+            found = _configs[kernel_name] = KernelConfig(kernel_name, self.name, _kernel_func(kernel_name))
+        return found
+
+    def run(self, name: str, arrays: tuple[Batched, ...], attrs: Mapping[str, Any]) -> Any:
+        """Kernel `name` on the batch: its batching rule (or a loop) on the level beneath."""
+        values = tuple([a.value for a in arrays])
+        axes = tuple([a.axis for a in arrays])
+        backend_token = backend_var.set(self.inner)
+        recorders_token = recorders_var.set(self.recorders)
+        try:
+            if axes.count(None) == len(axes):  # nothing batched: the kernel itself, once
+                return _as_batched(dispatcher_of(name)(values, attrs), None)
+            rule = find_batching_rule(name)
+            found = NotImplemented if rule is None else rule.batch_func(values, axes, attrs)
+            if found is NotImplemented:  # no rule, or one that declines these batch axes
+                outputs, out_axes = self.loop(name, values, axes, attrs), 0
+            else:
+                outputs, out_axes = found
+        finally:
+            recorders_var.reset(recorders_token)
+            backend_var.reset(backend_token)
+        return self._checked(name, outputs, out_axes)
+
+    def loop(self, name: str, values: tuple[Tensor, ...], axes: tuple[int | None, ...],
+             attrs: Mapping[str, Any]) -> Any:
+        """The loop fallback: the kernel per example on the level beneath, stacked (axis 0)."""
+        if name not in _warned:
+            _warned.add(name)
+            warnings.warn(
+                f"tp.vmap: kernel '{name}' has no batching rule, so vmap runs it once per example "
+                "(a loop over the batch). Register one (tensorplug.extend.BatchConfig, "
+                "register_batching_rule) to batch it in one call.", VmapFallbackWarning, stacklevel=2)
+        spec = get_kernel_spec(name)
+        dispatcher = dispatcher_of(name)
+        results = []
+        for i in range(self.size):
+            results.append(dispatcher([v if a is None else select(v, a, i) for v, a in zip(values, axes)],
+                                      attrs))
+        single = len(spec.outputs) == 1
+        if not results:  # an empty batch: empty outputs of the spec's shapes and dtypes
+            infos = [TensorInfo(v.shape if a is None else v.shape[:a] + v.shape[a + 1:], v._dtype)
+                     for v, a in zip(values, axes)]
+            outs = [zeros((0,) + o.shape, dtype=o.dtype) for o in spec.check(infos, attrs)]
+            return outs[0] if single else tuple(outs)
+        per_output = [results] if single else [list(parts) for parts in zip(*results)]
+        for parts in per_output:
+            shapes = {t.shape for t in parts}
+            if len(shapes) > 1:
+                raise ShapeError(f"vmap: kernel '{name}' gives outputs of different shapes for different "
+                                 f"examples ({sorted(shapes)}): its output shape depends on the values, so "
+                                 "it cannot be batched. Call it outside vmap.")
+        stacked = [stack(parts) for parts in per_output]
+        return stacked[0] if single else tuple(stacked)
+
+    def _checked(self, name: str, outputs: Any, out_axes: Any) -> Any:
+        """The rule's outputs as Batched arrays (one, or a tuple), checked."""
+        if isinstance(outputs, Tensor):
+            return _as_batched(outputs, self._axis(name, outputs, out_axes))
+        if not isinstance(outputs, (tuple, list)):
+            raise KernelError(f"the batching rule of '{name}' returned {type(outputs).__name__}; "
+                              "it returns (outputs, out_batch_axes) with Tensors for outputs.")
+        if not isinstance(out_axes, (tuple, list)):
+            out_axes = (out_axes,) * len(outputs)
+        if len(out_axes) != len(outputs):
+            raise KernelError(f"the batching rule of '{name}' returned {len(outputs)} outputs and "
+                              f"{len(out_axes)} batch axes; give one axis (or None) per output.")
+        return tuple([_as_batched(o, self._axis(name, o, a)) for o, a in zip(outputs, out_axes)])
+
+    def _axis(self, name: str, out: Any, axis: Any) -> int | None:
+        if not isinstance(out, Tensor):
+            raise KernelError(f"the batching rule of '{name}' returned a {type(out).__name__} for an "
+                              "output; return Tensors.")
+        if axis is None:
+            return None
+        shape = out._backend.shape_of(out._data)
+        if not isinstance(axis, int) or not -len(shape) <= axis < len(shape) or shape[axis] != self.size:
+            raise KernelError(f"the batching rule of '{name}' returned an output of shape {shape} with "
+                              f"batch axis {axis!r}; that axis must exist and have the batch size "
+                              f"{self.size}.")
+        return axis % len(shape)
+
+
+def _as_batched(out: Any, axis: int | None) -> Any:
+    if isinstance(out, Tensor):
+        return Batched(out, axis)
+    return tuple([Batched(o, axis) for o in out])

@@ -1,0 +1,49 @@
+"""Batching rules of the neural-network kernels: softmaxes along a shifted axis; kernels over
+a leading batch of images (pooling, convolution of images by one filter, resizing, local
+response normalization) with vmap's batch merged into theirs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..dispatch import dispatcher_of
+from ..registry.batching import BatchConfig, register_batching_rule
+from ._util import Axes, Inputs, batch_size, broadcast, reshaped, to_front, with_axes
+
+with_axes("Softmax", "LogSoftmax")
+
+
+def leading_batch(*kernel_names: str, merged: Sequence[int] = (0,), shape_attr: str | None = None) -> None:
+    """Register the rule of kernels whose inputs at `merged` share a leading axis of independent
+    items (images), which vmap's batch joins: those inputs reshaped to (batch * n, ...), the
+    kernel once, the output split back. The other inputs (filters) must be unbatched, else the
+    rule defers to the loop; `shape_attr` names an attribute holding the output's full shape."""
+    for name in kernel_names:
+        dispatcher = dispatcher_of(name)
+
+        def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any], dispatcher: Any = dispatcher) -> Any:
+            if any(a is not None for i, a in enumerate(axes) if i not in merged):
+                return NotImplemented
+            size = batch_size(inputs, axes)
+            args = list(inputs)
+            for i in merged:
+                x = to_front(inputs[i], axes[i]) if axes[i] is not None else \
+                    broadcast(inputs[i], (size,) + inputs[i].shape)
+                args[i] = reshaped(x, (size * x.shape[1],) + x.shape[2:])
+            new = dict(attrs)
+            if shape_attr is not None:
+                shape = tuple(attrs[shape_attr])
+                new[shape_attr] = (size * shape[0],) + shape[1:]
+            out = dispatcher(args, new)
+            return reshaped(out, (size, out.shape[0] // size) + out.shape[1:]), 0
+        register_batching_rule(BatchConfig(name, rule))
+
+
+leading_batch("MaxPool", "AvgPool", "MaxPool3D", "AvgPool3D", "LRN", "FlipLeftRight", "ResizeBilinear",
+              "ResizeNearestNeighbor", "DepthToSpace", "SpaceToDepth", "Conv2D", "Conv3D", "FusedConv2D",
+              "FusedDepthwiseConv2D", "Dilation2D", "FusedBatchNorm")
+leading_batch("AvgPoolGrad", "AvgPool3DGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
+              merged=(0, 1))
+leading_batch("MaxPoolGrad", "MaxPool3DGrad", "LRNGrad", merged=(0, 1, 2))
+leading_batch("Conv2DBackpropInput", "Conv3DBackpropInputV2", shape_attr="input_shape")
