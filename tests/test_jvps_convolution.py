@@ -9,7 +9,13 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jax_in_64_bits  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
+from _jvp_checks import (
+    assert_hvp_matches_jax,
+    assert_jvp_matches_jax,
+    assert_rule_matches_transposed,
+    backend,  # noqa: F401  (autouse: on both backends)
+    random,
+)
 
 LAX_FORMATS = {"NHWC": ("NHWC", "HWIO", "NHWC"), "NCHW": ("NCHW", "HWIO", "NCHW"),
                "NDHWC": ("NDHWC", "DHWIO", "NDHWC")}
@@ -47,20 +53,22 @@ def test_jvp_matches_jax(x_shape, w_shape, attrs):
     ref = lax_conv(attrs)
     y_shape = out_shape(x_shape, w_shape, attrs)
     x, w, dy = random(x_shape, 0), random(w_shape, 1), random(y_shape, 2)
-    check_jvp(lambda x, w: tp.run_kernel(conv, [x, w], attrs), ref, x, w)
-    check_jvp(lambda dy, w: tp.run_kernel(backprop_input, [dy, w], dict(attrs, input_shape=x_shape)),
-              lambda dy, w: jax.vjp(lambda x: ref(x, w), x)[1](dy)[0], dy, w)
-    check_jvp(lambda x, dy: tp.run_kernel(backprop_filter, [x, dy], dict(attrs, filter_shape=w_shape)),
-              lambda x, dy: jax.vjp(lambda w: ref(x, w), w)[1](dy)[0], x, dy)
+    assert_jvp_matches_jax(lambda x, w: tp.run_kernel(conv, [x, w], attrs), ref, x, w)
+    assert_jvp_matches_jax(
+        lambda dy, w: tp.run_kernel(backprop_input, [dy, w], dict(attrs, input_shape=x_shape)),
+        lambda dy, w: jax.vjp(lambda x: ref(x, w), x)[1](dy)[0], dy, w)
+    assert_jvp_matches_jax(
+        lambda x, dy: tp.run_kernel(backprop_filter, [x, dy], dict(attrs, filter_shape=w_shape)),
+        lambda x, dy: jax.vjp(lambda w: ref(x, w), w)[1](dy)[0], x, dy)
 
 
 @pytest.mark.parametrize(("x_shape", "w_shape", "attrs"), GEOMETRIES[:1] + GEOMETRIES[2:])
 def test_rules_match_transposed_gradient(x_shape, w_shape, attrs):
     conv, backprop_input, backprop_filter = names(x_shape)
     x, w, dy = random(x_shape, 0), random(w_shape, 1), random(out_shape(x_shape, w_shape, attrs), 2)
-    check_rule(conv, [x, w], attrs)
-    check_rule(backprop_input, [dy, w], dict(attrs, input_shape=x_shape))
-    check_rule(backprop_filter, [x, dy], dict(attrs, filter_shape=w_shape))
+    assert_rule_matches_transposed(conv, [x, w], attrs)
+    assert_rule_matches_transposed(backprop_input, [dy, w], dict(attrs, input_shape=x_shape))
+    assert_rule_matches_transposed(backprop_filter, [x, dy], dict(attrs, filter_shape=w_shape))
 
 
 def test_hvp_in_input_and_filter():
@@ -73,5 +81,5 @@ def test_hvp_in_input_and_filter():
         return jax.numpy.sum(jax.numpy.sin(jax.lax.conv_general_dilated(
             x, w, (2, 2), "SAME", dimension_numbers=LAX_FORMATS["NHWC"])))
 
-    check_hvp(lambda x: f(x, w), lambda x: f_jax(x, w), x)
-    check_hvp(lambda w: f(x, w), lambda w: f_jax(x, w), w)
+    assert_hvp_matches_jax(lambda x: f(x, w), lambda x: f_jax(x, w), x)
+    assert_hvp_matches_jax(lambda w: f(x, w), lambda w: f_jax(x, w), w)

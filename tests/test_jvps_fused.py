@@ -4,13 +4,12 @@ both backends, each rule against its gradient transposed, hvp against jax's."""
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import _jvp_math_checks as checks
+import _jvp_checks as checks
 import tensorplug as tp
+from _jax_reference import jax, jnp
 
 pytestmark = checks.ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS
 
@@ -47,7 +46,7 @@ def _fused_matmul(activation):
 
 @pytest.mark.parametrize("activation", list(ACTIVATIONS))
 def test_fused_matmul_jvp_matches_jax(activation):
-    checks.assert_jvp_matches_jax(*_fused_matmul(activation), [A, B, BIAS, WEIGHTS])
+    checks.assert_jvp_matches_jax(*_fused_matmul(activation), A, B, BIAS, WEIGHTS)
 
 
 CONVS = [  # (kernel, x shape, filter shape, attrs, jax's feature groups, activation)
@@ -98,7 +97,7 @@ def test_fused_conv_jvp_matches_jax(name, xs, ws, attrs, groups, activation):
         z = _jax_conv(a, b, c, attrs, groups, name == "FusedDepthwiseConv2D")
         return ACTIVATIONS[activation](z, d)
 
-    checks.assert_jvp_matches_jax(ours, theirs, [x, w, bias, weights])
+    checks.assert_jvp_matches_jax(ours, theirs, x, w, bias, weights)
 
 
 def test_rules_match_transposed_gradients():  # (FusedConv2D's is the depthwise one's, grouped)
@@ -111,7 +110,7 @@ def test_rules_match_transposed_gradients():  # (FusedConv2D's is the depthwise 
         "FusedDepthwiseConv2D",
         (x, w, np.tile(bias, 2), np.zeros(())),
         {"activation": "sigmoid", "has_bias": True},
-        (True, True, True, False),
+        differentiable=(0, 1, 2),
     )
 
 

@@ -11,7 +11,13 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
+from _jvp_checks import (
+    assert_hvp_matches_jax,
+    assert_jvp_matches_jax,
+    assert_rule_matches_transposed,
+    backend,  # noqa: F401  (autouse: on both backends)
+    random,
+)
 from tensorplug.errors import AutodiffError
 
 BOXES = np.array([[0.1, 0.2, 0.8, 0.9], [0.9, 0.7, 0.2, 0.1], [-0.3, 0.1, 1.2, 0.6]], np.float32)
@@ -74,22 +80,22 @@ CASES = [
 
 @pytest.mark.parametrize(("f", "f_jax"), CASES)
 def test_jvp_matches_jax(f, f_jax):
-    check_jvp(f, f_jax, random((2, 3, 4, 2)))
+    assert_jvp_matches_jax(f, f_jax, random((2, 3, 4, 2)))
 
 
 @pytest.mark.parametrize(("name", "method"), [("ResizeBilinear", "linear"),
                                               ("ResizeNearestNeighbor", "nearest")])
 def test_resize_grad_jvp_matches_jax(name, method):
     x, dy = random((1, 3, 4, 2)), random((1, 5, 6, 2), 1)
-    check_jvp(lambda x, dy: tp.run_kernel(f"{name}Grad", [x, dy], dict(half_pixel_centers=True)),
-              lambda x, dy: jax.vjp(half_pixel((5, 6), method), x)[1](dy)[0], x, dy)
+    assert_jvp_matches_jax(lambda x, dy: tp.run_kernel(f"{name}Grad", [x, dy], dict(half_pixel_centers=True)),
+                           lambda x, dy: jax.vjp(half_pixel((5, 6), method), x)[1](dy)[0], x, dy)
 
 
 def test_crop_grad_image_jvp_matches_jax():
     image, grads = random((2, 3, 4, 2)), random((len(BOXES), *CROP, 2), 1)
     attrs = dict(image_shape=image.shape)
-    check_jvp(lambda g: tp.run_kernel("CropAndResizeGradImage", [g, BOXES, BOX_IND], attrs),
-              lambda g: jax.vjp(crop, image)[1](g)[0], grads)
+    assert_jvp_matches_jax(lambda g: tp.run_kernel("CropAndResizeGradImage", [g, BOXES, BOX_IND], attrs),
+                           lambda g: jax.vjp(crop, image)[1](g)[0], grads)
 
 
 def test_crop_refuses_a_tangent_on_its_boxes():
@@ -101,20 +107,21 @@ def test_crop_refuses_a_tangent_on_its_boxes():
 @pytest.mark.parametrize("backend", ["numpy"], indirect=True)  # (the jax backend compiles each step)
 def test_rules_match_transposed_gradient():
     x, dy = random((1, 3, 4, 2)), random((1, 2, 5, 2), 1)
-    check_rule("FlipLeftRight", [x])
+    assert_rule_matches_transposed("FlipLeftRight", [x])
     for name in ("ResizeBilinear", "ResizeNearestNeighbor"):
-        check_rule(name, [x], dict(size=(2, 5), align_corners=True))
-        check_rule(f"{name}Grad", [x, dy], dict(align_corners=True))
+        assert_rule_matches_transposed(name, [x], dict(size=(2, 5), align_corners=True))
+        assert_rule_matches_transposed(f"{name}Grad", [x, dy], dict(align_corners=True))
     image = random((2, 3, 4, 2))
-    check_rule("CropAndResize", [image, BOXES, BOX_IND], dict(crop_size=CROP, extrapolation_value=2.0),
-               differentiable=(0,))
-    check_rule("CropAndResizeGradImage", [random((len(BOXES), *CROP, 2)), BOXES, BOX_IND],
-               dict(image_shape=image.shape), differentiable=(0,))
+    assert_rule_matches_transposed("CropAndResize", [image, BOXES, BOX_IND],
+                                   dict(crop_size=CROP, extrapolation_value=2.0), differentiable=(0,))
+    assert_rule_matches_transposed("CropAndResizeGradImage", [random((len(BOXES), *CROP, 2)), BOXES, BOX_IND],
+                                   dict(image_shape=image.shape), differentiable=(0,))
 
 
 def test_hvp():
     resize = half_pixel((4, 6), "linear")
-    check_hvp(lambda x: tp.sum(tp.sin(tp.image.resize_bilinear(x, (4, 6), half_pixel_centers=True)) ** 2)
-              + tp.sum(tp_crop(tp.image.flip_left_right(x)) ** 2),
-              lambda x: jnp.sum(jnp.sin(resize(x)) ** 2) + jnp.sum(crop(x[:, :, ::-1]) ** 2),
-              random((2, 3, 4, 2)))
+    assert_hvp_matches_jax(
+        lambda x: tp.sum(tp.sin(tp.image.resize_bilinear(x, (4, 6), half_pixel_centers=True)) ** 2)
+        + tp.sum(tp_crop(tp.image.flip_left_right(x)) ** 2),
+        lambda x: jnp.sum(jnp.sin(resize(x)) ** 2) + jnp.sum(crop(x[:, :, ::-1]) ** 2),
+        random((2, 3, 4, 2)))

@@ -9,7 +9,13 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
+from _jvp_checks import (
+    assert_hvp_matches_jax,
+    assert_jvp_matches_jax,
+    assert_rule_matches_transposed,
+    backend,  # noqa: F401  (autouse: on both backends)
+    random,
+)
 
 IDX = np.array([2, 0, 2, 1])
 SLICES = ((1, 3, 1), (4, 0, -2))  # x[1:3, 4:0:-2] of a (3, 5)
@@ -33,7 +39,7 @@ CASES = [
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["f64", "c128"])
 @pytest.mark.parametrize(("f", "f_jax", "shape"), CASES)
 def test_jvp_matches_jax(f, f_jax, shape, dtype):
-    check_jvp(f, f_jax, random(shape, dtype=dtype))
+    assert_jvp_matches_jax(f, f_jax, random(shape, dtype=dtype))
 
 
 @pytest.mark.parametrize(("name", "inputs", "attrs"), [
@@ -43,9 +49,9 @@ def test_jvp_matches_jax(f, f_jax, shape, dtype):
     ("StridedSliceGrad", [random((2, 2))], dict(shape=(3, 5), slices=SLICES)),
 ])
 def test_rule_matches_transposed_gradient(name, inputs, attrs):
-    check_rule(name, inputs, attrs)
+    assert_rule_matches_transposed(name, inputs, attrs)
 
 
 def test_hvp():
-    check_hvp(lambda x: tp.sum(tp.sin(tp.take(x, IDX, axis=0)[:, 1:]) ** 2),
-              lambda x: jnp.sum(jnp.sin(jnp.take(x, IDX, axis=0)[:, 1:]) ** 2), random((3, 3)))
+    assert_hvp_matches_jax(lambda x: tp.sum(tp.sin(tp.take(x, IDX, axis=0)[:, 1:]) ** 2),
+                           lambda x: jnp.sum(jnp.sin(jnp.take(x, IDX, axis=0)[:, 1:]) ** 2), random((3, 3)))

@@ -9,7 +9,13 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
+from _jvp_checks import (
+    assert_hvp_matches_jax,
+    assert_jvp_matches_jax,
+    assert_rule_matches_transposed,
+    backend,  # noqa: F401  (autouse: on both backends)
+    random,
+)
 
 
 def depth_to_space(x, b):  # NHWC, channels read as (block_row, block_col, channel)
@@ -62,12 +68,12 @@ CASES = [
 
 @pytest.mark.parametrize(("f", "f_jax", "shape"), CASES)
 def test_jvp_matches_jax(f, f_jax, shape):
-    check_jvp(f, f_jax, random(shape))
+    assert_jvp_matches_jax(f, f_jax, random(shape))
 
 
 def test_jvp_complex():
-    check_jvp(lambda x: tp.nn.space_to_depth(x, 2), lambda x: space_to_depth(x, 2),
-              random((1, 2, 2, 3), dtype=np.complex128))
+    assert_jvp_matches_jax(lambda x: tp.nn.space_to_depth(x, 2), lambda x: space_to_depth(x, 2),
+                           random((1, 2, 2, 3), dtype=np.complex128))
 
 
 @pytest.mark.parametrize(("name", "shape", "attrs"), [
@@ -78,12 +84,13 @@ def test_jvp_complex():
     ("SpaceToDepth", (1, 4, 4, 1), dict(block_size=2, data_format="NHWC")),
 ])
 def test_rule_matches_transposed_gradient(name, shape, attrs):
-    check_rule(name, [random(shape)], attrs)
+    assert_rule_matches_transposed(name, [random(shape)], attrs)
 
 
 def test_hvp():
-    check_hvp(lambda x: tp.sum(tp.sin(tp.nn.depth_to_space(tp.pad(x, ((0, 0), (1, 1), (0, 0), (0, 0)),
-                                                                    mode="symmetric"), 2)) ** 2),
-              lambda x: jnp.sum(jnp.sin(depth_to_space(jnp.pad(x, ((0, 0), (1, 1), (0, 0), (0, 0)),
-                                                               mode="symmetric"), 2)) ** 2),
-              random((1, 1, 2, 4)))
+    assert_hvp_matches_jax(
+        lambda x: tp.sum(tp.sin(tp.nn.depth_to_space(tp.pad(x, ((0, 0), (1, 1), (0, 0), (0, 0)),
+                                                            mode="symmetric"), 2)) ** 2),
+        lambda x: jnp.sum(jnp.sin(depth_to_space(jnp.pad(x, ((0, 0), (1, 1), (0, 0), (0, 0)),
+                                                       mode="symmetric"), 2)) ** 2),
+        random((1, 1, 2, 4)))

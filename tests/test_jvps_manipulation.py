@@ -9,7 +9,13 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
+from _jvp_checks import (
+    assert_hvp_matches_jax,
+    assert_jvp_matches_jax,
+    assert_rule_matches_transposed,
+    backend,  # noqa: F401  (autouse: on both backends)
+    random,
+)
 
 CASES = [
     pytest.param(lambda x: tp.broadcast_to(x, (2, 3, 4)), lambda x: jnp.broadcast_to(x, (2, 3, 4)),
@@ -34,7 +40,7 @@ CASES = [
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["f64", "c128"])
 @pytest.mark.parametrize(("f", "f_jax", "shapes"), CASES)
 def test_jvp_matches_jax(f, f_jax, shapes, dtype):
-    check_jvp(f, f_jax, *[random(s, i, dtype) for i, s in enumerate(shapes)])
+    assert_jvp_matches_jax(f, f_jax, *[random(s, i, dtype) for i, s in enumerate(shapes)])
 
 
 @pytest.mark.parametrize(("name", "shapes", "attrs"), [
@@ -47,7 +53,7 @@ def test_jvp_matches_jax(f, f_jax, shapes, dtype):
     ("Transpose", [(2, 3, 4)], dict(perm=(1, 2, 0))),
 ])
 def test_rule_matches_transposed_gradient(name, shapes, attrs):
-    check_rule(name, [random(s, i) for i, s in enumerate(shapes)], attrs)
+    assert_rule_matches_transposed(name, [random(s, i) for i, s in enumerate(shapes)], attrs)
 
 
 def test_hvp():
@@ -60,4 +66,4 @@ def test_hvp():
                             axis=0)
         return jnp.sum(jnp.sin(jnp.transpose(jnp.reshape(y, (3, -1)), (1, 0))))
 
-    check_hvp(f, f_jax, random((2, 3)))
+    assert_hvp_matches_jax(f, f_jax, random((2, 3)))

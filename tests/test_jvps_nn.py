@@ -5,13 +5,12 @@ over their gradient) against jax's, which a tangent-less log_softmax would get w
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import _jvp_math_checks as checks
+import _jvp_checks as checks
 import tensorplug as tp
+from _jax_reference import jax, jnp
 
 pytestmark = checks.ON_BOTH_BACKENDS
 
@@ -27,7 +26,8 @@ def test_softmax_cross_entropy_jvp_matches_jax(reduction):
     checks.assert_jvp_matches_jax(
         lambda lab, lg: tp.nn.softmax_cross_entropy(lab, lg, reduction=reduction),
         lambda lab, lg: REDUCE[reduction](-jnp.sum(lab * jax.nn.log_softmax(lg), axis=-1)),
-        [PROBS * 1.5, LOGITS],  # (labels not normalized: their sum enters the derivative)
+        PROBS * 1.5,  # (labels not normalized: their sum enters the derivative)
+        LOGITS,
     )
 
 
@@ -35,7 +35,8 @@ def test_softmax_cross_entropy_on_another_axis_jvp_matches_jax():
     checks.assert_jvp_matches_jax(
         lambda lab, lg: tp.nn.softmax_cross_entropy(lab, lg, axis=0),
         lambda lab, lg: jnp.mean(-jnp.sum(lab * jax.nn.log_softmax(lg, axis=0), axis=0)),
-        [PROBS, LOGITS],
+        PROBS,
+        LOGITS,
     )
 
 
@@ -48,7 +49,7 @@ def _sparse_jax(lg):
 
 
 def test_sparse_softmax_cross_entropy_jvp_matches_jax():
-    checks.assert_jvp_matches_jax(_sparse, _sparse_jax, [LOGITS])
+    checks.assert_jvp_matches_jax(_sparse, _sparse_jax, LOGITS)
 
 
 def test_sparse_softmax_cross_entropy_hvp_matches_jax():

@@ -5,12 +5,11 @@ LRN's backward kernel against jax's."""
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-import numpy as np
 import pytest
 
-import _jvp_math_checks as checks
+import _jvp_checks as checks
 import tensorplug as tp
+from _jax_reference import jax, jnp
 
 pytestmark = checks.ON_BOTH_BACKENDS_WITH_CORE_GRADIENTS
 
@@ -29,8 +28,6 @@ def _jax_lrn(x, depth_radius, bias, alpha, beta):
 
 
 def _jax_lrn_grad(dy, x):
-    import jax
-
     return jax.vjp(lambda v: _jax_lrn(v, **LRN), x)[1](dy)[0]
 
 
@@ -74,7 +71,7 @@ CASES = [  # (id, tensorplug function, jax function, primals)
 
 @pytest.mark.parametrize(("ours", "theirs", "primals"), [pytest.param(*c[1:], id=c[0]) for c in CASES])
 def test_jvp_matches_jax(ours, theirs, primals):
-    checks.assert_jvp_matches_jax(ours, theirs, [np.asarray(p) for p in primals])
+    checks.assert_jvp_matches_jax(ours, theirs, *primals)
 
 
 RULES = [  # (kernel, inputs, attrs)

@@ -12,7 +12,12 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule  # noqa: F401  (autouse)
+from _jvp_checks import (
+    assert_hvp_matches_jax,
+    assert_jvp_matches_jax,
+    assert_rule_matches_transposed,
+    backend,  # noqa: F401  (autouse: on both backends)
+)
 
 
 def distinct(shape, seed=0):
@@ -65,8 +70,9 @@ POOLS = [
 @pytest.mark.parametrize(("shape", "attrs"), POOLS)
 def test_pool_jvp_matches_jax(kind, shape, attrs):
     pool = getattr(tp.nn, f"{kind}_pool")
-    check_jvp(lambda x: pool(x, attrs["filter_size"], attrs["strides"], attrs["pad"], attrs["data_format"]),
-              lax_pool(kind, attrs), distinct(shape))
+    assert_jvp_matches_jax(
+        lambda x: pool(x, attrs["filter_size"], attrs["strides"], attrs["pad"], attrs["data_format"]),
+        lax_pool(kind, attrs), distinct(shape))
 
 
 @pytest.mark.parametrize("kind", ["max", "avg"])
@@ -81,14 +87,15 @@ def test_pool_grad_kernels_jvp_match_jax(kind, shape, attrs):
         inputs = [dy, x, tp.run_kernel(name.replace("Grad", ""), [x], attrs)] if kind == "max" else [dy, x]
         return tp.run_kernel(name, inputs, attrs)
 
-    check_jvp(f, lambda dy, x: jax.vjp(forward, x)[1](dy)[0], dy, x)
+    assert_jvp_matches_jax(f, lambda dy, x: jax.vjp(forward, x)[1](dy)[0], dy, x)
 
 
 @pytest.mark.parametrize("include_batch", [False, True])
 def test_max_pool_with_argmax_jvp_matches_jax(include_batch):
     attrs = dict(filter_size=(2, 2), strides=(2, 1), pad=((0, 1), (0, 0)), data_format="channels_last")
-    check_jvp(lambda x: tp.nn.max_pool_with_argmax(x, (2, 2), (2, 1), ((0, 1), (0, 0)), include_batch)[0],
-              lax_pool("max", attrs), distinct((2, 3, 3, 2)))
+    assert_jvp_matches_jax(
+        lambda x: tp.nn.max_pool_with_argmax(x, (2, 2), (2, 1), ((0, 1), (0, 0)), include_batch)[0],
+        lax_pool("max", attrs), distinct((2, 3, 3, 2)))
 
 
 DILATIONS = [
@@ -103,12 +110,12 @@ DILATIONS = [
 def test_dilation2d_jvps_match_jax(x_shape, f_shape, attrs):
     ref = lax_dilation(attrs, *f_shape[:2])
     x, f = distinct(x_shape), distinct(f_shape, seed=1) * 0.01  # (x + f stays distinct)
-    check_jvp(lambda x, f: tp.run_kernel("Dilation2D", [x, f], attrs), ref, x, f)
+    assert_jvp_matches_jax(lambda x, f: tp.run_kernel("Dilation2D", [x, f], attrs), ref, x, f)
     dy = distinct(ref(jnp.asarray(x), jnp.asarray(f)).shape, seed=2)
-    check_jvp(lambda x, f, dy: tp.run_kernel("Dilation2DBackpropInput", [x, f, dy], attrs),
-              lambda x, f, dy: jax.vjp(lambda x: ref(x, f), x)[1](dy)[0], x, f, dy)
-    check_jvp(lambda x, f, dy: tp.run_kernel("Dilation2DBackpropFilter", [x, f, dy], attrs),
-              lambda x, f, dy: jax.vjp(lambda f: ref(x, f), f)[1](dy)[0], x, f, dy)
+    assert_jvp_matches_jax(lambda x, f, dy: tp.run_kernel("Dilation2DBackpropInput", [x, f, dy], attrs),
+                           lambda x, f, dy: jax.vjp(lambda x: ref(x, f), x)[1](dy)[0], x, f, dy)
+    assert_jvp_matches_jax(lambda x, f, dy: tp.run_kernel("Dilation2DBackpropFilter", [x, f, dy], attrs),
+                           lambda x, f, dy: jax.vjp(lambda f: ref(x, f), f)[1](dy)[0], x, f, dy)
 
 
 @pytest.mark.parametrize("backend", ["numpy"], indirect=True)  # (the jax backend compiles each step)
@@ -118,18 +125,19 @@ def test_rules_match_transposed_gradient():
         x = distinct(shape)
         y = tp.run_kernel(f"MaxPool{three}", [x], attrs)
         dy = distinct(y.shape, seed=1)
-        check_rule(f"MaxPool{three}", [x], attrs)
-        check_rule(f"AvgPool{three}", [x], attrs)
-        check_rule(f"MaxPool{three}Grad", [dy, x, y.numpy()], attrs)
-        check_rule(f"AvgPool{three}Grad", [dy, x], attrs)
+        assert_rule_matches_transposed(f"MaxPool{three}", [x], attrs)
+        assert_rule_matches_transposed(f"AvgPool{three}", [x], attrs)
+        assert_rule_matches_transposed(f"MaxPool{three}Grad", [dy, x, y.numpy()], attrs)
+        assert_rule_matches_transposed(f"AvgPool{three}Grad", [dy, x], attrs)
     window = dict(filter_size=(2, 2), strides=(1, 1), pad=((0, 1), (0, 0)))
-    check_rule("MaxPoolWithArgmax", [distinct((1, 3, 3, 2))], dict(window, include_batch_in_index=True))
+    assert_rule_matches_transposed("MaxPoolWithArgmax", [distinct((1, 3, 3, 2))],
+                                   dict(window, include_batch_in_index=True))
     x_shape, f_shape, attrs = DILATIONS[1].values
     x, f = distinct(x_shape), distinct(f_shape, seed=1) * 0.01
     dy = tp.run_kernel("Dilation2D", [x, f], attrs)
-    check_rule("Dilation2D", [x, f], attrs)
-    check_rule("Dilation2DBackpropInput", [x, f, distinct(dy.shape, seed=2)], attrs)
-    check_rule("Dilation2DBackpropFilter", [x, f, distinct(dy.shape, seed=2)], attrs)
+    assert_rule_matches_transposed("Dilation2D", [x, f], attrs)
+    assert_rule_matches_transposed("Dilation2DBackpropInput", [x, f, distinct(dy.shape, seed=2)], attrs)
+    assert_rule_matches_transposed("Dilation2DBackpropFilter", [x, f, distinct(dy.shape, seed=2)], attrs)
 
 
 def test_hvp():
@@ -146,4 +154,4 @@ def test_hvp():
         y = lax_pool("max", attrs)(x) + lax_pool("avg", attrs)(jnp.sin(x))
         return jnp.sum(y ** 2) + jnp.sum(lax_dilation(dil, 2, 2)(x, f) ** 2)
 
-    check_hvp(g, g_jax, x)
+    assert_hvp_matches_jax(g, g_jax, x)

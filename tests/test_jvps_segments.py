@@ -9,7 +9,13 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jax_in_64_bits  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
+from _jvp_checks import (
+    assert_hvp_matches_jax,
+    assert_jvp_matches_jax,
+    assert_rule_matches_transposed,
+    backend,  # noqa: F401  (autouse: on both backends)
+    random,
+)
 
 IDS = np.array([0, 2, 0, 1, 2, 0])
 OPS = [("segment_sum", "UnsortedSegmentSum"), ("segment_max", "UnsortedSegmentMax"),
@@ -27,15 +33,17 @@ def tied(shape):
                          ids=["distinct", "ties", "ties-1d"])
 @pytest.mark.parametrize(("op", "name"), OPS)
 def test_jvp_matches_jax(op, name, data):
-    check_jvp(lambda x: getattr(tp, op)(x, IDS, 3), lambda x: getattr(jax.ops, op)(x, IDS, 3), data)
+    assert_jvp_matches_jax(lambda x: getattr(tp, op)(x, IDS, 3), lambda x: getattr(jax.ops, op)(x, IDS, 3),
+                           data)
 
 
 @pytest.mark.parametrize(("op", "name"), OPS)
 def test_rule_matches_transposed_gradient(op, name):
-    check_rule(name, [tied((6, 2)), IDS], dict(num_segments=4))  # (an empty segment too)
+    assert_rule_matches_transposed(name, [tied((6, 2)), IDS], dict(num_segments=4))  # (an empty segment too)
 
 
 def test_hvp():
-    check_hvp(lambda x: tp.sum(tp.segment_max(tp.sin(x), IDS, 3) ** 2 + tp.segment_sum(x, IDS, 3) ** 3),
-              lambda x: (jax.ops.segment_max(jax.numpy.sin(x), IDS, 3) ** 2
-                         + jax.ops.segment_sum(x, IDS, 3) ** 3).sum(), random((6, 2)))
+    assert_hvp_matches_jax(
+        lambda x: tp.sum(tp.segment_max(tp.sin(x), IDS, 3) ** 2 + tp.segment_sum(x, IDS, 3) ** 3),
+        lambda x: (jax.ops.segment_max(jax.numpy.sin(x), IDS, 3) ** 2
+                   + jax.ops.segment_sum(x, IDS, 3) ** 3).sum(), random((6, 2)))

@@ -9,7 +9,13 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (jax_in_64_bits: autouse)
-from _jvp_checks import backend, check_hvp, check_jvp, check_rule, random  # noqa: F401  (autouse)
+from _jvp_checks import (
+    assert_hvp_matches_jax,
+    assert_jvp_matches_jax,
+    assert_rule_matches_transposed,
+    backend,  # noqa: F401  (autouse: on both backends)
+    random,
+)
 
 
 def band(x, lower, upper):
@@ -41,13 +47,14 @@ CASES = [
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["f64", "c128"])
 @pytest.mark.parametrize(("f", "f_jax", "shape"), CASES)
 def test_jvp_matches_jax(f, f_jax, shape, dtype):
-    check_jvp(f, f_jax, random(shape, dtype=dtype))
+    assert_jvp_matches_jax(f, f_jax, random(shape, dtype=dtype))
 
 
 @pytest.mark.parametrize("shape", [(5,), (2, 4)])
 def test_top_k_jvp_matches_jax(shape):
     x = np.random.default_rng(0).permutation(np.prod(shape)).reshape(shape) * 0.5  # no ties
-    check_jvp(lambda x: tp.top_k(x, 3)[0], lambda x: jax.lax.top_k(x, 3)[0], x.astype(np.float64))
+    assert_jvp_matches_jax(lambda x: tp.top_k(x, 3)[0], lambda x: jax.lax.top_k(x, 3)[0],
+                           x.astype(np.float64))
     _, t_indices = tp.jvp(lambda x: tp.top_k(x, 2), (x,), (np.ones(shape),))[1]
     assert not np.any(t_indices.numpy())  # (the indices' tangent is zero)
 
@@ -62,7 +69,7 @@ def test_top_k_jvp_matches_jax(shape):
     ("Unpack", (3, 2), dict(axis=1)),
 ])
 def test_rule_matches_transposed_gradient(name, shape, attrs):
-    check_rule(name, [random(shape)], attrs)
+    assert_rule_matches_transposed(name, [random(shape)], attrs)
 
 
 def test_hvp():
@@ -75,4 +82,4 @@ def test_hvp():
         a, b = jnp.split(jnp.tile(x, (1, 2)), 2, axis=0)
         return jnp.sum(jax.lax.top_k(jnp.sin(band(a, 0, 1)), 2)[0] ** 2) + jnp.sum(jnp.flip(b, axis=1) * b)
 
-    check_hvp(f, f_jax, random((4, 3)))
+    assert_hvp_matches_jax(f, f_jax, random((4, 3)))
