@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GradientNotFoundError, RegistrationError
-from ..runtime import current
+from ..runtime import ACTIVE, current
 from ._slots import Registration
 from .specs import spec_not_found
 
@@ -91,7 +91,7 @@ def find_gradient(kernel_name: str) -> GradConfig | None:
         for config in reversed(stack):
             if config.kernel_name == kernel_name:
                 return config
-    return current().gradients.active.get(kernel_name)
+    return ACTIVE.runtime.gradients.active.get(kernel_name)  # (current(), on the hot path)
 
 
 def get_gradient(kernel_name: str) -> GradConfig:
