@@ -1,6 +1,7 @@
 """tensorplug's speed against raw numpy (and torch, when it is installed), side by side.
 
     python benchmarks/run.py            (or: make bench)
+    python benchmarks/run.py --only mlp (one group of rows: tiny, plugin, value_and_grad or mlp)
 
 Prints per-call medians and ratios to raw numpy for: tiny ``add``, ``matmul``, ``exp`` and ``sum``
 on 4 float32 (matmul: 4x4); an op a plugin defines through the public ``Dispatcher`` against the
@@ -48,6 +49,7 @@ try:
 except ImportError:  # torch is optional: its columns are left out
     torch = None  # type: ignore[assignment]
 
+GROUPS = ("tiny", "plugin", "value_and_grad", "mlp")  # the row groups --only picks from
 MLP_TARGET = 2.4  # a tensorplug epoch costs at most 2.4x the hand-written numpy one
 PLUGIN_OP_TARGET = 1.2  # a plugin's op through the public Dispatcher, against the same op in core
 JIT_MLP_TARGET = 1.3  # the demo's step under tp.jit on numpy (a replayed plan), against numpy
@@ -259,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer rounds and epochs (a smoke run)")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds per micro-benchmark")
     parser.add_argument("--epochs", type=int, default=None, help="MLP epochs per framework (default 30)")
+    parser.add_argument("--only", choices=GROUPS, action="append",
+                        help="run only this group of rows (repeat for several; default: all)")
     parser.add_argument("--no-torch", action="store_true", help="leave torch out even if installed")
     parser.add_argument("--results", type=Path, default=HERE / "results",
                         help="directory for the JSON results (default: benchmarks/results)")
@@ -287,50 +291,57 @@ def main(argv: list[str] | None = None) -> int:
           "after a warm-up one; ratios are to raw numpy, lower is better")
     print()
 
+    groups = set(args.only or GROUPS)
     imp = bench_import()
-    tiny = bench_tiny_ops(rounds, number)
-    add = tiny["add"]
-    plugin = bench_plugin_op(rounds, number)
-    vg = bench_value_and_grad(rounds, max(number // 10, 200))
-    mlp, acc = bench_mlp(epochs)
+    tiny = bench_tiny_ops(rounds, number) if "tiny" in groups else {}
+    plugin = bench_plugin_op(rounds, number) if "plugin" in groups else {}
+    vg = bench_value_and_grad(rounds, max(number // 10, 200)) if "value_and_grad" in groups else {}
+    mlp, acc = bench_mlp(epochs) if "mlp" in groups else ({}, {})
 
     columns = ["tensorplug"] + (["torch"] if torch is not None else [])
     jit_columns = ["tensorplug", "tensorplug tp.jit"] + (["torch"] if torch is not None else [])
-    print(f"{'benchmark':<34}  {'numpy':>10}  " + "  ".join(f"{c:>20}" for c in columns))
-    for op in TINY_OPS:
-        shape = "4x4 @ 4x4" if op == "matmul" else "4"
-        print(row(f"tiny {op}, {shape} float32", tiny[op]["numpy"], tiny[op], columns))
-        if op == "add":
-            print(row("  the same with the + operator", add["numpy"],
-                      {"tensorplug": add["tensorplug (x + y)"]}, ["tensorplug"]))
-    print()
-    print(f"{'benchmark':<34}  {'numpy':>10}  " + "  ".join(f"{c:>20}" for c in jit_columns))
-    print(row("value_and_grad sum(exp(x*w+b)), 4", vg["numpy"], vg, jit_columns))
-    print(row("MLP epoch (digits, batch 32)", mlp["numpy"], mlp, jit_columns))
-    print(f"{'  test accuracy after ' + str(epochs) + ' epochs':<34}  {acc['numpy']:>10.4f}  "
-          + "  ".join(f"{acc[c]:>20.4f}" for c in jit_columns))
+    verdicts = []
+    if tiny:
+        print(f"{'benchmark':<34}  {'numpy':>10}  " + "  ".join(f"{c:>20}" for c in columns))
+        for op in TINY_OPS:
+            shape = "4x4 @ 4x4" if op == "matmul" else "4"
+            print(row(f"tiny {op}, {shape} float32", tiny[op]["numpy"], tiny[op], columns))
+            if op == "add":
+                print(row("  the same with the + operator", tiny["add"]["numpy"],
+                          {"tensorplug": tiny["add"]["tensorplug (x + y)"]}, ["tensorplug"]))
+        print()
+        if torch is not None:
+            for op in TINY_OPS:
+                ours, theirs = (tiny[op][k] / tiny[op]["numpy"] for k in ("tensorplug", "torch"))
+                verdicts.append(f"tiny {op} {ours:.2f}x numpy vs torch's {theirs:.2f}x (target: no more "
+                                f"than torch's): {'met' if ours <= theirs else 'NOT met'}")
+    if vg or mlp:
+        print(f"{'benchmark':<34}  {'numpy':>10}  " + "  ".join(f"{c:>20}" for c in jit_columns))
+    if vg:
+        print(row("value_and_grad sum(exp(x*w+b)), 4", vg["numpy"], vg, jit_columns))
+    if mlp:
+        print(row("MLP epoch (digits, batch 32)", mlp["numpy"], mlp, jit_columns))
+        print(f"{'  test accuracy after ' + str(epochs) + ' epochs':<34}  {acc['numpy']:>10.4f}  "
+              + "  ".join(f"{acc[c]:>20.4f}" for c in jit_columns))
+        mlp_ratio = mlp["tensorplug"] / mlp["numpy"]
+        jit_mlp_ratio = mlp["tensorplug tp.jit"] / mlp["numpy"]
+        verdicts += [f"MLP epoch {mlp_ratio:.2f}x numpy (target <= {MLP_TARGET}x): "
+                     f"{'met' if mlp_ratio <= MLP_TARGET else 'NOT met'}",
+                     f"MLP epoch under tp.jit {jit_mlp_ratio:.2f}x numpy (target <= {JIT_MLP_TARGET}x): "
+                     f"{'met' if jit_mlp_ratio <= JIT_MLP_TARGET else 'NOT met'}"]
+    if vg:
+        jit_vg_ratio = vg["tensorplug tp.jit"] / vg["numpy"]
+        verdicts.append(f"value_and_grad under tp.jit {jit_vg_ratio:.2f}x numpy (target <= "
+                        f"{JIT_VG_TARGET}x): {'met' if jit_vg_ratio <= JIT_VG_TARGET else 'NOT met'}")
     print()
     print(f"import tensorplug: {imp['seconds'] * 1e3:.0f} ms, plugin modules imported: "
           f"{imp['plugin_modules'] or 'none'}")
-    print(f"a plugin's op through the public Dispatcher: {fmt_time(plugin['plugin op'])} against "
-          f"{fmt_time(plugin['core op'])} for tp.exp")
-    mlp_ratio = mlp["tensorplug"] / mlp["numpy"]
-    plugin_ratio = plugin["plugin op"] / plugin["core op"]
-    jit_mlp_ratio = mlp["tensorplug tp.jit"] / mlp["numpy"]
-    jit_vg_ratio = vg["tensorplug tp.jit"] / vg["numpy"]
-    verdicts = [f"MLP epoch {mlp_ratio:.2f}x numpy (target <= {MLP_TARGET}x): "
-                f"{'met' if mlp_ratio <= MLP_TARGET else 'NOT met'}",
-                f"MLP epoch under tp.jit {jit_mlp_ratio:.2f}x numpy (target <= {JIT_MLP_TARGET}x): "
-                f"{'met' if jit_mlp_ratio <= JIT_MLP_TARGET else 'NOT met'}",
-                f"value_and_grad under tp.jit {jit_vg_ratio:.2f}x numpy (target <= {JIT_VG_TARGET}x): "
-                f"{'met' if jit_vg_ratio <= JIT_VG_TARGET else 'NOT met'}",
-                f"plugin op {plugin_ratio:.2f}x the core op (target <= {PLUGIN_OP_TARGET}x): "
-                f"{'met' if plugin_ratio <= PLUGIN_OP_TARGET else 'NOT met'}"]
-    if torch is not None:
-        for op in TINY_OPS:
-            ours, theirs = (tiny[op][k] / tiny[op]["numpy"] for k in ("tensorplug", "torch"))
-            verdicts.insert(0, f"tiny {op} {ours:.2f}x numpy vs torch's {theirs:.2f}x (target: no more "
-                               f"than torch's): {'met' if ours <= theirs else 'NOT met'}")
+    if plugin:
+        print(f"a plugin's op through the public Dispatcher: {fmt_time(plugin['plugin op'])} against "
+              f"{fmt_time(plugin['core op'])} for tp.exp")
+        plugin_ratio = plugin["plugin op"] / plugin["core op"]
+        verdicts.append(f"plugin op {plugin_ratio:.2f}x the core op (target <= {PLUGIN_OP_TARGET}x): "
+                        f"{'met' if plugin_ratio <= PLUGIN_OP_TARGET else 'NOT met'}")
     for v in verdicts:
         print("target: " + v)
 

@@ -315,6 +315,23 @@ def test_where_passes_every_value_unchanged(dtype, shapes):
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("zero", [0.0, -0.0], ids=["+0", "-0"])
+@pytest.mark.parametrize("shapes", [((48, 64), (48, 64)), ((48, 1), (1, 64)), ((48, 64), (64,))], ids=str)
+@pytest.mark.parametrize("dtype", tp.dtypes.ALL_DTYPES, ids=lambda d: d.name)
+def test_where_against_a_scalar_zero_passes_every_value_unchanged(dtype, shapes, zero):
+    """A ReLU's gradient, where(x > 0, dy, 0): bit for bit np.where's result against a 0-d zero
+    (the numpy kernel's shortcut for zero bits, and -0.0, whose bits are not zero)."""
+    c = sample(shapes[0], tp.bool_, seed=3)
+    x = sample(shapes[1], dtype, seed=4)
+    y = np.array(zero).astype(dtype.numpy)
+    if dtype.is_floating:
+        x.flat[:6] = [np.nan, -0.0, np.inf, -np.inf, 0.0, -np.nan]
+    got = run("Where", {"condition": c, "x": x, "y": y})
+    want = np.where(c, x, y)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
 def test_where_of_a_condition_off_its_spec_is_no_wrong_answer():
     """A Dispatcher caller skips the spec's dtype check: a large integer condition still
     selects by truth (nonzero), as np.where does, never through wrong bits."""

@@ -17,6 +17,7 @@ validated (``KernelSpec.normalize_attrs``).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from time import perf_counter_ns as _clock
 from typing import Any
@@ -38,6 +39,7 @@ __all__ = ["Dispatcher", "dispatcher_of", "wrap", "to_backend"]
 _new = object.__new__
 _get_backend = backend_var.get
 _get_recorders = recorders_var.get
+_data_of = operator.attrgetter("_data")  # (a C loop over inputs: no comprehension's frame)
 
 
 def wrap(native: Any, backend: Backend, dtype: DType | None = None) -> Tensor:
@@ -282,18 +284,14 @@ class Dispatcher:
         the output recorded (the kernel function runs instead if it raises)."""
         start = _clock() if profiling[0] else 0
         try:
-            out = d.run(*[t._data for t in inputs])
+            out = d.run(*map(_data_of, inputs))
         except _PASS_THROUGH:
             raise
         except Exception:  # the kernel function runs, and explains
             return self._kernel(b, inputs, attrs)
-        assert b.backend is not None
-        return self._output(out, inputs[0]._dtype, d.outs, b.backend, inputs, attrs, start)
-
-    def _output(self, out: Any, dt: DType, outs: dict[DType, DType | None], backend: Backend,
-                inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None, start: int = 0) -> Tensor:
-        """The Tensor of a direct function's output (its dtype learned on first sight),
-        recorded on the active recorders (`start`: when the call began, for profiles)."""
+        backend = b.backend
+        assert backend is not None
+        outs, dt = d.outs, inputs[0]._dtype
         out_dt = outs[dt]
         if out_dt is None:
             out_dt = outs[dt] = backend.dtype_of(out)

@@ -59,9 +59,24 @@ class DType:
     ``as_dtype`` and ``from_numpy_dtype`` map names, numpy dtypes and Python types to members.
     """
 
-    __slots__ = ("name", "kind", "itemsize", "numpy")
+    __slots__ = ("name", "kind", "itemsize", "numpy", "is_floating", "is_complex", "is_inexact",
+                 "is_integer", "is_signed_integer", "is_unsigned_integer", "is_bool")
     numpy: Any  # a numpy dtype; None only for bfloat16 without ml_dtypes (then in no dtype group)
     itemsize: int
+    #: the real floating dtypes (float16, bfloat16, float32, float64)
+    is_floating: bool
+    #: complex64 and complex128
+    is_complex: bool
+    #: the real floating and complex dtypes: those autodiff differentiates
+    is_inexact: bool
+    #: the signed and unsigned integer dtypes
+    is_integer: bool
+    #: int8, int16, int32 and int64
+    is_signed_integer: bool
+    #: uint8, uint16, uint32 and uint64
+    is_unsigned_integer: bool
+    #: bool
+    is_bool: bool
 
     def __init__(self, name: str, kind: str, numpy_dtype: Any, itemsize: int = 0) -> None:
         assert kind in _KINDS, kind
@@ -69,41 +84,14 @@ class DType:
         self.kind = kind
         self.numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
         self.itemsize = self.numpy.itemsize if self.numpy is not None else itemsize
-
-    @property
-    def is_floating(self) -> bool:
-        """True for the real floating dtypes (float16, bfloat16, float32, float64)."""
-        return self.kind == "float"
-
-    @property
-    def is_complex(self) -> bool:
-        """True for complex64 and complex128."""
-        return self.kind == "complex"
-
-    @property
-    def is_inexact(self) -> bool:
-        """True for the real floating and complex dtypes: those autodiff differentiates."""
-        return self.kind == "float" or self.kind == "complex"
-
-    @property
-    def is_integer(self) -> bool:
-        """True for the signed and unsigned integer dtypes."""
-        return self.kind == "int" or self.kind == "uint"
-
-    @property
-    def is_signed_integer(self) -> bool:
-        """True for int8, int16, int32 and int64."""
-        return self.kind == "int"
-
-    @property
-    def is_unsigned_integer(self) -> bool:
-        """True for uint8, uint16, uint32 and uint64."""
-        return self.kind == "uint"
-
-    @property
-    def is_bool(self) -> bool:
-        """True for bool."""
-        return self.kind == "bool"
+        # (attributes, not properties: autodiff and the ops read them on every call)
+        self.is_floating = kind == "float"
+        self.is_complex = kind == "complex"
+        self.is_inexact = kind in ("float", "complex")
+        self.is_integer = kind in ("int", "uint")
+        self.is_signed_integer = kind == "int"
+        self.is_unsigned_integer = kind == "uint"
+        self.is_bool = kind == "bool"
 
     def __repr__(self) -> str:
         return f"tp.{self.name}"

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as valid
-from .._state import backend_var, push_recorder, remove_recorder, state
+from .._state import backend_var, push_recorder, recorders_var, remove_recorder
 from ..backend import active_backend
 from ..engine import wrap
 from ..errors import AutodiffError, DTypeError
@@ -181,7 +181,7 @@ def variable_grads(f: Callable[[], Any],
     tape = Tape(vs)
     out = _scalar_output(_run(f, tape, (), {}), "variable_grads")
     grads = backward(tape, out, _seed(out), vs)
-    return out, {v.name: g for v, g in zip(vs, grads)}
+    return out, {v._name: g for v, g in zip(vs, grads)}
 
 
 def stop_gradient(x: Any) -> Tensor:
@@ -217,14 +217,16 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
             )
         value, grad_fn = result
         multi = isinstance(value, (tuple, list))
-        if not all(isinstance(v, Tensor) for v in (value if multi else (value,))):
-            raise AutodiffError(
-                f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn) with a Tensor "
-                f"(or a tuple of Tensors) as value, got {type(value).__name__}; wrap it with "
-                "tp.asarray(...).")
-        outs = tuple(wrap(v._data, v._backend, v._dtype) for v in (value if multi else (value,)))
-        if state.tapes:
+        values = tuple(value) if multi else (value,)
+        for v in values:
+            if not isinstance(v, Tensor):
+                raise AutodiffError(
+                    f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn) with a "
+                    f"Tensor (or a tuple of Tensors) as value, got {type(value).__name__}; wrap it "
+                    "with tp.asarray(...).")
+        outs = tuple([wrap(v._data, v._backend, v._dtype) for v in values])
+        if recorders_var.get():
             record_custom(getattr(f, "__name__", "custom_grad"), inputs, outs, grad_fn)
-        return tuple(outs) if multi else outs[0]
+        return outs if multi else outs[0]
 
     return wrapper

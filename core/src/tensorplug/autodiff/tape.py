@@ -9,10 +9,11 @@ Gradients are computed with ops, so an enclosing tape records them: that is high
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .._state import gradient_var, state
+from .._state import gradient_var, recorders_var, state
 from ..engine import wrap
 from ..errors import AutodiffError, GradientNotFoundError
 from ..ops.creation import zeros_like
@@ -100,7 +101,7 @@ def record_custom(name: str, inputs: tuple[Tensor, ...], outputs: tuple[Tensor, 
                   grad: CustomGrad, jvp: CustomJvp | None = None) -> None:
     """Record an entry with its own derivatives (see CustomRule) on every recorder."""
     rule = CustomRule(grad, jvp)
-    for recorder in state.tapes:
+    for recorder in recorders_var.get():
         recorder.record(name, inputs, {}, outputs, rule)
 
 
@@ -116,7 +117,7 @@ class _GradPlan:
     """What backward needs of a kernel's gradient, worked out once per gradient config: the
     kernel's spec, the positions of the inputs and outputs it saves, the input names."""
 
-    __slots__ = ("config", "spec", "saved_inputs", "saved_outputs", "input_names")
+    __slots__ = ("config", "spec", "saved_inputs", "saved_outputs", "input_names", "inputs")
 
     def __init__(self, config: Any) -> None:
         spec = get_kernel_spec(config.kernel_name)
@@ -128,6 +129,7 @@ class _GradPlan:
             self.saved_inputs = tuple(spec.inputs.index(n) for n in config.inputs_to_save)
         self.saved_outputs = tuple(spec.outputs.index(n) for n in config.outputs_to_save)
         self.input_names = frozenset(spec.inputs)
+        self.inputs = spec.inputs  # (in spec order: the thunks' order)
 
 
 _plans: dict[str, _GradPlan] = {}  # by kernel name, for the config it was made for
@@ -179,7 +181,7 @@ def gradient_thunks(entry: Entry, dy: Any, config: Any = None) -> list[Callable[
     elif outs:
         saved = tuple(inputs[i] for i in ins) + tuple(outputs[i] for i in outs)
     else:
-        saved = tuple([inputs[i] for i in ins])
+        saved = tuple(map(inputs.__getitem__, ins))
     result = config.grad_func(dy, saved, entry.attrs)
     if result.__class__ is not dict and not isinstance(result, Mapping):
         raise AutodiffError(
@@ -203,8 +205,7 @@ def gradient_thunks(entry: Entry, dy: Any, config: Any = None) -> list[Callable[
             f"the gradient of kernel '{entry.name}' returned gradients for {unknown}, which are "
             f"not its inputs; its inputs are {list(spec.inputs)}: key the dict by those names."
         )
-    get = result.get
-    return [get(n) for n in spec.inputs]
+    return list(map(result.get, plan.inputs))
 
 
 def _input_name(entry: Entry, position: int) -> str:
@@ -220,7 +221,7 @@ def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[E
     """The entries between the sources and the output, latest first, and the ids of the
     tensors that need a gradient: reached from a source through floating tensors (a path
     through integers carries no gradient) and leading to the output."""
-    if len(sources) == len(tape.sources) and all(a is b for a, b in zip(sources, tape.sources)):
+    if len(sources) == len(tape.sources) and all(map(operator.is_, sources, tape.sources)):
         reached = tape.watched  # the tape watches exactly what descends from its sources
     else:
         reached = {id(s) for s in sources if s._dtype.is_inexact}

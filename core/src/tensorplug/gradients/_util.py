@@ -3,6 +3,7 @@ axis bookkeeping."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,9 +29,15 @@ def unbroadcast(g: Tensor, shape: Sequence[int]) -> Tensor:
     lead = len(g_shape) - len(shape)
     stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and g_shape[lead + i] != 1)
     if not stretched:  # only leading axes were added: one Sum gives the shape
-        return _SUM((g,), {"axis": tuple(range(lead)), "keepdims": False})
+        return _sum_leading(lead).unary(g)
     summed = _SUM((g,), {"axis": tuple(range(lead)) + stretched, "keepdims": True})
     return _RESHAPE((summed,), {"shape": shape})
+
+
+@functools.cache
+def _sum_leading(count: int) -> Dispatcher:
+    """The Sum over the first `count` axes (one dispatcher per count: bias gradients' case)."""
+    return Dispatcher("Sum", {"axis": tuple(range(count)), "keepdims": False})
 
 
 def gradient(kernel_name: str, inputs: Sequence[str] = (),

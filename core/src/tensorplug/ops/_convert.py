@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as valid
-from .._state import state
+from .._state import backend_var
 from ..backend import active_backend, start_backend
 from ..dispatch import Dispatcher, wrap
 from ..dispatch import to_backend as to_native
@@ -75,7 +75,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
 
         return on_device(asarray(obj, dtype=dtype, copy=copy, backend=backend), device, "asarray")
     target = (start_backend(valid.backend_name(backend, "asarray")) if backend is not None
-              else (state.backend or active_backend()))
+              else (backend_var.get() or active_backend()))
     dt = None if dtype is None else valid.dtype(dtype, "asarray")
     if isinstance(obj, Tensor):
         t = obj
@@ -111,7 +111,7 @@ _SCALARS_LIMIT = 4096
 
 def scalar_tensor(value: Any, dtype: DType) -> Tensor:
     """A 0-d tensor of `dtype` holding the Python scalar `value`, on the active backend."""
-    backend = state.backend or active_backend()
+    backend = backend_var.get() or active_backend()
     reuse = backend.reuses_scalars
     if reuse:
         key = (value.__class__, value, dtype, backend)
@@ -146,14 +146,14 @@ def convert_pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
             return astype(x, dt), astype(y, dt)
         if isinstance(y, _SCALARS):
             dt = scalar_dtype(y, x._dtype)
-            return astype(x, dt), scalar_tensor(y, dt)
+            return (x if dt is x._dtype else astype(x, dt)), scalar_tensor(y, dt)
         y = asarray(y)
         dt = result_type(x._dtype, y._dtype)
         return astype(x, dt), astype(y, dt)
     if isinstance(y, Tensor):
         if isinstance(x, _SCALARS):
             dt = scalar_dtype(x, y._dtype)
-            return scalar_tensor(x, dt), astype(y, dt)
+            return scalar_tensor(x, dt), (y if dt is y._dtype else astype(y, dt))
         x = asarray(x)
         dt = result_type(x._dtype, y._dtype)
         return astype(x, dt), astype(y, dt)
@@ -167,6 +167,8 @@ def convert_pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
 def to_float(x: Any) -> Tensor:
     """x as a Tensor of a floating dtype (integers and bools go to the default float; complex
     tensors stay as they are)."""
+    if isinstance(x, Tensor) and x._dtype.is_inexact:
+        return x
     x = asarray(x)
     if not x._dtype.is_inexact:
         return _CAST((x,), {"dtype": default_float})

@@ -302,7 +302,9 @@ def positive(x: Any) -> Tensor:
 def where(condition: Any, x: Any, y: Any) -> Tensor:
     """Elements of x where condition holds, else of y (all three broadcast)."""
     x, y = convert_pair(x, y)
-    return _WHERE((astype(condition, bool_), x, y))
+    if not (isinstance(condition, Tensor) and condition._dtype is bool_):
+        condition = astype(condition, bool_)
+    return _WHERE((condition, x, y))
 
 
 def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002

@@ -49,17 +49,19 @@ _UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
 
 def relu(x: Any, /) -> Tensor:
     """max(x, 0) elementwise (integer inputs keep their dtype)."""
-    x = asarray(x)
+    if not isinstance(x, Tensor):
+        x = asarray(x)
     if x._dtype is bool_:
         raise DTypeError("relu does not accept bool tensors; cast first, e.g. x.astype(tp.float32).")
-    return _RELU((x,), {})
+    return _RELU.unary(x)
 
 
 def _normalizer(op: str, call: Any, x: Any, axis: int) -> Tensor:
     x = to_float(x)
-    if not x.ndim:
+    ndim = x.ndim
+    if not ndim:
         raise ShapeError(f"{op} needs at least one dimension to normalize over, got a 0-d tensor.")
-    return call((x,), {"axis": normalize_axis(axis, x.ndim, op)})
+    return call((x,), {"axis": normalize_axis(axis, ndim, op)})
 
 
 def softmax(x: Any, /, axis: int = -1) -> Tensor:
@@ -122,8 +124,9 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
     from ..engine import wrap
 
     def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
-        ax = axis % lg.ndim
-        count = float(math.prod(d for i, d in enumerate(lg.shape) if i != ax))
+        shape = lg.shape
+        ax = axis % len(shape)
+        count = float(math.prod(shape[:ax] + shape[ax + 1:]))
         ls = log_softmax(lg, axis=ax)
 
         def reduced(per_class: Tensor) -> Tensor:  # -sum(per_class), by `reduction`
@@ -197,11 +200,12 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
         raise DTypeError(f"sparse_softmax_cross_entropy: labels must be integer class indices, got "
                          f"{labels._dtype.name}; for one-hot or probability labels use "
                          "softmax_cross_entropy.")
-    if not logits.ndim or labels.shape != logits.shape[:-1]:
+    shape = logits.shape
+    if not shape or labels.shape != shape[:-1]:
         raise ShapeError(f"sparse_softmax_cross_entropy: labels have shape {labels.shape} and logits "
-                         f"{logits.shape}; labels must have the logits' shape without the last "
+                         f"{shape}; labels must have the logits' shape without the last "
                          "(class) axis.")
-    classes = logits.shape[-1]
+    classes = shape[-1]
     # (the attributes are known valid here: the kernel directly, without one_hot's checks)
     targets = _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0, "off_value": 0.0,
                                    "dtype": logits._dtype})

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..jit import tracing
+from .._state import jit_trace_var
 from ..ops._convert import caller
 from ..ops.elementwise import sqrt
-from ..runtime import current
+from ..runtime import ACTIVE
 from ..tensor import Tensor
 from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, check_moments
 
@@ -16,6 +16,7 @@ __all__ = ["Adam"]
 
 _ADAM_UPDATE = caller("AdamUpdate")
 _FUSED_ATTRS = ("beta1", "beta2", "step_size", "epsilon_hat")  # (a subclass may add scalars)
+_FUSED_KEYS = frozenset(_FUSED_ATTRS)
 
 
 class Adam(Optimizer):
@@ -48,9 +49,10 @@ class Adam(Optimizer):
                 step: Step) -> tuple[Tensor, dict[str, Tensor]]:
         # The backend's fused kernel takes the step's values as attributes (host numbers); a
         # traced step (tp.jit) has no host values, and its compiler fuses the ops below itself.
-        if ("AdamUpdate", param._backend.name) in current().kernels.active and not tracing():
-            numbers = step.numbers()
-            attrs = {name: numbers[name] for name in _FUSED_ATTRS}
+        fused = ("AdamUpdate", param._backend.name) in ACTIVE.runtime.kernels.active
+        if fused and jit_trace_var.get() is None:  # (not tracing)
+            numbers = step.numbers()  # (Adam's own are the kernel's attributes; a subclass's, more)
+            attrs = numbers if numbers.keys() == _FUSED_KEYS else {n: numbers[n] for n in _FUSED_ATTRS}
             p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]), attrs)
             return p, {"m": m, "v": v}
         c = step.scalars(param)

@@ -215,7 +215,7 @@ class Optimizer:
         if vs is None:
             self.apply_gradients(grads)
         else:  # (pairs made here: nothing to check)
-            self._apply_to_variables([(v, grads[v.name]) for v in vs])
+            self._apply_to_variables([(v, grads[v._name]) for v in vs])
         return loss if return_loss else None
 
     def apply_gradients(self, grads: Grads) -> None:

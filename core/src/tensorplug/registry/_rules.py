@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 from ..errors import RegistrationError
 from ..kernel_spec import KernelSpec
-from ..runtime import current
+from ..runtime import ACTIVE, current
 from ._slots import Registration, SlotTable
 from .specs import spec_not_found
 
@@ -40,7 +40,7 @@ class RuleTable(Generic[C]):
         self.scoped: _Scoped[C] = _Scoped()
 
     def table(self) -> SlotTable[str, C]:
-        return getattr(current(), self.attribute)
+        return getattr(ACTIVE.runtime, self.attribute)  # (current(), on the hot path: find)
 
     def validate(self, config: Any, verb: str) -> KernelSpec:
         if not isinstance(config, self.kind):

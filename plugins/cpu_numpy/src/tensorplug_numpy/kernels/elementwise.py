@@ -129,12 +129,14 @@ def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 
 def _select_bits(condition: Any, x: Any, y: Any) -> Any:
-    """x where condition else y, without a branch: y ^ ((x ^ y) & mask) on the values' bits, the
-    mask all ones where condition holds. Exact for any values (NaN, -0.0 and inf included)."""
+    """x where condition else y, without a branch: y ^ ((x ^ y) * condition) on the values' bits
+    (an integer product by 1 or 0: exact), just x's bits * condition when y is a scalar of zero
+    bits (+0.0: a ReLU's gradient). Exact for any values (NaN, -0.0 and inf included)."""
     bits = _UNSIGNED_OF_SIZE[x.dtype.itemsize]
-    mask = np.negative(condition.astype(bits))  # True -> 1 -> all ones
     x_bits, y_bits = x.view(bits), y.view(bits)
-    out = np.bitwise_and(mask, np.bitwise_xor(x_bits, y_bits))  # of the broadcast shape
+    if y.ndim == 0 and not y_bits:
+        return np.multiply(x_bits, condition).view(x.dtype)
+    out = np.multiply(np.bitwise_xor(x_bits, y_bits), condition)  # of the broadcast shape
     out ^= y_bits
     return out.view(x.dtype)
 
