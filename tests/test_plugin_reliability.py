@@ -131,7 +131,7 @@ def test_a_broken_plugin_is_named_by_doctor_and_the_others_keep_working(toys, ca
     good = toys(GOOD, "good")
     code, out = _doctor(capsys)
     assert code == 1
-    assert "tensorplug doctor: 1 problem, 1 override in force" in out
+    assert "tensorplug doctor: 1 problem, 2 overrides in force" in out
     assert (f"  [{kind}] plugin '{broken.entry_name} ({broken.dist} 0.1.0)' at {STAGES[name]}\n"
             f"      cause: {cause}") in out
     assert "      fix:   " in out.split(f"[{kind}]")[1]
@@ -157,7 +157,7 @@ def test_all_four_at_once_in_a_subprocess(tmp_path):
     proc = _subprocess(["-m", "tensorplug.cli", "doctor"], str(tmp_path))
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr == ""
-    assert "tensorplug doctor: 4 problems, 1 override in force" in proc.stdout
+    assert "tensorplug doctor: 4 problems, 2 overrides in force" in proc.stdout
     for dist, (_, name, kind, cause) in zip(dists, BROKEN):
         assert f"[{kind}] plugin '{dist.entry_name} ({dist.dist} 0.1.0)' at {STAGES[name]}" in proc.stdout
         assert cause in proc.stdout
@@ -311,7 +311,7 @@ def test_a_faster_kernel_for_a_backend_the_plugin_does_not_own_is_visible(toys, 
     fast = toys(FAST_MATMUL.format(offset=0, extra=""), "fast")
     assert main(["kernels", "--backend", "numpy"]) == 0
     row = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("  MatMul ")]
-    assert row == [["MatMul", "core", fast.entry_name, "(over", "tensorplug-backend-numpy)"]]
+    assert row == [["MatMul", "core", "core", "core", fast.entry_name, "(over", "tensorplug-backend-numpy)"]]
     code, out = _doctor(capsys)
     assert code == 0
     assert (f"[override] kernel MatMul on numpy: {fast.entry_name} replaces tensorplug-backend-numpy's "
