@@ -28,7 +28,8 @@ from . import _tree
 from .tape import CustomRule, Differentiating, Entry, fresh, gradient_thunks
 from .transpose import transpose
 
-__all__ = ["JvpRecorder", "jvp", "linearize", "hidden_from_forward_mode", "output_tangents"]
+__all__ = ["JvpRecorder", "jvp", "linearize", "forward_mode_records", "hidden_from_forward_mode",
+           "output_tangents"]
 
 
 class JvpRecorder(Differentiating):
@@ -115,6 +116,14 @@ def _transposed(entry: Entry, tangents: tuple[Tensor | None, ...]) -> list[Tenso
         return [None if thunk is None or t is None else thunk() for thunk, t in zip(thunks, tangents)]
 
     return transpose(gradient, outputs, tangents)
+
+
+def forward_mode_records() -> bool:
+    """Whether a forward-mode recorder records in this context."""
+    for recorder in recorders_var.get():  # noqa: SIM110  (a loop: cheaper than any() of a generator)
+        if recorder.__class__ is JvpRecorder:
+            return True
+    return False
 
 
 @contextlib.contextmanager

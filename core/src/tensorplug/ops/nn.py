@@ -119,7 +119,7 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
     with ops, so that it can be differentiated again; ls is computed where every recorder sees
     it, so the gradient, which uses it, has its own tangent in forward mode (hvp)."""
     from .._state import state  # autodiff sits above the ops
-    from ..autodiff.forward import hidden_from_forward_mode
+    from ..autodiff.forward import forward_mode_records, hidden_from_forward_mode
     from ..autodiff.tape import record_custom
     from ..engine import wrap
 
@@ -137,7 +137,10 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
             per_example = negative(_sum(per_class, axis=ax))
             return per_example if reduction == "none" else _mean(per_example)
 
-        with hidden_from_forward_mode():  # (forward mode runs the tangent below instead)
+        if forward_mode_records():
+            with hidden_from_forward_mode():  # (forward mode runs the tangent below instead)
+                loss = reduced(multiply(lab, ls))
+        else:
             loss = reduced(multiply(lab, ls))
         if not state.tapes:
             return loss

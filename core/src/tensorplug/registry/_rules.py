@@ -40,7 +40,7 @@ class RuleTable(Generic[C]):
         self.scoped: _Scoped[C] = _Scoped()
 
     def table(self) -> SlotTable[str, C]:
-        return getattr(ACTIVE.runtime, self.attribute)  # (current(), on the hot path: find)
+        return getattr(ACTIVE.runtime, self.attribute)
 
     def validate(self, config: Any, verb: str) -> KernelSpec:
         if not isinstance(config, self.kind):
@@ -71,7 +71,8 @@ class RuleTable(Generic[C]):
             for config in reversed(stack):
                 if config.kernel_name == kernel_name:  # type: ignore[attr-defined]
                     return config
-        return self.table().active.get(kernel_name)
+        table: SlotTable[str, C] = getattr(ACTIVE.runtime, self.attribute)  # (on the hot path)
+        return table.active.get(kernel_name)
 
     @contextlib.contextmanager
     def override(self, config: C, verb: str) -> Iterator[C]:
