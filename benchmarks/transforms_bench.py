@@ -13,6 +13,11 @@ Issue 16's targets, per backend (numpy; jax eager unless --no-jax):
 - both compiled with ``tp.jit`` (numpy: a plan of the kernel calls, where vmap's own Python
   layer is gone): per-example gradients against one gradient, no more than 1.5x.
 
+Peers, for the floor under those ratios: the same per-example and batched gradients written by
+hand in numpy (per-example gradients write BATCH times the bytes of one gradient: outer
+products per example), and jax's own ``jax.jit(jax.vmap(jax.grad(loss)))`` against
+``jax.jit(jax.grad(loss))``.
+
 The per-example gradients of the two ways are compared first. Cases are measured in
 interleaved rounds (which side goes first alternates), as in array_api_bench.py; a ratio is
 the transform's time over the one gradient's, as the ratio of the medians and the median of
@@ -104,6 +109,47 @@ def cases(backend: str) -> list[Case]:
                  lambda: jit_gradient(params, x, y), 1.5)]
 
 
+def peer_cases(with_jax: bool) -> list[Case]:
+    """The floor: per-example against batched gradients by hand in numpy, and in jax."""
+    host_params, x, y = data()
+    w1, b1, w2, b2 = (host_params[k] for k in ("w1", "b1", "w2", "b2"))
+    rows = np.arange(BATCH)
+
+    def common() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pre = x @ w1 + b1
+        hidden = np.maximum(pre, 0)
+        z = hidden @ w2 + b2
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        dz = e / e.sum(axis=1, keepdims=True)
+        dz[rows, y] -= 1
+        return hidden, dz, (dz @ w2.T) * (pre > 0)
+
+    def batched() -> Any:
+        hidden, dz, dh = common()
+        dz /= BATCH
+        dh /= BATCH
+        return [hidden.T @ dz, dz.sum(axis=0), x.T @ dh, dh.sum(axis=0)]
+
+    def per_example() -> Any:
+        hidden, dz, dh = common()
+        return [hidden[:, :, None] * dz[:, None, :], dz, x[:, :, None] * dh[:, None, :], dh]
+
+    found = [Case("numpy by hand: per-example vs batched", per_example, batched, None)]
+    if with_jax:
+        import jax
+        import jax.numpy as jnp
+
+        def jax_loss(p: dict[str, Any], xs: Any, ys: Any) -> Any:
+            logits = jnp.maximum(xs @ p["w1"] + p["b1"], 0) @ p["w2"] + p["b2"]
+            return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), ys[..., None], axis=-1))
+        jp, jx, jy = jax.tree_util.tree_map(jnp.asarray, host_params), jnp.asarray(x), jnp.asarray(y)
+        one = jax.jit(jax.grad(jax_loss))
+        each = jax.jit(jax.vmap(jax.grad(jax_loss), in_axes=(None, 0, 0)))
+        found.append(Case("jax.jit(vmap(grad)) vs jax.jit(grad)", lambda: list(each(jp, jx, jy).values()),
+                          lambda: list(one(jp, jx, jy).values()), None))
+    return found
+
+
 def sync(fn: Callable[[], Any]) -> Callable[[], Any]:
     """`fn` with every output array computed (jax computes asynchronously)."""
     def call() -> None:
@@ -112,7 +158,7 @@ def sync(fn: Callable[[], Any]) -> Callable[[], Any]:
         for leaf in leaves:
             for t in (leaf.values() if isinstance(leaf, dict) else [leaf]):
                 for u in (t.values() if isinstance(t, dict) else [t]):
-                    getattr(u.native, "block_until_ready", lambda: None)()
+                    getattr(getattr(u, "native", u), "block_until_ready", lambda: None)()
     return call
 
 
@@ -163,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     for backend in backends:
         results[backend] = report(cases(backend), rounds)
         print_table(f"{backend} backend (eager)", results[backend])
+    results["peers"] = report(peer_cases(not args.no_jax), rounds)
+    print_table("peers (the floor under the ratios above)", results["peers"])
     args.results.mkdir(parents=True, exist_ok=True)
     out = args.results / time.strftime("transforms-bench-%Y%m%d-%H%M%S.json")
     out.write_text(json.dumps(results, indent=2))
