@@ -54,6 +54,33 @@ def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
     return tuple(n % nargs for n in nums)
 
 
+Groups = list[tuple[Any, int]]  # (tree structure, leaf count) per differentiated argument
+
+
+def watched_arguments(args: Sequence[Any], nums: Sequence[int]) -> tuple[list[Any], Groups, list[Tensor]]:
+    """`args` with each tree at `nums` rebuilt of fresh tensors to differentiate by (see
+    ``fresh``), those trees' structures and leaf counts, and the fresh leaves in order."""
+    args_l = list(args)
+    structures: Groups = []
+    sources: list[Tensor] = []
+    for n in nums:
+        leaves, structure = _tree.flatten(args_l[n], _is_leaf)
+        leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
+        args_l[n] = _tree.unflatten(structure, leaves)
+        structures.append((structure, len(leaves)))
+        sources.extend(leaves)
+    return args_l, structures, sources
+
+
+def regrouped(structures: Sequence[tuple[Any, int]], leaves: Sequence[Any]) -> list[Any]:
+    """`leaves` (one per fresh leaf of ``watched_arguments``) back in the arguments' trees."""
+    trees, start = [], 0
+    for structure, count in structures:
+        trees.append(_tree.unflatten(structure, list(leaves[start:start + count])))
+        start += count
+    return trees
+
+
 def _run(f: Callable[..., Any], tape: Tape, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
     push_recorder(tape)
     try:
@@ -96,25 +123,13 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        nums = _argnums(argnums, len(args))
-        args_l = list(args)
-        structures = []
-        sources: list[Tensor] = []
-        for n in nums:
-            leaves, structure = _tree.flatten(args_l[n], _is_leaf)
-            leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
-            args_l[n] = _tree.unflatten(structure, leaves)
-            structures.append((structure, len(leaves)))
-            sources.extend(leaves)
+        args_l, structures, sources = watched_arguments(args, _argnums(argnums, len(args)))
         tape = Tape(sources)
         result = _run(f, tape, args_l, kwargs)
         out, aux = _with_aux(result, f) if has_aux else (result, None)
         out = _scalar_output(out, f"grad of {getattr(f, '__name__', 'f')}")
         grads = backward(tape, out, _seed(out), sources)
-        trees, start = [], 0
-        for structure, count in structures:
-            trees.append(_tree.unflatten(structure, grads[start:start + count]))
-            start += count
+        trees = regrouped(structures, grads)
         g = trees[0] if isinstance(argnums, int) else tuple(trees)
         return ((out, aux), g) if has_aux else (out, g)
 

@@ -18,7 +18,7 @@ from ..ops.creation import eye, zeros, zeros_like
 from ..ops.manipulation import reshape
 from ..tensor import Tensor
 from . import _tree
-from .api import _argnums, _checked_argnums, _diff_leaf, _is_leaf, grad
+from .api import _argnums, _checked_argnums, _diff_leaf, _is_leaf, grad, regrouped, watched_arguments
 from .forward import jvp
 from .tape import Tape, backward
 
@@ -91,16 +91,7 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
 
     @functools.wraps(f)
     def jacobian(*args: Any) -> Any:
-        nums = _argnums(argnums, len(args))
-        args_l = list(args)
-        groups = []
-        sources: list[Tensor] = []
-        for n in nums:
-            leaves, structure = _tree.flatten(args_l[n], _is_leaf)
-            leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
-            args_l[n] = _tree.unflatten(structure, leaves)
-            groups.append((structure, len(leaves)))
-            sources.extend(leaves)
+        args_l, groups, sources = watched_arguments(args, _argnums(argnums, len(args)))
         tape = Tape(sources)
         push_recorder(tape)
         try:
@@ -112,11 +103,7 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
         else:  # an empty output: an empty Jacobian
             rows = tuple(zeros((0,) + s.shape, dtype=s.dtype) for s in sources)
         jac = [reshape(row, out.shape + s.shape) for row, s in zip(rows, sources)]
-        parts, start = [], 0
-        for structure, count in groups:
-            parts.append(_tree.unflatten(structure, jac[start:start + count]))
-            start += count
-        return _result(parts, argnums)
+        return _result(regrouped(groups, jac), argnums)
 
     return jacobian
 
