@@ -249,8 +249,6 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
                          "(class) axis.")
     classes = shape[-1]
     fused = len(shape) == 2  # (the fused kernel's case: one loss per row)
-    if fused and labels._dtype is not int32 and labels._dtype is not int64:
-        labels = astype(labels, int64)
     # (the attributes are known valid here: the kernel directly, without one_hot's checks)
     targets = None if fused else _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0,
                                                       "off_value": 0.0, "dtype": logits._dtype})
@@ -268,6 +266,8 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
             raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range "
                                        f"for {classes} classes (valid: 0..{classes - 1}).")
     if targets is None:
+        if labels._dtype is not int32 and labels._dtype is not int64:  # (the kernel's dtypes)
+            labels = astype(labels, int64)
         return _sparse_cross_entropy_fn(reduction)(labels, logits)
     return _cross_entropy(targets, logits, -1, reduction, normalized=True)
 
