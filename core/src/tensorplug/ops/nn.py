@@ -234,7 +234,9 @@ def softmax_cross_entropy(labels: Any, logits: Any, *, axis: int = -1,
 
 def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "mean") -> Tensor:
     """-log_softmax(logits)[..., labels] for integer class labels of shape logits.shape[:-1]
-    (classes on the last axis); reduced by 'mean', 'sum' or 'none'."""
+    (classes on the last axis); reduced by 'mean', 'sum' or 'none'. A label out of range raises
+    IndexOutOfRangeError (inside tp.jit, where labels have no values, its loss is NaN).
+    (rows, classes) logits run one kernel, SparseSoftmaxCrossEntropyWithLogits (TF's)."""
     _check_reduction("sparse_softmax_cross_entropy", reduction)
     logits = to_float(logits)
     labels = asarray(labels)
