@@ -174,3 +174,11 @@ def test_the_op_under_jit_gives_nan_for_a_label_out_of_range():
     f = tp.jit(lambda lab, lg: tp.nn.sparse_softmax_cross_entropy(lab, lg, reduction="none"))
     got = f(tp.asarray(np.array([0, 9, 3, 1, 2])), tp.asarray(FEATURES)).numpy()
     assert np.isnan(got[1]) and np.isfinite(np.delete(got, 1)).all()
+
+
+@pytest.mark.parametrize("shape", [(5,), (1, 5)], ids=str)
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16], ids=str)
+def test_the_op_refuses_a_label_out_of_range_of_any_integer_dtype(shape, dtype):
+    labels = np.array([0, 1, 4, 2, 1], dtype).reshape(shape)
+    with pytest.raises(tp.IndexOutOfRangeError, match="label 4 is out of range for 4 classes"):
+        tp.nn.sparse_softmax_cross_entropy(labels, FEATURES.reshape(shape + (4,)))
