@@ -53,6 +53,7 @@ NO_0D.update({k: "takes 4-d images (and boxes of 4 coordinates)" for k in (
 NO_0D.update({k: "takes (n, 4) boxes and (n,) scores" for k in (
     "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5")})
 NO_0D.update({k: "normalizes along a channel axis" for k in ("LRN", "LRNGrad")})
+NO_0D["SparseSoftmaxCrossEntropyWithLogits"] = "takes (batch, classes) features and (batch,) labels"
 NO_INPUTS = {"Fill", "Range", "Eye", "RandomUniform", "RandomNormal", "LinSpace"}
 
 

@@ -1,4 +1,5 @@
-"""Batching rules of the neural-network kernels: softmaxes along a shifted axis; kernels over
+"""Batching rules of the neural-network kernels: softmaxes along a shifted axis; the sparse
+cross-entropy with vmap's batch merged into its examples' axis; kernels over
 a leading batch of images (pooling, convolution of images by one filter, resizing, local
 response normalization) with vmap's batch merged into theirs."""
 
@@ -9,9 +10,32 @@ from typing import Any
 
 from ..dispatch import dispatcher_of
 from ..registry.batching import BatchConfig, register_batching_rule
-from ._util import Axes, Inputs, batch_size, broadcast, reshaped, to_front, with_axes
+from ._util import (
+    Axes,
+    Inputs,
+    all_batched,
+    batch_size,
+    batching_rule,
+    broadcast,
+    reshaped,
+    to_front,
+    with_axes,
+)
 
 with_axes("Softmax", "LogSoftmax")
+
+_SPARSE_XENT = dispatcher_of("SparseSoftmaxCrossEntropyWithLogits")
+
+
+@batching_rule("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Any, int]:
+    """Both inputs batch-first, (size, n, c) and (size, n) reshaped to (size * n, c) and
+    (size * n,); the kernel once; its outputs split back."""
+    features, labels = all_batched(inputs, axes)
+    size, rows, classes = features.shape
+    loss, backprop = _SPARSE_XENT((reshaped(features, (size * rows, classes)),
+                                   reshaped(labels, (size * rows,))), attrs)
+    return (reshaped(loss, (size, rows)), reshaped(backprop, (size, rows, classes))), 0
 
 
 def leading_batch(*kernel_names: str, merged: Sequence[int] = (0,), shape_attr: str | None = None) -> None:

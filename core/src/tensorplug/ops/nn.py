@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as valid
-from ..dtypes import bool_, float32
+from ..dtypes import bool_, float32, int32, int64
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from ..specs._rules import normalize_axes, normalize_axis
 from ..specs.indexing import one_hot_shape
@@ -42,9 +42,9 @@ _RELU = caller("Relu")
 _SOFTMAX = caller("Softmax")
 _LOG_SOFTMAX = caller("LogSoftmax")
 _ONE_HOT = caller("OneHot")
+_SPARSE_XENT = caller("SparseSoftmaxCrossEntropyWithLogits")
 
 _REDUCTIONS = ("mean", "sum", "none")
-_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
 
 
 def relu(x: Any, /) -> Tensor:
@@ -173,6 +173,45 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
     return cross_entropy
 
 
+@functools.cache
+def _sparse_cross_entropy_fn(reduction: str) -> Any:
+    """The cross-entropy of (labels (rows,), logits (rows, classes)) by the fused kernel: its
+    loss output reduced; d/dlogits is its backprop output times the upstream gradient (scaled
+    by the reduction), recorded as a custom gradient so that first-order backward skips the
+    kernel's own gradient (which also serves a cotangent of backprop: second order). While
+    forward mode records, the kernel and the reduction are recorded as they are: their JVP
+    rules give the loss's tangent and backprop's, which the gradient uses (hvp)."""
+    from .._state import state  # autodiff sits above the ops
+    from ..autodiff.forward import forward_mode_records
+    from ..autodiff.tape import record_custom
+    from ..engine import wrap
+
+    def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
+        rows = lg.shape[0]
+        per_example, backprop = _SPARSE_XENT((lg, lab), {})
+        if reduction == "mean" and rows:
+            loss = multiply(_sum(per_example), 1.0 / rows)
+        elif reduction == "sum":
+            loss = _sum(per_example)
+        else:
+            loss = per_example if reduction == "none" else _mean(per_example)
+        if not state.tapes or forward_mode_records():
+            return loss
+        out = wrap(loss._data, loss._backend, loss._dtype)
+
+        def grad_fn(dy: Tensor) -> tuple[None, Tensor]:
+            if reduction == "none":
+                scale = expand_dims(dy, axis=1)
+            else:
+                scale = multiply(dy, 1.0 / rows) if reduction == "mean" and rows else dy
+            return None, multiply(backprop, scale)
+
+        record_custom("sparse_cross_entropy", (lab, lg), (out,), grad_fn)
+        return out
+
+    return cross_entropy
+
+
 def _cross_entropy(labels: Tensor, logits: Tensor, axis: int, reduction: str,
                    normalized: bool) -> Tensor:
     return _cross_entropy_fn(axis, reduction, normalized)(labels, logits)
@@ -195,7 +234,9 @@ def softmax_cross_entropy(labels: Any, logits: Any, *, axis: int = -1,
 
 def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "mean") -> Tensor:
     """-log_softmax(logits)[..., labels] for integer class labels of shape logits.shape[:-1]
-    (classes on the last axis); reduced by 'mean', 'sum' or 'none'."""
+    (classes on the last axis); reduced by 'mean', 'sum' or 'none'. A label out of range raises
+    IndexOutOfRangeError (inside tp.jit, where labels have no values, its loss is NaN).
+    (rows, classes) logits run one kernel, SparseSoftmaxCrossEntropyWithLogits (TF's)."""
     _check_reduction("sparse_softmax_cross_entropy", reduction)
     logits = to_float(logits)
     labels = asarray(labels)
@@ -209,19 +250,26 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
                          f"{shape}; labels must have the logits' shape without the last "
                          "(class) axis.")
     classes = shape[-1]
+    fused = len(shape) == 2  # (the fused kernel's case: one loss per row)
     # (the attributes are known valid here: the kernel directly, without one_hot's checks)
-    targets = _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0, "off_value": 0.0,
-                                   "dtype": logits._dtype})
+    targets = None if fused else _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0,
+                                                      "off_value": 0.0, "dtype": logits._dtype})
     try:
         host = np.asarray(labels.numpy())
     except TracedValueError:  # inside tp.jit: no values to check; a label out of range gives NaN:
-        # its one-hot row is all zeros, and 0 / 0 is NaN (a valid row sums to 1: divided exactly)
-        targets = divide(targets, _sum(targets, axis=-1, keepdims=True))
+        # the fused kernel's row is NaN; a one-hot row is all zeros, and 0 / 0 is NaN (a valid
+        # row sums to 1: divided exactly)
+        if targets is not None:
+            targets = divide(targets, _sum(targets, axis=-1, keepdims=True))
     else:
         # one reduction finds both kinds of bad label: as unsigned, a negative one is huge
-        if host.size and host.view(_UNSIGNED[host.dtype]).max() >= classes:
+        if host.size and host.view(f"u{host.dtype.itemsize}").max() >= classes:
             bad = host.min() if host.min() < 0 else host.max()
             raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range "
                                        f"for {classes} classes (valid: 0..{classes - 1}).")
+    if targets is None:
+        if labels._dtype is not int32 and labels._dtype is not int64:  # (the kernel's dtypes)
+            labels = astype(labels, int64)
+        return _sparse_cross_entropy_fn(reduction)(labels, logits)
     return _cross_entropy(targets, logits, -1, reduction, normalized=True)
 

@@ -1,12 +1,14 @@
-"""Kernel specs of the neural-network family: Softmax and LogSoftmax (numerically stable)."""
+"""Kernel specs of the neural-network family: Softmax and LogSoftmax (numerically stable), and
+SparseSoftmaxCrossEntropyWithLogits (TF's fused loss of integer class labels)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from ..dtypes import FLOAT_DTYPES, int32, int64
+from ..errors import ShapeError
+from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo, describe
 from ..registry.specs import register_kernel_spec
 from ._rules import as_int, normalize_axis
 
@@ -25,4 +27,22 @@ LOG_SOFTMAX = register_kernel_spec(KernelSpec(
     name="LogSoftmax", inputs=("x",), infer=_softmax_rule, input_dtypes={"x": FLOAT_DTYPES},
     attrs=(AttrSpec("axis", -1, as_int, "the axis to normalize"),),
     doc="x - logsumexp(x) along axis, computed stably",
+))
+
+
+def _sparse_xent_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    features, labels = infos
+    if len(features.shape) != 2 or labels.shape != features.shape[:1]:
+        raise ShapeError(f"features must be (batch, classes) and labels (batch,), got features "
+                         f"{describe(features)} and labels {describe(labels)}; flatten the leading "
+                         "axes of both first.")
+    return [TensorInfo(features.shape[:1], features.dtype), features]
+
+
+SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = register_kernel_spec(KernelSpec(
+    name="SparseSoftmaxCrossEntropyWithLogits", inputs=("features", "labels"),
+    outputs=("loss", "backprop"), infer=_sparse_xent_rule,
+    input_dtypes={"features": FLOAT_DTYPES, "labels": (int32, int64)},
+    doc="per row: loss = logsumexp(features) - features[label], backprop = softmax(features) - "
+        "one_hot(label); a label outside [0, classes) gives a row of NaN in both",
 ))

@@ -1,5 +1,7 @@
 """Neural-network kernels: Softmax and LogSoftmax along one axis, with the maximum subtracted
 first so that large inputs neither overflow nor lose precision; float32 stays float32.
+SparseSoftmaxCrossEntropyWithLogits: the same shifted exponentials give both outputs (half
+floats computed in float32); a label outside [0, classes) gives a row of NaN (as TF on GPU).
 
 Along an empty axis the result is empty; a 0-d input (axis 0 or -1, which the spec accepts)
 is a single-element distribution: softmax 1, log-softmax 0.
@@ -42,7 +44,43 @@ def log_softmax(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) ->
     return s
 
 
+_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
+
+
+def sparse_softmax_cross_entropy_with_logits(inputs: tuple[Any, ...], attrs: dict[str, Any],
+                                             backend: Any) -> tuple[Any, Any]:
+    features, labels = inputs
+    rows, classes = features.shape
+    dtype = features.dtype
+    if dtype.itemsize < 4:  # float16, bfloat16: exp and its sum in float32
+        features = features.astype(np.float32)
+    # as unsigned, a negative label is huge: one comparison finds both kinds of bad label
+    bad = labels.view(_UNSIGNED[labels.dtype]) >= classes
+    if rows and bad.any():
+        labels = np.where(bad, 0, labels) if classes else np.zeros_like(labels)
+    else:
+        bad = None
+    if not classes:
+        return np.full(rows, np.nan, dtype), np.empty_like(features, dtype)
+    s = _shifted(features, 1)
+    backprop = np.exp(s)
+    sums = np.add.reduce(backprop, axis=1)
+    backprop /= sums[:, None]
+    loss = np.log(sums, out=sums)
+    first = np.arange(0, rows * classes, classes)
+    first += labels
+    loss -= s.reshape(-1)[first]
+    backprop.reshape(-1)[first] -= 1
+    if bad is not None:
+        loss[bad] = np.nan
+        backprop[bad] = np.nan
+    if dtype.itemsize < 4:
+        return loss.astype(dtype), backprop.astype(dtype)
+    return loss, backprop
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
     "Softmax": softmax,
     "LogSoftmax": log_softmax,
+    "SparseSoftmaxCrossEntropyWithLogits": sparse_softmax_cross_entropy_with_logits,
 }
