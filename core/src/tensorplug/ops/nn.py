@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as valid
+from .._state import recorders_var
 from ..dtypes import bool_, float32, int32, int64
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from ..specs._rules import normalize_axes, normalize_axis
@@ -212,6 +213,11 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
     return cross_entropy
 
 
+def _forward_mode_records() -> bool:
+    from ..autodiff.forward import forward_mode_records  # (autodiff sits above the ops)
+    return forward_mode_records()
+
+
 def _cross_entropy(labels: Tensor, logits: Tensor, axis: int, reduction: str,
                    normalized: bool) -> Tensor:
     return _cross_entropy_fn(axis, reduction, normalized)(labels, logits)
@@ -250,7 +256,10 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
                          f"{shape}; labels must have the logits' shape without the last "
                          "(class) axis.")
     classes = shape[-1]
-    fused = len(shape) == 2  # (the fused kernel's case: one loss per row)
+    # The fused kernel's case: one loss per row. Under forward mode (tp.hvp), the one-hot path:
+    # its recorded derivatives have a tangent of a few ops, where the fused kernel's gradient
+    # would be differentiated whole (with its second-order term on a zero cotangent).
+    fused = len(shape) == 2 and not (recorders_var.get() and _forward_mode_records())
     # (the attributes are known valid here: the kernel directly, without one_hot's checks)
     targets = None if fused else _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0,
                                                       "off_value": 0.0, "dtype": logits._dtype})
