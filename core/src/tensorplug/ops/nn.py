@@ -179,11 +179,9 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
     """The cross-entropy of (labels (rows,), logits (rows, classes)) by the fused kernel: its
     loss output reduced; d/dlogits is its backprop output times the upstream gradient (scaled
     by the reduction), recorded as a custom gradient so that first-order backward skips the
-    kernel's own gradient (which also serves a cotangent of backprop: second order). While
-    forward mode records, the kernel and the reduction are recorded as they are: their JVP
-    rules give the loss's tangent and backprop's, which the gradient uses (hvp)."""
+    kernel's own gradient (which also serves a cotangent of backprop: second order). Not used
+    while forward mode records (sparse_softmax_cross_entropy takes the one-hot path then)."""
     from .._state import state  # autodiff sits above the ops
-    from ..autodiff.forward import forward_mode_records
     from ..autodiff.tape import record_custom
     from ..engine import wrap
 
@@ -196,7 +194,7 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
             loss = _sum(per_example)
         else:
             loss = per_example if reduction == "none" else _mean(per_example)
-        if not state.tapes or forward_mode_records():
+        if not state.tapes:
             return loss
         out = wrap(loss._data, loss._backend, loss._dtype)
 
