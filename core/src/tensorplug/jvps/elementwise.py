@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import ops as tp
 from ..tensor import Tensor
-from ._util import broadcast, elementwise_self_adjoint, jvp_rule, linear
+from ._util import broadcast, elementwise_self_adjoint, jvp_rule
 
 Tangents = tuple[Tensor | None, ...]
 
@@ -25,7 +25,15 @@ elementwise_self_adjoint(
     "Divide", "FloorDivide", "Pow", "Mod", "Atan2", "Hypot", "Copysign",
     "Nextafter", "Maximum", "Minimum",
 )
-linear("Where", positions=(1, 2))  # where(condition, tx, ty)
+
+
+@jvp_rule("Where")
+def _where(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+           attrs: Mapping[str, Any]) -> Tensor:
+    """where(condition, tx, ty), linear in the branches; a missing tangent is a scalar zero
+    (no zeros of the output's shape: the kernel broadcasts)."""
+    condition, (_, tx, ty), shape = primals[0], tangents, outputs[0].shape
+    return broadcast(tp.where(condition, 0.0 if tx is None else tx, 0.0 if ty is None else ty), shape)
 
 
 # (the binary kernels on every layer's path: written out, cheaper than the gradient's way)
