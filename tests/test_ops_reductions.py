@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import array_api_strict as xp
 import numpy as np
 import pytest
@@ -279,3 +281,25 @@ def test_result_dtype_matches_array_api_strict(name, dtype):
 )
 def test_composed_reductions_are_differentiable(f):
     check_gradients(f, F32.astype(np.float64), order=2)
+
+
+# -- positional parameters, as numpy takes them -----------------------------------------------------
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin",
+                                  "any", "all", "cumulative_sum", "cumulative_prod"])
+def test_parameters_after_x_may_be_positional(name):
+    """tp.sum(x, 1) is tp.sum(x, axis=1) (numpy's own positional call where it has one); the
+    order of the parameters is the standard's (its keyword-only ones, in order)."""
+    op = getattr(tp, name)
+    params = [p.name for p in inspect.signature(op).parameters.values()]
+    assert params == [p.name for p in inspect.signature(getattr(xp, name)).parameters.values()]
+    x = tp.asarray(F32)
+    _close(op(x, 1), op(x, axis=1).numpy())
+    ref = {"cumulative_sum": np.cumsum, "cumulative_prod": np.cumprod}.get(name, getattr(np, name, None))
+    if ref is not None:
+        _close(op(x, 1), ref(F32, 1), rtol=1e-4)
+    if "keepdims" in params and name not in ("argmax", "argmin"):
+        position = params.index("keepdims")
+        args = [x, 1] + [None] * (position - 2) + [True]
+        if name in ("var", "std"):
+            args[2] = 0.0  # correction
+        _close(op(*args), op(x, axis=1, keepdims=True).numpy())

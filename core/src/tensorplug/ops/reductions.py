@@ -2,7 +2,9 @@
 argmin, cumulative_sum, cumulative_prod, any, all.
 
 ``axis`` is None (all axes), an int or a tuple of ints (negative allowed); ``axis=()``
-reduces nothing. Sum and prod of bool or integer inputs give int64 (unsigned: uint64), mean/var/std of integer
+reduces nothing. The parameters after ``x`` may also be passed by position, as numpy, JAX and
+PyTorch accept (``tp.sum(x, 0)``); the standard makes them keyword-only, and its test suite
+accepts both. (It also spares tiny calls CPython's slower call of keyword-only defaults.) Sum and prod of bool or integer inputs give int64 (unsigned: uint64), mean/var/std of integer
 inputs give the default float dtype.
 """
 
@@ -58,7 +60,7 @@ def _accumulate(op: str, call: Any, x: Any, axis: Any, dtype: Any, keepdims: boo
     return out if dtype is None else astype(out, x._dtype)
 
 
-def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,  # noqa: A001
+def sum(x: Any, /, axis: int | tuple[int, ...] | None = None, dtype: Any = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Sum over `axis` (all axes if None); bool and integer inputs give int64 (unsigned: uint64)."""
     if axis is None and dtype is None and keepdims is False and x.__class__ is Tensor:
@@ -66,7 +68,7 @@ def sum(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = No
     return _accumulate("sum", _SUM, x, axis, dtype, keepdims)
 
 
-def prod(x: Any, /, *, axis: int | tuple[int, ...] | None = None, dtype: Any = None,
+def prod(x: Any, /, axis: int | tuple[int, ...] | None = None, dtype: Any = None,
          keepdims: bool = False) -> Tensor:
     """Product over `axis` (all axes if None); bool and integer inputs give int64 (unsigned: uint64)."""
     return _accumulate("prod", _PROD, x, axis, dtype, keepdims)
@@ -83,13 +85,13 @@ def _extremum(op: str, call: Any, x: Any, axis: Any, keepdims: bool) -> Tensor:
     return call((x,), {"axis": axes, "keepdims": valid.flag(keepdims, op, "keepdims")})
 
 
-def max(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+def max(x: Any, /, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Largest element over `axis` (all axes if None); empty axes are an error."""
     return _extremum("max", _MAX, x, axis, keepdims)
 
 
-def min(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+def min(x: Any, /, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Smallest element over `axis` (all axes if None); empty axes are an error."""
     return _extremum("min", _MIN, x, axis, keepdims)
@@ -99,7 +101,7 @@ def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
     return _prod(shape[a] for a in axes)
 
 
-def mean(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+def mean(x: Any, /, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
     """Arithmetic mean over `axis`; integer and bool inputs give the default float dtype
     (an empty reduction gives nan)."""
     x = to_float(x)
@@ -111,7 +113,7 @@ def mean(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool
     return divide(total, float(n)) if n else multiply(total, float("nan"))
 
 
-def var(x: Any, /, *, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
+def var(x: Any, /, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Tensor:
     """Variance over `axis`: sum of squared deviations / (N - correction); float result."""
     return _var("var", x, axis, correction, keepdims)
@@ -128,7 +130,7 @@ def _var(op: str, x: Any, axis: Any, correction: float, keepdims: bool) -> Tenso
     return divide(total, float(dof)) if dof > 0 else multiply(total, float("nan"))
 
 
-def std(x: Any, /, *, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
+def std(x: Any, /, axis: int | tuple[int, ...] | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Tensor:
     """Standard deviation over `axis`: sqrt(var(x, axis, correction))."""
     return sqrt(_var("std", x, axis, correction, keepdims))
@@ -141,12 +143,12 @@ def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor
     return call((x,), {"axis": arg_axis(x.shape, axis, op), "keepdims": valid.flag(keepdims, op, "keepdims")})
 
 
-def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
+def argmax(x: Any, /, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index (int64) of the first maximum along `axis`, or in the flattened input if None."""
     return _arg("argmax", _ARGMAX, x, axis, keepdims)
 
 
-def argmin(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
+def argmin(x: Any, /, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index (int64) of the first minimum along `axis`, or in the flattened input if None."""
     return _arg("argmin", _ARGMIN, x, axis, keepdims)
 
@@ -173,19 +175,19 @@ def _cumulative(op: str, call: Any, initial: float, x: Any, axis: int | None, dt
     return out
 
 
-def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
+def cumulative_sum(x: Any, /, axis: int | None = None, dtype: Any = None,
                    include_initial: bool = False) -> Tensor:
     """Running sum along `axis` (None only for 1-d input); include_initial prepends a 0."""
     return _cumulative("cumulative_sum", _CUMSUM, 0.0, x, axis, dtype, include_initial)
 
 
-def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None,
+def cumulative_prod(x: Any, /, axis: int | None = None, dtype: Any = None,
                     include_initial: bool = False) -> Tensor:
     """Running product along `axis` (None only for 1-d input); include_initial prepends a 1."""
     return _cumulative("cumulative_prod", _CUMPROD, 1.0, x, axis, dtype, include_initial)
 
 
-def any(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+def any(x: Any, /, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Whether any element along `axis` is true (non-zero); bool result, False when empty."""
     x = astype(x, bool_)
@@ -196,7 +198,7 @@ def any(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
     return greater(_SUM((x,), {"axis": axes, "keepdims": keep}), 0)
 
 
-def all(x: Any, /, *, axis: int | tuple[int, ...] | None = None,  # noqa: A001
+def all(x: Any, /, axis: int | tuple[int, ...] | None = None,  # noqa: A001
         keepdims: bool = False) -> Tensor:
     """Whether every element along `axis` is true (non-zero); bool result, True when empty."""
     x = astype(x, bool_)
