@@ -132,7 +132,8 @@ def peer_cases(with_jax: bool) -> list[Case]:
 
     def per_example() -> Any:
         hidden, dz, dh = common()
-        return [hidden[:, :, None] * dz[:, None, :], dz, x[:, :, None] * dh[:, None, :], dh]
+        # (np.einsum's loop: 1.4-3x faster here than a broadcast multiplication)
+        return [np.einsum("bi,bj->bij", hidden, dz), dz, np.einsum("bi,bj->bij", x, dh), dh]
 
     found = [Case("numpy by hand: per-example vs batched", per_example, batched, None)]
     if with_jax:

@@ -29,8 +29,9 @@ _MATMUL, _EINSUM = dispatcher_of("MatMul"), dispatcher_of("Einsum")
 @batching_rule("MatMul")
 def _matmul(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
     """One product of matrices for the whole batch where the layout allows it (the batch
-    folded into the rows of x, or into the columns of y), an outer product as a broadcast
-    multiplication; else a stack of products, the batch a leading axis that broadcasts."""
+    folded into the rows of x, or into the columns of y), a batch of outer products as one
+    Einsum (a broadcast multiplication if stacks broadcast); else a stack of products, the
+    batch a leading axis that broadcasts."""
     (x, y), (ax, ay) = inputs, axes
     tx, ty = attrs["transpose_x"], attrs["transpose_y"]
     if ay is None and y.ndim == 2 and not tx:  # fold the batch (and x's stack) into x's rows
@@ -45,6 +46,9 @@ def _matmul(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tenso
     x, y = aligned(x, ax, rank), aligned(y, ay, rank)
     if x.shape[-2 if tx else -1] == 1 and ax is not None and ay is not None:  # outer products
         m, n = x.shape[-1 if tx else -2], y.shape[-2 if ty else -1]
+        if x.ndim == 3 and y.ndim == 3 and x.shape[0] == y.shape[0]:  # (a per-example gradient's)
+            size = x.shape[0]
+            return _EINSUM((reshaped(x, (size, m)), reshaped(y, (size, n))), {"equation": "bi,bj->bij"}), 0
         return reshaped(x, x.shape[:-2] + (m, 1)) * reshaped(y, y.shape[:-2] + (1, n)), 0
     return _MATMUL((x, y), attrs), 0
 
