@@ -15,9 +15,9 @@ from ..dispatch import Dispatcher, dispatcher_of
 from ..registry.batching import BatchConfig, BatchFunc, register_batching_rule
 from ..tensor import Tensor
 
-__all__ = ["batching_rule", "reshaped", "transposed", "broadcast", "select", "to_front", "batch_size",
-           "logical_rank", "aligned", "all_batched", "elementwise", "same_shape_elementwise", "shifted",
-           "with_axes", "Axes", "Inputs"]
+__all__ = ["batching_rule", "reshaped", "transposed", "broadcast", "select", "to_front", "moved", "spread",
+           "batch_size", "logical_rank", "aligned", "all_batched", "elementwise", "same_shape_elementwise",
+           "shifted", "with_axes", "Axes", "Inputs"]
 
 Inputs = tuple[Tensor, ...]
 Axes = tuple[int | None, ...]
@@ -66,6 +66,24 @@ def to_front(x: Tensor, axis: int | None) -> Tensor:
     order = list(range(x.ndim))
     order.insert(0, order.pop(axis))
     return transposed(x, order)
+
+
+def moved(x: Tensor, axis: int, to: int) -> Tensor:
+    """`x` with its batch axis moved from `axis` to `to` (the other axes keep their order)."""
+    if axis == to:
+        return x
+    order = list(range(x.ndim))
+    order.insert(to, order.pop(axis))
+    return transposed(x, order)
+
+
+def spread(x: Tensor, axis: int | None, size: int, to: int) -> Tensor:
+    """`x` with its batch axis at `to`: moved there, or for an unbatched `x` a new axis there
+    broadcast to the batch `size`."""
+    if axis is not None:
+        return moved(x, axis, to)
+    shape = x.shape
+    return broadcast(reshaped(x, shape[:to] + (1,) + shape[to:]), shape[:to] + (size,) + shape[to:])
 
 
 def batch_size(inputs: Sequence[Tensor], axes: Sequence[int | None]) -> int:

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import dispatcher_of
-from ..ops.creation import arange
 from ..tensor import Tensor
+from ._indices import flat_indices, loop_errors
 from ._util import Axes, Inputs, batching_rule, broadcast, reshaped, to_front, transposed
 
 _STRIDED_SLICE, _STRIDED_SLICE_GRAD = dispatcher_of("StridedSlice"), dispatcher_of("StridedSliceGrad")
@@ -31,6 +31,7 @@ def _strided_slice_grad(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) ->
 
 
 @batching_rule("Gather")
+@loop_errors("Gather")
 def _gather(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
     (x, indices), (ax, ai) = inputs, axes
     rank = x.ndim - (ax is not None)
@@ -45,21 +46,14 @@ def _gather(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tenso
     order = [0, axis + 1] + [d for d in range(1, x.ndim) if d != axis + 1]
     flat = reshaped(transposed(x, order), (size * n,) + tuple(x.shape[d] for d in order[2:]))
     indices = to_front(indices, ai)
-    out = _GATHER((flat, _flat_indices(indices, n)), {"axis": 0})  # (B, *indices, *pre, *post)
+    out = _GATHER((flat, flat_indices(indices, n, negative=True)), {"axis": 0})  # (B, *indices, *pre, *post)
     k = indices.ndim
     back = [0] + list(range(k, k + axis)) + list(range(1, k)) + list(range(k + axis, out.ndim))
     return transposed(out, back), 0
 
 
-def _flat_indices(indices: Tensor, n: int) -> Tensor:
-    """Batched indices (batch axis first) into an axis of size `n`, as indices into the batch
-    and that axis flattened together (example i's index j -> i * n + j)."""
-    size = indices.shape[0]
-    offsets = reshaped(arange(size, dtype=indices.dtype) * n, (size,) + (1,) * (indices.ndim - 1))
-    return (indices % n) + offsets
-
-
 @batching_rule("ScatterAdd")
+@loop_errors("ScatterAdd")
 def _scatter_add(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
     """Gather's transpose: batched updates scatter along the shifted axis; batched indices
     scatter into the batch and the axis flattened together, as Gather's rule gathers."""
@@ -77,7 +71,7 @@ def _scatter_add(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[
     order = [0] + list(range(1 + axis, 1 + axis + k)) + list(range(1, 1 + axis)) \
         + list(range(1 + axis + k, updates.ndim))
     rest = shape[:axis] + shape[axis + 1:]
-    out = _SCATTER_ADD((_flat_indices(indices, n), transposed(updates, order)),
+    out = _SCATTER_ADD((flat_indices(indices, n, negative=True), transposed(updates, order)),
                        {"shape": (size * n,) + rest, "axis": 0})
     out = reshaped(out, (size, n) + rest)
     back = [0] + list(range(2, 2 + axis)) + [1] + list(range(2 + axis, out.ndim))

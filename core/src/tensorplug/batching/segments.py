@@ -1,0 +1,68 @@
+"""Batching rules of the segment reductions: UnsortedSegmentSum/Max/Min and
+SparseSegmentSum/Mean.
+
+Shared segment ids (and, for the sparse ones, shared indices) leave the axes after the rows
+alone, so the batch axis goes there and every segment carries it. Batched ones become ids
+into one reduction over the whole batch, example i's segment s numbered i * num_segments + s
+(``flat_indices``): an id out of range stays out of range and is dropped, as the kernel drops
+it per example, and the sparse kernels' row indices into batched data likewise (an index out
+of range refused as the loop refuses it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..dispatch import Dispatcher, dispatcher_of
+from ..registry.batching import BatchConfig, register_batching_rule
+from ..tensor import Tensor
+from ._indices import flat_indices, loop_errors
+from ._util import Axes, Inputs, batch_size, reshaped, spread, to_front
+
+
+def _unsorted(dispatcher: Dispatcher) -> Any:
+    def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+        (data, ids), (ad, ai) = inputs, axes
+        size, num = batch_size(inputs, axes), attrs["num_segments"]
+        if ai is None:  # shared ids: data's batch axis right after the axes of the ids
+            return dispatcher((spread(data, ad, size, ids.ndim), ids), attrs), 1
+        data = spread(data, ad, size, 0)
+        out = dispatcher((data, flat_indices(to_front(ids, ai), num, negative=False)),
+                         {"num_segments": size * num})
+        return reshaped(out, (size, num) + out.shape[1:]), 0
+    return rule
+
+
+for _name in ("UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin"):
+    register_batching_rule(BatchConfig(_name, _unsorted(dispatcher_of(_name))))
+
+
+def _sparse(name: str) -> Any:
+    dispatcher = dispatcher_of(name)
+
+    @loop_errors(name)
+    def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> Any:
+        """Without num_segments, batched ids (or indices) defer to the loop: each example's
+        number of segments is its own last id + 1, which needs the values."""
+        (data, indices, ids), (ad, ax, ai) = inputs, axes
+        size, num = batch_size(inputs, axes), attrs["num_segments"]
+        if ax is None and ai is None:  # batched data only: its batch axis second, kept by each row
+            return dispatcher((spread(data, ad, size, 1), indices, ids), attrs), 1
+        if num is None:
+            return NotImplemented
+        indices, ids = spread(indices, ax, size, 0), spread(ids, ai, size, 0)  # (B, m) each
+        m = indices.shape[1]
+        if ad is not None:  # the batch and the rows of data flattened together
+            data = to_front(data, ad)
+            rows = data.shape[1]
+            data = reshaped(data, (size * rows,) + data.shape[2:])
+            indices = flat_indices(indices, rows, negative=True)
+        flat_ids = flat_indices(ids, num, negative=False)
+        out = dispatcher((data, reshaped(indices, (size * m,)), reshaped(flat_ids, (size * m,))),
+                         {"num_segments": size * num})
+        return reshaped(out, (size, num) + out.shape[1:]), 0
+    return rule
+
+
+for _name in ("SparseSegmentSum", "SparseSegmentMean"):
+    register_batching_rule(BatchConfig(_name, _sparse(_name)))
