@@ -225,7 +225,9 @@ def profile() -> Iterator[Profile]:
     results) and the bytes of new outputs; forward or backward. The live tensor bytes are
     followed from the block's start (tensors alive then, and every kernel output; tensors made
     otherwise, e.g. by ``tp.asarray``, are not), giving ``peak_bytes``; finding the tensors
-    alive at the start walks the process's objects once (as ``tp.memory()`` does). Costs
+    alive at the start walks the process's objects once (as ``tp.memory()`` does), so garbage
+    not yet collected counts as alive: call ``gc.collect()`` before the block when tensors
+    from before are freed inside it, or the peak is under-counted. Costs
     nothing while no profile records; while one does, every kernel call in the process takes
     time stamps.
 
