@@ -25,17 +25,9 @@ within the target. Results are written to benchmarks/results/ (not kept in git).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
-import shlex
-import statistics
 import sys
-import time
-import timeit
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 # numpy's BLAS/LAPACK (OpenBLAS, which the numpy backend uses too) gets one thread, as in run.py.
@@ -44,13 +36,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+import _common as common  # noqa: E402  (this folder's: what the benchmark scripts share)
 import tensorplug as tp  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
 TARGET = 1.2  # issue 14: no more than 1.2x the same numpy / jax.numpy call
 N = 10**6
 M = 512
-SAMPLE_SECONDS = 0.02  # one timing sample runs a call at least this long in all
 
 
 class Case(NamedTuple):
@@ -129,23 +120,9 @@ def cases(xp: Any, t: dict[str, Any], p: dict[str, Any]) -> list[Case]:
     ]
 
 
-# -- measuring ------------------------------------------------------------------------------------
-def leaves(out: Any) -> list[Any]:
-    """The arrays of a result (a tuple of them or one), Tensors as their native arrays."""
-    items = out if isinstance(out, tuple) else (out,)
-    return [v.native if isinstance(v, tp.Tensor) else v for v in items]
-
-
-def waited(fn: Callable[[], Any]) -> Callable[[], Any]:
-    """`fn` followed by block_until_ready() on each of its output arrays (for jax)."""
-    def call() -> None:
-        for v in leaves(fn()):
-            v.block_until_ready()
-    return call
-
-
+# -- comparing and measuring (the measuring is _common.py's) --------------------------------------
 def same_results(case: Case) -> bool:
-    ours, theirs = leaves(case.ours()), leaves(case.peer())
+    ours, theirs = common.leaves(case.ours()), common.leaves(case.peer())
     if len(ours) != len(theirs):
         return False
     for o, p in zip(ours, theirs):
@@ -156,80 +133,42 @@ def same_results(case: Case) -> bool:
     return True
 
 
-def calls_per_sample(fn: Callable[[], Any]) -> int:
-    fn()  # warm-up
-    start = time.perf_counter()
-    fn()
-    return max(1, round(SAMPLE_SECONDS / max(time.perf_counter() - start, 1e-9)))
-
-
-def measure(fns: dict[str, tuple[Callable[[], Any], Callable[[], Any]]], rounds: int
-            ) -> dict[str, tuple[list[float], list[float]]]:
-    """Per case: (peer's, tensorplug's) seconds per call in each of `rounds` interleaved rounds."""
-    number = {name: calls_per_sample(peer) for name, (_, peer) in fns.items()}
-    for ours, _ in fns.values():
-        ours()  # warm-up
-    samples: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in fns}
-    for i in range(rounds):
-        for name, (ours, peer) in fns.items():
-            n = number[name]
-            pair = [(1, ours), (0, peer)] if i % 2 else [(0, peer), (1, ours)]
-            for slot, fn in pair:
-                samples[name][slot].append(timeit.Timer(fn).timeit(n) / n)
-    return samples
-
-
 def run(backend: str, xp: Any, rounds: int, only: str | None = None) -> dict[str, dict[str, Any]]:
     tp.set_backend(backend)
     data = inputs()
     peer_arrays = {k: xp.asarray(v) for k, v in data.items()}
     tensors = {k: tp.asarray(v) for k, v in data.items()}
     chosen = [c for c in cases(xp, tensors, peer_arrays) if (only or "") in c.name]
-    block = waited if backend == "jax" else (lambda fn: fn)
+    block = common.waited if backend == "jax" else (lambda fn: fn)
     agree = {c.name: same_results(c) for c in chosen}
-    samples = measure({c.name: (block(c.ours), block(c.peer)) for c in chosen}, rounds)
-    report = {}
-    for name, (peer, ours) in samples.items():
-        of_medians = statistics.median(ours) / statistics.median(peer)
-        paired = statistics.median(o / p for p, o in zip(peer, ours))
-        report[name] = {"peer_ms": statistics.median(peer) * 1e3,
-                        "tensorplug_ms": statistics.median(ours) * 1e3, "ratio": of_medians,
-                        "paired_ratio": paired, "same_results": agree[name],
-                        "met": agree[name] and max(of_medians, paired) <= TARGET}
-    return report
+    samples = common.measure({c.name: (block(c.ours), block(c.peer)) for c in chosen}, rounds)
+    return {name: common.comparison(peer, ours, agree[name], TARGET)
+            for name, (peer, ours) in samples.items()}
 
 
 def print_table(title: str, peer: str, report: dict[str, dict[str, Any]]) -> None:
     print(f"\n{title}")
-    print(f"  {'case':26s} {peer:>12s} {'tensorplug':>12s} {'ratio':>7s} {'paired':>7s}  target <= {TARGET}x")
+    print(f"{common.comparison_header(peer)} <= {TARGET}x")
     for name, r in report.items():
-        verdict = "OK" if r["met"] else ("NOT MET" if r["same_results"] else "NOT MET (results differ)")
-        print(f"  {name:26s} {r['peer_ms']:9.3f} ms {r['tensorplug_ms']:9.3f} ms {r['ratio']:6.2f}x "
-              f"{r['paired_ratio']:6.2f}x  {verdict}")
+        print(f"{common.comparison_line(name, r, 3)}  {common.verdict(r)}")
     missed = [name for name, r in report.items() if not r["met"]]
     print(f"  {len(report) - len(missed)} of {len(report)} cases within {TARGET}x"
           + (f"; NOT MET: {', '.join(missed)}" if missed else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
-    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7)")
+    parser = common.argument_parser(__doc__, "fewer rounds (a smoke run)", rounds=7)
     parser.add_argument("--no-jax", action="store_true", help="leave the jax backend out")
     parser.add_argument("--no-numpy", action="store_true", help="leave the numpy backend out")
     parser.add_argument("--only", default=None, help="run only the cases whose name contains this")
-    parser.add_argument("--results", type=Path, default=HERE / "results",
-                        help="directory for the JSON results (default: benchmarks/results)")
+    common.add_results_option(parser)
     args = parser.parse_args(argv)
     rounds = args.rounds or (2 if args.quick else 7)
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
-    print("tensorplug Array API benchmarks: sort, unique, linalg, fft")
-    print(f"command: {command}")
-    print(f"python {platform.python_version()}, numpy {np.__version__}; tensorplug {tp.__version__}; "
-          f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}; "
-          f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
-    print(f"medians of {rounds} interleaved rounds; ratio = tensorplug / peer (of the medians, and "
-          "the median of the rounds' ratios), lower is better")
+    command = common.command_line()
+    common.print_header("tensorplug Array API benchmarks: sort, unique, linalg, fft",
+                        command, common.environment(system=True),
+                        f"medians of {rounds} interleaved rounds; ratio = tensorplug / peer (of the medians, "
+                        "and the median of the rounds' ratios), lower is better")
     results: dict[str, Any] = {"command": command, "numpy": np.__version__, "tensorplug": tp.__version__,
                                "rounds": rounds, "target": TARGET}
     if not args.no_numpy:
@@ -245,10 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         results["jax_backend"] = run("jax", jnp, rounds, only=args.only)
         print_table(f"jax backend against jax.numpy, eager (jax {jax.__version__}, "
                     f"{jax.devices()[0].platform})", "jax.numpy", results["jax_backend"])
-    args.results.mkdir(parents=True, exist_ok=True)
-    out = args.results / time.strftime("array-api-bench-%Y%m%d-%H%M%S.json")
-    out.write_text(json.dumps(results, indent=2))
-    print(f"results written to {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}")
+    common.write_results(args.results, "array-api-bench", results)
     return 0
 
 

@@ -14,24 +14,18 @@ Memory, measured two ways (eager, where tensors are real):
   start (``tp.profile``'s ``peak_bytes - start_bytes``).
 
 Time: forward + backward, checkpointed over plain (one more forward pass per block, so
-expected near 1.3x), eager and under ``tp.jit``, per backend, in interleaved rounds (the
-measuring of array_api_bench.py); the ratio of the medians and the median of the rounds' own
+expected near 1.3x), eager and under ``tp.jit``, per backend, in interleaved rounds
+(_common.py's measure); the ratio of the medians and the median of the rounds' own
 ratios. Results are written to benchmarks/results/ (not kept in git).
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
-import json
 import os
-import platform
-import shlex
 import statistics
 import sys
-import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 # one BLAS thread for numpy (the numpy backend's matmuls), as in run.py; set before numpy loads
@@ -39,13 +33,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+import _common as common  # noqa: E402  (this folder's: what the benchmark scripts share)
 import tensorplug as tp  # noqa: E402
-from array_api_bench import measure, waited  # noqa: E402  (this folder's: the same measuring)
 from tensorplug._state import push_recorder, remove_recorder  # noqa: E402
 from tensorplug.autodiff.tape import Tape  # noqa: E402
 from tensorplug.memory_stats import nbytes  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
 LAYERS, WIDTH, BATCH, PER_BLOCK = 16, 256, 64, 4
 
 Params = list[tuple[tp.Tensor, tp.Tensor]]
@@ -127,17 +120,17 @@ def timings(backend: str, params: Params, x: tp.Tensor, rounds: int) -> dict[str
         vg = tp.value_and_grad(lambda p, x: loss(p, x, checkpointed))
         fn = tp.jit(vg) if jitted else vg
         call = lambda: fn(params, x)  # noqa: E731
-        return waited(lambda: tuple(t for t in _flat(call()))) if backend == "jax" else call
+        return common.waited(lambda: tuple(t for t in _flat(call()))) if backend == "jax" else call
 
     cases = {f"value_and_grad{' under tp.jit' if jitted else ', eager'}":
              (step(True, jitted), step(False, jitted)) for jitted in (False, True)}
-    samples = measure(cases, rounds)
+    samples = common.measure(cases, rounds)
     out = {}
     for name, (plain, ck) in samples.items():
+        of_medians, paired = common.ratios(plain, ck)
         out[name] = {"plain_ms": statistics.median(plain) * 1e3,
                      "checkpointed_ms": statistics.median(ck) * 1e3,
-                     "ratio": statistics.median(ck) / statistics.median(plain),
-                     "paired_ratio": statistics.median(c / p for p, c in zip(plain, ck))}
+                     "ratio": of_medians, "paired_ratio": paired}
     return out
 
 
@@ -165,22 +158,17 @@ def print_report(backend: str, r: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a small MLP, one round (a smoke run)")
-    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7)")
+    parser = common.argument_parser(__doc__, "a small MLP, one round (a smoke run)", rounds=7)
     parser.add_argument("--no-jax", action="store_true", help="leave the jax backend out")
-    parser.add_argument("--results", type=Path, default=HERE / "results",
-                        help="directory for the JSON results (default: benchmarks/results)")
+    common.add_results_option(parser)
     args = parser.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 7)
     layers, width, batch = (8, 32, 8) if args.quick else (LAYERS, WIDTH, BATCH)
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
-    print(f"tp.checkpoint benchmark: an MLP of {layers} tanh layers of {width} units, a batch of {batch}, "
-          f"float32, a checkpoint around each block of {PER_BLOCK} layers")
-    print(f"command: {command}")
-    print(f"python {platform.python_version()}, numpy {np.__version__}; tensorplug {tp.__version__}; "
-          f"{os.cpu_count()} CPUs; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
-    print(f"times: medians of {rounds} interleaved rounds; ratio = checkpointed / plain")
+    command = common.command_line()
+    common.print_header(f"tp.checkpoint benchmark: an MLP of {layers} tanh layers of {width} units, a "
+                        f"batch of {batch}, float32, a checkpoint around each block of {PER_BLOCK} layers",
+                        command, common.environment(),
+                        f"times: medians of {rounds} interleaved rounds; ratio = checkpointed / plain")
     results: dict[str, Any] = {"command": command, "numpy": np.__version__, "tensorplug": tp.__version__,
                                "rounds": rounds, "layers": layers, "width": width, "batch": batch,
                                "per_block": PER_BLOCK}
@@ -191,10 +179,7 @@ def main(argv: list[str] | None = None) -> int:
              "memory": memory(backend, params, x), "time": timings(backend, params, x, rounds)}
         results[backend] = r
         print_report(backend, r)
-    args.results.mkdir(parents=True, exist_ok=True)
-    out = args.results / time.strftime("checkpoint-bench-%Y%m%d-%H%M%S.json")
-    out.write_text(json.dumps(results, indent=2))
-    print(f"results written to {out}")
+    common.write_results(args.results, "checkpoint-bench", results)
     return 0
 
 

@@ -14,14 +14,9 @@ Results are written to benchmarks/results/ (not kept in git).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import platform
-import shlex
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,9 +31,9 @@ from tensorplug.cli.digits_cnn import init_cnn_params  # noqa: E402
 from tensorplug.cli.digits_mlp import Digits, Training, load_digits_split  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as common  # noqa: E402  (this folder's: what the benchmark scripts share)
 from run import TorchMLP, torch  # noqa: E402  (benchmarks/run.py: the MLP's torch loop)
 
-HERE = Path(__file__).resolve().parent
 TARGET = 1.0  # the demo's CNN epoch (tp.jit on numpy) against torch eager's
 LEARNING_RATE = DEFAULT_LEARNING_RATES["cnn"]
 
@@ -81,31 +76,20 @@ def bench(epochs: int, seed: int = 0, batch_size: int = 32) -> tuple[dict[str, f
         peer = TorchCNN(data, seed, batch_size)
         runners["torch eager"] = peer.epoch
         accuracies["torch eager"] = peer.accuracy
-    samples: dict[str, list[float]] = {name: [] for name in runners}
-    for epoch in range(epochs):
-        for name, run in runners.items():
-            start = time.perf_counter()
-            run()
-            if epoch:
-                samples[name].append(time.perf_counter() - start)
-    return ({name: statistics.median(v) for name, v in samples.items()},
-            {name: acc() for name, acc in accuracies.items()})
+    return common.epoch_medians(runners, epochs), {name: acc() for name, acc in accuracies.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = common.argument_parser(__doc__, "two epochs (a smoke run)")
     parser.add_argument("--epochs", type=int, default=None, help="epochs per framework (default 6)")
-    parser.add_argument("--quick", action="store_true", help="two epochs (a smoke run)")
-    parser.add_argument("--results", type=Path, default=HERE / "results",
-                        help="directory for the JSON results (default: benchmarks/results)")
+    common.add_results_option(parser)
     args = parser.parse_args(argv)
     epochs = args.epochs or (2 if args.quick else 6)
     tp.set_backend("numpy")
     if torch is not None:
         torch.set_num_threads(1)
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
-    print("tensorplug CNN demo epoch (numpy backend) against torch eager")
-    print(f"command: {command}")
+    command = common.command_line()
+    common.print_header("tensorplug CNN demo epoch (numpy backend) against torch eager", command)
     print(f"python {platform.python_version()}, numpy {np.__version__}, tensorplug {tp.__version__}, "
           f"torch {torch.__version__ if torch is not None else 'not installed'}; one thread each; "
           f"medians of {epochs - 1} epochs")
@@ -119,11 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         ratio = times["tensorplug tp.jit"] / peer
         verdict = f"{ratio:.2f}x, {'OK' if ratio <= TARGET else 'NOT MET'} (target <= {TARGET}x)"
     print(f"the demo's epoch (tp.jit) against torch eager: {verdict}")
-    args.results.mkdir(parents=True, exist_ok=True)
-    out = args.results / f"cnn-bench-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    out.write_text(json.dumps({"command": command, "seconds_per_epoch": times, "accuracy": accuracies,
-                               "target": TARGET}, indent=2))
-    print(f"results written to {out}")
+    common.write_results(args.results, "cnn-bench", {"command": command, "seconds_per_epoch": times,
+                                                     "accuracy": accuracies, "target": TARGET})
     return 0
 
 

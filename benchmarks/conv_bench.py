@@ -14,7 +14,7 @@ Issue 15's targets: a batch of 32, 28x28x16 -> 32 channels, 3x3 filter, 'SAME', 
   gradients), every output waited for: no more than 1.2x.
 
 Each case's outputs are compared with the peer's first. Cases are measured in interleaved
-rounds (which side goes first alternates), as in array_api_bench.py; a ratio is tensorplug's
+rounds (which side goes first alternates: _common.py's measure); a ratio is tensorplug's
 time over the peer's, reported as the ratio of the medians and the median of the rounds' own
 ratios, and a case is OK only when both are within its target. Results are written to
 benchmarks/results/ (not kept in git).
@@ -22,16 +22,9 @@ benchmarks/results/ (not kept in git).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
-import shlex
-import statistics
 import sys
-import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 # one BLAS thread for numpy (the numpy backend's matmuls), as in run.py; set before numpy loads
@@ -39,10 +32,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+import _common as common  # noqa: E402  (this folder's: what the benchmark scripts share)
 import tensorplug as tp  # noqa: E402
-from array_api_bench import leaves, measure, waited  # noqa: E402  (this folder's: the same measuring)
 
-HERE = Path(__file__).resolve().parent
 BATCH, SIZE, IN, OUT, K = 32, 28, 16, 32, 3
 
 
@@ -118,14 +110,14 @@ def jax_cases(d: dict[str, np.ndarray]) -> list[Case]:
             Case("Conv2D forward+backward", ours_both, lambda: both(x, w, dy), 1.2, wait=True)]
 
 
-# -- measuring (array_api_bench.py's interleaved rounds) -------------------------------------------
+# -- comparing and measuring (the measuring is _common.py's) --------------------------------------
 def from_torch(a: np.ndarray) -> np.ndarray:
     """A torch result in tensorplug's layout: OIHW filters to HWIO, NCHW tensors to NHWC."""
     return a.transpose(2, 3, 1, 0) if a.shape[2:] == (K, K) else np.moveaxis(a, 1, -1)
 
 
 def same_results(case: Case, layout_of_peer: Callable[[np.ndarray], np.ndarray]) -> bool:
-    ours, theirs = leaves(case.ours()), leaves(case.peer())
+    ours, theirs = common.leaves(case.ours()), common.leaves(case.peer())
     for o, p in zip(ours, theirs):
         o, p = np.asarray(o), layout_of_peer(np.asarray(p.detach() if hasattr(p, "detach") else p))
         if o.shape != p.shape or not np.allclose(o, p, rtol=1e-3, atol=1e-3 * float(np.abs(p).max())):
@@ -135,47 +127,32 @@ def same_results(case: Case, layout_of_peer: Callable[[np.ndarray], np.ndarray])
 
 def report(cases: list[Case], rounds: int, layout: Callable[[np.ndarray], np.ndarray]) -> dict[str, Any]:
     agree = {c.name: same_results(c, layout) for c in cases}
-    out = {}
-    samples = measure({c.name: (waited(c.ours), waited(c.peer)) if c.wait else (c.ours, c.peer)
-                       for c in cases}, rounds)
-    for c in cases:
-        peer, ours = samples[c.name]
-        of_medians = statistics.median(ours) / statistics.median(peer)
-        paired = statistics.median(o / p for p, o in zip(peer, ours))
-        met = agree[c.name] and max(of_medians, paired) <= c.target
-        out[c.name] = {"peer_ms": statistics.median(peer) * 1e3,
-                       "tensorplug_ms": statistics.median(ours) * 1e3,
-                       "ratio": of_medians, "paired_ratio": paired, "target": c.target,
-                       "same_results": agree[c.name], "met": met}
-    return out
+    waited = common.waited
+    samples = common.measure({c.name: (waited(c.ours), waited(c.peer)) if c.wait else (c.ours, c.peer)
+                              for c in cases}, rounds)
+    return {c.name: {**common.comparison(*samples[c.name], agree[c.name], c.target), "target": c.target}
+            for c in cases}
 
 
 def print_table(title: str, peer: str, rows: dict[str, dict[str, Any]]) -> None:
     print(f"\n{title}")
-    print(f"  {'case':26s} {peer:>12s} {'tensorplug':>12s} {'ratio':>7s} {'paired':>7s}  target")
+    print(common.comparison_header(peer))
     for name, r in rows.items():
-        verdict = "OK" if r["met"] else ("NOT MET" if r["same_results"] else "NOT MET (results differ)")
-        print(f"  {name:26s} {r['peer_ms']:9.2f} ms {r['tensorplug_ms']:9.2f} ms {r['ratio']:6.2f}x "
-              f"{r['paired_ratio']:6.2f}x  <= {r['target']}x {verdict}")
+        print(f"{common.comparison_line(name, r, 2)}  <= {r['target']}x {common.verdict(r)}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
-    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7)")
+    parser = common.argument_parser(__doc__, "fewer rounds (a smoke run)", rounds=7)
     parser.add_argument("--no-torch", action="store_true", help="leave the numpy backend's rows out")
     parser.add_argument("--no-jax", action="store_true", help="leave the jax backend's rows out")
-    parser.add_argument("--results", type=Path, default=HERE / "results",
-                        help="directory for the JSON results (default: benchmarks/results)")
+    common.add_results_option(parser)
     args = parser.parse_args(argv)
     rounds = args.rounds or (2 if args.quick else 7)
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
-    print(f"tensorplug Conv2D benchmark: batch {BATCH}, {SIZE}x{SIZE}x{IN} -> {OUT} channels, {K}x{K}, "
-          "'SAME', float32")
-    print(f"command: {command}")
-    print(f"python {platform.python_version()}, numpy {np.__version__}; tensorplug {tp.__version__}; "
-          f"{os.cpu_count()} CPUs; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
-    print(f"medians of {rounds} interleaved rounds; ratio = tensorplug / peer, lower is better")
+    command = common.command_line()
+    common.print_header(f"tensorplug Conv2D benchmark: batch {BATCH}, {SIZE}x{SIZE}x{IN} -> {OUT} "
+                        f"channels, {K}x{K}, 'SAME', float32",
+                        command, common.environment(),
+                        f"medians of {rounds} interleaved rounds; ratio = tensorplug / peer, lower is better")
     d = data()
     results: dict[str, Any] = {"command": command, "numpy": np.__version__, "tensorplug": tp.__version__,
                                "rounds": rounds}
@@ -196,10 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         results["jax_backend"] = report(jax_cases(d), rounds, lambda a: a)
         print_table(f"jax backend, eager, against jax.jit(lax.conv_general_dilated) (jax {jax.__version__}, "
                     f"{jax.devices()[0].platform}), NHWC both", "jax.lax", results["jax_backend"])
-    args.results.mkdir(parents=True, exist_ok=True)
-    out = args.results / time.strftime("conv-bench-%Y%m%d-%H%M%S.json")
-    out.write_text(json.dumps(results, indent=2))
-    print(f"results written to {out}")
+    common.write_results(args.results, "conv-bench", results)
     return 0
 
 

@@ -19,11 +19,9 @@ drifting between rounds); a target counts as met only when both are within it.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
-import timeit
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,6 +34,7 @@ import tensorplug as tp
 from tensorplug.cli.digits_mlp import Training, epoch_batches, init_params, load_digits_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as common  # noqa: E402  (this folder's: what the benchmark scripts share)
 
 EPOCH_TARGET = 1.0  # issue 13: the tp.jit epoch no dearer than plain jax.jit
 OP_TARGET = 1.2
@@ -110,22 +109,17 @@ def bench_epoch(epochs: int, seed: int = 0, batch_size: int = 32) -> dict[str, A
     plain, ours = seconds.values()
     return {
         "ms": {name: statistics.median(s) * 1e3 for name, s in seconds.items()},
-        "ratios": _ratios(plain, ours),
+        "ratios": common.ratios(plain, ours),
         "loss": losses,
         "accuracy": {name: run.test_accuracy() for name, run in runners.items()},
     }
 
 
-def _ratios(peer: list[float], ours: list[float]) -> tuple[float, float]:
-    """(ratio of the medians, median of the paired ratios) of `ours` against `peer`."""
-    return (statistics.median(ours) / statistics.median(peer),
-            statistics.median(o / p for p, o in zip(peer, ours)))
-
-
 # -- eager per-op cost ------------------------------------------------------------------------
 def _per_call(fn: Callable[[], Any], number: int) -> float:
+    """Seconds per call of `fn` over `number` calls, after a warm-up call."""
     fn()
-    return timeit.Timer(fn).timeit(number) / number
+    return common.per_call(fn, number)
 
 
 def bench_ops(rounds: int, number: int) -> dict[str, dict[str, float]]:
@@ -147,12 +141,11 @@ def bench_ops(rounds: int, number: int) -> dict[str, dict[str, float]]:
             samples[op]["jax"].append(_per_call(jax_fn, number))
             samples[op]["tp"].append(_per_call(tp_fn, number))
     return {op: {"jax": statistics.median(s["jax"]) * 1e6, "tp": statistics.median(s["tp"]) * 1e6,
-                 "ratios": _ratios(s["jax"], s["tp"])} for op, s in samples.items()}
+                 "ratios": common.ratios(s["jax"], s["tp"])} for op, s in samples.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rounds and epochs (a smoke run)")
+    parser = common.argument_parser(__doc__, "fewer rounds and epochs (a smoke run)")
     parser.add_argument("--epochs", type=int, default=None, help="epochs per runner (default 60)")
     args = parser.parse_args(argv)
     epochs = args.epochs or (3 if args.quick else 60)

@@ -15,16 +15,11 @@ written to benchmarks/results/ (not kept in git).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import platform
-import shlex
 import statistics
 import subprocess
 import sys
-import time
-import timeit
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +35,7 @@ import numpy as np  # noqa: E402
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import _common as common  # noqa: E402  (this folder's: what the benchmark scripts share)
 import numpy_mlp  # noqa: E402  (benchmarks/numpy_mlp.py: the hand-written floor)
 import tensorplug as tp  # noqa: E402
 from tensorplug.cli.digits_mlp import Training, epoch_batches, init_params, load_digits_split  # noqa: E402
@@ -54,11 +50,6 @@ MLP_TARGET = 2.4  # a tensorplug epoch costs at most 2.4x the hand-written numpy
 PLUGIN_OP_TARGET = 1.2  # a plugin's op through the public Dispatcher, against the same op in core
 JIT_MLP_TARGET = 1.3  # the demo's step under tp.jit on numpy (a replayed plan), against numpy
 JIT_VG_TARGET = 4.0  # value_and_grad of sum(exp(x*w+b)) under tp.jit on numpy, against numpy
-
-
-def per_call(fn: Callable[[], Any], number: int) -> float:
-    """Seconds per call of one timeit round of `number` calls."""
-    return timeit.Timer(fn).timeit(number) / number
 
 
 def interleaved(cases: dict[str, Callable[[], float]], rounds: int) -> dict[str, float]:
@@ -93,7 +84,8 @@ def bench_tiny_ops(rounds: int, number: int) -> dict[str, dict[str, float]]:
         calls["matmul"]["torch"] = lambda: torch.matmul(m_t, m_t)
         calls["exp"]["torch"] = lambda: torch.exp(a_t)
         calls["sum"]["torch"] = lambda: torch.sum(a_t)
-    return {op: interleaved({name: (lambda f=f: per_call(f, number)) for name, f in fns.items()}, rounds)
+    return {op: interleaved({name: (lambda f=f: common.per_call(f, number)) for name, f in fns.items()},
+                            rounds)
             for op, fns in calls.items()}
 
 
@@ -123,8 +115,8 @@ def bench_plugin_op(rounds: int, number: int) -> dict[str, float]:
 
     a = tp.asarray(np.arange(4, dtype=np.float32))
     np.testing.assert_array_equal(plugin_exp(a).numpy(), tp.exp(a).numpy())
-    return interleaved({"core op": lambda: per_call(lambda: tp.exp(a), number),
-                        "plugin op": lambda: per_call(lambda: plugin_exp(a), number)}, rounds)
+    return interleaved({"core op": lambda: common.per_call(lambda: tp.exp(a), number),
+                        "plugin op": lambda: common.per_call(lambda: plugin_exp(a), number)}, rounds)
 
 
 # -- value_and_grad of sum(exp(x*w+b)) ------------------------------------------------------------
@@ -147,9 +139,9 @@ def bench_value_and_grad(rounds: int, number: int) -> dict[str, float]:
     jitted = tp_vg_jit(w_tp, b_tp)
     assert float(jitted[0]) == float(check[0]) and jitted[1][0].tolist() == check[1][0].tolist()
     cases = {
-        "numpy": lambda: per_call(numpy_vg, number),
-        "tensorplug": lambda: per_call(lambda: tp_vg(w_tp, b_tp), number),
-        "tensorplug tp.jit": lambda: per_call(lambda: tp_vg_jit(w_tp, b_tp), number),
+        "numpy": lambda: common.per_call(numpy_vg, number),
+        "tensorplug": lambda: common.per_call(lambda: tp_vg(w_tp, b_tp), number),
+        "tensorplug tp.jit": lambda: common.per_call(lambda: tp_vg_jit(w_tp, b_tp), number),
     }
     if torch is not None:
         x_t = torch.from_numpy(x_np.copy())
@@ -160,7 +152,7 @@ def bench_value_and_grad(rounds: int, number: int) -> dict[str, float]:
             loss = torch.exp(x_t * w_t + b_t).sum()
             return loss, torch.autograd.grad(loss, (w_t, b_t))
 
-        cases["torch"] = lambda: per_call(torch_vg, number)
+        cases["torch"] = lambda: common.per_call(torch_vg, number)
     return interleaved(cases, rounds)
 
 
@@ -220,15 +212,7 @@ def bench_mlp(epochs: int, seed: int = 0, batch_size: int = 32) -> tuple[dict[st
         torch_mlp = TorchMLP(data, seed, batch_size)
         runners["torch"] = torch_mlp.epoch
         accuracies["torch"] = torch_mlp.accuracy
-    samples: dict[str, list[float]] = {name: [] for name in runners}
-    for epoch in range(epochs):
-        for name, run in runners.items():
-            start = time.perf_counter()
-            run()
-            if epoch:
-                samples[name].append(time.perf_counter() - start)
-    times = {name: statistics.median(v) for name, v in samples.items()}
-    return times, {name: acc() for name, acc in accuracies.items()}
+    return common.epoch_medians(runners, epochs), {name: acc() for name, acc in accuracies.items()}
 
 
 # -- import ---------------------------------------------------------------------------------------
@@ -257,15 +241,13 @@ def row(label: str, base: float, values: dict[str, float], columns: list[str]) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rounds and epochs (a smoke run)")
+    parser = common.argument_parser(__doc__, "fewer rounds and epochs (a smoke run)")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds per micro-benchmark")
     parser.add_argument("--epochs", type=int, default=None, help="MLP epochs per framework (default 30)")
     parser.add_argument("--only", choices=GROUPS, action="append",
                         help="run only this group of rows (repeat for several; default: all)")
     parser.add_argument("--no-torch", action="store_true", help="leave torch out even if installed")
-    parser.add_argument("--results", type=Path, default=HERE / "results",
-                        help="directory for the JSON results (default: benchmarks/results)")
+    common.add_results_option(parser)
     args = parser.parse_args(argv)
     global torch
     if args.no_torch:
@@ -276,11 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     if torch is not None:
         torch.set_num_threads(1)
 
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    command = common.command_line()
     torch_text = f"torch {torch.__version__} (1 thread)" if torch is not None else "torch not installed"
     coretype = os.environ.get("OPENBLAS_CORETYPE")
-    print("tensorplug benchmarks")
-    print(f"command: {command}")
+    common.print_header("tensorplug benchmarks", command)
     print(f"python {platform.python_version()}, numpy {np.__version__}, {torch_text}; tensorplug "
           f"{tp.__version__} on backend '{tp.get_backend()}'; {os.cpu_count()} CPUs, {platform.system()} "
           f"{platform.machine()}")
@@ -345,15 +326,12 @@ def main(argv: list[str] | None = None) -> int:
     for v in verdicts:
         print("target: " + v)
 
-    args.results.mkdir(parents=True, exist_ok=True)
-    out = args.results / time.strftime("bench-%Y%m%d-%H%M%S.json")
-    out.write_text(json.dumps({
+    common.write_results(args.results, "bench", {
         "command": command, "numpy": np.__version__, "torch": torch.__version__ if torch else None,
         "tensorplug": tp.__version__, "openblas_coretype": coretype, "rounds": rounds, "epochs": epochs,
         "seconds": {**tiny, "plugin_op": plugin, "value_and_grad": vg, "mlp_epoch": mlp},
         "accuracy": acc, "import": imp,
-    }, indent=2))
-    print(f"results written to {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}")
+    })
     return 0
 
 

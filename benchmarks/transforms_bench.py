@@ -19,7 +19,7 @@ products per example), and jax's own ``jax.jit(jax.vmap(jax.grad(loss)))`` again
 ``jax.jit(jax.grad(loss))``.
 
 The per-example gradients of the two ways are compared first. Cases are measured in
-interleaved rounds (which side goes first alternates), as in array_api_bench.py; a ratio is
+interleaved rounds (which side goes first alternates: _common.py's measure); a ratio is
 the transform's time over the one gradient's, as the ratio of the medians and the median of
 the rounds' own ratios, and a case is OK only when both are within its target. Results are
 written to benchmarks/results/ (not kept in git).
@@ -27,29 +27,22 @@ written to benchmarks/results/ (not kept in git).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
-import shlex
 import statistics
 import sys
-import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as in run.py; set before numpy loads
 
 import numpy as np  # noqa: E402
 
+import _common as common  # noqa: E402  (this folder's: what the benchmark scripts share)
 import tensorplug as tp  # noqa: E402
-from array_api_bench import measure  # noqa: E402  (this folder's: the same measuring)
 from tensorplug.cli.digits_mlp import SIZES, init_params  # noqa: E402
 from tensorplug.errors import VmapFallbackWarning  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
 BATCH = 32
 
 
@@ -164,12 +157,11 @@ def sync(fn: Callable[[], Any]) -> Callable[[], Any]:
 
 
 def report(chosen: list[Case], rounds: int) -> dict[str, Any]:
-    samples = measure({c.name: (sync(c.ours), sync(c.peer)) for c in chosen}, rounds)
+    samples = common.measure({c.name: (sync(c.ours), sync(c.peer)) for c in chosen}, rounds)
     out = {}
     for c in chosen:
         peer, ours = samples[c.name]
-        of_medians = statistics.median(ours) / statistics.median(peer)
-        paired = statistics.median(o / p for p, o in zip(peer, ours))
+        of_medians, paired = common.ratios(peer, ours)
         out[c.name] = {"gradient_ms": statistics.median(peer) * 1e3,
                        "transform_ms": statistics.median(ours) * 1e3,
                        "ratio": of_medians, "paired_ratio": paired, "target": c.target,
@@ -188,22 +180,17 @@ def print_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
-    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 9)")
+    parser = common.argument_parser(__doc__, "fewer rounds (a smoke run)", rounds=9)
     parser.add_argument("--no-jax", action="store_true", help="leave the jax backend's rows out")
-    parser.add_argument("--results", type=Path, default=HERE / "results",
-                        help="directory for the JSON results (default: benchmarks/results)")
+    common.add_results_option(parser)
     args = parser.parse_args(argv)
     rounds = args.rounds or (2 if args.quick else 9)
-    command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
+    command = common.command_line()
     sizes = "-".join(map(str, SIZES))
-    print(f"tensorplug transforms benchmark: the demo MLP {sizes}, float32, batch {BATCH}")
-    print(f"command: {command}")
-    print(f"python {platform.python_version()}, numpy {np.__version__}; tensorplug {tp.__version__}; "
-          f"{os.cpu_count()} CPUs; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
-    print(f"medians of {rounds} interleaved rounds; ratio = transform / one batched gradient, "
-          "lower is better")
+    common.print_header(f"tensorplug transforms benchmark: the demo MLP {sizes}, float32, batch {BATCH}",
+                        command, common.environment(),
+                        f"medians of {rounds} interleaved rounds; ratio = transform / one batched gradient, "
+                        "lower is better")
     results: dict[str, Any] = {"command": command, "numpy": np.__version__, "tensorplug": tp.__version__,
                                "rounds": rounds}
     backends = ["numpy"] + ([] if args.no_jax else ["jax"])
@@ -212,10 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         print_table(f"{backend} backend (eager)", results[backend])
     results["peers"] = report(peer_cases(not args.no_jax), rounds)
     print_table("peers (the floor under the ratios above)", results["peers"])
-    args.results.mkdir(parents=True, exist_ok=True)
-    out = args.results / time.strftime("transforms-bench-%Y%m%d-%H%M%S.json")
-    out.write_text(json.dumps(results, indent=2))
-    print(f"results written to {out}")
+    common.write_results(args.results, "transforms-bench", results)
     return 0
 
 

@@ -80,6 +80,38 @@ def _reciprocal_gaps(values: Tensor, square: bool) -> Tensor:
     return multiply(divide(off, safe), off)
 
 
+def off_columns(x: Tensor, q: Tensor, s_row: Tensor) -> Tensor:
+    """(x - Q Q^H x) / s: the part of `x` off the span of Q's orthonormal columns, its columns
+    divided by the singular values (`s_row`, (..., 1, K)). Svd's rules add these terms when
+    M > N (Q = U) or N > M (Q = V)."""
+    return divide(subtract(x, matmul(q, matmul(_H(q), x))), s_row)
+
+
+def reduced_svd_shape(u: Tensor, s: Tensor, vh: Tensor, rule: str) -> tuple[int, int]:
+    """(M, N) of the matrices of an Svd's outputs `u`, `s`, `vh`; for full_matrices=True on
+    non-square matrices an AutodiffError saying that Svd's `rule` (gradient, JVP) is undefined."""
+    m, n = u.shape[-2], vh.shape[-1]
+    k = s.shape[-1]
+    if u.shape[-1] != k or vh.shape[-2] != k:
+        raise AutodiffError(
+            f"the {rule} of Svd with full_matrices=True is defined for square matrices only, got "
+            f"{m} x {n}: the extra singular vectors are not unique. Use full_matrices=False (or "
+            "tp.linalg.svdvals for the singular values alone).")
+    return m, n
+
+
+def reduced_qr_shape(q: Tensor, r: Tensor, mode: str, rule: str) -> tuple[int, int]:
+    """(M, N) of the matrices of a Qr's outputs `q`, `r` in `mode`; unless M >= N in mode
+    'reduced' (or square), an AutodiffError saying that Qr's `rule` (gradient, JVP) is undefined."""
+    m, n = q.shape[-2], r.shape[-1]
+    if m < n or q.shape[-1] != n:
+        raise AutodiffError(
+            f"the {rule} of Qr is defined for M >= N in mode 'reduced' (or square matrices), got "
+            f"{m} x {n} matrices in mode '{mode}': Q's extra columns are not unique. Use "
+            "mode='reduced' on matrices with at least as many rows as columns.")
+    return m, n
+
+
 @gradient("Cholesky", outputs=("out",))
 def _cholesky(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     """dL = L phi(L^-1 dS L^-H), phi: the lower triangle with half the diagonal; transposed:
@@ -181,12 +213,7 @@ def _qr(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Gra
     Q-bar) and S = X + X^H - real(diag(X)), A-bar = (Q-bar + conj(Q) S) R^-T."""
     q, r = saved
     dq, dr = dy
-    m, n = q.shape[-2], r.shape[-1]
-    if m < n or q.shape[-1] != n:
-        raise AutodiffError(
-            f"the gradient of Qr is defined for M >= N in mode 'reduced' (or square matrices), got "
-            f"{m} x {n} matrices in mode '{attrs['mode']}': Q's extra columns are not unique. Use "
-            "mode='reduced' on matrices with at least as many rows as columns.")
+    _, n = reduced_qr_shape(q, r, attrs["mode"], "gradient")
 
     def grad() -> Tensor:
         upper = _constant(np.triu(np.ones((n, n))), r)
@@ -219,13 +246,7 @@ def _svd(dy: tuple[Tensor, Tensor, Tensor], saved: tuple[Tensor, ...], attrs: An
     of U-bar (V-bar) off U's (V's) columns when M > N (N > M)."""
     u, s, vh = saved
     du, ds, dvh = dy
-    m, n = u.shape[-2], vh.shape[-1]
-    k = s.shape[-1]
-    if u.shape[-1] != k or vh.shape[-2] != k:
-        raise AutodiffError(
-            f"the gradient of Svd with full_matrices=True is defined for square matrices only, got "
-            f"{m} x {n}: the extra singular vectors are not unique. Use full_matrices=False (or "
-            "tp.linalg.svdvals for the singular values alone).")
+    m, n = reduced_svd_shape(u, s, vh, "gradient")
 
     def grad() -> Tensor:
         uc, vhc = _c(u), _c(vh)
@@ -241,11 +262,9 @@ def _svd(dy: tuple[Tensor, Tensor, Tensor], saved: tuple[Tensor, ...], attrs: An
             core = add(core, _diag(multiply(divide(imag(diagonal(uh_du)), s), 1j)))
         out = matmul(uc, matmul(core, vhc))
         if m > n:
-            off = subtract(du, matmul(uc, uh_du))
-            out = add(out, matmul(divide(off, s_row), vhc))
+            out = add(out, matmul(off_columns(du, uc, s_row), vhc))
         if n > m:
-            off = subtract(dv, matmul(v, matmul(vhc, dv)))
-            out = add(out, matmul(uc, _H(divide(off, s_row))))
+            out = add(out, matmul(uc, _H(off_columns(dv, v, s_row))))
         return out
 
     return {"x": grad}

@@ -108,10 +108,17 @@ _MEMBER = {  # (exclusive, reverse) -> does output i's product include x_k?
 }
 
 
-def _cumprod_grad(x: Tensor, dy: Tensor, axis: int, exclusive: bool, reverse: bool) -> Tensor:
-    """dx_k = sum over the outputs i whose product includes x_k of dy_i * (that product
-    without x_k). Row k of an (n, n) block is x with x_k replaced by 1; its running product
-    gives every "product without x_k" at once: O(n^2) memory, exact with zeros."""
+def cumprod_jacobian_product(x: Tensor, v: Tensor, attrs: Mapping[str, Any], *, transposed: bool) -> Tensor:
+    """J v, or J^T v if `transposed`, for J the Jacobian of Cumprod (its `attrs`) at `x`: the JVP
+    of tangent `v`, or the gradient for cotangent `v`. J[i, k] is output i's product without x_k
+    when x_k is one of its factors, else 0. Row k of an (n, n) block is x with x_k replaced by 1;
+    its running product gives every "product without x_k" at once: O(n^2) memory, exact with
+    zeros."""
+    scalar = x.ndim == 0  # one element: a length-1 axis
+    if scalar:
+        x, v = tp.reshape(x, (1,)), tp.reshape(v, (1,))
+    exclusive, reverse = attrs["exclusive"], attrs["reverse"]
+    axis = 0 if scalar else normalize_axis(attrs["axis"], x.ndim)
     perm = [i for i in range(x.ndim) if i != axis] + [axis]
     xt = permute(x, perm)
     batch, n = xt.shape[:-1], xt.shape[-1]
@@ -120,20 +127,14 @@ def _cumprod_grad(x: Tensor, dy: Tensor, axis: int, exclusive: bool, reverse: bo
     rows = tp.where(k == i, 1, tp.reshape(xt, batch + (1, n)))
     without = kernel("Cumprod", rows, axis=len(batch) + 1, exclusive=exclusive, reverse=reverse)
     member = _MEMBER[(exclusive, reverse)](k, i)
-    dyt = tp.reshape(permute(dy, perm), batch + (1, n))
-    g = tp.sum(tp.where(member, without * dyt, 0.0), axis=-1)
-    return permute(g, inverse_permutation(perm))
+    # blocks are indexed [k, i]: J^T v sums over the outputs i, J v over the factors k
+    vt = tp.reshape(permute(v, perm), batch + ((1, n) if transposed else (n, 1)))
+    out = tp.sum(tp.where(member, without * vt, 0.0), axis=-1 if transposed else -2)
+    out = permute(out, inverse_permutation(perm))
+    return tp.reshape(out, ()) if scalar else out
 
 
 @gradient("Cumprod", inputs=("x",))
 def _cumprod(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (x,) = saved
-
-    def dx() -> Tensor:
-        flags = attrs["exclusive"], attrs["reverse"]
-        if x.ndim == 0:  # one element: a length-1 axis
-            g = _cumprod_grad(tp.reshape(x, (1,)), tp.reshape(dy, (1,)), 0, *flags)
-            return tp.reshape(g, ())
-        return _cumprod_grad(x, dy, normalize_axis(attrs["axis"], x.ndim), *flags)
-
-    return {"x": dx}
+    return {"x": lambda: cumprod_jacobian_product(x, dy, attrs, transposed=True)}

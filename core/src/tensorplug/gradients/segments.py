@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import ops as tp
+from ..dtypes import DType
 from ..tensor import Tensor
 from ._util import gradient, kernel
 
@@ -21,6 +22,14 @@ def rows_of(t: Tensor, ids: Tensor, n: int, rank: int) -> tuple[Tensor, Tensor]:
     inside = tp.logical_and(ids >= 0, ids < n)
     picked = kernel("Gather", t, tp.where(inside, ids, 0), axis=0)
     return picked, tp.reshape(inside, ids.shape + (1,) * (rank - ids.ndim))
+
+
+def extremum_hits(data: Tensor, ids: Tensor, out: Tensor, n: int, dtype: DType) -> tuple[Tensor, Tensor]:
+    """Where a row of `data` equals its segment's extremum `out` (1 or 0, of `dtype`; 0 for an
+    id out of range) and, per segment, how many rows do (the ties the gradient splits among)."""
+    best, inside = rows_of(out, ids, n, data.ndim)
+    hits = tp.astype(tp.logical_and(data == best, inside), dtype)
+    return hits, kernel("UnsortedSegmentSum", hits, ids, num_segments=n)
 
 
 @gradient("UnsortedSegmentSum", inputs=("segment_ids",))
@@ -40,9 +49,7 @@ def _segment_extremum(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grad
     n = attrs["num_segments"]
 
     def ddata() -> Tensor:
-        best, inside = rows_of(out, ids, n, data.ndim)
-        hits = tp.astype(tp.logical_and(data == best, inside), dy.dtype)
-        count = kernel("UnsortedSegmentSum", hits, ids, num_segments=n)
+        hits, count = extremum_hits(data, ids, out, n, dy.dtype)
         share, _ = rows_of(dy / tp.maximum(count, 1), ids, n, data.ndim)
         return hits * share
 

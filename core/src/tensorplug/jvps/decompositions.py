@@ -17,8 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AutodiffError
-from ..gradients.decompositions import _c, _constant, _diag, _reciprocal_gaps
+from ..gradients.decompositions import (
+    _c,
+    _constant,
+    _diag,
+    _reciprocal_gaps,
+    off_columns,
+    reduced_qr_shape,
+    reduced_svd_shape,
+)
 from ..ops.decompositions import conj_transpose as _H
 from ..ops.decompositions import eigh, inv, solve, svd
 from ..ops.elementwise import add, imag, multiply, negative, real, subtract
@@ -133,12 +140,7 @@ def _qr(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, 
     """JAX's: with C = Q^H dA R^-1 and O = tril(C, -1) - tril(C, -1)^H (+ i imag(diag(C))),
     dQ = Q (O - C) + dA R^-1 and dR = (C - O) R."""
     (q, r), t = outputs, _only(tangents)
-    m, n = q.shape[-2], r.shape[-1]
-    if m < n or q.shape[-1] != n:
-        raise AutodiffError(
-            f"the JVP of Qr is defined for M >= N in mode 'reduced' (or square matrices), got "
-            f"{m} x {n} matrices in mode '{attrs['mode']}': Q's extra columns are not unique. Use "
-            "mode='reduced' on matrices with at least as many rows as columns.")
+    _, n = reduced_qr_shape(q, r, attrs["mode"], "JVP")
     t_rinv = _T(solve(_T(r), _T(t)))
     c = matmul(_H(q), t_rinv)
     low = multiply(c, _constant(np.tril(np.ones((n, n)), -1), c))
@@ -164,13 +166,7 @@ def _svd(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor,
     s_i^2), ds = real(diag(D)), dU = U (F o (D S + S D^H) + (D - D^H) / 2 S^-1 on the diagonal),
     dV = V (F o (S D + D^H S)), plus dA's parts off U's (V's) columns when M > N (N > M)."""
     (u, s, vh), t = outputs, _only(tangents)
-    m, n = u.shape[-2], vh.shape[-1]
-    k = s.shape[-1]
-    if u.shape[-1] != k or vh.shape[-2] != k:
-        raise AutodiffError(
-            f"the JVP of Svd with full_matrices=True is defined for square matrices only, got "
-            f"{m} x {n}: the extra singular vectors are not unique. Use full_matrices=False (or "
-            "tp.linalg.svdvals for the singular values alone).")
+    m, n = reduced_svd_shape(u, s, vh, "JVP")
     v = _H(vh)
     d = matmul(_H(u), matmul(t, v))
     ds = _real(diagonal(d))
@@ -184,9 +180,7 @@ def _svd(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor,
     du = matmul(u, inner_u)
     dv = matmul(v, multiply(f, add(sds, _H(sds))))
     if m > n:
-        tv = matmul(t, v)
-        du = add(du, subtract(tv, matmul(u, matmul(_H(u), tv))) / s_row)
+        du = add(du, off_columns(matmul(t, v), u, s_row))
     if n > m:
-        thu = matmul(_H(t), u)
-        dv = add(dv, subtract(thu, matmul(v, matmul(vh, thu))) / s_row)
+        dv = add(dv, off_columns(matmul(_H(t), u), v, s_row))
     return du, ds, _H(dv)

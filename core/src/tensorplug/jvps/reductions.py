@@ -5,8 +5,9 @@ function of the input elements it reduces, so its tangent is the sum over the re
 the tangent times the gradient at a cotangent of ones (the product of the others, the tie-split
 indicator of the extremum, x / norm): exact with zeros and ties, as the gradients are. A real
 output of a complex input (EuclideanNorm) keeps the real part. Cumprod's tangent sums, for each
-output, each factor's tangent times the product of the other factors (exact with zeros; O(n^2)
-along the axis, as its gradient).
+output, each factor's tangent times the product of the other factors: J t for the Jacobian J whose
+transpose its gradient applies (``gradients.reductions.cumprod_jacobian_product``; exact with
+zeros, O(n^2) along the axis).
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from typing import Any
 
 from .. import ops as tp
 from ..autodiff.tape import Entry, gradient_thunks
-from ..gradients._util import inverse_permutation, kernel, permute
-from ..gradients.reductions import _MEMBER
+from ..gradients.reductions import cumprod_jacobian_product
 from ..registry.jvps import JvpConfig, register_jvp
-from ..specs._rules import normalize_axes, normalize_axis
+from ..specs._rules import normalize_axes
 from ..tensor import Tensor
 from ._util import jvp_rule, linear
 
@@ -48,28 +48,9 @@ for _name in ("Prod", "Max", "Min", "EuclideanNorm"):
     _by_gradient(_name)
 
 
-def _cumprod_tangent(x: Tensor, t: Tensor, axis: int, exclusive: bool, reverse: bool) -> Tensor:
-    """out_i' = sum over the factors x_k of output i of t_k * (that product without x_k): row k
-    of an (n, n) block is x with x_k replaced by 1, whose running product gives them all."""
-    perm = [i for i in range(x.ndim) if i != axis] + [axis]
-    xt, tt = permute(x, perm), permute(t, perm)
-    batch, n = xt.shape[:-1], xt.shape[-1]
-    counter = tp.arange(n)
-    k, i = tp.reshape(counter, (n, 1)), tp.reshape(counter, (1, n))
-    rows = tp.where(k == i, 1, tp.reshape(xt, batch + (1, n)))
-    without = kernel("Cumprod", rows, axis=len(batch) + 1, exclusive=exclusive, reverse=reverse)
-    member = _MEMBER[(exclusive, reverse)](k, i)
-    tk = tp.reshape(tt, batch + (n, 1))
-    out = tp.sum(tp.where(member, without * tk, 0.0), axis=-2)
-    return permute(out, inverse_permutation(perm))
-
-
 @jvp_rule("Cumprod")
 def _cumprod(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
              attrs: Mapping[str, Any]) -> Tensor:
     (x,), (t,) = primals, tangents
     assert t is not None  # (forward mode calls the rule only with a tangent)
-    flags = attrs["exclusive"], attrs["reverse"]
-    if x.ndim == 0:  # one element: a length-1 axis
-        return tp.reshape(_cumprod_tangent(tp.reshape(x, (1,)), tp.reshape(t, (1,)), 0, *flags), ())
-    return _cumprod_tangent(x, t, normalize_axis(attrs["axis"], x.ndim), *flags)
+    return cumprod_jacobian_product(x, t, attrs, transposed=False)

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import ops as tp
 from ..gradients._util import kernel
-from ..gradients.segments import rows_of
+from ..gradients.segments import extremum_hits
 from ..tensor import Tensor
 from ._util import jvp_rule, linear
 
@@ -25,7 +25,5 @@ def _segment_extremum(primals: tuple[Tensor, ...], tangents: Tangents, outputs: 
     if t is None:
         return None
     n = attrs["num_segments"]
-    best, inside = rows_of(out, ids, n, data.ndim)
-    hits = tp.astype(tp.logical_and(data == best, inside), t.dtype)
-    count = kernel("UnsortedSegmentSum", hits, ids, num_segments=n)
+    hits, count = extremum_hits(data, ids, out, n, t.dtype)
     return kernel("UnsortedSegmentSum", hits * t, ids, num_segments=n) / tp.maximum(count, 1)
