@@ -31,7 +31,7 @@ from .elementwise import (
     subtract,
     where,
 )
-from .manipulation import expand_dims, squeeze
+from .manipulation import expand_dims, reshape, squeeze
 from .reductions import max as _max
 from .reductions import mean as _mean
 from .reductions import sum as _sum
@@ -240,7 +240,8 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
     """-log_softmax(logits)[..., labels] for integer class labels of shape logits.shape[:-1]
     (classes on the last axis); reduced by 'mean', 'sum' or 'none'. A label out of range raises
     IndexOutOfRangeError (inside tp.jit, where labels have no values, its loss is NaN).
-    (rows, classes) logits run one kernel, SparseSoftmaxCrossEntropyWithLogits (TF's)."""
+    It runs one kernel, SparseSoftmaxCrossEntropyWithLogits (TF's), on the logits as rows of
+    classes."""
     _check_reduction("sparse_softmax_cross_entropy", reduction)
     logits = to_float(logits)
     labels = asarray(labels)
@@ -254,10 +255,11 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
                          f"{shape}; labels must have the logits' shape without the last "
                          "(class) axis.")
     classes = shape[-1]
-    # The fused kernel's case: one loss per row. Under forward mode (tp.hvp), the one-hot path:
-    # its recorded derivatives have a tangent of a few ops, where the fused kernel's gradient
-    # would be differentiated whole (with its second-order term on a zero cotangent).
-    fused = len(shape) == 2 and not (recorders_var.get() and _forward_mode_records())
+    # The fused kernel (logits of any rank as rows of classes), but under forward mode (tp.hvp)
+    # the one-hot path: its recorded derivatives have a tangent of a few ops, where the fused
+    # kernel's gradient would be differentiated whole (with its second-order term on a zero
+    # cotangent).
+    fused = not (recorders_var.get() and _forward_mode_records())
     # (the attributes are known valid here: the kernel directly, without one_hot's checks)
     targets = None if fused else _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0,
                                                       "off_value": 0.0, "dtype": logits._dtype})
@@ -277,6 +279,10 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
     if targets is None:
         if labels._dtype is not int32 and labels._dtype is not int64:  # (the kernel's dtypes)
             labels = astype(labels, int64)
-        return _sparse_cross_entropy_fn(reduction)(labels, logits)
+        if len(shape) == 2:
+            return _sparse_cross_entropy_fn(reduction)(labels, logits)
+        rows = math.prod(shape[:-1])
+        out = _sparse_cross_entropy_fn(reduction)(reshape(labels, (rows,)), reshape(logits, (rows, classes)))
+        return reshape(out, shape[:-1]) if reduction == "none" else out
     return _cross_entropy(targets, logits, -1, reduction, normalized=True)
 
