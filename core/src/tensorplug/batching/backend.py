@@ -117,8 +117,7 @@ class BatchingBackend(Backend):
         return Batched(wrap(self.inner.from_numpy(array), self.inner), None, self.call)
 
     def to_numpy(self, native: Batched) -> np.ndarray:
-        if native.call is not self.call or native.call is None:
-            raise self._escaped(native)
+        self.live(native)
         if native.axis is not None:
             raise TracedValueError(
                 f"vmap: cannot read values inside vmap: this tensor (per example shape "
