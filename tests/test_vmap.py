@@ -419,7 +419,7 @@ def test_errors() -> None:
         tp.vmap(lambda a, b: a + b)(x, tp.ones((5, 4)))
     with pytest.raises(tp.ShapeError, match="in_axes gives axis 2"):
         tp.vmap(tp.exp, in_axes=2)(x)
-    with pytest.raises(tp.ArgumentError, match="in_axes has 2 entries for 1 arguments"):
+    with pytest.raises(tp.ArgumentError, match="in_axes has 2 entries for 1 positional arguments"):
         tp.vmap(tp.exp, in_axes=(0, 0))(x)
     with pytest.raises(tp.ArgumentError, match="must return Tensors"):
         tp.vmap(lambda a: "no")(x)

@@ -29,7 +29,9 @@ On a compiling backend:
   kernels inside it do not run one by one.
 - Called while a gradient is recorded (``tp.grad(tp.jit(f))``) or inside another jitted
   function, ``f`` runs as it is (eagerly, or inlined into the outer trace), so gradients flow
-  through it and never silently stop.
+  through it and never silently stop. Inside ``tp.vmap`` (``tp.vmap(tp.jit(f))``) too: ``f``
+  runs op by op on vmap's batching backend, each op batched by its rule, and nothing is cached
+  for it (a later call outside vmap compiles, or replays, as usual).
 
 A compiled call takes the holders' state as ``_jit_state.carry_in`` lays it out (a holder's
 tensors of one dtype packed into one buffer where the backend packs state and can join them)
@@ -75,6 +77,7 @@ from ._jit_trees import (
 from ._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
 from .autodiff.tape import taping
 from .backend import Backend, active_backend
+from .batching.backend import BatchingBackend
 from .dtypes import DType
 from .engine import wrap
 from .errors import ArgumentError, TensorplugError
@@ -135,7 +138,9 @@ class _Jitted:
             backend = backend_var.get() or active_backend()
             entries = per_backend.get(backend)
             if entries is None:
-                if backend in per_backend:  # this backend cannot compile
+                # this backend cannot compile; or a tp.vmap level: f runs as it is, its ops batched
+                # (nothing kept for the level, nor its arguments' values read)
+                if backend in per_backend or isinstance(backend, BatchingBackend):
                     return self.eager(args, kwargs)
                 entries = per_backend[backend] = {}
             dyn: list[Any] = []

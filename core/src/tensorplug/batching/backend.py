@@ -8,6 +8,11 @@ enclosing vmap) holding the whole batch along `axis`, or one value shared by eve
 (``tensorplug.extend.find_batching_rule``) or, without one, loops over the batch. Rules run
 their ops on the level beneath, seen by the recorders active when vmap was entered (tapes,
 forward mode, tp.jit's planner), which is how grad, jvp and jit compose with vmap.
+
+A batching backend serves one vmap call at a time (``open`` / ``close``; vmap reuses it for
+later calls) and marks its arrays with that call (``Batched.call``): an array of a call that
+has returned, a value that escaped the vmapped function, is refused wherever it is used
+(kernels, reads, vmap's results) with a TracedValueError.
 """
 
 from __future__ import annotations
@@ -37,13 +42,15 @@ __all__ = ["Batched", "BatchingBackend"]
 
 class Batched:
     """A native array of the batching backend: `value` (a Tensor of the level beneath) holds
-    the batch along `axis`, or one value for every example (axis None)."""
+    the batch along `axis`, or one value for every example (axis None); `call` is the token of
+    the vmap call that made it (``BatchingBackend.call``)."""
 
-    __slots__ = ("value", "axis")
+    __slots__ = ("value", "axis", "call")
 
-    def __init__(self, value: Tensor, axis: int | None) -> None:
+    def __init__(self, value: Tensor, axis: int | None, call: object) -> None:
         self.value = value
         self.axis = axis
+        self.call = call
 
     def __repr__(self) -> str:
         return f"Batched({self.value!r}, axis={self.axis})"
@@ -70,18 +77,47 @@ class BatchingBackend(Backend):
         self.inner = inner
         self.size = size
         self.recorders: tuple[Any, ...] = ()
+        #: the token of the vmap call this level serves (a new object per call); None when closed
+        self.call: object | None = None
         self.max_elements = inner.max_elements
         self.max_ndim = inner.max_ndim - 1  # (the batch axis takes one)
 
     def __repr__(self) -> str:
         return f"<BatchingBackend over {self.inner!r}, batch size {self.size}>"
 
+    # -- one vmap call -----------------------------------------------------------------------
+    def open(self, recorders: tuple[Any, ...]) -> None:
+        """Serve a new vmap call, whose caller's recorders are `recorders`."""
+        self.call = object()
+        self.recorders = recorders
+
+    def close(self) -> None:
+        """End the call: its arrays are refused from now on (``live``)."""
+        self.call = None
+        self.recorders = ()
+
+    def live(self, native: Batched) -> Batched:
+        """`native` if the vmap call now served made it; else TracedValueError (it escaped a
+        vmapped function that has returned)."""
+        if native.call is not self.call or native.call is None:
+            raise self._escaped(native)
+        return native
+
+    def _escaped(self, native: Batched) -> TracedValueError:
+        return TracedValueError(
+            f"vmap: a value computed inside vmap escaped: this tensor (per example shape "
+            f"{self.shape_of(native)}, dtype {native.value.dtype.name}) was made inside a tp.vmap'd "
+            "function that has returned, and was kept (in a list, a global, a closure) rather than "
+            "returned. Return it from the vmapped function (it leaves with its batch axis, see "
+            "out_axes) and use that result instead.")
+
     # -- arrays ----------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray) -> Batched:
         """Data made inside the function (creation ops) is the same for every example."""
-        return Batched(wrap(self.inner.from_numpy(array), self.inner), None)
+        return Batched(wrap(self.inner.from_numpy(array), self.inner), None, self.call)
 
     def to_numpy(self, native: Batched) -> np.ndarray:
+        self.live(native)
         if native.axis is not None:
             raise TracedValueError(
                 f"vmap: cannot read values inside vmap: this tensor (per example shape "
@@ -96,8 +132,8 @@ class BatchingBackend(Backend):
         the same for every example, no copy."""
         inner = self.inner
         if tensor._backend is inner:
-            return Batched(tensor, None)
-        return Batched(wrap(to_backend(tensor, inner), inner, tensor._dtype), None)
+            return Batched(tensor, None, self.call)
+        return Batched(wrap(to_backend(tensor, inner), inner, tensor._dtype), None, self.call)
 
     def dtype_of(self, native: Batched) -> DType:
         return native.value._dtype
@@ -122,13 +158,17 @@ class BatchingBackend(Backend):
 
     def run(self, name: str, arrays: tuple[Batched, ...], attrs: Mapping[str, Any]) -> Any:
         """Kernel `name` on the batch: its batching rule (or a loop) on the level beneath."""
+        call = self.call
+        for a in arrays:
+            if a.call is not call:
+                raise self._escaped(a)
         values = tuple([a.value for a in arrays])
         axes = tuple([a.axis for a in arrays])
         backend_token = backend_var.set(self.inner)
         recorders_token = recorders_var.set(self.recorders)
         try:
             if axes.count(None) == len(axes):  # nothing batched: the kernel itself, once
-                return _as_batched(dispatcher_of(name)(values, attrs), None)
+                return _as_batched(dispatcher_of(name)(values, attrs), None, call)
             rule = find_batching_rule(name)
             found = NotImplemented if rule is None else rule.batch_func(values, axes, attrs)
             if found is NotImplemented:  # no rule, or one that declines these batch axes
@@ -138,7 +178,7 @@ class BatchingBackend(Backend):
         finally:
             recorders_var.reset(recorders_token)
             backend_var.reset(backend_token)
-        return self._checked(name, outputs, out_axes)
+        return self._checked(name, outputs, out_axes, call)
 
     def loop(self, name: str, values: tuple[Tensor, ...], axes: tuple[int | None, ...],
              attrs: Mapping[str, Any]) -> Any:
@@ -171,10 +211,10 @@ class BatchingBackend(Backend):
         stacked = [stack(parts) for parts in per_output]
         return stacked[0] if single else tuple(stacked)
 
-    def _checked(self, name: str, outputs: Any, out_axes: Any) -> Any:
-        """The rule's outputs as Batched arrays (one, or a tuple), checked."""
+    def _checked(self, name: str, outputs: Any, out_axes: Any, call: object) -> Any:
+        """The rule's outputs as Batched arrays of `call` (one, or a tuple), checked."""
         if isinstance(outputs, Tensor):
-            return _as_batched(outputs, self._axis(name, outputs, out_axes))
+            return _as_batched(outputs, self._axis(name, outputs, out_axes), call)
         if not isinstance(outputs, (tuple, list)):
             raise KernelError(f"the batching rule of '{name}' returned {type(outputs).__name__}; "
                               "it returns (outputs, out_batch_axes) with Tensors for outputs.")
@@ -183,7 +223,7 @@ class BatchingBackend(Backend):
         if len(out_axes) != len(outputs):
             raise KernelError(f"the batching rule of '{name}' returned {len(outputs)} outputs and "
                               f"{len(out_axes)} batch axes; give one axis (or None) per output.")
-        return tuple([_as_batched(o, self._axis(name, o, a)) for o, a in zip(outputs, out_axes)])
+        return tuple([_as_batched(o, self._axis(name, o, a), call) for o, a in zip(outputs, out_axes)])
 
     def _axis(self, name: str, out: Any, axis: Any) -> int | None:
         if not isinstance(out, Tensor):
@@ -199,7 +239,7 @@ class BatchingBackend(Backend):
         return axis % len(shape)
 
 
-def _as_batched(out: Any, axis: int | None) -> Any:
+def _as_batched(out: Any, axis: int | None, call: object) -> Any:
     if isinstance(out, Tensor):
-        return Batched(out, axis)
-    return tuple([Batched(o, axis) for o in out])
+        return Batched(out, axis, call)
+    return tuple([Batched(o, axis, call) for o in out])
