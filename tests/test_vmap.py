@@ -374,7 +374,7 @@ def test_loop_fallback_warns_once_naming_the_kernel() -> None:
     with tp.backend_scope("numpy"):
         name = _toy_kernel()
         f = tp.vmap(lambda a: tp.run_kernel(name, [a]))
-        with pytest.warns(VmapFallbackWarning, match=f"kernel '{name}' has no batching rule"):
+        with pytest.warns(VmapFallbackWarning, match=f"kernel '{name}': it has no batching rule"):
             got = f(tp.asarray(x))
         with warnings.catch_warnings():
             warnings.simplefilter("error", VmapFallbackWarning)
@@ -382,6 +382,16 @@ def test_loop_fallback_warns_once_naming_the_kernel() -> None:
     loop = np.stack([row * 2 + row.sum() for row in x])
     _close(got.numpy(), loop)
     _close(again.numpy(), loop)
+
+
+def test_a_rule_that_declines_falls_back_to_the_loop_saying_so() -> None:
+    x = _data((B, 4), 0)
+    with tp.backend_scope("numpy"):
+        name = _toy_kernel()
+        with override_batching_rule(BatchConfig(name, lambda inputs, axes, attrs: NotImplemented)), \
+                pytest.warns(VmapFallbackWarning, match=f"kernel '{name}': its batching rule declines"):
+            got = tp.vmap(lambda a: tp.run_kernel(name, [a]))(tp.asarray(x))
+    _close(got.numpy(), np.stack([row * 2 + row.sum() for row in x]))
 
 
 def test_a_registered_rule_is_used_and_checked() -> None:

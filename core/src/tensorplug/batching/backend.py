@@ -172,7 +172,7 @@ class BatchingBackend(Backend):
             rule = find_batching_rule(name)
             found = NotImplemented if rule is None else rule.batch_func(values, axes, attrs)
             if found is NotImplemented:  # no rule, or one that declines these batch axes
-                outputs, out_axes = self.loop(name, values, axes, attrs), 0
+                outputs, out_axes = self.loop(name, values, axes, attrs, declined=rule is not None), 0
             else:
                 outputs, out_axes = found
         finally:
@@ -181,14 +181,18 @@ class BatchingBackend(Backend):
         return self._checked(name, outputs, out_axes, call)
 
     def loop(self, name: str, values: tuple[Tensor, ...], axes: tuple[int | None, ...],
-             attrs: Mapping[str, Any]) -> Any:
-        """The loop fallback: the kernel per example on the level beneath, stacked (axis 0)."""
+             attrs: Mapping[str, Any], declined: bool = False) -> Any:
+        """The loop fallback: the kernel per example on the level beneath, stacked (axis 0);
+        `declined`: the kernel's rule declined these inputs (rather than there being none)."""
         if name not in _warned:
             _warned.add(name)
+            why = ("its batching rule declines these inputs' batch axes" if declined
+                   else "it has no batching rule")
             warnings.warn(
-                f"tp.vmap: kernel '{name}' has no batching rule, so vmap runs it once per example "
-                "(a loop over the batch). Register one (tensorplug.extend.BatchConfig, "
-                "register_batching_rule) to batch it in one call.", VmapFallbackWarning, stacklevel=2)
+                f"tp.vmap: kernel '{name}': {why}, so vmap runs it once per example (a loop over "
+                "the batch). Register a rule (tensorplug.extend.BatchConfig, register_batching_rule; "
+                "override=True to replace one) to batch it in one call.", VmapFallbackWarning,
+                stacklevel=2)
         spec = get_kernel_spec(name)
         dispatcher = dispatcher_of(name)
         results = []
