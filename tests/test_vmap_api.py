@@ -73,6 +73,19 @@ def test_none_leaves_pass_through(backend: str) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_none_results_pass_through(backend: str) -> None:
+    """A None among the results is returned as None (JAX's empty tree), whatever out_axes says."""
+    x = _data((B, 4), 0)
+    want = jax.vmap(lambda a: (jnp.sin(a), None, {"n": None, "c": a * 2}))(x)
+    with tp.backend_scope(backend):
+        got = tp.vmap(lambda a: (tp.sin(a), None, {"n": None, "c": a * 2}))(tp.asarray(x))
+        assert tp.vmap(lambda a: None, out_axes=1)(tp.asarray(x)) is None
+    assert got[1] is None and got[2]["n"] is None and want[1] is None
+    _close(got[0].numpy(), want[0])
+    _close(got[2]["c"].numpy(), want[2]["c"])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_keyword_arguments_compose_with_grad(backend: str) -> None:
     """Per-example gradients with the labels passed by keyword."""
     def loss(lib: Any) -> Any:

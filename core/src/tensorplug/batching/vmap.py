@@ -57,9 +57,10 @@ def vmap(f: Callable[..., Any], in_axes: AxisSpec = 0, out_axes: AxisSpec = 0,
     keyword arguments are always batched along axis 0 (every leaf; bind an unbatched one with
     ``functools.partial`` or pass it positionally). `out_axes` likewise for the results, where
     the batch axis goes. `axis_size` is the batch size when no argument is batched. None
-    leaves pass through as they are. Composes with grad, jvp, jit (``vmap(jit(f))`` runs `f`
-    op by op, batched) and vmap itself. A tensor made inside `f` must leave through its
-    results: one that escapes otherwise raises TracedValueError when used."""
+    leaves pass through as they are, among the arguments and the results. Composes with grad,
+    jvp, jit (``vmap(jit(f))`` runs `f` op by op, batched) and vmap itself. A tensor made
+    inside `f` must leave through its results: one that escapes otherwise raises
+    TracedValueError when used."""
     valid.function(f, "vmap")
     check_axes(in_axes, "in_axes")
     check_axes(out_axes, "out_axes")
@@ -159,9 +160,12 @@ def _exit(out: Any, out_axes: AxisSpec, level: BatchingBackend) -> Any:
     structure = leaves_of(out, out_axes, "result", leaves)
     results = []
     for t, axis, where in leaves:
+        if t is None:  # (an empty tree, as in JAX)
+            results.append(None)
+            continue
         if not isinstance(t, Tensor):
-            raise ArgumentError(f"vmap: the function must return Tensors (in tuples, lists or dicts); "
-                                f"{where} is {valid.shown(t)}.")
+            raise ArgumentError(f"vmap: the function must return Tensors (in tuples, lists or dicts; "
+                                f"None for none); {where} is {valid.shown(t)}.")
         native = level.live(t._data) if t._backend is level else level.from_tensor(t)
         value, batch_axis = native.value, native.axis
         if axis is None:
