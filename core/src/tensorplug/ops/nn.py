@@ -130,13 +130,12 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
         count = float(math.prod(shape[:ax] + shape[ax + 1:]))
         ls = log_softmax(lg, axis=ax)
 
-        def reduced(per_class: Tensor) -> Tensor:  # -sum(per_class), by `reduction`
-            if reduction == "mean" and count:  # -sum / count in one scaling
-                return multiply(_sum(per_class), -1.0 / count)
-            if reduction == "sum":
-                return negative(_sum(per_class))
-            per_example = negative(_sum(per_class, axis=ax))
-            return per_example if reduction == "none" else _mean(per_example)
+        def reduced(per_class: Tensor, sign: float = -1.0) -> Tensor:  # sign * sum, by `reduction`
+            if reduction == "mean" and count:  # sum / count and the sign in one scaling
+                return multiply(_sum(per_class), sign / count)
+            total = _sum(per_class) if reduction == "sum" else _sum(per_class, axis=ax)
+            total = negative(total) if sign < 0 else total
+            return total if reduction != "mean" else _mean(total)
 
         if forward_mode_records():
             with hidden_from_forward_mode():  # (forward mode runs the tangent below instead)
@@ -153,22 +152,22 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
                 return subtract(probs, lab)
             return subtract(multiply(probs, _sum(lab, axis=ax, keepdims=True)), lab)
 
-        def grad_fn(dy: Tensor) -> tuple[Tensor | None, Tensor]:
+        def grad_fn(dy: Tensor) -> tuple[Tensor, ...]:
             if reduction == "none":
                 scale = expand_dims(dy, axis=ax)
             else:
                 scale = multiply(dy, 1.0 / count) if reduction == "mean" and count else dy
             dlogits = multiply(weights(), scale)
-            return (None, dlogits) if normalized else (multiply(negative(ls), scale), dlogits)
+            return (dlogits,) if normalized else (multiply(negative(ls), scale), dlogits)
 
-        def tangent(tangents: tuple[Tensor, Tensor]) -> Tensor:
-            t_lab, t_lg = tangents  # (zeros where none)
-            per_class = negative(multiply(weights(), t_lg))
+        def tangent(tangents: tuple[Tensor, ...]) -> Tensor:  # (zeros where none)
+            per_class = multiply(weights(), tangents[-1])
             if not normalized:
-                per_class = add(per_class, multiply(t_lab, ls))
-            return reduced(per_class)
+                per_class = subtract(per_class, multiply(tangents[0], ls))
+            return reduced(per_class, sign=1.0)
 
-        record_custom("cross_entropy", (lab, lg), (out,), grad_fn, tangent)
+        # (normalized labels are constants: only the logits are the entry's inputs)
+        record_custom("cross_entropy", (lg,) if normalized else (lab, lg), (out,), grad_fn, tangent)
         return out
 
     return cross_entropy
