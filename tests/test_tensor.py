@@ -307,9 +307,23 @@ def test_variable_names_are_unique_among_live_variables():
     b, c = tp.Variable(1.0), tp.Variable(1.0)
     assert len({a.name, b.name, c.name}) == 3
     del a
-    import gc
-    gc.collect()
     assert tp.Variable(3.0, name="toy_unique").item() == 3.0  # the name is free again
+
+
+def test_a_variable_only_a_reference_cycle_keeps_is_not_live():
+    """Its name is free without a gc.collect() by the caller (a notebook cell run again)."""
+    import gc
+
+    gc.collect()
+    gc.disable()  # (so that only the Variable's own check collects)
+    try:
+        v = tp.Variable(1.0, name="toy_cycle")
+        holder = {"v": v}
+        holder["self"] = holder
+        del v, holder
+        assert tp.Variable(2.0, name="toy_cycle").item() == 2.0
+    finally:
+        gc.enable()
 
 
 def test_variable_dtype_and_trainable():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import weakref
 from typing import Any
@@ -59,7 +60,10 @@ class Variable(Tensor):
             while name in _registry:
                 name = f"Variable_{next(_counter)}"
         elif name in _registry:
-            raise RegistrationError(f"a live Variable named '{name}' exists already; choose another name")
+            gc.collect()  # (one that only a reference cycle keeps is not live: collected first)
+            if name in _registry:
+                raise RegistrationError(f"a live Variable named '{name}' exists already; choose another "
+                                        "name")
         self._name = name
         self.trainable = trainable
         _registry[name] = self
