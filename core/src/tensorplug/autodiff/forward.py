@@ -53,9 +53,9 @@ class JvpRecorder(Differentiating):
         known, seeded = self.tangents, False
         tangents: list[Tensor | None] = []
         for x in inputs:  # (tangent_of, written out: this runs for every op forward mode sees)
-            found = known.get(id(x))
-            if found is not None and found[0] is x:
-                tangents.append(found[1])
+            pair = known.get(id(x))
+            if pair is not None and pair[0] is x:
+                tangents.append(pair[1])
                 seeded = True
             else:
                 tangents.append(None)

@@ -158,7 +158,7 @@ def _exit(out: Any, out_axes: AxisSpec, level: BatchingBackend) -> Any:
     """The function's results as tensors of the level beneath, batch axes at `out_axes`."""
     leaves: list[Leaf] = []
     structure = leaves_of(out, out_axes, "result", leaves)
-    results = []
+    results: list[Tensor | None] = []
     for t, axis, where in leaves:
         if t is None:  # (an empty tree, as in JAX)
             results.append(None)

@@ -4,8 +4,9 @@ argmin, cumulative_sum, cumulative_prod, any, all.
 ``axis`` is None (all axes), an int or a tuple of ints (negative allowed); ``axis=()``
 reduces nothing. The parameters after ``x`` may also be passed by position, as numpy, JAX and
 PyTorch accept (``tp.sum(x, 0)``); the standard makes them keyword-only, and its test suite
-accepts both. (It also spares tiny calls CPython's slower call of keyword-only defaults.) Sum and prod of bool or integer inputs give int64 (unsigned: uint64), mean/var/std of integer
-inputs give the default float dtype.
+accepts both. (It also spares tiny calls CPython's slower call of keyword-only defaults.)
+Sum and prod of bool or integer inputs give int64 (unsigned: uint64), mean/var/std of
+integer inputs give the default float dtype.
 """
 
 from __future__ import annotations
