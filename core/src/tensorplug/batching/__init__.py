@@ -1,7 +1,8 @@
 """``tp.vmap`` and the core's batching rules, one module per kernel family (importing
 registers them). A kernel without a rule is batched by a loop over the batch, with a warning."""
 
-from . import elementwise, fft, indexing, linalg, manipulation, nn, reductions
+from . import convolution, counting, elementwise, fft, image, indexing, linalg, manipulation, nn, reductions
 from .vmap import vmap
 
-__all__ = ["vmap", "elementwise", "fft", "indexing", "linalg", "manipulation", "nn", "reductions"]
+__all__ = ["vmap", "convolution", "counting", "elementwise", "fft", "image", "indexing", "linalg",
+           "manipulation", "nn", "reductions"]

@@ -1,14 +1,18 @@
 """Batching rules of the neural-network kernels: softmaxes along a shifted axis; the sparse
 cross-entropy with vmap's batch merged into its examples' axis; kernels over
 a leading batch of images (pooling, convolution of images by one filter, resizing, local
-response normalization) with vmap's batch merged into theirs."""
+response normalization, rotation) with vmap's batch merged into theirs; MaxPoolWithArgmax
+likewise, its flat indices counted from each example's first image."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dispatch import dispatcher_of
+from ..dtypes import int64
+from ..ops.creation import arange
 from ..registry.batching import BatchConfig, register_batching_rule
 from ._util import (
     Axes,
@@ -66,8 +70,25 @@ def leading_batch(*kernel_names: str, merged: Sequence[int] = (0,), shape_attr: 
 
 leading_batch("MaxPool", "AvgPool", "MaxPool3D", "AvgPool3D", "LRN", "FlipLeftRight", "ResizeBilinear",
               "ResizeNearestNeighbor", "DepthToSpace", "SpaceToDepth", "Conv2D", "Conv3D", "FusedConv2D",
-              "FusedDepthwiseConv2D", "Dilation2D", "FusedBatchNorm")
+              "FusedDepthwiseConv2D", "Dilation2D", "FusedBatchNorm", "RotateWithOffset")
 leading_batch("AvgPoolGrad", "AvgPool3DGrad", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
               merged=(0, 1))
 leading_batch("MaxPoolGrad", "MaxPool3DGrad", "LRNGrad", merged=(0, 1, 2))
 leading_batch("Conv2DBackpropInput", "Conv3DBackpropInputV2", shape_attr="input_shape")
+
+_MAX_POOL_WITH_ARGMAX = dispatcher_of("MaxPoolWithArgmax")
+
+
+@batching_rule("MaxPoolWithArgmax")
+def _max_pool_with_argmax(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Any, int]:
+    """The batch merged into the images'; indices that count the images too
+    (include_batch_in_index) less the elements of the examples before."""
+    x = to_front(inputs[0], axes[0])
+    size, n = x.shape[:2]
+    values, indices = _MAX_POOL_WITH_ARGMAX((reshaped(x, (size * n,) + x.shape[2:]),), attrs)
+    values = reshaped(values, (size, n) + values.shape[1:])
+    indices = reshaped(indices, (size, n) + indices.shape[1:])
+    if attrs["include_batch_in_index"]:
+        first = arange(size, dtype=int64) * math.prod(x.shape[1:])
+        indices = indices - reshaped(first, (size, 1, 1, 1, 1))
+    return (values, indices), 0

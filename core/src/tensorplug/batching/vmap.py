@@ -5,6 +5,13 @@ the backend active at the call; the arguments enter it with their batch axis whe
 copy), and the results leave it with their batch axis moved to `out_axes` (ops of the level
 beneath, seen by its tapes). The recorders active at the call see every op the batching rules
 run; inside the function, recorders start empty (a tape begun there records per-example ops).
+
+Kernels whose output shape depends on the values (Unique, UniqueCounts, NonZero, the
+NonMaxSuppressions, SparseFillEmptyRows, SparseReshape) have no rule and stay on the loop, as
+JAX cannot batch them either (no one call can return examples of different shapes); so does
+Multinomial, seeded per call, since one batched call would draw other numbers than the examples'
+calls. Kernels without tensor inputs (Fill, RandomNormal, RandomUniform) run once, shared by
+every example.
 """
 
 from __future__ import annotations
