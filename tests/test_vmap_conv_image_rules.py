@@ -129,6 +129,8 @@ CASES = [
     Case("BroadcastArgs", lambda rng: [rng.integers(1, 4, 3), rng.integers(1, 4, 2)]),
 ]
 
+FIRST_PER_KERNEL = [c for i, c in enumerate(CASES) if all(d.kernel != c.kernel for d in CASES[:i])]
+
 
 def _layouts(ranks: list[int]) -> list[tuple[int | None, ...]]:
     """All inputs batched along axis 0; all along their last axis; each input alone."""
@@ -175,15 +177,20 @@ def test_rule_agrees_with_a_loop(case: Case) -> None:
             _check(case, layout, examples)
 
 
-def _first_per_kernel() -> list[Case]:
-    seen: dict[str, Case] = {}
-    for c in CASES:
-        seen.setdefault(c.kernel, c)
-    return list(seen.values())
+@pytest.mark.parametrize("case", FIRST_PER_KERNEL, ids=lambda c: c.kernel)
+def test_an_empty_batch(case: Case) -> None:
+    """Empty outputs of one example's output shapes and dtypes (rules that divide by the batch
+    size are not run)."""
+    example = _batch(case)[0]
+    with tp.backend_scope("numpy"):
+        one = _outputs(tp.run_kernel(case.kernel, [tp.asarray(a) for a in example], case.attrs))
+        empty = [tp.asarray(np.zeros((0,) + a.shape, a.dtype)) for a in example]
+        got = _outputs(tp.vmap(lambda *xs: tp.run_kernel(case.kernel, list(xs), case.attrs))(*empty))
+    assert [(g.shape, g.dtype) for g in got] == [((0,) + o.shape, o.dtype) for o in one]
 
 
 @pytest.mark.jax
-@pytest.mark.parametrize("case", _first_per_kernel(), ids=lambda c: c.kernel)
+@pytest.mark.parametrize("case", FIRST_PER_KERNEL, ids=lambda c: c.kernel)
 def test_rule_agrees_with_a_loop_on_jax(case: Case) -> None:
     examples = _batch(case)
     n = len(examples[0])
