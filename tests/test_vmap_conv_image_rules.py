@@ -218,14 +218,19 @@ def _conv_net_data() -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
 
 
 def test_per_example_gradients_of_a_conv_net() -> None:
-    """On numpy (jax would compile every kernel twice: ~6 s; its rules are checked above)."""
+    """Eager and under tp.jit, on numpy (jax would compile every kernel twice: ~6 s; its rules
+    are checked above)."""
     params, x, y = _conv_net_data()
     with tp.backend_scope("numpy"):
         p = {k: tp.asarray(v) for k, v in params.items()}
+        per_example = tp.vmap(tp.grad(_conv_net_loss), in_axes=(None, 0, 0))
         with warnings.catch_warnings():
             warnings.simplefilter("error", VmapFallbackWarning)
-            got = tp.vmap(tp.grad(_conv_net_loss), in_axes=(None, 0, 0))(p, tp.asarray(x), tp.asarray(y))
+            got = [per_example(p, tp.asarray(x), tp.asarray(y))]
+            compiled = tp.jit(per_example)
+            got += [compiled(p, tp.asarray(x), tp.asarray(y)) for _ in range(2)]  # traced, then planned
         loop = [tp.grad(_conv_net_loss)(p, tp.asarray(x[i]), tp.asarray(y[i])) for i in range(len(x))]
     for k in params:
         want = np.stack([g[k].numpy() for g in loop])
-        np.testing.assert_allclose(got[k].numpy(), want, rtol=1e-6, atol=1e-9, err_msg=k)
+        for run in got:
+            np.testing.assert_allclose(run[k].numpy(), want, rtol=1e-6, atol=1e-9, err_msg=k)
