@@ -1,9 +1,10 @@
-"""tp.vmap's rules for the convolutions' filter gradients, Dilation2D's gradients, the image
-kernels that read by row, MaxPoolWithArgmax, the counting kernels, AdamUpdate and BroadcastArgs:
-each kernel vmapped over examples whose inputs all differ (integer inputs too: box indices,
-values to count), batched along axis 0, along the last axis and one input at a time, against a
-loop of the kernel over the examples; one jax case per kernel; per-example gradients of a small
-conv net against a loop of tp.grad."""
+"""tp.vmap's rules for the convolutions (Conv2D, Conv3D, their input and filter gradients: the
+filter batched too), Dilation2D and its gradients, the image kernels that read by row,
+MaxPoolWithArgmax, the counting kernels, AdamUpdate and BroadcastArgs: each kernel vmapped over
+examples whose inputs all differ (integer inputs too: box indices, values to count), batched
+along axis 0, along the last axis and one input at a time, against a loop of the kernel over the
+examples; an empty batch; one jax case per kernel; per-example gradients of a small conv net
+against a loop of tp.grad, and a Hessian through convolutions against a loop of jvps."""
 
 from __future__ import annotations
 
@@ -51,12 +52,32 @@ def _conv_grad(x_shape: tuple[int, ...], filter_shape: tuple[int, ...], **geomet
                 f"{attrs.get('data_format', 'last')}-groups{attrs['groups']}")
 
 
-def _dilation_grad(kernel: str, **attrs: Any) -> Case:
+def _conv(x_shape: tuple[int, ...], filter_shape: tuple[int, ...], backprop: bool = False,
+          **geometry: Any) -> Case:
+    """Conv2D / Conv3D (x, filter), or their input gradients (dy, filter)."""
+    rank = len(x_shape) - 2
+    attrs = {"strides": 1, "padding": ((0, 0),) * rank, "dilations": 1, "groups": 1, **geometry}
+    forward = "Conv2D" if rank == 2 else "Conv3D"
+    first = x_shape  # (x, or dy of the convolution's output shape)
+    if backprop:
+        first = _forward_shape(forward, [np.zeros(x_shape), np.zeros(filter_shape)], attrs)
+
+    def example(rng: np.random.Generator) -> list[np.ndarray]:
+        return [rng.standard_normal(first), rng.standard_normal(filter_shape)]
+    if backprop:
+        name = "Conv2DBackpropInput" if rank == 2 else "Conv3DBackpropInputV2"
+        return Case(name, example, {"input_shape": x_shape, **attrs}, f"groups{attrs['groups']}")
+    return Case(forward, example, attrs, f"groups{attrs['groups']}")
+
+
+def _dilation(kernel: str, **attrs: Any) -> Case:
+    """Dilation2D (x, filter) or one of its gradients (x, filter, dy)."""
     x_shape, f_shape = (2, 5, 6, 2), (2, 3, 2)
     dy_shape = _forward_shape("Dilation2D", [np.zeros(x_shape), np.zeros(f_shape)], attrs)
 
     def example(rng: np.random.Generator) -> list[np.ndarray]:
-        return [rng.standard_normal(x_shape), rng.standard_normal(f_shape), rng.standard_normal(dy_shape)]
+        given = [rng.standard_normal(x_shape), rng.standard_normal(f_shape), rng.standard_normal(dy_shape)]
+        return given if kernel != "Dilation2D" else given[:2]
     return Case(kernel, example, attrs, f"dilations{attrs['dilations']}")
 
 
@@ -89,15 +110,22 @@ def _counted(rows: tuple[int, ...], weighted: bool) -> Example:
 
 
 CASES = [
+    _conv((2, 5, 6, 4), (3, 2, 4, 3), strides=(1, 2), padding=((1, 1), (0, 1))),
+    _conv((2, 4, 5, 5), (2, 2, 2, 6), dilations=(2, 1), groups=2, data_format="NCHW"),
+    _conv((2, 3, 4, 3, 2), (2, 2, 2, 1, 4), groups=2, strides=(1, 2, 1)),
+    _conv((2, 5, 6, 4), (3, 2, 4, 3), backprop=True, strides=(1, 2), padding=((1, 1), (0, 1))),
+    _conv((2, 4, 5, 5), (2, 2, 2, 6), backprop=True, groups=2, data_format="NCHW"),
+    _conv((2, 4, 3, 3, 3), (2, 1, 2, 2, 4), backprop=True, groups=2, data_format="NCDHW"),
     _conv_grad((2, 5, 6, 4), (3, 2, 4, 3), strides=(1, 2), padding=((1, 1), (0, 1))),
     _conv_grad((2, 4, 5, 5), (2, 2, 2, 6), padding=((0, 0), (1, 0)), dilations=(2, 1), groups=2,
                data_format="NCHW"),
     _conv_grad((2, 3, 4, 3, 2), (2, 2, 2, 2, 3), strides=(1, 2, 1)),
     _conv_grad((2, 4, 3, 3, 3), (2, 1, 2, 2, 4), groups=2, data_format="NCDHW"),
-    _dilation_grad("Dilation2DBackpropInput", strides=(1, 2), pad=((1, 0), (0, 1)), dilations=(1, 1)),
-    _dilation_grad("Dilation2DBackpropInput", strides=(1, 1), pad=((0, 0), (0, 0)), dilations=(2, 1)),
-    _dilation_grad("Dilation2DBackpropFilter", strides=(1, 2), pad=((1, 0), (0, 1)), dilations=(1, 1)),
-    _dilation_grad("Dilation2DBackpropFilter", strides=(2, 1), pad=((0, 1), (1, 1)), dilations=(1, 2)),
+    _dilation("Dilation2D", strides=(1, 2), pad=((1, 0), (0, 1)), dilations=(1, 2)),
+    _dilation("Dilation2DBackpropInput", strides=(1, 2), pad=((1, 0), (0, 1)), dilations=(1, 1)),
+    _dilation("Dilation2DBackpropInput", strides=(1, 1), pad=((0, 0), (0, 0)), dilations=(2, 1)),
+    _dilation("Dilation2DBackpropFilter", strides=(1, 2), pad=((1, 0), (0, 1)), dilations=(1, 1)),
+    _dilation("Dilation2DBackpropFilter", strides=(2, 1), pad=((0, 1), (1, 1)), dilations=(1, 2)),
     Case("CropAndResize", lambda rng: [rng.standard_normal((2, 5, 6, 2)), *_boxes(rng)],
          {"crop_size": (3, 4), "method": "bilinear", "extrapolation_value": 0.5}, "bilinear"),
     Case("CropAndResize", lambda rng: [rng.standard_normal((2, 5, 6, 2)), *_boxes(rng)],
@@ -234,3 +262,27 @@ def test_per_example_gradients_of_a_conv_net() -> None:
         want = np.stack([g[k].numpy() for g in loop])
         for run in got:
             np.testing.assert_allclose(run[k].numpy(), want, rtol=1e-6, atol=1e-9, err_msg=k)
+
+
+# -- batched filters: Jacobians and Hessians through convolutions ---------------------------------
+def test_hessian_through_convolutions_against_a_loop_of_jvps() -> None:
+    """jacfwd of the gradient in a conv net's filters (tangents of the filters batched: grouped
+    convolutions, dilations folded into channels) against one jvp per basis vector."""
+    rng = np.random.default_rng(3)
+    x = tp.asarray(rng.standard_normal((2, 5, 5, 2)))
+    d = tp.asarray(rng.standard_normal((2, 2, 4)) * 0.1)
+
+    def f(w: Any) -> Any:
+        h = tp.tanh(tp.nn.conv(x, w, padding="SAME", groups=2))
+        return tp.sum(tp.nn.dilation2d(h, d * tp.sum(w), padding="SAME") ** 2)
+
+    with tp.backend_scope("numpy"):
+        w = tp.asarray(rng.standard_normal((3, 3, 1, 4)) * 0.5)
+        gradient = tp.grad(f)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", VmapFallbackWarning)
+            got = tp.jacfwd(gradient)(w).numpy()
+        basis = np.eye(w.size).reshape((w.size,) + w.shape)
+        loop = [tp.jvp(gradient, (w,), (tp.asarray(e),))[1].numpy() for e in basis]
+    want = np.moveaxis(np.stack(loop), 0, -1).reshape(w.shape + w.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)

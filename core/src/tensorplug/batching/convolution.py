@@ -1,12 +1,14 @@
-"""Batching rules of the filter gradients of the convolutions and of the dilation's gradients:
-vmap's batch folded into the channels (batch-major), the kernel once.
+"""Batching rules of the convolutions (Conv2D, Conv3D, their input and filter gradients) and
+of the dilation and its gradients. With one filter for every example, the batch joins the
+images' (``nn.images_merged``); else vmap's batch is folded into the channels (batch-major),
+the kernel once.
 
-A convolution's filter gradient with x and dy batched (per-example gradients) is the filter
-gradient of a grouped convolution: the batch times the groups as feature groups, each example's
-channels a block of their own, as JAX batches a convolution whose filter is batched. With one of
-the two batched and one group, the other's channels need no blocks (a filter gradient's input
-and output channels are independent). The dilation works channel by channel, so the batch
-simply joins its channels."""
+A batched filter, and a filter gradient with x and dy batched (per-example gradients), make a
+grouped convolution: the batch times the groups as feature groups, each example's channels a
+block of their own, as JAX batches a convolution whose filter is batched. With one of x and dy
+batched and one group, the other's channels need no blocks (a filter gradient's input and
+output channels are independent). The dilation works channel by channel, so the batch simply
+joins its channels."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ..dispatch import Dispatcher, dispatcher_of
 from ..registry.batching import BatchConfig, register_batching_rule
 from ..tensor import Tensor
 from ._util import Axes, Inputs, all_batched, batch_size, batching_rule, reshaped, to_front, transposed
+from .nn import images_merged
 
 
 def folded(x: Tensor, axis: int) -> Tensor:
@@ -33,6 +36,33 @@ def unfolded(out: Tensor, axis: int, size: int) -> Tensor:
     the batch axis is then `axis`."""
     shape = out.shape
     return reshaped(out, shape[:axis] + (size, shape[axis] // size) + shape[axis + 1:])
+
+
+def _grouped(name: str, shape_attr: str | None = None) -> Any:
+    """Conv (x, filter) and its input gradient (dy, filter): a shared filter, the images merged;
+    a batched one, both inputs' channels folded (B * groups groups), as the output's."""
+    dispatcher, shared = dispatcher_of(name), images_merged(name, shape_attr=shape_attr)
+
+    def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+        if axes[1] is None:
+            return shared(inputs, axes, attrs)
+        x, filt = all_batched(inputs, axes)
+        rank, size = filt.ndim - 3, x.shape[0]
+        channel = 1 if attrs["data_format"][1] == "C" else rank + 1
+        new = {**attrs, "groups": attrs["groups"] * size}
+        if shape_attr is not None:
+            shape = list(attrs[shape_attr])
+            shape[channel] *= size
+            new[shape_attr] = tuple(shape)
+        out = dispatcher((folded(x, channel), folded(filt, rank + 1)), new)
+        return unfolded(out, channel, size), channel
+    return rule
+
+
+for _name in ("Conv2D", "Conv3D"):
+    register_batching_rule(BatchConfig(_name, _grouped(_name)))
+for _name in ("Conv2DBackpropInput", "Conv3DBackpropInputV2"):
+    register_batching_rule(BatchConfig(_name, _grouped(_name, "input_shape")))
 
 
 def _filter_gradient(dispatcher: Dispatcher) -> Any:
@@ -60,15 +90,25 @@ def _filter_gradient(dispatcher: Dispatcher) -> Any:
 for _name in ("Conv2DBackpropFilter", "Conv3DBackpropFilterV2"):
     register_batching_rule(BatchConfig(_name, _filter_gradient(dispatcher_of(_name))))
 
+_DILATION, _DILATION_SHARED = dispatcher_of("Dilation2D"), images_merged("Dilation2D")
 _DILATION_INPUT = dispatcher_of("Dilation2DBackpropInput")
+_DILATION_INPUT_SHARED = images_merged("Dilation2DBackpropInput", merged=(0, 2))
 _DILATION_FILTER = dispatcher_of("Dilation2DBackpropFilter")
 
 
 def _dilation_folded(inputs: Inputs, axes: Axes) -> tuple[list[Tensor], int]:
-    """x (N, H, W, C), filter (KH, KW, C) and dy (N, H', W', C) with the batch joined to their
-    channels (an unbatched one broadcast), and the batch size."""
-    x, filt, dy = all_batched(inputs, axes)
-    return [folded(x, 3), folded(filt, 2), folded(dy, 3)], x.shape[0]
+    """x (N, H, W, C), filter (KH, KW, C) and dy (N, H', W', C) (those given) with the batch
+    joined to their channels (an unbatched one broadcast), and the batch size."""
+    batched = all_batched(inputs, axes)
+    return [folded(t, t.ndim - 2) for t in batched], batched[0].shape[0]
+
+
+@batching_rule("Dilation2D")
+def _dilation(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    if axes[1] is None:
+        return _DILATION_SHARED(inputs, axes, attrs)
+    args, size = _dilation_folded(inputs, axes)
+    return unfolded(_DILATION(args, attrs), 3, size), 3
 
 
 @batching_rule("Dilation2DBackpropInput")
@@ -76,11 +116,7 @@ def _dilation_input(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tup
     """With the filter shared: the batch merged into the images' (each image's own windows);
     else into the channels."""
     if axes[1] is None:
-        x, dy = all_batched((inputs[0], inputs[2]), (axes[0], axes[2]))
-        size, n = x.shape[:2]
-        out = _DILATION_INPUT((reshaped(x, (size * n,) + x.shape[2:]), inputs[1],
-                               reshaped(dy, (size * n,) + dy.shape[2:])), attrs)
-        return reshaped(out, (size, n) + out.shape[1:]), 0
+        return _DILATION_INPUT_SHARED(inputs, axes, attrs)
     args, size = _dilation_folded(inputs, axes)
     return unfolded(_DILATION_INPUT(args, attrs), 3, size), 3
 
