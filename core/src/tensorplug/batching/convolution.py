@@ -40,21 +40,28 @@ def unfolded(out: Tensor, axis: int, size: int) -> Tensor:
 
 def _grouped(name: str, shape_attr: str | None = None) -> Any:
     """Conv (x, filter) and its input gradient (dy, filter): a shared filter, the images merged;
-    a batched one, both inputs' channels folded (B * groups groups), as the output's."""
+    batched filters of one group and a shared x (dy), one filter of the filters side by side
+    (its output's channels: a conv's out channels, an input gradient's in channels); else both
+    inputs' channels folded, B * groups groups. The output's channels unfolded."""
     dispatcher, shared = dispatcher_of(name), images_merged(name, shape_attr=shape_attr)
 
     def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
         if axes[1] is None:
             return shared(inputs, axes, attrs)
-        x, filt = all_batched(inputs, axes)
-        rank, size = filt.ndim - 3, x.shape[0]
+        rank, size = len(attrs["strides"]), batch_size(inputs, axes)
         channel = 1 if attrs["data_format"][1] == "C" else rank + 1
-        new = {**attrs, "groups": attrs["groups"] * size}
+        new = dict(attrs)
         if shape_attr is not None:
             shape = list(attrs[shape_attr])
             shape[channel] *= size
             new[shape_attr] = tuple(shape)
-        out = dispatcher((folded(x, channel), folded(filt, rank + 1)), new)
+        if axes[0] is None and attrs["groups"] == 1:
+            side = rank if shape_attr is not None else rank + 1
+            out = dispatcher((inputs[0], folded(to_front(inputs[1], axes[1]), side)), new)
+        else:
+            x, filt = all_batched(inputs, axes)
+            new["groups"] = attrs["groups"] * size
+            out = dispatcher((folded(x, channel), folded(filt, rank + 1)), new)
         return unfolded(out, channel, size), channel
     return rule
 
