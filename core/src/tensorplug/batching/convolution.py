@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
-from ..registry.batching import BatchConfig, register_batching_rule
+from ..registry.batching import BatchConfig, BatchFunc, register_batching_rule
 from ..tensor import Tensor
-from ._util import Axes, Inputs, all_batched, batch_size, batching_rule, reshaped, to_front, transposed
+from ._util import Axes, Inputs, all_batched, batch_size, reshaped, to_front, transposed
 from .nn import images_merged
 
 
@@ -97,38 +97,24 @@ def _filter_gradient(dispatcher: Dispatcher) -> Any:
 for _name in ("Conv2DBackpropFilter", "Conv3DBackpropFilterV2"):
     register_batching_rule(BatchConfig(_name, _filter_gradient(dispatcher_of(_name))))
 
-_DILATION, _DILATION_SHARED = dispatcher_of("Dilation2D"), images_merged("Dilation2D")
-_DILATION_INPUT = dispatcher_of("Dilation2DBackpropInput")
-_DILATION_INPUT_SHARED = images_merged("Dilation2DBackpropInput", merged=(0, 2))
-_DILATION_FILTER = dispatcher_of("Dilation2DBackpropFilter")
 
 
-def _dilation_folded(inputs: Inputs, axes: Axes) -> tuple[list[Tensor], int]:
-    """x (N, H, W, C), filter (KH, KW, C) and dy (N, H', W', C) (those given) with the batch
-    joined to their channels (an unbatched one broadcast), and the batch size."""
-    batched = all_batched(inputs, axes)
-    return [folded(t, t.ndim - 2) for t in batched], batched[0].shape[0]
+def _dilation(name: str, merged: tuple[int, ...] | None) -> BatchFunc:
+    """Dilation2D and its gradients: a shared filter, the batch merged into the images' (of the
+    inputs at `merged`, if given); else joined to every input's channels (last), an unbatched
+    input broadcast, as it is then to the output's."""
+    dispatcher = dispatcher_of(name)
+    shared = None if merged is None else images_merged(name, merged)
+
+    def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+        if shared is not None and axes[1] is None:
+            return shared(inputs, axes, attrs)
+        batched = all_batched(inputs, axes)
+        out = dispatcher([folded(t, t.ndim - 2) for t in batched], attrs)
+        return unfolded(out, out.ndim - 1, batched[0].shape[0]), out.ndim - 1
+    return rule
 
 
-@batching_rule("Dilation2D")
-def _dilation(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
-    if axes[1] is None:
-        return _DILATION_SHARED(inputs, axes, attrs)
-    args, size = _dilation_folded(inputs, axes)
-    return unfolded(_DILATION(args, attrs), 3, size), 3
-
-
-@batching_rule("Dilation2DBackpropInput")
-def _dilation_input(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
-    """With the filter shared: the batch merged into the images' (each image's own windows);
-    else into the channels."""
-    if axes[1] is None:
-        return _DILATION_INPUT_SHARED(inputs, axes, attrs)
-    args, size = _dilation_folded(inputs, axes)
-    return unfolded(_DILATION_INPUT(args, attrs), 3, size), 3
-
-
-@batching_rule("Dilation2DBackpropFilter")
-def _dilation_filter(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
-    args, size = _dilation_folded(inputs, axes)
-    return unfolded(_DILATION_FILTER(args, attrs), 2, size), 2
+register_batching_rule(BatchConfig("Dilation2D", _dilation("Dilation2D", (0,))))
+register_batching_rule(BatchConfig("Dilation2DBackpropInput", _dilation("Dilation2DBackpropInput", (0, 2))))
+register_batching_rule(BatchConfig("Dilation2DBackpropFilter", _dilation("Dilation2DBackpropFilter", None)))
