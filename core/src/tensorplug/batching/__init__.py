@@ -2,9 +2,12 @@
 registers them). A kernel without a rule is batched by a loop over the batch, with a warning."""
 
 from . import (
+    convolution,
+    counting,
     elementwise,
     fft,
     fused,
+    image,
     indexing,
     layout,
     linalg,
@@ -16,5 +19,5 @@ from . import (
 )
 from .vmap import vmap
 
-__all__ = ["vmap", "elementwise", "fft", "fused", "indexing", "layout", "linalg", "manipulation", "nn",
-           "reductions", "scatter", "segments"]
+__all__ = ["vmap", "convolution", "counting", "elementwise", "fft", "fused", "image", "indexing", "layout",
+           "linalg", "manipulation", "nn", "reductions", "scatter", "segments"]

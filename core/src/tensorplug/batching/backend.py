@@ -169,6 +169,8 @@ class BatchingBackend(Backend):
         try:
             if axes.count(None) == len(axes):  # nothing batched: the kernel itself, once
                 return _as_batched(dispatcher_of(name)(values, attrs), None, call)
+            if not self.size:  # (rules may divide by the batch size)
+                return self._checked(name, _empty(name, values, axes, attrs), 0, call)
             rule = find_batching_rule(name)
             found = NotImplemented if rule is None else rule.batch_func(values, axes, attrs)
             if found is NotImplemented:  # no rule, or one that declines these batch axes
@@ -200,11 +202,6 @@ class BatchingBackend(Backend):
             results.append(dispatcher([v if a is None else select(v, a, i) for v, a in zip(values, axes)],
                                       attrs))
         single = len(spec.outputs) == 1
-        if not results:  # an empty batch: empty outputs of the spec's shapes and dtypes
-            infos = [TensorInfo(v.shape if a is None else v.shape[:a] + v.shape[a + 1:], v._dtype)
-                     for v, a in zip(values, axes)]
-            outs = [zeros((0,) + o.shape, dtype=o.dtype) for o in spec.check(infos, attrs)]
-            return outs[0] if single else tuple(outs)
         per_output = [results] if single else [list(parts) for parts in zip(*results)]
         for parts in per_output:
             shapes = {t.shape for t in parts}
@@ -241,6 +238,16 @@ class BatchingBackend(Backend):
                               f"batch axis {axis!r}; that axis must exist and have the batch size "
                               f"{self.size}.")
         return axis % len(shape)
+
+
+def _empty(name: str, values: tuple[Tensor, ...], axes: tuple[int | None, ...],
+           attrs: Mapping[str, Any]) -> Any:
+    """The outputs of kernel `name` for an empty batch: empty, of the spec's shapes and dtypes."""
+    spec = get_kernel_spec(name)
+    infos = [TensorInfo(v.shape if a is None else v.shape[:a] + v.shape[a + 1:], v._dtype)
+             for v, a in zip(values, axes)]
+    outs = [zeros((0,) + o.shape, dtype=o.dtype) for o in spec.check(infos, attrs)]
+    return outs[0] if len(spec.outputs) == 1 else tuple(outs)
 
 
 def _as_batched(out: Any, axis: int | None, call: object) -> Any:

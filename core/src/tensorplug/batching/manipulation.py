@@ -1,5 +1,6 @@
 """Batching rules of the shape and layout kernels: the batch axis first, the attributes
-(shapes, permutations, axes, paddings, repetitions) given one more leading axis."""
+(shapes, permutations, axes, paddings, repetitions) given one more leading axis; BroadcastArgs
+of batched shape vectors, written with ops."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import dispatcher_of
+from ..ops.elementwise import where
 from ..tensor import Tensor
 from ._util import Axes, Inputs, all_batched, batching_rule, reshaped, to_front, with_axes
 
@@ -85,3 +87,14 @@ def _mirror_pad(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[T
 def _top_k(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Any, int]:
     """Along the last axis: the batch axis first, out of its way."""
     return _TOP_K((to_front(inputs[0], axes[0]),), attrs), 0
+
+
+@batching_rule("BroadcastArgs")
+def _broadcast_args(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[Tensor, int]:
+    """The kernel's definition on rows: both shapes padded with ones on the left to one length,
+    then s1's size where s0's is 1, else s0's."""
+    s0, s1 = all_batched(inputs, axes)
+    n = max(s0.shape[1], s1.shape[1])
+    s0, s1 = (_PAD((s,), {"pad_width": ((0, 0), (n - s.shape[1], 0)), "constant_value": 1})
+              for s in (s0, s1))
+    return where(s0 == 1, s1, s0), 0

@@ -7,6 +7,13 @@ beneath, seen by its tapes). The recorders active at the call see every op the b
 run; inside the function, recorders start empty (a tape begun there records per-example ops).
 When the call returns (or raises), its level is closed: a tensor made inside it that escaped
 (kept in a list, a global, a closure) raises TracedValueError wherever it is used.
+
+Kernels whose output shape depends on the values (Unique, UniqueCounts, NonZero, the
+NonMaxSuppressions, SparseFillEmptyRows, SparseReshape) have no rule and stay on the loop, as
+JAX cannot batch them either (no one call can return examples of different shapes); so does
+Multinomial, seeded per call, since one batched call would draw other numbers than the examples'
+calls. Kernels without tensor inputs (Fill, RandomNormal, RandomUniform) run once, shared by
+every example.
 """
 
 from __future__ import annotations
