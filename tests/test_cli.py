@@ -68,7 +68,8 @@ def test_info_shows_version_backends_and_plugins_with_their_contributions(capsys
     assert re.fullmatch(r"backends: numpy; kernels: \d+ on numpy", numpy_row[4])
     assert _row(out, EXAMPLE) == [EXAMPLE, EXAMPLE, "0.1.0", "active",
                                   "kernel specs: Erf; kernels: 1 on numpy; gradients: Erf, Round (override); "
-                                  "JVP rules: Erf, Round (override); ops: clip_gradient, ema, erf, softplus"]
+                                  "JVP rules: Erf, Round (override); batching rules: Erf; "
+                                  "ops: clip_gradient, ema, erf, softplus"]
     assert re.search(r"tensorplug-core itself: kernel specs: \d+; gradients: \d+", out)
     assert out.rstrip().endswith(
         "No plugin problems (`tensorplug doctor` also lists the overrides in force).")

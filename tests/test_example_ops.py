@@ -62,7 +62,7 @@ def test_the_plugin_is_installed_found_and_loaded_without_problems():
     tp.asarray(1.0)  # starts the numpy backend: the plugin's kernels are registered
     assert contributions(PLUGIN) == {
         "backends": [], "kernel specs": ["Erf"], "kernels": ["Erf/numpy"],
-        "gradients": ["Erf", "Round"], "JVP rules": ["Erf", "Round"], "batching rules": [],
+        "gradients": ["Erf", "Round"], "JVP rules": ["Erf", "Round"], "batching rules": ["Erf"],
         "ops": ["clip_gradient", "ema", "erf", "softplus"],
     }
 
@@ -283,6 +283,22 @@ def test_forward_mode_follows_the_plugins_jvp_rules():
     xt = tp.asarray(x)
     (derived,) = _transposed(Entry("Erf", (xt,), {}, (tp.ops.erf(xt),)), (tp.asarray(t),))
     np.testing.assert_allclose(derived.numpy(), got, rtol=1e-12)
+
+
+def test_vmap_batches_erf_by_the_plugins_rule():
+    """One Erf call for the whole batch (no loop, no warning), the batch axis where it was."""
+    import warnings
+
+    from tensorplug.errors import VmapFallbackWarning
+    from tensorplug.profiler import count_kernels
+
+    x = np.linspace(-2.0, 2.0, 12).reshape(3, 4)
+    assert current().batching.registration("Erf").source == PLUGIN
+    with warnings.catch_warnings(), count_kernels() as calls:
+        warnings.simplefilter("error", VmapFallbackWarning)
+        got = tp.vmap(tp.ops.erf, in_axes=1, out_axes=1)(tp.asarray(x))
+    assert calls.counts[("Erf", "numpy")] == 1
+    np.testing.assert_allclose(got.numpy(), [[math.erf(v) for v in row] for row in x], rtol=1e-12)
 
 
 def test_a_scoped_override_wins_over_the_plugin_override_and_is_undone_after():

@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import tensorplug as tp
-from tensorplug.extend import Dispatcher, GradConfig, JvpConfig, KernelSpec, TensorInfo
+from tensorplug.extend import BatchConfig, Dispatcher, GradConfig, JvpConfig, KernelSpec, TensorInfo
 
-__all__ = ["ERF", "ERF_SPEC", "ERF_GRADIENT", "ERF_JVP", "erf"]
+__all__ = ["ERF", "ERF_SPEC", "ERF_GRADIENT", "ERF_JVP", "ERF_BATCHING", "erf"]
 
 #: The kernel name: declared once here, used by the spec, the kernels, the gradient and the op.
 ERF = "Erf"
@@ -70,3 +70,13 @@ def _erf_jvp(primals: Sequence[tp.Tensor], tangents: Sequence[tp.Tensor | None],
 
 
 ERF_JVP = JvpConfig(ERF, _erf_jvp)
+
+
+def _erf_batching(inputs: Sequence[tp.Tensor], batch_axes: Sequence[int | None],
+                  attrs: Mapping[str, Any]) -> tuple[tp.Tensor, int | None]:
+    """tp.vmap: Erf is elementwise, so the kernel runs once on the whole batch and the batch
+    axis stays where it is. (Without this rule vmap would loop over the examples, warning.)"""
+    return _ERF(inputs, attrs), batch_axes[0]
+
+
+ERF_BATCHING = BatchConfig(ERF, _erf_batching)

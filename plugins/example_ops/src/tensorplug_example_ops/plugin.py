@@ -12,7 +12,7 @@ from tensorplug.extend import API_VERSION, OpConfig, hookimpl
 from . import kernels
 from .clip_gradient import clip_gradient
 from .ema import ema
-from .erf import ERF_GRADIENT, ERF_JVP, ERF_SPEC, erf
+from .erf import ERF_BATCHING, ERF_GRADIENT, ERF_JVP, ERF_SPEC, erf
 from .softplus import softplus
 from .straight_through import ROUND_STRAIGHT_THROUGH, ROUND_STRAIGHT_THROUGH_JVP
 
@@ -49,6 +49,11 @@ def tensorplug_gradients(register: Any) -> None:
 def tensorplug_jvps(register: Any) -> None:
     register(ERF_JVP)
     register(ROUND_STRAIGHT_THROUGH_JVP, override=True)  # forward mode agrees with the gradient
+
+
+@hookimpl
+def tensorplug_batching_rules(register: Any) -> None:
+    register(ERF_BATCHING)
 
 
 @hookimpl
