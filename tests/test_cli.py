@@ -144,6 +144,7 @@ def test_kernels_shows_where_jvp_and_batching_rules_come_from(capsys):
     assert exp[2] == "toy-jvp-plugin (over core)"
     assert exp[3] in ("toy-jvp-plugin", "toy-jvp-plugin (over core)")  # (over core once core has one)
     assert _row(out, "ToyTwice")[1:4] == ["toy-spec-plugin", "from gradient", "loop"]
+    assert _row(out, "Fill")[3] == "n/a"  # no tensor inputs: nothing to batch
     assert "JVP 'from gradient': forward mode transposes the gradient" in out
 
 

@@ -87,10 +87,13 @@ def jvp_cell(kernel: str, differentiable: bool) -> str:
     return "from gradient" if kernel in current().gradients.active else "MISSING"
 
 
-def batching_cell(kernel: str) -> str:
-    """Where tp.vmap gets the kernel's batching rule: a rule's registrant, or a loop."""
+def batching_cell(kernel: str, has_inputs: bool = True) -> str:
+    """Where tp.vmap gets the kernel's batching rule: a rule's registrant, or a loop (none
+    needed by a kernel without tensor inputs: it runs once, shared by every example)."""
     stack = current().batching.stacks.get(kernel)
-    return _rule_source(stack) if stack else "loop"
+    if stack:
+        return _rule_source(stack)
+    return "loop" if has_inputs else "n/a"
 
 
 def gaps(backends: list[str]) -> list[str]:
@@ -165,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
                   "differentiable one a gradient.")
     else:
         rows = [(s.name, gradient_cell(s.name, s.differentiable), jvp_cell(s.name, s.differentiable),
-                 batching_cell(s.name),
+                 batching_cell(s.name, bool(s.inputs)),
                  *(kernel_cell(s.name, b) if started[b] is None else "?" for b in names)) for s in specs]
         print(heading(f"Kernels: {plural(len(specs), 'kernel spec')} x {plural(len(names), 'backend')}"))
         print(table(("kernel", "gradient", "JVP", "batching", *names), rows))
@@ -175,7 +178,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n  '{OWN}': registered by the backend's own plugin ({'; '.join(owners)}); "
               f"'{MISSING}': no kernel; '(over X)': replaces X's registration.\n"
               "  JVP 'from gradient': forward mode transposes the gradient (correct, slower than a "
-              "rule); batching 'loop': tp.vmap runs the kernel once per example.")
+              "rule); batching 'loop': tp.vmap runs the kernel once per example ('n/a': no tensor inputs, "
+              "one run serves every example).")
         found = []
     for b in names:
         if started[b] is not None:
