@@ -14,7 +14,7 @@ their gradient lives on it: the upper triangle's entries get 0 (the kernels neve
 Complex inputs follow JAX's convention (see gradients/elementwise.py), which is the complex
 conjugate of the Wirtinger one PyTorch uses: for the holomorphic kernels (Inv, Solve, Det) the
 real formulas hold with plain transposes; the others' formulas are written with conjugate
-transposes (``_H``) and evaluated at the conjugates of the saved values (``_c``), which gives
+transposes (``_H``) and evaluated at the conjugates of the saved values (``conj_if_complex``), which gives
 JAX's cotangents (and the real formulas for real inputs, where both are the identity). Eigh's
 eigenvalues and Svd's singular values are real; their eigen- and singular vectors are unique up
 to a phase, so only losses that phase does not move have a defined gradient (as in JAX).
@@ -44,19 +44,20 @@ Grads = Mapping[str, Callable[[], Tensor]]
 _T = matrix_transpose
 
 
-def _c(x: Tensor) -> Tensor:
+def conj_if_complex(x: Tensor) -> Tensor:
     """conj(x) for a complex x; x itself for a real one."""
     return conj(x) if x.dtype.is_complex else x
 
 
-def _constant(array: np.ndarray, like: Tensor) -> Tensor:
+def constant_like(array: np.ndarray, like: Tensor) -> Tensor:
+    """A numpy constant as a tensor of `like`'s dtype."""
     return asarray(array.astype(like.dtype.numpy))
 
 
-def _diag(v: Tensor) -> Tensor:
+def diag_matrices(v: Tensor) -> Tensor:
     """The diagonal matrices (..., K, K) with `v` (..., K) on their diagonals."""
     k = v.shape[-1]
-    return multiply(expand_dims(v, axis=-1), _constant(np.eye(k), v))
+    return multiply(expand_dims(v, axis=-1), constant_like(np.eye(k), v))
 
 
 def _lower_read(g: Tensor) -> Tensor:
@@ -65,17 +66,17 @@ def _lower_read(g: Tensor) -> Tensor:
     gradient `g` with respect to S: (g + g^H) on the strict lower triangle, real(g) on the
     diagonal."""
     n = g.shape[-1]
-    return multiply(add(g, _H(g)), _constant(np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n), g))
+    return multiply(add(g, _H(g)), constant_like(np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n), g))
 
 
-def _reciprocal_gaps(values: Tensor, square: bool) -> Tensor:
+def reciprocal_gaps(values: Tensor, square: bool) -> Tensor:
     """F with F[..., i, j] = 1 / (v_j - v_i) (1 / (v_j^2 - v_i^2) if `square`) off the diagonal
     and 0 on it (JAX's F of the eigh and svd rules)."""
     row, col = expand_dims(values, axis=-2), expand_dims(values, axis=-1)
     gaps = subtract(row, col)
     if square:
         gaps = multiply(gaps, add(row, col))
-    off = _constant(1.0 - np.eye(values.shape[-1]), values)
+    off = constant_like(1.0 - np.eye(values.shape[-1]), values)
     safe = where(equal(off, 0.0), 1.0, gaps)
     return multiply(divide(off, safe), off)
 
@@ -120,8 +121,8 @@ def _cholesky(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
     def grad() -> Tensor:
         n = low.shape[-1]
-        lc = _c(low)
-        phi = _constant(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), low)
+        lc = conj_if_complex(low)
+        phi = constant_like(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), low)
         low_inv = inv(lc)
         inner = multiply(matmul(_H(lc), dy), phi)
         return _lower_read(matmul(_H(low_inv), matmul(inner, low_inv)))
@@ -137,8 +138,8 @@ def _eigh(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> G
     dw, dv = dy
 
     def grad() -> Tensor:
-        vc = _c(v)
-        inner = add(_diag(dw), multiply(_reciprocal_gaps(w, False), matmul(_H(vc), dv)))
+        vc = conj_if_complex(v)
+        inner = add(diag_matrices(dw), multiply(reciprocal_gaps(w, False), matmul(_H(vc), dv)))
         return _lower_read(matmul(vc, matmul(inner, _H(vc))))
 
     return {"x": grad}
@@ -156,7 +157,7 @@ def _eigvalsh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (x,) = saved
 
     def grad() -> Tensor:
-        vc = _c(eigh(x).eigenvectors)
+        vc = conj_if_complex(eigh(x).eigenvectors)
         return _lower_read(matmul(_scaled_columns(vc, dy), _H(vc)))
 
     return {"x": grad}
@@ -216,11 +217,11 @@ def _qr(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Gra
     _, n = reduced_qr_shape(q, r, attrs["mode"], "gradient")
 
     def grad() -> Tensor:
-        upper = _constant(np.triu(np.ones((n, n))), r)
+        upper = constant_like(np.triu(np.ones((n, n))), r)
         x = multiply(subtract(matmul(dr, _T(r)), matmul(_T(q), dq)), upper)
         x_diag = real(diagonal(x)) if x.dtype.is_complex else diagonal(x)
-        s = subtract(add(x, _H(x)), _diag(x_diag))
-        return _T(solve(r, _T(add(dq, matmul(_c(q), s)))))
+        s = subtract(add(x, _H(x)), diag_matrices(x_diag))
+        return _T(solve(r, _T(add(dq, matmul(conj_if_complex(q), s)))))
 
     return {"x": grad}
 
@@ -233,7 +234,7 @@ def _svdvals(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
     def grad() -> Tensor:
         u, _, vh = svd(x, full_matrices=False)
-        return matmul(_scaled_columns(_c(u), dy), _c(vh))
+        return matmul(_scaled_columns(conj_if_complex(u), dy), conj_if_complex(vh))
 
     return {"x": grad}
 
@@ -249,17 +250,17 @@ def _svd(dy: tuple[Tensor, Tensor, Tensor], saved: tuple[Tensor, ...], attrs: An
     m, n = reduced_svd_shape(u, s, vh, "gradient")
 
     def grad() -> Tensor:
-        uc, vhc = _c(u), _c(vh)
+        uc, vhc = conj_if_complex(u), conj_if_complex(vh)
         v, dv = _H(vhc), _H(dvh)
-        f = _reciprocal_gaps(s, True)
+        f = reciprocal_gaps(s, True)
         uh_du = matmul(_H(uc), du)
         j = multiply(f, uh_du)
         kk = multiply(f, matmul(vhc, dv))
         s_row = expand_dims(s, axis=-2)  # (..., 1, K): scales columns
         s_col = expand_dims(s, axis=-1)  # (..., K, 1): scales rows
-        core = add(_diag(ds), add(multiply(add(j, _H(j)), s_row), multiply(s_col, add(kk, _H(kk)))))
+        core = add(diag_matrices(ds), add(multiply(add(j, _H(j)), s_row), multiply(s_col, add(kk, _H(kk)))))
         if u.dtype.is_complex:  # the phase of each pair of singular vectors (JAX's dUdV_diag)
-            core = add(core, _diag(multiply(divide(imag(diagonal(uh_du)), s), 1j)))
+            core = add(core, diag_matrices(multiply(divide(imag(diagonal(uh_du)), s), 1j)))
         out = matmul(uc, matmul(core, vhc))
         if m > n:
             out = add(out, matmul(off_columns(du, uc, s_row), vhc))

@@ -19,10 +19,10 @@ from ._util import gradient, kernel, unbroadcast
 from .linalg import _matmul as matmul_gradient
 
 Grads = Mapping[str, Callable[[], Tensor]]
-_GEOMETRY = ("strides", "padding", "dilations", "data_format")
+FUSED_GEOMETRY = ("strides", "padding", "dilations", "data_format")
 
 
-def _dz(dy: Tensor, y: Tensor, attrs: Any, pre_activation: Callable[[], Tensor],
+def pre_activation_gradient(dy: Tensor, y: Tensor, attrs: Any, pre_activation: Callable[[], Tensor],
         prelu: Tensor) -> Tensor:
     """The gradient at the pre-activation z from the gradient dy at the output y."""
     activation = attrs["activation"]
@@ -41,7 +41,8 @@ def _dz(dy: Tensor, y: Tensor, attrs: Any, pre_activation: Callable[[], Tensor],
     return dy
 
 
-def _with_bias(product: Tensor, bias: Tensor, attrs: Any, channels_axis: int | None) -> Tensor:
+def with_bias(product: Tensor, bias: Tensor, attrs: Any, channels_axis: int | None) -> Tensor:
+    """`product` plus the bias where the kernel has one (along `channels_axis` if given)."""
     if not attrs["has_bias"]:
         return product
     if channels_axis is not None and bias.ndim == 1 and channels_axis != product.ndim - 1:
@@ -67,12 +68,12 @@ def _fused(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any, product: Callable[
 
     def z() -> Tensor:
         if "z" not in cache:
-            cache["z"] = _with_bias(product(), bias, attrs, channels_axis)
+            cache["z"] = with_bias(product(), bias, attrs, channels_axis)
         return cache["z"]
 
     def dz() -> Tensor:
         if "dz" not in cache:
-            cache["dz"] = _dz(dy, y, attrs, z, prelu)
+            cache["dz"] = pre_activation_gradient(dy, y, attrs, z, prelu)
         return cache["dz"]
 
     def weights() -> Tensor:
@@ -106,7 +107,7 @@ def _fused_matmul(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
 def _conv_gradient(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any, depthwise: bool) -> Grads:
     x, w = saved[0], saved[1]
-    geo = {name: attrs[name] for name in _GEOMETRY}
+    geo = {name: attrs[name] for name in FUSED_GEOMETRY}
     if depthwise:
         geo["groups"] = max(w.shape[2], 1)
         grouped = tp.reshape(w, depthwise_as_grouped(w.shape))

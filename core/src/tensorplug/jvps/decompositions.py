@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 
 from ..gradients.decompositions import (
-    _c,
-    _constant,
-    _diag,
-    _reciprocal_gaps,
+    conj_if_complex,
+    constant_like,
+    diag_matrices,
     off_columns,
+    reciprocal_gaps,
     reduced_qr_shape,
     reduced_svd_shape,
 )
@@ -55,8 +55,8 @@ def _lower_read(t: Tensor) -> Tensor:
     """The Hermitian matrix a kernel reading only the lower triangle sees of `t`:
     tril(t, -1) + tril(t, -1)^H + real(diag(t))."""
     n = t.shape[-1]
-    low = multiply(t, _constant(np.tril(np.ones((n, n)), -1), t))
-    return add(add(low, _H(low)), _diag(_real(diagonal(t))))
+    low = multiply(t, constant_like(np.tril(np.ones((n, n)), -1), t))
+    return add(add(low, _H(low)), diag_matrices(_real(diagonal(t))))
 
 
 def _trace_of_inverse_times(a: Tensor, t: Tensor) -> Tensor:
@@ -72,7 +72,7 @@ def _cholesky(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Te
     n = low.shape[-1]
     low_inv = inv(low)
     inner = matmul(low_inv, matmul(_lower_read(t), _H(low_inv)))
-    phi = _constant(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), low)
+    phi = constant_like(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), low)
     return matmul(low, multiply(inner, phi))
 
 
@@ -82,7 +82,7 @@ def _eigh(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor
     """With M = V^H dS V: dw = real(diag(M)), dV = V (F o M), F[i, j] = 1 / (w_j - w_i)."""
     (w, v), t = outputs, _only(tangents)
     m = matmul(_H(v), matmul(_lower_read(t), v))
-    return _real(diagonal(m)), matmul(v, multiply(_reciprocal_gaps(w, False), m))
+    return _real(diagonal(m)), matmul(v, multiply(reciprocal_gaps(w, False), m))
 
 
 @jvp_rule("Eigvalsh")
@@ -91,7 +91,7 @@ def _eigvalsh(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Te
     """dw_k = real(v_k^H dS v_k), the eigenvectors computed here."""
     (x,), t = primals, _only(tangents)
     v = eigh(x).eigenvectors
-    return _real(_sum(multiply(_c(v), matmul(_lower_read(t), v)), axis=-2))
+    return _real(_sum(multiply(conj_if_complex(v), matmul(_lower_read(t), v)), axis=-2))
 
 
 @jvp_rule("Inv")
@@ -143,10 +143,10 @@ def _qr(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, 
     _, n = reduced_qr_shape(q, r, attrs["mode"], "JVP")
     t_rinv = _T(solve(_T(r), _T(t)))
     c = matmul(_H(q), t_rinv)
-    low = multiply(c, _constant(np.tril(np.ones((n, n)), -1), c))
+    low = multiply(c, constant_like(np.tril(np.ones((n, n)), -1), c))
     o = subtract(low, _H(low))
     if c.dtype.is_complex:
-        o = add(o, multiply(subtract(c, real(c)), _constant(np.eye(n), c)))
+        o = add(o, multiply(subtract(c, real(c)), constant_like(np.eye(n), c)))
     return add(matmul(q, subtract(o, c)), t_rinv), matmul(subtract(c, o), r)
 
 
@@ -156,7 +156,7 @@ def _svdvals(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Ten
     """ds_k = real(u_k^H dA v_k), the reduced singular vectors computed here."""
     (x,), t = primals, _only(tangents)
     u, _, vh = svd(x, full_matrices=False)
-    return _real(_sum(multiply(_c(u), matmul(t, _H(vh))), axis=-2))
+    return _real(_sum(multiply(conj_if_complex(u), matmul(t, _H(vh))), axis=-2))
 
 
 @jvp_rule("Svd")
@@ -170,13 +170,13 @@ def _svd(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor,
     v = _H(vh)
     d = matmul(_H(u), matmul(t, v))
     ds = _real(diagonal(d))
-    f = _reciprocal_gaps(s, True)
+    f = reciprocal_gaps(s, True)
     s_row = expand_dims(s, axis=-2)  # (..., 1, K): scales columns
     s_col = expand_dims(s, axis=-1)  # (..., K, 1): scales rows
     dss, sds = multiply(d, s_row), multiply(s_col, d)
     inner_u = multiply(f, add(dss, _H(dss)))
     if d.dtype.is_complex:  # the phase of each pair of singular vectors (JAX's dUdV_diag)
-        inner_u = add(inner_u, _diag(multiply(imag(diagonal(d)), 1j) / s))
+        inner_u = add(inner_u, diag_matrices(multiply(imag(diagonal(d)), 1j) / s))
     du = matmul(u, inner_u)
     dv = matmul(v, multiply(f, add(sds, _H(sds))))
     if m > n:

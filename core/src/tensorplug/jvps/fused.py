@@ -1,9 +1,9 @@
 """JVP rules of the fused kernels: y = activation(product + bias), unfused as their gradients
 are. The product is bilinear (``K(ta, b) + K(a, tb)``: MatMul, or Conv2D with the depthwise
 filter as a grouped one), the bias adds its tangent, and the activation's derivative multiplies
-the pre-activation's tangent, taken from the output where it tells (the gradients' ``_dz``, which
-is elementwise: the same map runs on a tangent); 'prelu' adds its weights' tangent times the
-negative part of the pre-activation.
+the pre-activation's tangent, taken from the output where it tells (the gradients'
+``pre_activation_gradient``, which is elementwise: the same map runs on a tangent); 'prelu'
+adds its weights' tangent times the negative part of the pre-activation.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import ops as tp
 from ..gradients._util import kernel
-from ..gradients.fused import _GEOMETRY, _dz, _with_bias
+from ..gradients.fused import FUSED_GEOMETRY, pre_activation_gradient, with_bias
 from ..specs.fused import depthwise_as_grouped
 from ..tensor import Tensor
 from ._util import jvp_rule
@@ -35,15 +35,15 @@ def _fused_tangent(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tup
         part = product(first, t_second)
         tz = part if tz is None else tz + part
     if t_bias is not None and attrs["has_bias"]:
-        tz = _with_bias(tp.zeros_like(y) if tz is None else tz, t_bias, attrs, channels_axis)
+        tz = with_bias(tp.zeros_like(y) if tz is None else tz, t_bias, attrs, channels_axis)
     cache: list[Tensor] = []
 
     def z() -> Tensor:
         if not cache:
-            cache.append(_with_bias(product(first, second), bias, attrs, channels_axis))
+            cache.append(with_bias(product(first, second), bias, attrs, channels_axis))
         return cache[0]
 
-    ty = None if tz is None else _dz(tz, y, attrs, z, prelu)
+    ty = None if tz is None else pre_activation_gradient(tz, y, attrs, z, prelu)
     if t_prelu is not None and attrs["activation"] == "prelu":
         part = tp.where(z() > 0, 0.0, z() * t_prelu)
         ty = part if ty is None else ty + part
@@ -63,7 +63,7 @@ def _fused_matmul(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tupl
 
 def _conv_tangent(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
                   attrs: Mapping[str, Any], depthwise: bool) -> Tensor:
-    geo = {name: attrs[name] for name in _GEOMETRY}
+    geo = {name: attrs[name] for name in FUSED_GEOMETRY}
     w = primals[1]
     geo["groups"] = max(w.shape[2], 1) if depthwise else attrs["groups"]
 
