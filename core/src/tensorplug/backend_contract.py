@@ -30,6 +30,10 @@ class Backend:
     #: ``joinable`` allows it): worth it where every array passed into or out of a compiled
     #: function costs (jax); a planned function (``tensorplug.plan``) takes arrays for free.
     packs_jit_state: bool = True
+    #: True for the backend of a transform (``tp.vmap``'s level), whose arrays hold values of
+    #: the backend beneath: tp.jit runs a function called there as it is, op by op, keying
+    #: and caching nothing for it.
+    transform: bool = False
     #: The most elements one tensor may have: creation ops and shape rules refuse larger shapes
     #: (a ShapeError) before anything is allocated. The default keeps a tensor's size in bytes
     #: within int64; a backend whose library fails worse than a clean out-of-memory error on

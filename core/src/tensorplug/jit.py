@@ -77,7 +77,6 @@ from ._jit_trees import (
 from ._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
 from .autodiff.tape import taping
 from .backend import Backend, active_backend
-from .batching.backend import BatchingBackend
 from .dtypes import DType
 from .engine import wrap
 from .errors import ArgumentError, TensorplugError
@@ -140,7 +139,7 @@ class _Jitted:
             if entries is None:
                 # this backend cannot compile; or a tp.vmap level: f runs as it is, its ops batched
                 # (nothing kept for the level, nor its arguments' values read)
-                if backend in per_backend or isinstance(backend, BatchingBackend):
+                if backend in per_backend or backend.transform:
                     return self.eager(args, kwargs)
                 entries = per_backend[backend] = {}
             dyn: list[Any] = []

@@ -146,13 +146,7 @@ def _recompute_and_backward(f: Callable[..., Any], name: str, leaves: list[Any],
     sources = [x for x in new_leaves if isinstance(x, Tensor)] + captured
     differentiable = [s for s in sources if s._dtype.is_inexact]
     tape = Tape(differentiable)
-    args, kwargs = _tree.unflatten(structure, new_leaves)
-    push_recorder(tape)
-    try:
-        result = f(*args, **kwargs)
-    finally:
-        remove_recorder(tape)
-    outs = [x for x in _tree.flatten(result, _is_leaf)[0] if isinstance(x, Tensor)]
+    outs = _run_recorded(f, structure, new_leaves, tape)
     if [(t.shape, t._dtype) for t in outs] != expected:
         raise AutodiffError(
             f"{name}: run again for the backward pass, the function returned tensors of (shape, "
@@ -188,14 +182,20 @@ def _recompute_forward(f: Callable[..., Any], leaves: list[Any], structure: Any,
     for x, t in zip(captured, tangents[len(arguments):]):
         if x._dtype.is_inexact:
             recorder.seed(x, t)
-    args, kwargs = _tree.unflatten(structure, new_leaves)
+    outs = _run_recorded(f, structure, new_leaves, recorder)
+    return [_tangent_or_zero(recorder, t) for t in outs]
+
+
+def _run_recorded(f: Callable[..., Any], structure: Any, leaves: list[Any], recorder: Any) -> list[Tensor]:
+    """`f` run again on the arguments `leaves` rebuild, with `recorder` recording; its output
+    tensors."""
+    args, kwargs = _tree.unflatten(structure, leaves)
     push_recorder(recorder)
     try:
         result = f(*args, **kwargs)
     finally:
         remove_recorder(recorder)
-    outs = [x for x in _tree.flatten(result, _is_leaf)[0] if isinstance(x, Tensor)]
-    return [_tangent_or_zero(recorder, t) for t in outs]
+    return [x for x in _tree.flatten(result, _is_leaf)[0] if isinstance(x, Tensor)]
 
 
 def _tangent_or_zero(recorder: JvpRecorder, t: Tensor) -> Tensor:

@@ -72,6 +72,7 @@ class BatchingBackend(Backend):
 
     name = "vmap"
     direct_kernels = False
+    transform = True
 
     def __init__(self, inner: Backend, size: int) -> None:
         self.inner = inner
