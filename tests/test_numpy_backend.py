@@ -9,6 +9,7 @@ import importlib.metadata
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -239,6 +240,39 @@ def test_floating_point_edge_cases_give_ieee_values_without_numpy_warnings():
     with pytest.raises(RuntimeWarning):  # the user's numpy still warns (an error here)
         np.log(np.zeros(1))
     assert np.geterr()["divide"] == "warn"
+
+
+def test_quieted_functions_stay_quiet_while_their_context_is_busy():
+    """A quieted function runs inside one shared context with numpy quiet; while another
+    thread is inside it (numpy released the GIL) or a quieted call runs another, the call
+    swaps numpy's error state instead: IEEE results, no warning, the caller's settings kept."""
+    from tensorplug_numpy._quiet import quieted
+
+    inside, release = threading.Event(), threading.Event()
+
+    def log_of(x, wait):
+        if wait:
+            inside.set()
+            release.wait(10)
+        return np.log(x)
+
+    run = quieted(log_of, arity=2)
+    zeros = np.zeros(2)
+    results: list[object] = []
+    worker = threading.Thread(target=lambda: results.append(run(zeros, True)))
+    worker.start()
+    assert inside.wait(10)
+    try:
+        assert run(zeros, False).tolist() == [-np.inf, -np.inf]  # the context is busy: swapped
+    finally:
+        release.set()
+        worker.join(10)
+    assert len(results) == 1 and results[0].tolist() == [-np.inf, -np.inf]  # type: ignore[union-attr]
+    nested = quieted(lambda x: run(x, False) + run(x, False))  # a quieted call inside another
+    assert nested(zeros).tolist() == [-np.inf, -np.inf]
+    assert np.geterr()["divide"] == "warn"
+    with pytest.raises(RuntimeWarning):  # the caller's numpy still warns (an error here)
+        np.log(zeros)
 
 
 def test_the_hot_kernels_offer_direct_calls_and_plain_arithmetic_offers_numpy_itself():
