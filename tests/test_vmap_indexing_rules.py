@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug.errors import VmapFallbackWarning
+from tensorplug.errors import ShapeError, VmapFallbackWarning
+from tensorplug.profiler import count_kernels
 
 B = 3  # the batch size
 Maker = Callable[[np.random.Generator], np.ndarray]  # one example's input
@@ -151,8 +152,9 @@ def test_every_kernel_here_has_a_rule() -> None:
         assert tp.extend.find_batching_rule(name) is not None, name
 
 
-def test_sparse_segment_ids_batched_without_num_segments_loop() -> None:
-    """Each example's number of segments is its own last id + 1: the rule defers to the loop."""
+def test_sparse_segment_ids_batched_without_num_segments() -> None:
+    """Each example's number of segments is its own last id + 1: one batched call when every
+    example has the same (read from the ids), the loop's own error when they differ."""
     examples = _examples([floats(5, 3), ints(0, 5, 6), lambda rng: np.sort(rng.integers(0, 3, 6))])
     for ex in examples:
         ex[2][-1] = 2  # (one number of segments for every example: the loop can stack them)
@@ -160,9 +162,16 @@ def test_sparse_segment_ids_batched_without_num_segments_loop() -> None:
     def f(d: Any, i: Any, s: Any) -> Any:
         return tp.sparse.segment_sum(d, i, s)
     with tp.backend_scope("numpy"), warnings.catch_warnings():
+        warnings.simplefilter("error", VmapFallbackWarning)  # the rule batches it: no loop
+        for in_axes in ((0, 0, 0), (None, None, 0), (0, 0, None)):
+            with count_kernels() as calls:
+                got = tp.vmap(f, in_axes=in_axes)(*_batched(examples, in_axes))
+            assert calls.counts[("SparseSegmentSum", "numpy")] == 1, in_axes  # (the loop: B calls)
+            np.testing.assert_allclose(got.numpy(), _loop(f, examples, in_axes), err_msg=str(in_axes))
+        examples[1][2][-1] = 1  # example 1 has two segments, the others three
         warnings.simplefilter("ignore", VmapFallbackWarning)
-        got = tp.vmap(f)(*_batched(examples, (0, 0, 0)))
-        np.testing.assert_allclose(got.numpy(), _loop(f, examples, (0, 0, 0)))
+        with pytest.raises(ShapeError, match="different shapes"):
+            tp.vmap(f)(*_batched(examples, (0, 0, 0)))
 
 
 # -- indices out of range: the loop's error, never the neighbouring example's element -------------

@@ -95,6 +95,8 @@ class Runtime:
         self.plugins = PluginState()
         #: registrants already told that their kernels' function attributes are ignored
         self.warned_legacy: set[str] = set()
+        #: kernels whose vmap loop fallback was warned about (once each)
+        self.warned_loops: set[str] = set()
 
     def tables(self) -> dict[str, SlotTable[Any, Any]]:
         """Every registry, by what it holds ('backend', 'kernel spec', 'kernel', 'gradient',
@@ -111,6 +113,7 @@ class Runtime:
         runtime.default_backend = self.default_backend
         runtime.plugins = self.plugins.copy()
         runtime.warned_legacy = set(self.warned_legacy)
+        runtime.warned_loops = set(self.warned_loops)
         return runtime
 
     def core_only(self) -> Runtime:

@@ -34,6 +34,7 @@ from ..ops.manipulation import stack
 from ..registry.batching import find_batching_rule
 from ..registry.kernel_config import KernelConfig
 from ..registry.specs import get_kernel_spec
+from ..runtime import current
 from ..tensor import Tensor
 from ._util import select
 
@@ -63,7 +64,6 @@ def _kernel_func(kernel_name: str) -> Any:
 
 
 _configs: dict[str, KernelConfig] = {}  # the derived kernels, by kernel name
-_warned: set[str] = set()  # kernels whose loop fallback was warned about
 
 
 class BatchingBackend(Backend):
@@ -187,8 +187,9 @@ class BatchingBackend(Backend):
              attrs: Mapping[str, Any], declined: bool = False) -> Any:
         """The loop fallback: the kernel per example on the level beneath, stacked (axis 0);
         `declined`: the kernel's rule declined these inputs (rather than there being none)."""
-        if name not in _warned:
-            _warned.add(name)
+        warned = current().warned_loops
+        if name not in warned:
+            warned.add(name)
             why = ("its batching rule declines these inputs' batch axes" if declined
                    else "it has no batching rule")
             warnings.warn(

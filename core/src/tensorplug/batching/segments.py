@@ -6,14 +6,18 @@ alone, so the batch axis goes there and every segment carries it. Batched ones b
 into one reduction over the whole batch, example i's segment s numbered i * num_segments + s
 (``flat_indices``): an id out of range stays out of range and is dropped, as the kernel drops
 it per example, and the sparse kernels' row indices into batched data likewise (an index out
-of range refused as the loop refuses it)."""
+of range refused as the loop refuses it). Without num_segments, the sparse kernels' number of
+segments is the last id + 1: read from the ids' values when every example has the same one."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from ..dispatch import Dispatcher, dispatcher_of
+from ..ops.nd_indexing import host_values
 from ..registry.batching import BatchConfig, register_batching_rule
 from ..tensor import Tensor
 from ._indices import flat_indices, loop_errors
@@ -42,14 +46,16 @@ def _sparse(name: str) -> Any:
 
     @loop_errors(name)
     def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> Any:
-        """Without num_segments, batched ids (or indices) defer to the loop: each example's
-        number of segments is its own last id + 1, which needs the values."""
+        """Without num_segments, batched ids (or indices) need the ids' values: see
+        `_segment_count`."""
         (data, indices, ids), (ad, ax, ai) = inputs, axes
         size, num = batch_size(inputs, axes), attrs["num_segments"]
         if ax is None and ai is None:  # batched data only: its batch axis second, kept by each row
             return dispatcher((spread(data, ad, size, 1), indices, ids), attrs), 1
         if num is None:
-            return NotImplemented
+            num = _segment_count(ids, ai)
+            if num is None:
+                return NotImplemented
         indices, ids = spread(indices, ax, size, 0), spread(ids, ai, size, 0)  # (B, m) each
         m = indices.shape[1]
         if ad is not None:  # the batch and the rows of data flattened together
@@ -62,6 +68,21 @@ def _sparse(name: str) -> Any:
                          {"num_segments": size * num})
         return reshaped(out, (size, num) + out.shape[1:]), 0
     return rule
+
+
+def _segment_count(ids: Tensor, axis: int | None) -> int | None:
+    """The number of segments of every example without num_segments: its last id + 1, read
+    from the values; None (the loop runs, and refuses outputs of different lengths as it
+    does) when it differs between examples, when there are no ids, or inside tp.jit (no
+    values)."""
+    values = host_values(ids)
+    rows = 0 if axis is None else 1 - axis  # (ids are 1-d per example)
+    if values is None or values.shape[rows] == 0:
+        return None
+    lasts = np.take(values, -1, axis=rows)
+    if lasts.ndim and (lasts != lasts[0]).any():
+        return None
+    return int(lasts.flat[0]) + 1
 
 
 for _name in ("SparseSegmentSum", "SparseSegmentMean"):
