@@ -16,7 +16,9 @@ Issue 16's targets, per backend (numpy; jax eager unless --no-jax):
 Peers, for the floor under those ratios: the same per-example and batched gradients written by
 hand in numpy (per-example gradients write BATCH times the bytes of one gradient: outer
 products per example), and jax's own ``jax.jit(jax.vmap(jax.grad(loss)))`` against
-``jax.jit(jax.grad(loss))``.
+``jax.jit(jax.grad(loss))``. For the eager rows, the same two without ``jax.jit`` (jax eager)
+and ``torch.func.vmap(torch.func.grad(loss))`` against ``torch.func.grad`` (torch eager, one
+thread; when torch is installed): their absolute times stand beside tensorplug's.
 
 The per-example gradients of the two ways are compared first. Cases are measured in
 interleaved rounds (which side goes first alternates: _common.py's measure); a ratio is
@@ -102,8 +104,9 @@ def cases(backend: str) -> list[Case]:
                  lambda: jit_gradient(params, x, y), 1.5)]
 
 
-def peer_cases(with_jax: bool) -> list[Case]:
-    """The floor: per-example against batched gradients by hand in numpy, and in jax."""
+def peer_cases(with_jax: bool, with_torch: bool) -> list[Case]:
+    """The floor: per-example against batched gradients by hand in numpy, in jax (compiled and
+    eager) and in torch.func (eager)."""
     host_params, x, y = data()
     w1, b1, w2, b2 = (host_params[k] for k in ("w1", "b1", "w2", "b2"))
     rows = np.arange(BATCH)
@@ -129,6 +132,8 @@ def peer_cases(with_jax: bool) -> list[Case]:
         return [np.einsum("bi,bj->bij", hidden, dz), dz, np.einsum("bi,bj->bij", x, dh), dh]
 
     found = [Case("numpy by hand: per-example vs batched", per_example, batched, None)]
+    if with_torch:
+        found += torch_cases(host_params, x, y)
     if with_jax:
         import jax
         import jax.numpy as jnp
@@ -141,7 +146,34 @@ def peer_cases(with_jax: bool) -> list[Case]:
         each = jax.jit(jax.vmap(jax.grad(jax_loss), in_axes=(None, 0, 0)))
         found.append(Case("jax.jit(vmap(grad)) vs jax.jit(grad)", lambda: list(each(jp, jx, jy).values()),
                           lambda: list(one(jp, jx, jy).values()), None))
+        eager_one = jax.grad(jax_loss)
+        eager_each = jax.vmap(eager_one, in_axes=(None, 0, 0))
+        found.append(Case("jax eager: vmap(grad) vs grad", lambda: list(eager_each(jp, jx, jy).values()),
+                          lambda: list(eager_one(jp, jx, jy).values()), None))
     return found
+
+
+def torch_cases(host_params: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> list[Case]:
+    """torch.func's per-example gradients against its batched gradient, eager on one thread
+    (none when torch is not installed)."""
+    try:
+        import torch
+        from torch.func import grad, vmap
+    except ImportError:
+        return []
+    torch.set_num_threads(1)
+    params = {k: torch.from_numpy(v.copy()) for k, v in host_params.items()}
+    tx, ty = torch.from_numpy(x.copy()), torch.from_numpy(y.copy())
+
+    def torch_loss(p: dict[str, Any], xs: Any, ys: Any) -> Any:
+        logits = torch.relu(xs @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+        return torch.nn.functional.cross_entropy(logits, ys)
+
+    def example_loss(p: dict[str, Any], xi: Any, yi: Any) -> Any:  # (cross_entropy wants a batch axis)
+        return torch_loss(p, xi[None], yi[None])
+    one, each = grad(torch_loss), vmap(grad(example_loss), in_dims=(None, 0, 0))
+    return [Case("torch.func eager: vmap(grad) vs grad", lambda: list(each(params, tx, ty).values()),
+                 lambda: list(one(params, tx, ty).values()), None)]
 
 
 def sync(fn: Callable[[], Any]) -> Callable[[], Any]:
@@ -182,6 +214,7 @@ def print_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = common.argument_parser(__doc__, "fewer rounds (a smoke run)", rounds=9)
     parser.add_argument("--no-jax", action="store_true", help="leave the jax backend's rows out")
+    parser.add_argument("--no-torch", action="store_true", help="leave torch.func's row out")
     common.add_results_option(parser)
     args = parser.parse_args(argv)
     rounds = args.rounds or (2 if args.quick else 9)
@@ -197,8 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     for backend in backends:
         results[backend] = report(cases(backend), rounds)
         print_table(f"{backend} backend (eager)", results[backend])
-    results["peers"] = report(peer_cases(not args.no_jax), rounds)
-    print_table("peers (the floor under the ratios above)", results["peers"])
+    results["peers"] = report(peer_cases(not args.no_jax, not args.no_torch), rounds)
+    print_table("peers (the floor under the ratios above; eager peers' times beside tensorplug's)",
+                results["peers"])
     common.write_results(args.results, "transforms-bench", results)
     return 0
 
