@@ -166,6 +166,23 @@ def test_an_escaped_value_is_refused_when_used(backend: str, use: str) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_variable_takes_a_value_the_examples_share_and_refuses_one_per_example(backend: str) -> None:
+    x = _data((B, 2), 0)
+    with tp.backend_scope(backend):
+        v = tp.Variable(tp.zeros((2,), dtype=tp.float64))
+
+        def assigning(a: tp.Tensor, value: tp.Tensor) -> tp.Tensor:
+            v.assign(value)
+            return a
+        tp.vmap(assigning, in_axes=(0, None))(tp.asarray(x), tp.asarray(x[1]))
+        _close(v.numpy(), x[1])  # the same for every example: assigned
+        with pytest.raises(tp.TracedValueError, match=f"Variable '{v.name}': cannot assign a value that "
+                                                      "differs between the examples of a tp.vmap batch"):
+            tp.vmap(lambda a: assigning(a, a * 2))(tp.asarray(x))
+        _close(v.numpy(), x[1])  # left as it was
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_escapes_from_an_inner_vmap_and_from_a_call_that_raised(backend: str) -> None:
     x = _data((B, 2), 0)
     kept: list[tp.Tensor] = []

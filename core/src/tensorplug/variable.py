@@ -102,7 +102,16 @@ class Variable(Tensor):
             new = value._data  # already this variable's dtype and backend: no conversion
         else:
             from .ops._convert import asarray
-            new = asarray(value, dtype=self._dtype, backend=backend.name)._data
+            try:
+                new = asarray(value, dtype=self._dtype, backend=backend.name)._data
+            except TracedValueError as exc:
+                if isinstance(value, Tensor) and value._backend.transform:  # (one value per example)
+                    raise TracedValueError(
+                        f"Variable '{self._name}': cannot assign a value that differs between the "
+                        "examples of a tp.vmap batch: a Variable holds one value. Return the value "
+                        "from the vmapped function and assign outside (e.g. its mean over the "
+                        "batch axis).") from exc
+                raise
         new_shape, shape = backend.shape_of(new), backend.shape_of(self._value)
         if new_shape != shape:
             raise ShapeError(f"cannot assign a value of shape {tuple(new_shape)} to Variable "
