@@ -104,6 +104,42 @@ def test_jacobians_of_trees_and_several_arguments():
         assert got[0]["w"].shape == (4, 2, 3, 2)
 
 
+def test_jacobians_of_tree_outputs_and_hessians_of_trees_are_jaxs():
+    """Outputs in tuples and dicts give Jacobians in a tree like them (each leaf's Jacobian a
+    tree like the arguments); so hessian takes trees and tuples of argnums, as in JAX."""
+    def f(p, x):
+        h = tp.tanh(x @ p["w"] + p["b"])
+        return {"h": h, "sums": (tp.sum(h), tp.sum(p["w"] ** 2))}
+
+    def fj(p, x):
+        h = jnp.tanh(x @ p["w"] + p["b"])
+        return {"h": h, "sums": (jnp.sum(h), jnp.sum(p["w"] ** 2))}
+    p = {"w": RNG.standard_normal((3, 2)), "b": RNG.standard_normal(2)}
+    x = RNG.standard_normal((4, 3))
+    for ours, theirs in ((tp.jacfwd, jax.jacfwd), (tp.jacrev, jax.jacrev)):
+        for argnums in (0, (0, 1)):
+            got, want = ours(f, argnums=argnums)(p, x), theirs(fj, argnums=argnums)(p, x)
+            assert jax.tree_util.tree_structure(got, is_leaf=lambda t: isinstance(t, tp.Tensor)) == \
+                jax.tree_util.tree_structure(want)
+            for g, w in zip(jax.tree_util.tree_leaves(got, is_leaf=lambda t: isinstance(t, tp.Tensor)),
+                            jax.tree_util.tree_leaves(want)):
+                close(g, w)
+
+    def s(p, x):
+        return tp.sum(f(p, x)["h"] ** 3) * tp.sum(p["b"])
+
+    def sj(p, x):
+        return jnp.sum(fj(p, x)["h"] ** 3) * jnp.sum(p["b"])
+    got, want = tp.hessian(s)(p, x), jax.hessian(sj)(p, x)
+    for a in ("w", "b"):
+        for b in ("w", "b"):
+            close(got[a][b], want[a][b])
+    got, want = tp.hessian(s, argnums=(0, 1))(p, x), jax.hessian(sj, argnums=(0, 1))(p, x)
+    close(got[0]["w"][1], want[0]["w"][1])  # (the gradient's tree outermost: d(ds/dw)/dx)
+    close(got[1][1], want[1][1])
+    close(got[1][0]["w"], want[1][0]["w"])
+
+
 def test_jvp_takes_trees_and_gives_aux_and_zero_tangents_for_unrelated_outputs():
     def f(p):
         return {"a": tp.sin(p["x"]) * p["y"], "c": tp.ones(2)}, "aux"
@@ -269,7 +305,9 @@ def test_a_rule_giving_a_wrong_tangent_is_named():
     (lambda: tp.jvp(tp.add, (X, X), (T,)), "jvp: the tangents must have the primals' structure"),
     (lambda: tp.jvp(lambda x: "no", (X,), (T,)), "jvp: the function must return Tensors"),
     (lambda: tp.jvp(3, (X,), (T,)), "jvp"),
-    (lambda: tp.jacfwd(lambda x: "no")(X), "jacfwd: the function must return a Tensor, got str"),
+    (lambda: tp.jacfwd(lambda x: "no")(X), r"jacfwd: the function must return Tensors \(in tuples, lists or "
+                                           r"dicts\), got str"),
+    (lambda: tp.jacrev(lambda x: (tp.sin(x), 3))(X), "jacrev: the function must return Tensors .*got int"),
     (lambda: tp.jacrev(lambda x: tp.argmax(x))(X), "jacrev: the function returned dtype int64"),
     (lambda: tp.hvp(_f, (), ()), "hvp: primals must be a non-empty tuple"),
     (lambda: tp.linearize(_f, X)[1](T, T), r"linearize: the JVP function takes one tangent per primal \(1\)"),

@@ -25,13 +25,17 @@ from .tape import Tape, backward
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
 
-def _output(out: Any, fname: str) -> Tensor:
-    if not isinstance(out, Tensor):
-        raise AutodiffError(f"{fname}: the function must return a Tensor, got {type(out).__name__}")
-    if not out._dtype.is_inexact:
-        raise AutodiffError(f"{fname}: the function returned dtype {out.dtype.name}; a Jacobian needs "
-                            "a floating output.")
-    return out
+def _outputs(out: Any, fname: str) -> tuple[list[Tensor], Any]:
+    """The output tree's leaves (floating Tensors, else AutodiffError) and its structure."""
+    leaves, structure = _tree.flatten(out, _is_leaf)
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise AutodiffError(f"{fname}: the function must return Tensors (in tuples, lists or dicts), "
+                                f"got {type(leaf).__name__}")
+        if not leaf._dtype.is_inexact:
+            raise AutodiffError(f"{fname}: the function returned dtype {leaf.dtype.name}; a Jacobian "
+                                "needs floating outputs.")
+    return leaves, structure
 
 
 def _basis(like: Tensor) -> Tensor:
@@ -45,9 +49,11 @@ def _result(parts: list[Any], argnums: int | tuple[int, ...]) -> Any:
 
 
 def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
-    """A function giving the Jacobian of `f` (one Tensor output) with respect to argument
-    `argnums` by forward mode: shape ``output.shape + argument.shape``, a tree like the
-    argument's for a tree of tensors, a tuple for a tuple of argnums."""
+    """A function giving the Jacobian of `f` with respect to argument `argnums` by forward
+    mode (a JVP per argument element, all at once under vmap). For a Tensor output and a
+    Tensor argument: shape ``output.shape + argument.shape``; a tree of tensors as the argument
+    gives a tree like it, a tuple of argnums a tuple, and a tree of outputs (tuples, lists,
+    dicts) a tree like it of those, as JAX's jacfwd."""
     valid.function(f, "jacfwd")
     argnums = _checked_argnums(argnums, "jacfwd")
 
@@ -55,37 +61,44 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
     def jacobian(*args: Any) -> Any:
         nums = _argnums(argnums, len(args))
         args_l = [asarray(a) if _is_leaf(a) else a for a in args]
-        parts = []
+        outputs: list[Any] = []  # (the output's structure and leaves, from the first call of f)
+        per_argnum = []  # per argnum: per argument leaf, its block for each output leaf
         for n in nums:
             leaves, structure = _tree.flatten(args_l[n], _is_leaf)
             leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
-            columns_per_leaf = []
+            blocks_per_leaf = []
             for k, leaf in enumerate(leaves):
 
-                def at(*xs: Any, n: int = n, structure: Any = structure) -> Tensor:
+                def at(*xs: Any, n: int = n, structure: Any = structure) -> tuple[Tensor, ...]:
                     call = list(args_l)
                     call[n] = _tree.unflatten(structure, list(xs))
-                    return _output(f(*call), "jacfwd")
+                    out_leaves, out_structure = _outputs(f(*call), "jacfwd")
+                    if not outputs:
+                        outputs.extend((out_structure, out_leaves))
+                    return tuple(out_leaves)
 
-                def column(e: Tensor, k: int = k, at: Any = at, leaves: list[Tensor] = leaves) -> Tensor:
+                def column(e: Tensor, k: int = k, at: Any = at, leaves: list[Tensor] = leaves) -> Any:
                     tangents = [e if j == k else zeros_like(x) for j, x in enumerate(leaves)]
                     return jvp(at, tuple(leaves), tuple(tangents))[1]
-                size = math.prod(leaf.shape)
-                if not size:  # an empty argument: an empty Jacobian
-                    columns_per_leaf.append(zeros(at(*leaves).shape + leaf.shape, dtype=leaf.dtype))
+                if not math.prod(leaf.shape):  # an empty argument: empty Jacobians
+                    blocks_per_leaf.append([zeros(o.shape + leaf.shape, dtype=leaf.dtype) for o in at(*leaves)])
                     continue
-                columns = vmap(column, out_axes=-1)(_basis(leaf))  # output.shape + (size,)
-                columns_per_leaf.append(reshape(columns, columns.shape[:-1] + leaf.shape))
-            parts.append(_tree.unflatten(structure, columns_per_leaf))
-        return _result(parts, argnums)
+                columns = vmap(column, out_axes=-1)(_basis(leaf))  # each output.shape + (size,)
+                blocks_per_leaf.append([reshape(c, c.shape[:-1] + leaf.shape) for c in columns])
+            per_argnum.append((structure, blocks_per_leaf))
+        out_structure, out_leaves = outputs
+        return _tree.unflatten(out_structure, [
+            _result([_tree.unflatten(structure, [blocks[j] for blocks in per_leaf])
+                     for structure, per_leaf in per_argnum], argnums)
+            for j in range(len(out_leaves))])
 
     return jacobian
 
 
 def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
-    """A function giving the Jacobian of `f` (one Tensor output) with respect to argument
-    `argnums` by reverse mode: one forward pass, a backward pass per output element. Shapes as
-    for jacfwd."""
+    """A function giving the Jacobian of `f` with respect to argument `argnums` by reverse
+    mode: one forward pass, a backward pass per output element (all at once under vmap).
+    Shapes and trees as for jacfwd."""
     valid.function(f, "jacrev")
     argnums = _checked_argnums(argnums, "jacrev")
 
@@ -95,22 +108,26 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
         tape = Tape(sources)
         push_recorder(tape)
         try:
-            out = _output(f(*args_l), "jacrev")
+            out_leaves, out_structure = _outputs(f(*args_l), "jacrev")
         finally:
             remove_recorder(tape)
-        if out.size:
-            rows = vmap(lambda e: tuple(backward(tape, out, e, sources)))(_basis(out))
-        else:  # an empty output: an empty Jacobian
-            rows = tuple(zeros((0,) + s.shape, dtype=s.dtype) for s in sources)
-        jac = [reshape(row, out.shape + s.shape) for row, s in zip(rows, sources)]
-        return _result(regrouped(groups, jac), argnums)
+        per_output = []
+        for out in out_leaves:
+            if out.size:
+                rows = vmap(lambda e, out=out: tuple(backward(tape, out, e, sources)))(_basis(out))
+            else:  # an empty output: an empty Jacobian
+                rows = tuple(zeros((0,) + s.shape, dtype=s.dtype) for s in sources)
+            jac = [reshape(row, out.shape + s.shape) for row, s in zip(rows, sources)]
+            per_output.append(_result(regrouped(groups, jac), argnums))
+        return _tree.unflatten(out_structure, per_output)
 
     return jacobian
 
 
 def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """A function giving the Hessian of scalar-valued `f` with respect to argument `argnums`
-    (``jacfwd(jacrev(f))``): shape ``argument.shape + argument.shape``."""
+    (``jacfwd(jacrev(f))``): shape ``argument.shape + argument.shape``; for a tree argument,
+    a tree of trees (``h["w"]["b"]``), for a tuple of argnums a tuple of tuples, as JAX's."""
     valid.function(f, "hessian")
     argnums = _checked_argnums(argnums, "hessian")
     return jacfwd(jacrev(f, argnums), argnums)
