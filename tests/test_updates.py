@@ -125,3 +125,56 @@ def test_bad_updates_are_tensorplug_errors(backend):
         x.at[0].set(tp.asarray([1j, 2j, 3j]))
     with pytest.raises(tp.DTypeError):
         x.at[1.5].set(1.0)
+
+
+# -- keys whose values are unknown: batched inside tp.vmap, traced inside tp.jit ------------------
+_X = np.arange(24.0).reshape(3, 8) / 7
+_I = np.array([[0, -3, 7, 0], [2, 2, 5, 1], [7, 6, -8, 3]])  # per example: repeated, negative
+
+
+@pytest.mark.parametrize("method", ["set", "add"])
+def test_updates_with_batched_keys_inside_vmap_match_numpy(backend, method):
+    values = np.array([1.5, -2.0, 4.0, 0.5])
+    got = tp.vmap(lambda x, i: getattr(x.at[i], method)(tp.asarray(values)))(tp.asarray(_X), tp.asarray(_I))
+    want = np.stack([_numpy_update(method, x, i, values) for x, i in zip(_X, _I)])
+    if method == "set":  # (a repeated place: which value wins is unspecified, as in JAX)
+        repeated = [np.flatnonzero(np.bincount(i % 8, minlength=8) > 1) for i in _I]
+        for row, places in enumerate(repeated):
+            want[row, places] = got.numpy()[row, places]
+    np.testing.assert_allclose(got.numpy(), want)
+    x3, rows, cols = np.arange(60.0).reshape(3, 4, 5), np.array([1, 3, 0]), np.array([4, 0, -1])
+    got = tp.vmap(lambda m, r, c: getattr(m.at[r, c], method)(9.0))(*map(tp.asarray, (x3, rows, cols)))
+    want = np.stack([_numpy_update(method, m, (r, c), 9.0) for m, r, c in zip(x3, rows, cols)])
+    np.testing.assert_allclose(got.numpy(), want)
+
+
+def test_updates_with_traced_keys_under_jit_match_eager_with_gradients(backend):
+    def f(x, i):
+        return tp.sum(x.at[i].set(x[0] * 3.0) ** 2) + tp.sum(x.at[i].add(tp.sin(x[1])))
+    x, i = tp.asarray(_X), tp.asarray(np.array([2, 1, 2]))
+    for fn in (f, tp.grad(f)):
+        np.testing.assert_allclose(tp.jit(fn)(x, i).numpy(), fn(x, i).numpy(), rtol=1e-12)
+
+
+def test_updates_with_unknown_keys_refuse_what_needs_their_values(backend):
+    x, i = tp.asarray(_X), tp.asarray(_I[:, 0])
+    for update, what in ((lambda r, k: r.at[k].multiply(2.0), r"got x.at\[idx\].multiply"),
+                         (lambda r, k: r.at[r > k].set(0.0), "x.at\\[key\\] takes only integer tensors")):
+        with pytest.raises(tp.ArgumentError, match=what):
+            tp.vmap(update)(x, i)
+    with pytest.raises(tp.IndexOutOfRangeError, match=r"index \[9\] is out of range"):  # the key's own index
+        tp.vmap(lambda r, k: r.at[k].set(0.0))(x, tp.asarray(np.array([0, 9, 1])))
+
+
+def test_scatter_update_gradients_go_to_the_update_the_kernel_kept(backend):
+    """With a repeated row, the updates that were overwritten had no effect: their gradient is
+    zero (finite differences agree), under tp.jit too, where .at[].set is TensorScatterUpdate."""
+    rng = np.random.default_rng(1)
+    x, updates, rows = rng.normal(size=(4, 3)), rng.normal(size=(3, 3)), np.array([[2], [0], [2]])
+    check_gradients(lambda x, u: tp.tensor_scatter_update(x, rows, u), x, updates, order=2)
+    grad = tp.jit(tp.grad(lambda u, i: tp.sum(tp.asarray(x).at[i].set(u) ** 2)))
+    got = grad(tp.asarray(updates), tp.asarray(rows[:, 0])).numpy()
+    kept = tp.tensor_scatter_update(tp.zeros((4,), dtype=tp.int64), rows, tp.arange(3)).numpy()
+    for r, (row,) in enumerate(rows):
+        want = 2 * updates[r] if kept[row] == r else np.zeros(3)
+        np.testing.assert_allclose(got[r], want, rtol=1e-12)

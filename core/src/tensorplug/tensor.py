@@ -379,7 +379,9 @@ class Tensor:
     def at(self) -> _updates.At:
         """Functional updates, as JAX's: ``x.at[key].set(v)`` (``.add``, ``.multiply``, ``.min``,
         ``.max``, ``.get``) returns a new tensor, x with the places ``x[key]`` addresses updated;
-        differentiable with respect to x and v."""
+        differentiable with respect to x and v. Inside ``tp.jit`` and ``tp.vmap``, where a key
+        tensor's values are unknown, ``.set`` and ``.add`` take integer tensors for x's leading
+        axes (``x.at[i].add(v)``, ``x.at[i, j].set(v)``)."""
         return _updates.At(self)
 
 

@@ -81,7 +81,8 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                     tangents = [e if j == k else zeros_like(x) for j, x in enumerate(leaves)]
                     return jvp(at, tuple(leaves), tuple(tangents))[1]
                 if not math.prod(leaf.shape):  # an empty argument: empty Jacobians
-                    blocks_per_leaf.append([zeros(o.shape + leaf.shape, dtype=leaf.dtype) for o in at(*leaves)])
+                    empty = [zeros(o.shape + leaf.shape, dtype=leaf.dtype) for o in at(*leaves)]
+                    blocks_per_leaf.append(empty)
                     continue
                 columns = vmap(column, out_axes=-1)(_basis(leaf))  # each output.shape + (size,)
                 blocks_per_leaf.append([reshape(c, c.shape[:-1] + leaf.shape) for c in columns])

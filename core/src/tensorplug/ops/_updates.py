@@ -7,6 +7,11 @@ The places ``x[key]`` addresses are found on the host (numpy indexing of the fla
 after ``getitem`` has checked the key with its own errors); repeated places are applied in
 order (``set``: the last value wins; ``add`` / ``multiply`` / ``min`` / ``max`` accumulate), one
 Where per repetition depth, never a loop over elements.
+
+A key of integer tensors whose values are unknown here (inside ``tp.jit``, or different per
+example inside ``tp.vmap``) addresses x's leading axes, one tensor (or int) per axis: ``set``
+is TensorScatterUpdate and ``add`` adds a ScatterNd, as ``jax``'s ``.at`` with traced indices;
+an index out of range raises where the kernel sees values and gives NaN inside ``tp.jit``.
 """
 
 from __future__ import annotations
@@ -16,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ArgumentError, ImmutableTensorError, TensorplugError
+from ..errors import ArgumentError, DTypeError, ImmutableTensorError, TensorplugError, TracedValueError
 from ..tensor import Tensor
 from ._convert import asarray, astype
-from .elementwise import add, maximum, minimum, multiply, where
+from .elementwise import add, less, maximum, minimum, multiply, where
 from .indexing import getitem, take
-from .manipulation import broadcast_to, reshape
+from .manipulation import broadcast_arrays, broadcast_to, reshape, stack
+from .nd_indexing import scatter_nd, tensor_scatter_update
 
 __all__ = ["At"]
 
@@ -35,12 +41,13 @@ def _host_key(key: Any) -> Any:
     return host if isinstance(key, tuple) else host[0]
 
 
-def _positions(x: Tensor, key: Any, op: str) -> np.ndarray:
-    """The flat positions of x that ``x[key]`` addresses, in the shape of ``x[key]``."""
+def _positions(x: Tensor, key: Any, host_key: Any, op: str) -> np.ndarray:
+    """The flat positions of x that ``x[key]`` (``host_key`` on the host) addresses, in the
+    shape of ``x[key]``."""
     shape = getitem(x, key).shape  # getitem's errors for a bad key
     ids = np.arange(x.size, dtype=np.int64).reshape(x.shape)
     try:
-        pos = np.asarray(ids[_host_key(key)])
+        pos = np.asarray(ids[host_key])
     except TensorplugError:
         raise
     except (IndexError, TypeError, ValueError) as exc:  # (getitem took the key: not expected)
@@ -66,8 +73,12 @@ def _ranks(flat: np.ndarray) -> np.ndarray:
 def update(x: Any, key: Any, values: Any, combine: Combine, op: str) -> Tensor:
     """x with ``combine(x[p], v)`` at every place p of ``x[key]``, v broadcast to x[key]'s shape."""
     x = asarray(x)
-    pos = _positions(x, key, op)
     v = astype(values, x.dtype) if isinstance(values, Tensor) else asarray(values, dtype=x.dtype)
+    try:
+        host_key = _host_key(key)
+    except TracedValueError:  # (inside tp.jit, or a batched key inside tp.vmap)
+        return _scattered(x, key, v, combine, op)
+    pos = _positions(x, key, host_key, op)
     flat_v = reshape(broadcast_to(v, pos.shape), (-1,))
     flat_pos = pos.reshape(-1)
     if not flat_pos.size:
@@ -88,6 +99,29 @@ def update(x: Any, key: Any, values: Any, combine: Combine, op: str) -> Tensor:
 
 def _replace(old: Tensor, new: Tensor) -> Tensor:
     return new
+
+
+def _scattered(x: Tensor, key: Any, v: Tensor, combine: Combine, op: str) -> Tensor:
+    """``update`` for a key whose values are unknown: integer tensors (or ints) for x's
+    leading axes, their places written by a scatter kernel."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if combine not in (_replace, add) or len(parts) > x.ndim or not all(
+            isinstance(k, int) and not isinstance(k, bool) or isinstance(k, Tensor) and k.dtype.is_integer
+            for k in parts):
+        raise ArgumentError(
+            f"{op}: the key's values are unknown here (inside tp.jit, or different per example "
+            "inside tp.vmap), so x.at[key] takes only integer tensors (or ints), one per leading "
+            f"axis of x (shape {x.shape}), with .set or .add; got x.at[{_key_text(key)}]"
+            f"{'.' + op.split('.')[-1] if combine not in (_replace, add) else ''}. Make the "
+            "key a static argument of tp.jit, or write the update with tp.where.")
+    indices = broadcast_arrays(*[asarray(k) for k in parts])
+    rows = stack([where(less(i, 0), i + n, i) for i, n in zip(indices, x.shape)], axis=-1)
+    v = broadcast_to(v, rows.shape[:-1] + x.shape[len(parts):])
+    if combine is add:
+        if x.dtype.is_bool:
+            raise DTypeError(f"{op}: x is bool; cast it first, e.g. x.astype(tp.int32).")
+        return add(x, scatter_nd(rows, v, x.shape))
+    return tensor_scatter_update(x, rows, v)
 
 
 class _Ref:

@@ -24,8 +24,6 @@ from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueEr
 from ..specs.scatter_nd import nd_slice_shape
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller
-from .elementwise import greater_equal, less, logical_and, where
-from .indexing import _FAR_OUT
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_update"]
 
@@ -64,15 +62,15 @@ def host_values(idx: Any) -> np.ndarray | None:
 
 
 def _checked_nd(op: str, idx: Any, shape: Sequence[int], what: str) -> Any:
-    """n-d indices into `shape`, bounds-checked where their values are known; inside tp.jit a row
-    out of range becomes one far outside any axis (the kernels fill, or give NaN)."""
+    """n-d indices into `shape`, bounds-checked where their values are known. Where they are
+    not (inside tp.jit, or batched inside tp.vmap) they go to the kernel as they are: the n-d
+    kernels count no index from the end, so one out of range stays out of range (refused
+    where the kernel sees values, NaN or a fill inside tp.jit), and the kernel's error names it."""
     k = idx.shape[-1]
     sizes = np.asarray(tuple(shape)[:k], np.int64)
     host = host_values(idx)
     if host is None:
-        idx = astype(idx, int64)
-        inside = logical_and(greater_equal(idx, 0), less(idx, asarray(sizes)))
-        return where(inside, idx, _FAR_OUT)
+        return astype(idx, int64)
     bad = ((host < 0) | (host >= sizes)).reshape(-1, k)
     rows = np.flatnonzero(bad.any(axis=1))
     if rows.size:

@@ -71,7 +71,7 @@ def quieted(fn: Callable[..., Any], arity: int = 1) -> Callable[..., Any]:
         run_swapped = swapped
     else:
         context = contextvars.Context()
-        context.run(_STATE.set, _QUIET)  # type: ignore[union-attr]
+        context.run(_STATE.set, _QUIET)
         inside = functools.partial(context.run, fn)
         if arity == 1:
             def run(x: Any) -> Any:
