@@ -80,11 +80,25 @@ def test_dilation2d_op_same_padding():
     ("max_pool", ((2, 2, 2, 2),), tp.ShapeError, "pooling is 1-, 2- or 3-D"),
     ("max_pool", ((2, 2), None, "same-ish"), tp.ShapeError, "is not 'VALID' or 'SAME'"),
     ("avg_pool", ((2,),), tp.ShapeError, "x must be 3-d for a 1-D window"),
+    ("avg_pool", (2,), tp.ShapeError, None),  # (x 2-d below: no spatial axis)
     ("avg_pool", ((2, 2), (1, 2, 3)), tp.ShapeError, "strides .* has 3 entries for 2 spatial axes"),
     ("max_pool", ((2, 2), None, "VALID", "NHWC"), tp.ArgumentError, "data_format must be"),
     ("max_pool", ((2, 2), None, ((0, 0),)), tp.ShapeError, "padding has 1 pairs for 2 spatial axes"),
     ("max_pool", ((5, 5),), tp.ShapeError, "larger than the padded input"),
 ])
 def test_pool_errors(op, args, error, match):
+    if match is None:  # one int for the window: x's own rank must be poolable
+        with pytest.raises(error, match=r"x has shape \(4, 1\); pooling takes \(batch, 1 to 3 spatial"):
+            getattr(tp.nn, op)(np.zeros((4, 1), np.float32), *args)
+        return
     with pytest.raises(error, match=match):
         getattr(tp.nn, op)(np.zeros((1, 4, 4, 1), np.float32), *args)
+
+
+@pytest.mark.parametrize("op", ["max_pool", "avg_pool"])
+def test_one_int_window_is_that_size_on_every_spatial_axis(op):
+    for shape in ((2, 6, 3), (2, 6, 4, 3), (1, 4, 6, 4, 2)):
+        x = RNG.normal(size=shape)
+        rank = len(shape) - 2
+        got = getattr(tp.nn, op)(x, 2, 2, "SAME").numpy()
+        np.testing.assert_array_equal(got, getattr(tp.nn, op)(x, (2,) * rank, (2,) * rank, "SAME").numpy())

@@ -54,11 +54,17 @@ def _float_input(x: Any, op: str, promote: bool) -> Tensor:
 def _pool(kind: str, op: str, x: Any, window_shape: Any, strides: Any, padding: Any,
           data_format: Any) -> Tensor:
     x = _float_input(x, op, promote=kind == "avg")
-    window = valid.shape(window_shape, op, "window_shape")
-    rank = len(window)
-    if rank not in (1, 2, 3):
-        raise ShapeError(f"{op}: window_shape {window} has {rank} entries; pooling is 1-, 2- or 3-D.")
-    window = _per_axis(window, rank, op, "window_shape")
+    if isinstance(window_shape, (tuple, list)):
+        rank = len(valid.shape(window_shape, op, "window_shape"))
+        if rank not in (1, 2, 3):
+            raise ShapeError(f"{op}: window_shape {tuple(window_shape)} has {rank} entries; pooling is "
+                             "1-, 2- or 3-D.")
+    else:  # one int: that size on every spatial axis of x
+        rank = x.ndim - 2
+        if rank not in (1, 2, 3):
+            raise ShapeError(f"{op}: x has shape {x.shape}; pooling takes (batch, 1 to 3 spatial axes, "
+                             "channels).")
+    window = _per_axis(window_shape, rank, op, "window_shape")
     steps = (1,) * rank if strides is None else _per_axis(strides, rank, op, "strides")
     data_format = _data_format(data_format, op)
     if x.ndim != rank + 2:
@@ -79,8 +85,9 @@ def _pool(kind: str, op: str, x: Any, window_shape: Any, strides: Any, padding: 
 def max_pool(x: Any, window_shape: Any, strides: Any = None, padding: Any = "VALID",
              data_format: str = "channels_last") -> Tensor:
     """The maximum over each window of x (batch, *spatial, channels) for 'channels_last', or
-    (batch, channels, *spatial); windows of 1, 2 or 3 spatial axes; strides default to 1;
-    padding 'VALID', 'SAME' or one (before, after) pair per spatial axis (padding never wins)."""
+    (batch, channels, *spatial); windows of 1, 2 or 3 spatial axes (window_shape and strides:
+    one int per spatial axis, or one int for every axis of x); strides default to 1; padding
+    'VALID', 'SAME' or one (before, after) pair per spatial axis (padding never wins)."""
     return _pool("max", "max_pool", x, window_shape, strides, padding, data_format)
 
 
