@@ -101,19 +101,24 @@ def _replace(old: Tensor, new: Tensor) -> Tensor:
     return new
 
 
+def _integer_index(k: Any) -> bool:
+    """Whether `k` is an int or an integer tensor."""
+    if isinstance(k, Tensor):
+        return k.dtype.is_integer
+    return isinstance(k, int) and not isinstance(k, bool)
+
+
 def _scattered(x: Tensor, key: Any, v: Tensor, combine: Combine, op: str) -> Tensor:
     """``update`` for a key whose values are unknown: integer tensors (or ints) for x's
     leading axes, their places written by a scatter kernel."""
     parts = key if isinstance(key, tuple) else (key,)
-    if combine not in (_replace, add) or len(parts) > x.ndim or not all(
-            isinstance(k, int) and not isinstance(k, bool) or isinstance(k, Tensor) and k.dtype.is_integer
-            for k in parts):
+    if combine not in (_replace, add) or len(parts) > x.ndim or not all(map(_integer_index, parts)):
         raise ArgumentError(
             f"{op}: the key's values are unknown here (inside tp.jit, or different per example "
             "inside tp.vmap), so x.at[key] takes only integer tensors (or ints), one per leading "
-            f"axis of x (shape {x.shape}), with .set or .add; got x.at[{_key_text(key)}]"
-            f"{'.' + op.split('.')[-1] if combine not in (_replace, add) else ''}. Make the "
-            "key a static argument of tp.jit, or write the update with tp.where.")
+            f"axis of x (shape {x.shape}), with .set or .add; got "
+            f"{op.replace('at[]', f'x.at[{_key_text(key)}]')}. Make the key a static argument of "
+            "tp.jit, or write the update with tp.where.")
     indices = broadcast_arrays(*[asarray(k) for k in parts])
     rows = stack([where(less(i, 0), i + n, i) for i, n in zip(indices, x.shape)], axis=-1)
     v = broadcast_to(v, rows.shape[:-1] + x.shape[len(parts):])
