@@ -26,6 +26,7 @@ from .dispatch import Dispatcher
 from .engine import run_kernel, wrap
 from .gradients._util import unbroadcast
 from .jit import tracing
+from .kernel_families import family_configs
 from .kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
 from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from .plan import PlannedFunction
@@ -76,7 +77,7 @@ __all__ = [
     "AttrSpec", "Backend", "BackendConfig", "BatchConfig", "DirectCall", "Dispatcher", "GradConfig",
     "JvpConfig", "KernelConfig", "KernelFunc", "KernelSpec",
     "OpConfig", "PlannedFunction", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo",
-    "current_runtime",
+    "current_runtime", "family_configs",
     "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_batching_rule",
     "find_gradient", "find_jvp",
     "get_gradient", "get_kernel", "get_kernel_spec", "get_op", "hookimpl", "kernels_for_backend",

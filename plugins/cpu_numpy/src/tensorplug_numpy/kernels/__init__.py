@@ -5,45 +5,13 @@ unless it says it handles them (see ``_quiet``)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
-from tensorplug.extend import KernelConfig
+from tensorplug.extend import KernelConfig, family_configs
 
 from .._quiet import quiet
-from . import (
-    activations,
-    convolution,
-    creation,
-    decompositions,
-    einsum,
-    elementwise,
-    fft,
-    fused,
-    image,
-    indexing,
-    layout,
-    linalg,
-    linspace,
-    manipulation,
-    multinomial,
-    nn,
-    normalization,
-    optim,
-    pooling,
-    reductions,
-    scatter_nd,
-    segments,
-    sorting,
-    sparse,
-    structure,
-)
 from ._kernel import Kernel
-
-_FAMILIES = (activations, convolution, creation, decompositions, einsum, elementwise, fft, fused, image,
-             indexing, layout, linalg, linspace, manipulation, multinomial, nn, normalization, optim, pooling,
-             reductions, scatter_nd, segments, sorting, sparse, structure)
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:
@@ -52,16 +20,5 @@ def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) ->
     return KernelConfig(name, backend_name, func, direct=kernel.direct)
 
 
-def all_kernels(backend_name: str) -> list[KernelConfig]:
-    """The backend's kernel configs: the very same objects on every call, so that the plugin
-    registering them again (its backend disposed and started anew) repeats, not replaces, them."""
-    return list(_configs(backend_name))
-
-
-@functools.cache
-def _configs(backend_name: str) -> tuple[KernelConfig, ...]:
-    return tuple(
-        _config(name, backend_name, entry)
-        for family in _FAMILIES
-        for name, entry in family.KERNELS.items()
-    )
+#: all_kernels(backend_name): every family module's kernels as KernelConfigs (the same objects each call)
+all_kernels = family_configs(__name__, _config)

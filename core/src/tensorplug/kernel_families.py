@@ -1,0 +1,59 @@
+"""A backend's kernels laid out one family per module (STYLE.md): every module of the
+backend's kernels package whose name does not start with ``_`` is a family and exposes
+``KERNELS``, a dict kernel name -> the backend's entry for it. ``family_configs`` makes the
+backend's ``KernelConfig``s from them, so a new family file needs no list to join."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+from collections.abc import Callable
+from typing import Any
+
+from .errors import RegistrationError
+from .registry.kernel_config import KernelConfig
+
+__all__ = ["family_configs"]
+
+MakeConfig = Callable[[str, str, Any], KernelConfig]  # (kernel name, backend name, entry)
+
+
+def family_configs(package: str, make: MakeConfig) -> Callable[[str], list[KernelConfig]]:
+    """``all_kernels(backend_name)`` for the kernel families of `package` (imported on the
+    first call, in name order): ``make(kernel name, backend_name, entry)`` for every entry of
+    every family's ``KERNELS``. The configs are made once per backend name, and each call
+    returns the very same objects, so that a plugin registering them again (its backend
+    disposed and started anew) repeats, not replaces, them."""
+
+    @functools.cache
+    def configs(backend_name: str) -> tuple[KernelConfig, ...]:
+        return tuple(make(name, backend_name, entry) for name, entry in _entries(package))
+
+    def all_kernels(backend_name: str) -> list[KernelConfig]:
+        return list(configs(backend_name))
+
+    all_kernels.__doc__ = f"The kernel configs of the families in {package} for `backend_name`."
+    return all_kernels
+
+
+def _entries(package: str) -> list[tuple[str, Any]]:
+    """(kernel name, entry) of every family module of `package`; a family without a KERNELS
+    dict, or two families with one kernel, are a RegistrationError naming them."""
+    found: dict[str, str] = {}
+    entries = []
+    for info in sorted(pkgutil.iter_modules(importlib.import_module(package).__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = f"{package}.{info.name}"
+        kernels = getattr(importlib.import_module(module), "KERNELS", None)
+        if not isinstance(kernels, dict):
+            raise RegistrationError(f"{module}: a kernel family module must define KERNELS, a dict kernel "
+                                    "name -> kernel; name the module with a leading '_' if it is a helper.")
+        for name, entry in kernels.items():
+            if name in found:
+                raise RegistrationError(f"Kernel '{name}' is in two families of {package}: {found[name]} "
+                                        f"and {module}; keep it in one.")
+            found[name] = module
+            entries.append((name, entry))
+    return entries
