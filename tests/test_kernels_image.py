@@ -273,12 +273,10 @@ def test_nms_padded_counts_real_picks():
 def test_nms_needs_values_under_jit(tp_backend):
     boxes, scores = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1]]), np.array([0.3, 0.6])
     f = tp.jit(lambda b, s: tp.run_kernel("NonMaxSuppressionV3", [b, s], {"max_output_size": 2}))
-    if tp_backend == "jax":
-        with pytest.raises(tp.TracedValueError, match=r"'NonMaxSuppressionV3' on backend 'jax'.*outside"):
-            f(boxes, scores)
-    else:  # the numpy plan replays the kernel on the new values
-        np.testing.assert_array_equal(f(boxes, scores).numpy(), [1])
-        np.testing.assert_array_equal(f(boxes, scores[::-1].copy()).numpy(), [0])
+    either_order = (rf"backend '{tp_backend}'.*NonMaxSuppressionV3.*outside|"
+                    rf"NonMaxSuppressionV3' on backend '{tp_backend}'.*outside")
+    with pytest.raises(tp.TracedValueError, match=either_order):
+        f(boxes, scores)  # (its output's length is the values': jax compiles fixed shapes, a plan too)
 
 
 # -- the specs' errors ---------------------------------------------------------------------------------

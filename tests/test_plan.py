@@ -111,6 +111,20 @@ def test_python_control_flow_on_a_traced_value_is_an_error_at_trace_time():
             tp.jit(lambda x, read=read: read(tp.sum(x)))(np.ones(2, np.float32))
 
 
+def test_a_kernel_whose_output_length_is_the_values_is_an_error_at_trace_time():
+    """Its length would be the trace's in whatever reads it (a shape, a -1 in a reshape): a
+    later call with other values would get a wrong answer silently. Of constants: folded."""
+    def count_distinct(x):
+        return tp.sum(tp.unique_values(x)) + tp.unique_values(x).shape[0]
+
+    for f in (count_distinct, lambda x: x[x > 0], lambda x: tp.nonzero(x)[0]):
+        with pytest.raises(tp.TracedValueError, match=r"tp.jit on backend 'numpy': kernel '(UniqueCounts|"
+                                                      r"NonZero)' gives an output whose length depends"):
+            tp.jit(f)(np.array([1.0, 1.0, 2.0]))
+    mask = tp.asarray([True, False, True])
+    assert tp.jit(lambda x: x * tp.sum(tp.nonzero(mask)[0]))(np.ones(2)).tolist() == [2.0, 2.0]
+
+
 def test_values_not_computed_from_the_inputs_can_be_read():
     table = tp.asarray([1.0, 2.0])
 

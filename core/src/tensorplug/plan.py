@@ -16,7 +16,9 @@ for bit (the same kernels on the same arrays). Each intermediate is deleted afte
 
 As under jax.jit, values are not known while tracing: reading one that depends on the inputs
 (``float(t)``, ``bool(t)``, ``t.numpy()``, Python control flow on it) raises TracedValueError
-at trace time instead of baking the trace's value into the plan.
+at trace time instead of baking the trace's value into the plan; so does a kernel whose output
+length depends on such values (NonZero, Unique, ...: its spec infers -1 for it), whose length
+the code after it would read as a fixed number.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from typing import Any
 
 from ._state import plan_trace_var, push_recorder, remove_recorder
 from .backend import Backend
-from .errors import TensorplugError
+from .errors import TensorplugError, TracedValueError
+from .kernel_spec import TensorInfo
 from .registry._slots import CHANGES
 from .runtime import current
 from .tensor import Tensor
@@ -103,10 +106,19 @@ class _Recorder:
             if not known:  # an array from outside the trace's kernels: a constant
                 self.constants[i] = t._data
             ins.append(i)
+        spec = current().specs.active[name]
+        infos = spec.check([TensorInfo(t.shape, t._dtype) for t in inputs], attrs)
+        if any(-1 in info.shape for info in infos):  # (a length the spec cannot know: the values')
+            raise TracedValueError(
+                f"tp.jit on backend '{self.backend.name}': kernel '{name}' gives an output whose "
+                "length depends on the values of its inputs, which depend on the function's inputs: "
+                "a plan replays the lengths of its trace, as jax.jit compiles fixed shapes. Call it "
+                "outside tp.jit, or use a fixed-size formulation (e.g. tp.where with a mask, or the "
+                "kernel's size argument where it has one).")
         outs = tuple(self._value(t._data) for t in outputs)
         self.traced.update(id(t._data) for t in outputs)
         func, direct = _runnable(name, inputs, attrs, self.backend)
-        single = len(current().specs.active[name].outputs) == 1
+        single = len(spec.outputs) == 1
         self.steps.append(Step(name, func, direct, dict(attrs), tuple(ins), outs, single))
 
 
