@@ -114,11 +114,10 @@ def test_value_dependent_lengths_cannot_be_compiled(tp_backend):
     g = tp.jit(lambda d, i, s: tp.run_kernel("SparseSegmentSum", [d, i, s], {"num_segments": 3}))
     args = (np.ones((3, 2)), np.array([0, 2]), np.array([0, 2]))
     np.testing.assert_array_equal(g(*args).numpy(), [[1, 1], [0, 0], [1, 1]])
-    if tp_backend == "jax":
-        with pytest.raises(tp.TracedValueError, match="Pass num_segments"):
-            f(*args)
-        with pytest.raises(tp.TracedValueError, match="SparseFillEmptyRows"):
-            fill = tp.jit(lambda i, v: tp.run_kernel("SparseFillEmptyRows", [i, v, SHAPE, ZERO]))
-            fill(np.array([[1, 0]]), np.ones(1))
-    else:
-        np.testing.assert_array_equal(f(*args).numpy(), [[1, 1], [0, 0], [1, 1]])
+    # (jax compiles fixed shapes; the numpy plan would keep the trace's length wherever it was read)
+    with pytest.raises(tp.TracedValueError, match="Pass num_segments" if tp_backend == "jax" else
+                       "'SparseSegmentSum' gives an output whose length depends on the values"):
+        f(*args)
+    with pytest.raises(tp.TracedValueError, match="SparseFillEmptyRows"):
+        fill = tp.jit(lambda i, v: tp.run_kernel("SparseFillEmptyRows", [i, v, SHAPE, ZERO]))
+        fill(np.array([[1, 0]]), np.ones(1))
