@@ -107,7 +107,7 @@ class _Recorder:
                 self.constants[i] = t._data
             ins.append(i)
         spec = current().specs.active[name]
-        infos = spec.check([TensorInfo(t.shape, t._dtype) for t in inputs], attrs)
+        infos = spec.infer([TensorInfo(t.shape, t._dtype) for t in inputs], attrs)
         if any(-1 in info.shape for info in infos):  # (a length the spec cannot know: the values')
             raise TracedValueError(
                 f"tp.jit on backend '{self.backend.name}': kernel '{name}' gives an output whose "
