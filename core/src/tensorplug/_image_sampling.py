@@ -88,6 +88,15 @@ def resize_grad(xp: Any, scatter_add: ScatterAdd, dy: Any, shape: Sequence[int],
     return dy
 
 
+def resize_kernels(resize_kernel: Callable[[bool], Any],
+                   grad_kernel: Callable[[bool], Any]) -> dict[str, Any]:
+    """The resize family's kernel table from a backend's two factories, each called with
+    `nearest`: ResizeBilinear and ResizeNearestNeighbor (``resize_kernel(False/True)``) and their
+    Grad kernels (``grad_kernel(False/True)``)."""
+    return {"ResizeBilinear": resize_kernel(False), "ResizeBilinearGrad": grad_kernel(False),
+            "ResizeNearestNeighbor": resize_kernel(True), "ResizeNearestNeighborGrad": grad_kernel(True)}
+
+
 # -- sampling at arbitrary points --------------------------------------------------------------
 def _corner_reads(xp: Any, y: Any, x: Any, bilinear: bool) -> list[tuple[Any, Any, Any]]:
     """(row, col, weight) of each corner read for points (y, x): four for bilinear (floor and

@@ -96,10 +96,7 @@ def _nms(version: int) -> Callable[..., Any]:
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
-    "ResizeBilinear": _resize(False),
-    "ResizeBilinearGrad": _resize_grad(False),
-    "ResizeNearestNeighbor": _resize(True),
-    "ResizeNearestNeighborGrad": _resize_grad(True),
+    **sampling.resize_kernels(_resize, _resize_grad),
     "CropAndResize": crop_and_resize,
     "CropAndResizeGradImage": crop_and_resize_grad_image,
     "FlipLeftRight": flip_left_right,

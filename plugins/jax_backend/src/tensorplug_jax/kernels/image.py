@@ -88,10 +88,7 @@ def _nms(version: int) -> Callable[..., Any]:
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
-    "ResizeBilinear": _resize(False),
-    "ResizeBilinearGrad": _resize_grad(False),
-    "ResizeNearestNeighbor": _resize(True),
-    "ResizeNearestNeighborGrad": _resize_grad(True),
+    **sampling.resize_kernels(_resize, _resize_grad),
     "CropAndResize": with_attrs(_crop_and_resize, static=("crop_size", "method"),
                                 traced=("extrapolation_value",)),
     "CropAndResizeGradImage": with_attrs(_crop_and_resize_grad_image, static=("image_shape", "method")),
