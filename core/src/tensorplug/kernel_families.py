@@ -6,11 +6,10 @@ backend's ``KernelConfig``s from them, so a new family file needs no list to joi
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 from collections.abc import Callable
 from typing import Any
 
+from ._families import import_families
 from .errors import RegistrationError
 from .registry.kernel_config import KernelConfig
 
@@ -42,11 +41,9 @@ def _entries(package: str) -> list[tuple[str, Any]]:
     dict, or two families with one kernel, are a RegistrationError naming them."""
     found: dict[str, str] = {}
     entries = []
-    for info in sorted(pkgutil.iter_modules(importlib.import_module(package).__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = f"{package}.{info.name}"
-        kernels = getattr(importlib.import_module(module), "KERNELS", None)
+    for family in import_families(package):
+        module = family.__name__
+        kernels = getattr(family, "KERNELS", None)
         if not isinstance(kernels, dict):
             raise RegistrationError(f"{module}: a kernel family module must define KERNELS, a dict kernel "
                                     "name -> kernel; name the module with a leading '_' if it is a helper.")

@@ -1,29 +1,5 @@
 """The core's default gradients, one module per kernel family (importing registers them)."""
 
-from . import (
-    activations,
-    convolution,
-    decompositions,
-    einsum,
-    elementwise,
-    fft,
-    fused,
-    image,
-    indexing,
-    layout,
-    linalg,
-    manipulation,
-    nn,
-    normalization,
-    pooling,
-    reductions,
-    scatter_nd,
-    segments,
-    sorting,
-    sparse,
-    structure,
-)
+from .._families import import_families
 
-__all__ = ["activations", "convolution", "decompositions", "einsum", "elementwise", "fft", "fused", "image",
-           "indexing", "layout", "linalg", "manipulation", "nn", "normalization", "pooling", "reductions",
-           "scatter_nd", "segments", "sorting", "sparse", "structure"]
+import_families(__name__)

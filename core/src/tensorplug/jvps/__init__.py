@@ -1,50 +1,6 @@
 """The core's JVP rules (forward mode), one module per kernel family (importing registers
 them). A differentiable kernel without a rule here gets its JVP by transposing its gradient."""
 
-from . import (
-    activations,
-    convolution,
-    decompositions,
-    einsum,
-    elementwise,
-    fft,
-    fused,
-    image,
-    indexing,
-    layout,
-    linalg,
-    manipulation,
-    nn,
-    normalization,
-    pooling,
-    reductions,
-    scatter_nd,
-    segments,
-    sorting,
-    sparse,
-    structure,
-)
+from .._families import import_families
 
-__all__ = [
-    "activations",
-    "convolution",
-    "decompositions",
-    "einsum",
-    "elementwise",
-    "fft",
-    "fused",
-    "image",
-    "indexing",
-    "layout",
-    "linalg",
-    "manipulation",
-    "nn",
-    "normalization",
-    "pooling",
-    "reductions",
-    "scatter_nd",
-    "segments",
-    "sorting",
-    "sparse",
-    "structure",
-]
+import_families(__name__)

@@ -3,36 +3,9 @@
 Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the kernel name.
 """
 
+from .._families import import_families
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
-from . import (
-    activations,
-    convolution,
-    creation,
-    decompositions,
-    einsum,
-    elementwise,
-    fft,
-    fused,
-    image,
-    indexing,
-    layout,
-    linalg,
-    linspace,
-    manipulation,
-    multinomial,
-    nn,
-    normalization,
-    optim,
-    pooling,
-    reductions,
-    scatter_nd,
-    segments,
-    sorting,
-    sparse,
-    structure,
-)
 
-__all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "activations", "convolution", "creation",
-           "decompositions", "einsum", "elementwise", "fft", "fused", "image", "indexing", "layout", "linalg",
-           "linspace", "manipulation", "multinomial", "nn", "normalization", "optim", "pooling", "reductions",
-           "scatter_nd", "segments", "sorting", "sparse", "structure"]
+import_families(__name__)
+
+__all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo"]

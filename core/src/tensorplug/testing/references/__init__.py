@@ -10,34 +10,7 @@ kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand w
 ``register_reference``.
 """
 
-from . import (
-    activations,
-    convolution,
-    creation,
-    decompositions,
-    einsum,
-    elementwise,
-    fft,
-    fused,
-    image,
-    indexing,
-    layout,
-    linalg,
-    linspace,
-    manipulation,
-    multinomial,
-    nn,
-    non_max_suppression,
-    normalization,
-    optim,
-    pooling,
-    reductions,
-    scatter_nd,
-    segments,
-    sorting,
-    sparse,
-    structure,
-)
+from ..._families import import_families
 from ._base import (
     REFERENCES,
     BadCaseMaker,
@@ -49,6 +22,8 @@ from ._base import (
     unary_cases,
 )
 from .from_plugins import get_reference, plugin_references
+
+import_families(__name__)
 
 __all__ = ["REFERENCES", "BadCaseMaker", "CaseMaker", "Reference", "binary_cases", "get_reference",
            "plugin_references", "reference", "register_reference", "unary_cases"]
