@@ -19,6 +19,7 @@ from .. import _validate as valid
 from .._state import push_recorder, recorders_var, remove_recorder
 from ..dispatch import wrap
 from ..errors import AutodiffError
+from ..ops._convert import asarray
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
 from . import _tree
@@ -141,8 +142,11 @@ def _recompute_and_backward(f: Callable[..., Any], name: str, leaves: list[Any],
     """The checkpoint entry's gradients, one per input (the tensor arguments, then the captured
     tensors): `f` run again under a tape of its own on the same values, and `upstream`
     backpropagated through it. Arguments are linked to fresh tensors (so that one passed twice
-    gets each position's gradient); captured tensors are watched as they are (f reads them)."""
-    new_leaves = [fresh(x) if isinstance(x, Tensor) and x._dtype.is_inexact else x for x in leaves]
+    gets each position's gradient) of the active backend: when the gradient runs under a vmap
+    opened after the forward pass (jacrev, hessian), the link is then made at the batching
+    level, whose ops the tapes outside see (one made beneath it would be seen by none, and a
+    gradient of this gradient would be zero). Captured tensors are watched as they are."""
+    new_leaves = [fresh(asarray(x)) if isinstance(x, Tensor) and x._dtype.is_inexact else x for x in leaves]
     sources = [x for x in new_leaves if isinstance(x, Tensor)] + captured
     differentiable = [s for s in sources if s._dtype.is_inexact]
     tape = Tape(differentiable)
@@ -175,7 +179,7 @@ def _recompute_forward(f: Callable[..., Any], leaves: list[Any], structure: Any,
     new_leaves = []
     for x in leaves:
         if isinstance(x, Tensor):
-            x, t = fresh(x), next(seeds)
+            x, t = fresh(asarray(x)), next(seeds)
             if x._dtype.is_inexact:
                 recorder.seed(x, t)
         new_leaves.append(x)

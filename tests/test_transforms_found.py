@@ -1,0 +1,47 @@
+"""Compositions of the function transforms found wrong by exploratory testing, each against
+JAX (float64, 1e-6) on both backends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (the fixture: 64-bit references)
+
+BACKENDS = ("numpy", "jax")
+TOL = {"rtol": 1e-6, "atol": 1e-6}
+
+
+def _data(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _close(got: Any, want: Any) -> None:
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), **TOL)
+
+
+# -- checkpoint under reverse-over-reverse ---------------------------------------------------------
+def _checkpointed(lib: Any, checkpoint: Any) -> Any:
+    def f(x: Any) -> Any:
+        w = lib.exp(x)  # closed over by the checkpointed function, and depends on x
+        return lib.sum(checkpoint(lambda z: lib.sin(z) * w * z[0])(x))
+    return f
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("transform", ["hessian", "jacrev_of_jacrev"])
+def test_second_derivatives_through_checkpoint(backend: str, transform: str) -> None:
+    """The checkpoint's gradient run under jacrev's vmap links its recomputation to the
+    arguments where the outer tape sees it (it was linked beneath the batching level: the
+    Hessian came out zero or partial, silently)."""
+    x = _data((4,), 0)
+    want = jax.hessian(_checkpointed(jnp, jax.checkpoint))(x)
+    with tp.backend_scope(backend):
+        f = _checkpointed(tp, tp.checkpoint)
+        second = tp.hessian(f) if transform == "hessian" else tp.jacrev(tp.jacrev(f))
+        got = second(tp.asarray(x))
+    assert got.shape == want.shape
+    _close(got.numpy(), want)
