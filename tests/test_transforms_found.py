@@ -45,3 +45,29 @@ def test_second_derivatives_through_checkpoint(backend: str, transform: str) -> 
         got = second(tp.asarray(x))
     assert got.shape == want.shape
     _close(got.numpy(), want)
+
+
+# -- keyword arguments of the Jacobians --------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev", "hessian"])
+def test_jacobians_pass_keyword_arguments_through(backend: str, transform: str) -> None:
+    """jacfwd, jacrev and hessian pass keyword arguments to the function, not differentiated,
+    as JAX's do (they raised Python's TypeError for an unexpected keyword argument)."""
+    x, s = _data((4,), 0), _data((4,), 1)
+
+    def f(lib: Any) -> Any:
+        return lambda x, *, scale: lib.sum(lib.sin(x) * x * scale)
+
+    want = getattr(jax, transform)(f(jnp))(x, scale=s)
+    with tp.backend_scope(backend):
+        got = getattr(tp, transform)(f(tp))(tp.asarray(x), scale=tp.asarray(s))
+    _close(got.numpy(), want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jvp_has_aux_without_a_pair_says_so(backend: str) -> None:
+    """jvp(has_aux=True) of a function returning a single tensor is an AutodiffError naming
+    what it returned (it was Python's unpacking ValueError)."""
+    with (tp.backend_scope(backend),
+          pytest.raises(tp.AutodiffError, match=r"must return \(output, aux\); it returned Tensor")):
+        tp.jvp(lambda x: x * 2, (tp.ones(4),), (tp.ones(4),), has_aux=True)

@@ -197,9 +197,12 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
         result = f(*args)
     finally:
         remove_recorder(recorder)
-    out, aux = result if has_aux else (result, None)
     if has_aux and not (isinstance(result, (tuple, list)) and len(result) == 2):
-        raise AutodiffError("jvp: with has_aux=True the function must return (output, aux).")
+        raise AutodiffError(f"jvp: with has_aux=True the function must return (output, aux); it "
+                            f"returned {type(result).__name__}"
+                            f"{f' of length {len(result)}' if isinstance(result, (tuple, list)) else ''}. "
+                            "Return (output, aux), or drop has_aux.")
+    out, aux = result if has_aux else (result, None)
     leaves, tree = _tree.flatten(out, _is_leaf)
     for leaf in leaves:
         if not isinstance(leaf, Tensor):
