@@ -71,3 +71,14 @@ def test_jvp_has_aux_without_a_pair_says_so(backend: str) -> None:
     with (tp.backend_scope(backend),
           pytest.raises(tp.AutodiffError, match=r"must return \(output, aux\); it returned Tensor")):
         tp.jvp(lambda x: x * 2, (tp.ones(4),), (tp.ones(4),), has_aux=True)
+
+
+# -- empty batches -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_value_dependent_kernel_over_an_empty_batch_names_it(backend: str) -> None:
+    """A kernel whose output length depends on the values, vmapped over an empty batch, is a
+    ShapeError naming the kernel and why (it was `zeros: shape (0, -1) has a negative size`,
+    about an op the user never called)."""
+    with (tp.backend_scope(backend),
+          pytest.raises(tp.ShapeError, match=r"kernel 'NonZero' over an empty batch .* depends on the")):
+        tp.vmap(lambda a: tp.nonzero(a)[0])(tp.zeros((0, 3)))
