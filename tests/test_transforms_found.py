@@ -82,3 +82,13 @@ def test_value_dependent_kernel_over_an_empty_batch_names_it(backend: str) -> No
     with (tp.backend_scope(backend),
           pytest.raises(tp.ShapeError, match=r"kernel 'NonZero' over an empty batch .* depends on the")):
         tp.vmap(lambda a: tp.nonzero(a)[0])(tp.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev"])
+def test_jacobian_with_respect_to_an_empty_tree(backend: str, transform: str) -> None:
+    """With respect to an empty tree, both Jacobians are the output's structure of empty trees
+    (jacfwd raised Python's ValueError: it never ran the function)."""
+    with tp.backend_scope(backend):
+        got = getattr(tp, transform)(lambda d, x: {"y": x * 2}, argnums=0)({}, tp.ones(3))
+    assert got == {"y": {}}

@@ -88,6 +88,9 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                 columns = vmap(column, out_axes=-1)(_basis(leaf))  # each output.shape + (size,)
                 blocks_per_leaf.append([reshape(c, c.shape[:-1] + leaf.shape) for c in columns])
             per_argnum.append((structure, blocks_per_leaf))
+        if not outputs:  # every argument differentiated is an empty tree: f never ran
+            out_leaves, out_structure = _outputs(f(*args_l, **kwargs), "jacfwd")
+            outputs.extend((out_structure, out_leaves))
         out_structure, out_leaves = outputs
         return _tree.unflatten(out_structure, [
             _result([_tree.unflatten(structure, [blocks[j] for blocks in per_leaf])
