@@ -92,3 +92,31 @@ def test_jacobian_with_respect_to_an_empty_tree(backend: str, transform: str) ->
     with tp.backend_scope(backend):
         got = getattr(tp, transform)(lambda d, x: {"y": x * 2}, argnums=0)({}, tp.ones(3))
     assert got == {"y": {}}
+
+
+# -- tp.jit's cache keys --------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("statics", [(), (1,)])
+def test_jit_equal_constants_of_other_types_compile_apart(backend: str, statics: tuple[int, ...]) -> None:
+    """2 and 2.0 (and 1 and True) are equal as Python values but trace to other dtypes: a
+    static argument of one did not compile again for the other, and returned the first's dtype
+    (x * 2 of int64 x gave float32 after x * 2.0 had been compiled)."""
+    with tp.backend_scope(backend):
+        f = tp.jit(lambda x, s: x * s, static_argnums=statics)
+        x = tp.asarray(np.arange(3))
+        for s in (2.0, 2, (1.0,), (1,), True):
+            got = f(x, s if not isinstance(s, tuple) else s[0])
+            want = x * (s if not isinstance(s, tuple) else s[0])
+            assert got.dtype == want.dtype, s
+            _close(got.numpy(), want.numpy())
+        g = tp.jit(lambda x, t: x * t[0], static_argnums=statics)
+        assert g(x, (2.0,)).dtype == (x * 2.0).dtype
+        assert g(x, (2,)).dtype == (x * 2).dtype
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jit_unhashable_constant_is_an_argument_error(backend: str) -> None:
+    """An argument leaf that is neither a tensor nor hashable is a tensorplug ArgumentError (it
+    was a plain TypeError)."""
+    with tp.backend_scope(backend), pytest.raises(tp.ArgumentError, match="neither a tensor nor a hashable"):
+        tp.jit(lambda x, o: x)(tp.ones(2), {"a": {1, 2}})
