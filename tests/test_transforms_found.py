@@ -120,3 +120,21 @@ def test_jit_unhashable_constant_is_an_argument_error(backend: str) -> None:
     was a plain TypeError)."""
     with tp.backend_scope(backend), pytest.raises(tp.ArgumentError, match="neither a tensor nor a hashable"):
         tp.jit(lambda x, o: x)(tp.ones(2), {"a": {1, 2}})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("statics", [(), (1,)])
+def test_jit_float_constants_are_keyed_by_their_bits(backend: str, statics: tuple[int, ...]) -> None:
+    """-0.0 after 0.0 compiles again (it reused 0.0's computation: 1 / (x * -0.0) gave +inf on
+    jax, whose eager result is -inf), and a NaN constant is found again at the next call (it
+    compiled anew at every call, the cache growing without end)."""
+    with tp.backend_scope(backend):
+        f = tp.jit(lambda x, s: 1.0 / (x * tp.asarray(s)), static_argnums=statics)
+        x = tp.ones(2)
+        assert np.all(f(x, 0.0).numpy() == np.inf)
+        assert np.all(f(x, -0.0).numpy() == -np.inf)
+        g = tp.jit(lambda x, s: x + s, static_argnums=statics)
+        for _ in range(3):
+            assert np.all(np.isnan(g(x, float("nan")).numpy()))
+        entries = [c.cell_contents for c in g.__closure__ if isinstance(c.cell_contents, dict)][0]
+        assert [len(per_key) for per_key in entries.values()] == [1]
