@@ -138,3 +138,15 @@ def test_jit_float_constants_are_keyed_by_their_bits(backend: str, statics: tupl
             assert np.all(np.isnan(g(x, float("nan")).numpy()))
         entries = [c.cell_contents for c in g.__closure__ if isinstance(c.cell_contents, dict)][0]
         assert [len(per_key) for per_key in entries.values()] == [1]
+
+
+# -- argnums ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacrev", "jacfwd", "hessian"])
+@pytest.mark.parametrize("argnums", [(0, 0), (0, -2)])
+def test_argnums_naming_an_argument_twice_is_refused(backend: str, transform: str, argnums: Any) -> None:
+    """argnums naming one argument twice is an AutodiffError (grad and jacrev gave zeros for the
+    first, silently: the second watch replaced the first)."""
+    with (tp.backend_scope(backend),
+          pytest.raises(tp.AutodiffError, match=r"names an argument more than once")):
+        getattr(tp, transform)(lambda x, y: tp.sum(tp.sin(x) * y), argnums=argnums)(tp.ones(3), tp.ones(3))

@@ -46,12 +46,19 @@ def _checked_argnums(argnums: Any, op: str) -> int | tuple[int, ...]:
 
 
 def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
+    """`argnums` as positions in a call with `nargs` positional arguments (AutodiffError if
+    one is out of range, or if two name one argument: its gradient would be the later one's
+    and the earlier would come out zero)."""
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for n in nums:
         if not -nargs <= n < nargs:
             raise AutodiffError(f"argnums {argnums!r} is out of range for a call with {nargs} "
                                 "positional argument(s)")
-    return tuple(n % nargs for n in nums)
+    positions = tuple(n % nargs for n in nums)
+    if len(set(positions)) < len(positions):
+        raise AutodiffError(f"argnums {argnums!r} names an argument more than once (in a call with "
+                            f"{nargs} positional argument(s)); give each argument once.")
+    return positions
 
 
 Groups = list[tuple[Any, int]]  # (tree structure, leaf count) per differentiated argument
