@@ -150,3 +150,12 @@ def test_argnums_naming_an_argument_twice_is_refused(backend: str, transform: st
     with (tp.backend_scope(backend),
           pytest.raises(tp.AutodiffError, match=r"names an argument more than once")):
         getattr(tp, transform)(lambda x, y: tp.sum(tp.sin(x) * y), argnums=argnums)(tp.ones(3), tp.ones(3))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vjp_of_a_tree_primal_says_it_takes_tensors(backend: str) -> None:
+    """vjp of a tree primal is an AutodiffError saying vjp takes tensors (it was a DTypeError
+    about 'dtype object', from converting the dict to an array)."""
+    with (tp.backend_scope(backend),
+          pytest.raises(tp.AutodiffError, match=r"primal 0 is a dict; vjp takes one tensor per primal")):
+        tp.vjp(lambda d: d["a"] * 2, {"a": tp.ones(3)})

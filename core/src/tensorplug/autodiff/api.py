@@ -173,6 +173,11 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per primal, for an
     output of any shape (the cotangent has the output's shape)."""
     valid.function(f, "vjp")
+    for i, p in enumerate(primals):
+        if not _is_leaf(p):
+            raise AutodiffError(f"vjp: primal {i} is a {type(p).__name__}; vjp takes one tensor per "
+                                "primal (no trees). Pass the tensors as separate primals, or use "
+                                "tp.grad / tp.jacrev, which take trees.")
     sources = [_diff_leaf(p, f"primal {i}") for i, p in enumerate(primals)]
     tape = Tape(sources)
     out = _run(f, tape, sources, {})
