@@ -159,3 +159,15 @@ def test_vjp_of_a_tree_primal_says_it_takes_tensors(backend: str) -> None:
     with (tp.backend_scope(backend),
           pytest.raises(tp.AutodiffError, match=r"primal 0 is a dict; vjp takes one tensor per primal")):
         tp.vjp(lambda d: d["a"] * 2, {"a": tp.ones(3)})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("tangents", ["tensor", "short", "nested"])
+def test_hvp_tangents_unlike_primals_name_hvp(backend: str, tangents: str) -> None:
+    """hvp's tangents unlike its primals are refused by hvp, naming it (the message named jvp,
+    which the user never called)."""
+    with tp.backend_scope(backend):
+        x = tp.ones(3)
+        given = {"tensor": x, "short": (x,), "nested": ([x], x)}[tangents]
+        with pytest.raises(tp.AutodiffError, match=r"^hvp: tangents must be a tuple like primals"):
+            tp.hvp(lambda a, b: tp.sum(a * b), (x, x), given)

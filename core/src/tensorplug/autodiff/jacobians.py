@@ -147,5 +147,10 @@ def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     if not isinstance(primals, (tuple, list)) or not primals:
         raise AutodiffError(f"hvp: primals must be a non-empty tuple (one entry per argument of f), "
                             f"got {type(primals).__name__}.")
+    if (not isinstance(tangents, (tuple, list))
+            or _tree.flatten(list(tangents), _is_leaf)[1] != _tree.flatten(list(primals), _is_leaf)[1]):
+        raise AutodiffError(f"hvp: tangents must be a tuple like primals (one tangent per primal tensor, "
+                            f"nested alike); got {type(tangents).__name__} for primals of "
+                            f"{len(primals)} argument(s).")
     gradient = grad(f, argnums=tuple(range(len(primals))))
     return tuple(jvp(gradient, primals, tangents)[1])
