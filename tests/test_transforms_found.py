@@ -171,3 +171,55 @@ def test_hvp_tangents_unlike_primals_name_hvp(backend: str, tangents: str) -> No
         given = {"tensor": x, "short": (x,), "nested": ([x], x)}[tangents]
         with pytest.raises(tp.AutodiffError, match=r"^hvp: tangents must be a tuple like primals"):
             tp.hvp(lambda a, b: tp.sum(a * b), (x, x), given)
+
+
+# -- custom_jvp -------------------------------------------------------------------------------------------
+def _rule_giving(tangent: Any) -> Any:
+    f = tp.custom_jvp(lambda a: a * 2)
+    f.defjvp(lambda p, t: (f(*p), tangent(t[0])))
+    return f
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("mode", ["jvp", "grad"])
+@pytest.mark.parametrize(("tangent", "message"), [
+    (lambda t: (t, t), r"returned 2 tangent\(s\) for 1 output\(s\)"),
+    (lambda t: tp.concat([t, t]), r"returned a tangent of shape \(6,\) for output 0 of shape \(3,\)"),
+])
+def test_custom_jvp_rule_tangents_unlike_outputs_are_refused(backend: str, mode: str, tangent: Any,
+                                                              message: str) -> None:
+    """A rule giving more tangents than outputs, or one of another shape, is an AutodiffError
+    naming the rule, in forward and reverse mode (the extra tangent was dropped silently; the
+    wrong shape was a Multiply broadcasting error from the transposition, under grad)."""
+    with tp.backend_scope(backend), pytest.raises(tp.AutodiffError, match=message):
+        f, x = _rule_giving(tangent), tp.ones(3)
+        if mode == "jvp":
+            tp.jvp(f, (x,), (x,))
+        else:
+            tp.grad(lambda a: tp.sum(f(a)))(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_jvp_takes_keyword_arguments(backend: str) -> None:
+    """Keyword arguments of a custom_jvp function are bound to its parameters and reach the
+    rule positionally, as JAX's (it raised Python's TypeError)."""
+    x, s = _data((4,), 0), _data((4,), 1)
+
+    def make(lib: Any, custom: Any) -> Any:
+        @custom
+        def f(a: Any, scale: Any) -> Any:
+            return lib.sin(a) * scale
+
+        @f.defjvp
+        def _(p: Any, t: Any) -> Any:
+            return f(*p), lib.cos(p[0]) * t[0] * p[1] + lib.sin(p[0]) * t[1]
+
+        return lambda a, b: f(a, scale=b)
+
+    want = jax.jvp(make(jnp, jax.custom_jvp), (x, s), (s, x))
+    with tp.backend_scope(backend):
+        got = tp.jvp(make(tp, tp.custom_jvp), (tp.asarray(x), tp.asarray(s)), (tp.asarray(s), tp.asarray(x)))
+        _close(got[0].numpy(), want[0])
+        _close(got[1].numpy(), want[1])
+        grad = tp.grad(lambda a: tp.sum(make(tp, tp.custom_jvp)(a, tp.asarray(s))))(tp.asarray(x))
+    _close(grad.numpy(), jax.grad(lambda a: jnp.sum(make(jnp, jax.custom_jvp)(a, s)))(x))
