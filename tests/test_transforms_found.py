@@ -223,3 +223,16 @@ def test_custom_jvp_takes_keyword_arguments(backend: str) -> None:
         _close(got[1].numpy(), want[1])
         grad = tp.grad(lambda a: tp.sum(make(tp, tp.custom_jvp)(a, tp.asarray(s))))(tp.asarray(x))
     _close(grad.numpy(), jax.grad(lambda a: jnp.sum(make(jnp, jax.custom_jvp)(a, s)))(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_grad_of_the_wrong_shape_under_jvp_names_it(backend: str) -> None:
+    """A custom gradient of the wrong shape is an AutodiffError naming it under jvp too, as
+    under grad (it was a Multiply broadcasting error from the transposition)."""
+    @tp.custom_grad
+    def f(a: Any) -> Any:
+        return a * 2, lambda dy: tp.concat([dy, dy])
+
+    with (tp.backend_scope(backend),
+          pytest.raises(tp.AutodiffError, match=r"gradient of 'f' returned shape \(6,\) for an input")):
+        tp.jvp(f, (tp.ones(3),), (tp.ones(3),))

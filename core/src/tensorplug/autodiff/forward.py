@@ -126,7 +126,15 @@ def _transposed(entry: Entry, tangents: tuple[Tensor | None, ...]) -> list[Tenso
     def gradient(us: list[Tensor]) -> list[Tensor | None]:
         dy = us[0] if len(us) == 1 else tuple(us)
         thunks = gradient_thunks(entry, dy)
-        return [None if thunk is None or t is None else thunk() for thunk, t in zip(thunks, tangents)]
+        grads = [None if thunk is None or t is None else thunk() for thunk, t in zip(thunks, tangents)]
+        for g, x in zip(grads, entry.inputs):
+            if g is not None and (not isinstance(g, Tensor) or g.shape != x.shape):
+                raise AutodiffError(
+                    f"the gradient of '{entry.name}' returned "
+                    f"{f'shape {g.shape}' if isinstance(g, Tensor) else type(g).__name__} for an input "
+                    f"of shape {x.shape}; a gradient is a Tensor of its input's shape (forward mode "
+                    "transposes it to get the JVP).")
+        return grads
 
     return transpose(gradient, outputs, tangents)
 
