@@ -236,3 +236,24 @@ def test_custom_grad_of_the_wrong_shape_under_jvp_names_it(backend: str) -> None
     with (tp.backend_scope(backend),
           pytest.raises(tp.AutodiffError, match=r"gradient of 'f' returned shape \(6,\) for an input")):
         tp.jvp(f, (tp.ones(3),), (tp.ones(3),))
+
+
+# -- checkpoint closing over a value with a tangent ----------------------------------------------------
+def _mixed(lib: Any, value_and_grad: Any, checkpoint: Any, c: Any) -> Any:
+    def h(x: Any) -> Any:  # value and gradient in y of a checkpointed function closing over x
+        return value_and_grad(lambda y: lib.sum(checkpoint(lambda z: lib.sin(z) * x)(y)))(c)
+    return h
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_forward_mode_through_checkpoint_closing_over_a_primal_under_a_tape(backend: str) -> None:
+    """jvp in x of a checkpointed function closing over x, under a tape of another variable
+    (forward over reverse in mixed variables): the checkpoint's value kept no tangent for x
+    (the closed-over x was not captured, forward mode being suspended inside): zero, silently."""
+    x, c, t = _data((4,), 0), _data((4,), 1), _data((4,), 2)
+    want = jax.jvp(_mixed(jnp, jax.value_and_grad, jax.checkpoint, c), (x,), (t,))
+    with tp.backend_scope(backend):
+        got = tp.jvp(_mixed(tp, tp.value_and_grad, tp.checkpoint, tp.asarray(c)), (tp.asarray(x),),
+                     (tp.asarray(t),))
+    for g, w in zip(got[1], want[1]):
+        _close(g.numpy(), w)

@@ -36,16 +36,19 @@ def _is_leaf(x: Any) -> bool:
 class _Captures(Tape):
     """The tape standing in for the suspended tapes while a checkpointed function runs. It
     records no entry: it collects the tensors the function's ops read that a suspended tape
-    watches but that were not passed as arguments (closed over: weights, Variables, values
-    computed before), and those it returns as they are. Being a Tape, it keeps what asks
-    whether a tape records (tp.jit runs eagerly, a nested checkpoint suspends it) as it was."""
+    watches, or that have a tangent on a suspended forward-mode recorder, but that were not
+    passed as arguments (closed over: weights, Variables, values computed before), and those
+    it returns as they are. Being a Tape, it keeps what asks whether a tape records (tp.jit
+    runs eagerly, a nested checkpoint suspends it) as it was."""
 
-    __slots__ = ("known", "found")
+    __slots__ = ("known", "found", "forward")
 
-    def __init__(self, tapes: Sequence[Tape], arguments: Sequence[Tensor]) -> None:
+    def __init__(self, tapes: Sequence[Tape], forward: Sequence[JvpRecorder],
+                 arguments: Sequence[Tensor]) -> None:
         super().__init__(())
         # (read only here: one tape's set is shared, not copied)
         self.watched = tapes[0].watched if len(tapes) == 1 else set().union(*(t.watched for t in tapes))
+        self.forward = forward
         self.known = {id(t) for t in arguments}
         self.found: list[Tensor] = []
 
@@ -57,7 +60,8 @@ class _Captures(Tape):
         watched, known = self.watched, self.known
         for t in tensors:
             key = id(t)
-            if key in watched and key not in known:
+            if key not in known and (key in watched
+                                     or any(r.tangent_of(t) is not None for r in self.forward)):
                 known.add(key)
                 self.found.append(t)
 
@@ -103,7 +107,8 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
             return f(*args, **kwargs)
         leaves, structure = _tree.flatten((args, kwargs), _is_leaf)
         arguments = [x for x in leaves if isinstance(x, Tensor)]
-        captures = _Captures(tapes, arguments)
+        forward = [r for r in recorders if isinstance(r, JvpRecorder)]
+        captures = _Captures(tapes, forward, arguments)
         # (forward mode does not look inside either: the entry's jvp runs f again, like its gradient)
         kept = tuple(r for r in recorders if not isinstance(r, (Tape, JvpRecorder)))
         token = recorders_var.set(kept + (captures,))
