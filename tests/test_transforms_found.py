@@ -257,3 +257,43 @@ def test_forward_mode_through_checkpoint_closing_over_a_primal_under_a_tape(back
                      (tp.asarray(t),))
     for g, w in zip(got[1], want[1]):
         _close(g.numpy(), w)
+
+
+# -- functions with their own derivatives closing over a differentiated value --------------------------
+def _closing_over(kind: str, x: Any) -> Any:
+    """A function with its own derivatives (`kind`) that closes over `x`."""
+    if kind == "custom_grad":
+        @tp.custom_grad
+        def f(z: Any) -> Any:
+            return tp.sin(z) * x, lambda dy: dy * tp.cos(z) * x
+        return f
+
+    @tp.custom_jvp
+    def g(z: Any) -> Any:
+        return tp.sin(z) * x
+
+    g.defjvp(lambda p, t: (g(*p), tp.cos(p[0]) * x * t[0]))
+    return g
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", ["custom_grad", "custom_jvp"])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_own_derivatives_closing_over_a_differentiated_value_are_refused(backend: str, kind: str,
+                                                                         mode: str) -> None:
+    """Differentiating in x through a custom_grad / custom_jvp function that closes over x is an
+    AutodiffError (as in JAX): its rule covers its arguments only, and the derivative in x came
+    out zero, silently. Through tp.stop_gradient(x) it is a constant, as asked."""
+    with tp.backend_scope(backend):
+        c, x = tp.asarray(_data((4,), 0)), tp.asarray(_data((4,), 1))
+
+        def h(x: Any) -> Any:
+            return tp.sum(_closing_over(kind, x)(c))
+
+        def run(fn: Any) -> Any:
+            return tp.grad(fn)(x) if mode == "grad" else tp.jvp(fn, (x,), (tp.ones(4),))[1]
+
+        with pytest.raises(tp.AutodiffError, match=f"{kind}: .* closes over .* being differentiated"):
+            run(h)
+        constant = run(lambda x: tp.sum(_closing_over(kind, tp.stop_gradient(x))(c)))
+    _close(constant.numpy(), np.zeros(4) if mode == "grad" else 0.0)

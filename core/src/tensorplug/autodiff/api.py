@@ -18,6 +18,7 @@ from ..ops._convert import asarray, scalar_tensor
 from ..tensor import Tensor
 from ..variable import Variable, trainable_variables
 from . import _tree
+from .closures import refusing_closures
 from .tape import Tape, backward, fresh, record_custom
 
 __all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]
@@ -236,7 +237,8 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
         # Forward mode sees it too (as JAX's jvp of grad sees a custom_vjp's fwd): the recorded
         # entry's tangent is grad_fn transposed, but grad_fn's ops on forward values need those
         # values' tangents when forward mode runs over the backward pass (tp.hvp).
-        result = f(*inputs)
+        with refusing_closures(inputs, getattr(f, "__name__", "f"), "custom_grad"):
+            result = f(*inputs)
         if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
             raise AutodiffError(
                 f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn), got "

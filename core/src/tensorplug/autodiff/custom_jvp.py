@@ -18,6 +18,7 @@ from ..engine import wrap
 from ..errors import ArgumentError, AutodiffError
 from ..ops._convert import asarray
 from ..tensor import Tensor
+from .closures import refusing_closures
 from .forward import hidden_from_forward_mode
 from .tape import record_custom
 from .transpose import transpose
@@ -63,8 +64,8 @@ class CustomJvpFunction:
         if kwargs:
             args = _positional(self.f, name, args, kwargs)
         inputs = tuple([a if isinstance(a, Tensor) else asarray(a) for a in args])
-        with hidden_from_forward_mode():  # (forward mode runs the rule instead)
-            value = self.f(*inputs)
+        with refusing_closures(inputs, name, "custom_jvp"), hidden_from_forward_mode():
+            value = self.f(*inputs)  # (forward mode runs the rule instead)
         outs = tuple(wrap(v._data, v._backend, v._dtype) for v in _tensors(value, "its value", name))
         if state.tapes:
 
