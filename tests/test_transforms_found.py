@@ -297,3 +297,18 @@ def test_own_derivatives_closing_over_a_differentiated_value_are_refused(backend
             run(h)
         constant = run(lambda x: tp.sum(_closing_over(kind, tp.stop_gradient(x))(c)))
     _close(constant.numpy(), np.zeros(4) if mode == "grad" else 0.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_grad_without_a_gradient_for_an_input_with_a_tangent_is_refused(backend: str) -> None:
+    """A custom gradient giving None for an input that has a tangent is refused under jvp, as
+    under grad (forward mode took it as zero, silently: jvp and grad disagreed)."""
+    @tp.custom_grad
+    def f(a: Any, b: Any) -> Any:
+        return a * b, lambda dy: (dy * b, None)
+
+    with tp.backend_scope(backend):
+        x = tp.ones(3) * 2
+        with pytest.raises(tp.AutodiffError, match=r"gives no gradient for its input 1, which has a tangent"):
+            tp.jvp(f, (x, x), (tp.ones(3), tp.ones(3)))
+        _close(tp.jvp(lambda a: f(a, x), (x,), (tp.ones(3),))[1].numpy(), np.full(3, 2.0))
