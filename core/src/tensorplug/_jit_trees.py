@@ -11,6 +11,7 @@ import numpy as np
 from .backend import Backend
 from .dtypes import ALL_DTYPES, from_numpy_dtype
 from .engine import wrap
+from .errors import ArgumentError
 from .tensor import Tensor
 from .variable import Variable
 
@@ -44,12 +45,33 @@ def key_of(node: Any, dyn: list[Any]) -> Any:
     try:
         hash(node)
     except TypeError:
-        raise TypeError(
+        raise ArgumentError(
             f"tp.jit: an argument leaf of type {type(node).__name__} is neither a tensor nor a "
             "hashable constant. Pass tensors (or numpy arrays) for traced values and hashable "
             "values (numbers, strings, tuples) for compile-time constants."
         ) from None
-    return ("c", type(node), node)
+    return constant_key(node)
+
+
+def constant_key(value: Any) -> Any:
+    """A compile-time constant's part of a cache key: its type and value, a float by its bits
+    (``float.hex``; a complex number by its parts'): -0.0 equals 0.0 but is another constant
+    (``1 / (x * s)``), and NaN equals nothing, which would compile again at every call."""
+    cls = value.__class__
+    if cls is float:
+        return ("c", float, value.hex())
+    if cls is complex:
+        return ("c", complex, value.real.hex(), value.imag.hex())
+    return ("c", type(value), value)
+
+
+def static_key(value: Any) -> Any:
+    """A hashable description of a static argument (``static_argnums``): as a constant's
+    (``constant_key``), also of a tuple's items, so that equal values of different types (2 and
+    2.0, 1 and True), which trace to different dtypes, do not share a compiled function."""
+    if value.__class__ is tuple:
+        return ("s", tuple, tuple(static_key(v) for v in value))
+    return ("s", constant_key(value))
 
 
 def rebuild(node: Any, traced: Any) -> Any:

@@ -72,6 +72,7 @@ from ._jit_trees import (
     native,
     nonnegative,
     rebuild,
+    static_key,
     unflatten_out,
 )
 from ._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
@@ -145,7 +146,8 @@ class _Jitted:
             dyn: list[Any] = []
             if given_statics:
                 statics = nonnegative(given_statics, len(args)) if negative_statics else given_statics
-                key: Any = tuple(("s", a) if i in statics else key_of(a, dyn) for i, a in enumerate(args))
+                key: Any = tuple(static_key(a) if i in statics else key_of(a, dyn)
+                                 for i, a in enumerate(args))
             else:
                 parts = []
                 for a in args:  # (key_of, inline for the common case: a batch)

@@ -18,6 +18,7 @@ from ..ops._convert import asarray, scalar_tensor
 from ..tensor import Tensor
 from ..variable import Variable, trainable_variables
 from . import _tree
+from .closures import refusing_closures
 from .tape import Tape, backward, fresh, record_custom
 
 __all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]
@@ -46,12 +47,19 @@ def _checked_argnums(argnums: Any, op: str) -> int | tuple[int, ...]:
 
 
 def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
+    """`argnums` as positions in a call with `nargs` positional arguments (AutodiffError if
+    one is out of range, or if two name one argument: its gradient would be the later one's
+    and the earlier would come out zero)."""
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for n in nums:
         if not -nargs <= n < nargs:
             raise AutodiffError(f"argnums {argnums!r} is out of range for a call with {nargs} "
                                 "positional argument(s)")
-    return tuple(n % nargs for n in nums)
+    positions = tuple(n % nargs for n in nums)
+    if len(set(positions)) < len(positions):
+        raise AutodiffError(f"argnums {argnums!r} names an argument more than once (in a call with "
+                            f"{nargs} positional argument(s)); give each argument once.")
+    return positions
 
 
 Groups = list[tuple[Any, int]]  # (tree structure, leaf count) per differentiated argument
@@ -166,6 +174,11 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per primal, for an
     output of any shape (the cotangent has the output's shape)."""
     valid.function(f, "vjp")
+    for i, p in enumerate(primals):
+        if not _is_leaf(p):
+            raise AutodiffError(f"vjp: primal {i} is a {type(p).__name__}; vjp takes one tensor per "
+                                "primal (no trees). Pass the tensors as separate primals, or use "
+                                "tp.grad / tp.jacrev, which take trees.")
     sources = [_diff_leaf(p, f"primal {i}") for i, p in enumerate(primals)]
     tape = Tape(sources)
     out = _run(f, tape, sources, {})
@@ -224,7 +237,8 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
         # Forward mode sees it too (as JAX's jvp of grad sees a custom_vjp's fwd): the recorded
         # entry's tangent is grad_fn transposed, but grad_fn's ops on forward values need those
         # values' tangents when forward mode runs over the backward pass (tp.hvp).
-        result = f(*inputs)
+        with refusing_closures(inputs, getattr(f, "__name__", "f"), "custom_grad"):
+            result = f(*inputs)
         if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
             raise AutodiffError(
                 f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn), got "

@@ -19,6 +19,7 @@ from .. import _validate as valid
 from .._state import push_recorder, recorders_var, remove_recorder
 from ..dispatch import wrap
 from ..errors import AutodiffError
+from ..ops._convert import asarray
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
 from . import _tree
@@ -35,16 +36,19 @@ def _is_leaf(x: Any) -> bool:
 class _Captures(Tape):
     """The tape standing in for the suspended tapes while a checkpointed function runs. It
     records no entry: it collects the tensors the function's ops read that a suspended tape
-    watches but that were not passed as arguments (closed over: weights, Variables, values
-    computed before), and those it returns as they are. Being a Tape, it keeps what asks
-    whether a tape records (tp.jit runs eagerly, a nested checkpoint suspends it) as it was."""
+    watches, or that have a tangent on a suspended forward-mode recorder, but that were not
+    passed as arguments (closed over: weights, Variables, values computed before), and those
+    it returns as they are. Being a Tape, it keeps what asks whether a tape records (tp.jit
+    runs eagerly, a nested checkpoint suspends it) as it was."""
 
-    __slots__ = ("known", "found")
+    __slots__ = ("known", "found", "forward")
 
-    def __init__(self, tapes: Sequence[Tape], arguments: Sequence[Tensor]) -> None:
+    def __init__(self, tapes: Sequence[Tape], forward: Sequence[JvpRecorder],
+                 arguments: Sequence[Tensor]) -> None:
         super().__init__(())
         # (read only here: one tape's set is shared, not copied)
         self.watched = tapes[0].watched if len(tapes) == 1 else set().union(*(t.watched for t in tapes))
+        self.forward = forward
         self.known = {id(t) for t in arguments}
         self.found: list[Tensor] = []
 
@@ -56,7 +60,8 @@ class _Captures(Tape):
         watched, known = self.watched, self.known
         for t in tensors:
             key = id(t)
-            if key in watched and key not in known:
+            if key not in known and (key in watched
+                                     or any(r.tangent_of(t) is not None for r in self.forward)):
                 known.add(key)
                 self.found.append(t)
 
@@ -102,7 +107,8 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
             return f(*args, **kwargs)
         leaves, structure = _tree.flatten((args, kwargs), _is_leaf)
         arguments = [x for x in leaves if isinstance(x, Tensor)]
-        captures = _Captures(tapes, arguments)
+        forward = [r for r in recorders if isinstance(r, JvpRecorder)]
+        captures = _Captures(tapes, forward, arguments)
         # (forward mode does not look inside either: the entry's jvp runs f again, like its gradient)
         kept = tuple(r for r in recorders if not isinstance(r, (Tape, JvpRecorder)))
         token = recorders_var.set(kept + (captures,))
@@ -141,8 +147,11 @@ def _recompute_and_backward(f: Callable[..., Any], name: str, leaves: list[Any],
     """The checkpoint entry's gradients, one per input (the tensor arguments, then the captured
     tensors): `f` run again under a tape of its own on the same values, and `upstream`
     backpropagated through it. Arguments are linked to fresh tensors (so that one passed twice
-    gets each position's gradient); captured tensors are watched as they are (f reads them)."""
-    new_leaves = [fresh(x) if isinstance(x, Tensor) and x._dtype.is_inexact else x for x in leaves]
+    gets each position's gradient) of the active backend: when the gradient runs under a vmap
+    opened after the forward pass (jacrev, hessian), the link is then made at the batching
+    level, whose ops the tapes outside see (one made beneath it would be seen by none, and a
+    gradient of this gradient would be zero). Captured tensors are watched as they are."""
+    new_leaves = [fresh(asarray(x)) if isinstance(x, Tensor) and x._dtype.is_inexact else x for x in leaves]
     sources = [x for x in new_leaves if isinstance(x, Tensor)] + captured
     differentiable = [s for s in sources if s._dtype.is_inexact]
     tape = Tape(differentiable)
@@ -175,7 +184,7 @@ def _recompute_forward(f: Callable[..., Any], leaves: list[Any], structure: Any,
     new_leaves = []
     for x in leaves:
         if isinstance(x, Tensor):
-            x, t = fresh(x), next(seeds)
+            x, t = fresh(asarray(x)), next(seeds)
             if x._dtype.is_inexact:
                 recorder.seed(x, t)
         new_leaves.append(x)

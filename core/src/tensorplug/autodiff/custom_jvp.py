@@ -8,15 +8,17 @@ so ``grad`` agrees with it too.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from .. import _validate as valid
 from .._state import state
 from ..engine import wrap
-from ..errors import AutodiffError
+from ..errors import ArgumentError, AutodiffError
 from ..ops._convert import asarray
 from ..tensor import Tensor
+from .closures import refusing_closures
 from .forward import hidden_from_forward_mode
 from .tape import record_custom
 from .transpose import transpose
@@ -51,15 +53,19 @@ class CustomJvpFunction:
         self.rule = rule
         return rule
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """f on `args` (keyword arguments are bound to f's parameters, as positional ones:
+        the rule gets them all positionally, as JAX's does)."""
         name = getattr(self.f, "__name__", "custom_jvp")
         rule = self.rule
         if rule is None:
             raise AutodiffError(f"custom_jvp: {name} has no JVP rule; define one with @{name}.defjvp "
                                 "before calling it.")
+        if kwargs:
+            args = _positional(self.f, name, args, kwargs)
         inputs = tuple([a if isinstance(a, Tensor) else asarray(a) for a in args])
-        with hidden_from_forward_mode():  # (forward mode runs the rule instead)
-            value = self.f(*inputs)
+        with refusing_closures(inputs, name, "custom_jvp"), hidden_from_forward_mode():
+            value = self.f(*inputs)  # (forward mode runs the rule instead)
         outs = tuple(wrap(v._data, v._backend, v._dtype) for v in _tensors(value, "its value", name))
         if state.tapes:
 
@@ -69,6 +75,7 @@ class CustomJvpFunction:
                     raise AutodiffError(f"custom_jvp: the rule of {name} must return (primal_out, "
                                         f"tangent_out), got {type(result).__name__}.")
                 found = _tensors(result[1], "tangent_out", f"the rule of {name}")
+                _check_tangents(found, outs, name)
                 return found if len(outs) > 1 else found[0]
 
             def gradient(dy: Any) -> list[Tensor | None]:  # the rule transposed in its tangents
@@ -78,6 +85,31 @@ class CustomJvpFunction:
 
             record_custom(name, inputs, outs, gradient, tangent_out)
         return outs if isinstance(value, (tuple, list)) else outs[0]
+
+
+def _check_tangents(found: tuple[Tensor, ...], outs: tuple[Tensor, ...], name: str) -> None:
+    """AutodiffError unless the rule gave one tangent per output, each of its output's shape."""
+    if len(found) != len(outs):
+        raise AutodiffError(f"custom_jvp: the rule of {name} returned {len(found)} tangent(s) for "
+                            f"{len(outs)} output(s); return one tangent per output of {name}.")
+    for i, (t, o) in enumerate(zip(found, outs)):
+        if t.shape != o.shape:
+            raise AutodiffError(f"custom_jvp: the rule of {name} returned a tangent of shape {t.shape} "
+                                f"for output {i} of shape {o.shape}; a tangent has its output's shape.")
+
+
+def _positional(f: Callable[..., Any], name: str, args: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """`args` and `kwargs` as f's positional arguments (ArgumentError if f cannot take them)."""
+    try:
+        bound = inspect.signature(f).bind(*args, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ArgumentError(f"custom_jvp: {name} cannot take these arguments ({exc}).") from None
+    if bound.kwargs:
+        raise ArgumentError(f"custom_jvp: {name}'s keyword-only arguments {sorted(bound.kwargs)} "
+                            "cannot be passed to its rule positionally; make them positional "
+                            "parameters, or close over them.")
+    return tuple(bound.args)
 
 
 def custom_jvp(f: Callable[..., Any]) -> CustomJvpFunction:

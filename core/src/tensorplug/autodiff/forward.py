@@ -25,7 +25,7 @@ from ..registry.jvps import find_jvp
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 from . import _tree
-from .tape import CustomRule, Differentiating, Entry, fresh, gradient_thunks
+from .tape import CustomRule, Differentiating, Entry, _input_name, fresh, gradient_thunks
 from .transpose import transpose
 
 __all__ = ["JvpRecorder", "jvp", "linearize", "forward_mode_records", "hidden_from_forward_mode",
@@ -126,7 +126,21 @@ def _transposed(entry: Entry, tangents: tuple[Tensor | None, ...]) -> list[Tenso
     def gradient(us: list[Tensor]) -> list[Tensor | None]:
         dy = us[0] if len(us) == 1 else tuple(us)
         thunks = gradient_thunks(entry, dy)
-        return [None if thunk is None or t is None else thunk() for thunk, t in zip(thunks, tangents)]
+        for position, (thunk, t) in enumerate(zip(thunks, tangents)):
+            if thunk is None and t is not None:  # (as backward refuses it on the path)
+                raise AutodiffError(
+                    f"the gradient of '{entry.name}' gives no gradient for its "
+                    f"{_input_name(entry, position)}, which has a tangent; return one for every "
+                    "differentiable input (forward mode transposes the gradient to get the JVP).")
+        grads = [None if thunk is None or t is None else thunk() for thunk, t in zip(thunks, tangents)]
+        for g, x in zip(grads, entry.inputs):
+            if g is not None and (not isinstance(g, Tensor) or g.shape != x.shape):
+                raise AutodiffError(
+                    f"the gradient of '{entry.name}' returned "
+                    f"{f'shape {g.shape}' if isinstance(g, Tensor) else type(g).__name__} for an input "
+                    f"of shape {x.shape}; a gradient is a Tensor of its input's shape (forward mode "
+                    "transposes it to get the JVP).")
+        return grads
 
     return transpose(gradient, outputs, tangents)
 
@@ -197,9 +211,12 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
         result = f(*args)
     finally:
         remove_recorder(recorder)
-    out, aux = result if has_aux else (result, None)
     if has_aux and not (isinstance(result, (tuple, list)) and len(result) == 2):
-        raise AutodiffError("jvp: with has_aux=True the function must return (output, aux).")
+        raise AutodiffError(f"jvp: with has_aux=True the function must return (output, aux); it "
+                            f"returned {type(result).__name__}"
+                            f"{f' of length {len(result)}' if isinstance(result, (tuple, list)) else ''}. "
+                            "Return (output, aux), or drop has_aux.")
+    out, aux = result if has_aux else (result, None)
     leaves, tree = _tree.flatten(out, _is_leaf)
     for leaf in leaves:
         if not isinstance(leaf, Tensor):

@@ -53,12 +53,13 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
     mode (a JVP per argument element, all at once under vmap). For a Tensor output and a
     Tensor argument: shape ``output.shape + argument.shape``; a tree of tensors as the argument
     gives a tree like it, a tuple of argnums a tuple, and a tree of outputs (tuples, lists,
-    dicts) a tree like it of those, as JAX's jacfwd."""
+    dicts) a tree like it of those, as JAX's jacfwd. Keyword arguments are passed to `f` as they
+    are (not differentiated)."""
     valid.function(f, "jacfwd")
     argnums = _checked_argnums(argnums, "jacfwd")
 
     @functools.wraps(f)
-    def jacobian(*args: Any) -> Any:
+    def jacobian(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args))
         args_l = [asarray(a) if _is_leaf(a) else a for a in args]
         outputs: list[Any] = []  # (the output's structure and leaves, from the first call of f)
@@ -72,7 +73,7 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                 def at(*xs: Any, n: int = n, structure: Any = structure) -> tuple[Tensor, ...]:
                     call = list(args_l)
                     call[n] = _tree.unflatten(structure, list(xs))
-                    out_leaves, out_structure = _outputs(f(*call), "jacfwd")
+                    out_leaves, out_structure = _outputs(f(*call, **kwargs), "jacfwd")
                     if not outputs:
                         outputs.extend((out_structure, out_leaves))
                     return tuple(out_leaves)
@@ -87,6 +88,9 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                 columns = vmap(column, out_axes=-1)(_basis(leaf))  # each output.shape + (size,)
                 blocks_per_leaf.append([reshape(c, c.shape[:-1] + leaf.shape) for c in columns])
             per_argnum.append((structure, blocks_per_leaf))
+        if not outputs:  # every argument differentiated is an empty tree: f never ran
+            out_leaves, out_structure = _outputs(f(*args_l, **kwargs), "jacfwd")
+            outputs.extend((out_structure, out_leaves))
         out_structure, out_leaves = outputs
         return _tree.unflatten(out_structure, [
             _result([_tree.unflatten(structure, [blocks[j] for blocks in per_leaf])
@@ -99,17 +103,17 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
 def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """A function giving the Jacobian of `f` with respect to argument `argnums` by reverse
     mode: one forward pass, a backward pass per output element (all at once under vmap).
-    Shapes and trees as for jacfwd."""
+    Shapes, trees and keyword arguments as for jacfwd."""
     valid.function(f, "jacrev")
     argnums = _checked_argnums(argnums, "jacrev")
 
     @functools.wraps(f)
-    def jacobian(*args: Any) -> Any:
+    def jacobian(*args: Any, **kwargs: Any) -> Any:
         args_l, groups, sources = watched_arguments(args, _argnums(argnums, len(args)))
         tape = Tape(sources)
         push_recorder(tape)
         try:
-            out_leaves, out_structure = _outputs(f(*args_l), "jacrev")
+            out_leaves, out_structure = _outputs(f(*args_l, **kwargs), "jacrev")
         finally:
             remove_recorder(tape)
         per_output = []
@@ -128,7 +132,8 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
 def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """A function giving the Hessian of scalar-valued `f` with respect to argument `argnums`
     (``jacfwd(jacrev(f))``): shape ``argument.shape + argument.shape``; for a tree argument,
-    a tree of trees (``h["w"]["b"]``), for a tuple of argnums a tuple of tuples, as JAX's."""
+    a tree of trees (``h["w"]["b"]``), for a tuple of argnums a tuple of tuples, as JAX's.
+    Keyword arguments are passed to `f` as they are (not differentiated)."""
     valid.function(f, "hessian")
     argnums = _checked_argnums(argnums, "hessian")
     return jacfwd(jacrev(f, argnums), argnums)
@@ -142,5 +147,10 @@ def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     if not isinstance(primals, (tuple, list)) or not primals:
         raise AutodiffError(f"hvp: primals must be a non-empty tuple (one entry per argument of f), "
                             f"got {type(primals).__name__}.")
+    if (not isinstance(tangents, (tuple, list))
+            or _tree.flatten(list(tangents), _is_leaf)[1] != _tree.flatten(list(primals), _is_leaf)[1]):
+        raise AutodiffError(f"hvp: tangents must be a tuple like primals (one tangent per primal tensor, "
+                            f"nested alike); got {type(tangents).__name__} for primals of "
+                            f"{len(primals)} argument(s).")
     gradient = grad(f, argnums=tuple(range(len(primals))))
     return tuple(jvp(gradient, primals, tangents)[1])

@@ -244,11 +244,20 @@ class BatchingBackend(Backend):
 
 def _empty(name: str, values: tuple[Tensor, ...], axes: tuple[int | None, ...],
            attrs: Mapping[str, Any]) -> Any:
-    """The outputs of kernel `name` for an empty batch: empty, of the spec's shapes and dtypes."""
+    """The outputs of kernel `name` for an empty batch: empty, of the spec's shapes and dtypes.
+    A kernel whose output length depends on the values (its spec gives -1: Unique, NonZero)
+    has no such shape: ShapeError."""
     spec = get_kernel_spec(name)
     infos = [TensorInfo(v.shape if a is None else v.shape[:a] + v.shape[a + 1:], v._dtype)
              for v, a in zip(values, axes)]
-    outs = [zeros((0,) + o.shape, dtype=o.dtype) for o in spec.check(infos, attrs)]
+    found = spec.check(infos, attrs)
+    for o in found:
+        if any(n < 0 for n in o.shape):
+            raise ShapeError(f"vmap: kernel '{name}' over an empty batch (size 0): its output shape "
+                             f"depends on the values (per example {o.shape}, -1: unknown), so the "
+                             "batch's outputs have no shape. Call it outside vmap, or skip the call "
+                             "when the batch is empty.")
+    outs = [zeros((0,) + o.shape, dtype=o.dtype) for o in found]
     return outs[0] if len(spec.outputs) == 1 else tuple(outs)
 
 
