@@ -1,0 +1,43 @@
+"""Unusual and bad input found by exploratory testing of the public ops: each case was a raw
+numpy/Python exception, a silently wrong value or a difference between the backends."""
+
+from __future__ import annotations
+
+import pytest
+
+import tensorplug as tp
+
+BACKENDS = ("numpy", "jax")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    if request.param == "jax":
+        pytest.importorskip("jax")
+    with tp.backend_scope(request.param):
+        yield request.param
+
+
+# -- asarray: Python ints past int64 were wrapped silently; out of a dtype's range, an OverflowError
+
+def test_asarray_refuses_a_python_int_past_int64(backend: str) -> None:
+    with pytest.raises(tp.DTypeError,
+                       match=r"asarray: the int 9223372036854775808 is past the range of int64.*tp.uint64"):
+        tp.asarray(2**63)
+    with pytest.raises(tp.DTypeError, match="asarray: the int 9223372036854775808"):
+        tp.asarray([[2**63]])  # (numpy makes it uint64)
+    assert int(tp.asarray(2**63, dtype=tp.uint64)) == 2**63
+    assert int(tp.asarray(2**63 - 1)) == 2**63 - 1
+
+
+@pytest.mark.parametrize(("value", "dtype"), [(300, tp.uint8), ([1, -1], tp.uint8), (2**40, tp.int32),
+                                              (2**63, tp.int64)])
+def test_asarray_out_of_the_dtypes_range_is_a_dtype_error(backend: str, value: object,
+                                                          dtype: tp.DType) -> None:
+    with pytest.raises(tp.DTypeError, match=f"asarray: .* does not fit in {dtype.name}.*wider dtype"):
+        tp.asarray(value, dtype=dtype)
+
+
+def test_asarray_of_an_object_array_names_asarray(backend: str) -> None:
+    with pytest.raises(tp.DTypeError, match="asarray: cannot convert 18446744073709551616: .*Python objects"):
+        tp.asarray(2**64)
