@@ -3,6 +3,7 @@ numpy/Python exception, a silently wrong value or a difference between the backe
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tensorplug as tp
@@ -41,3 +42,19 @@ def test_asarray_out_of_the_dtypes_range_is_a_dtype_error(backend: str, value: o
 def test_asarray_of_an_object_array_names_asarray(backend: str) -> None:
     with pytest.raises(tp.DTypeError, match="asarray: cannot convert 18446744073709551616: .*Python objects"):
         tp.asarray(2**64)
+
+
+# -- pad: a constant the dtype cannot hold was wrapped on numpy and clamped on jax; an int
+# constant went through float (2**53 + 1 became 2**53)
+
+@pytest.mark.parametrize(("dtype", "value"), [(tp.int8, 300), (tp.uint8, -1), (tp.int32, float("nan"))])
+def test_pad_refuses_a_constant_the_dtype_cannot_hold(backend: str, dtype: tp.DType, value: float) -> None:
+    x = tp.asarray([1, 2], dtype=dtype)
+    with pytest.raises(tp.DTypeError, match=f"pad: constant_values {value} does not fit in {dtype.name}"):
+        tp.pad(x, 1, constant_values=value)
+
+
+def test_pad_keeps_an_int_constant_exact(backend: str) -> None:
+    out = tp.pad(tp.asarray([1]), 1, constant_values=2**53 + 1)
+    assert np.asarray(out).tolist() == [2**53 + 1, 1, 2**53 + 1]
+    assert np.asarray(tp.pad(tp.asarray([1.5]), (1, 0), constant_values=2)).tolist() == [2.0, 1.5]
