@@ -58,3 +58,32 @@ def test_pad_keeps_an_int_constant_exact(backend: str) -> None:
     out = tp.pad(tp.asarray([1]), 1, constant_values=2**53 + 1)
     assert np.asarray(out).tolist() == [2**53 + 1, 1, 2**53 + 1]
     assert np.asarray(tp.pad(tp.asarray([1.5]), (1, 0), constant_values=2)).tolist() == [2.0, 1.5]
+
+
+# -- x.at[key]: errors named getitem, broadcast_to or asarray instead of the update; a value out
+# of x's dtype's range was numpy's OverflowError; x.at[[]] (which addresses nothing) was refused
+
+def test_at_set_of_a_value_the_dtype_cannot_hold_names_the_update(backend: str) -> None:
+    x = tp.asarray([1, 2], dtype=tp.int8)
+    with pytest.raises(tp.DTypeError, match=r"x.at\[0\].set: values 300 does not fit in int8"):
+        x.at[0].set(300)
+    with pytest.raises(tp.DTypeError, match=r"x.at\[0\].add: values nan does not fit in int8"):
+        x.at[0].add(float("nan"))
+    with pytest.raises(tp.DTypeError, match=r"x.at\[0\].set: values 1j is complex"):
+        tp.asarray([1.0]).at[0].set(1j)
+
+
+def test_at_errors_name_the_update(backend: str) -> None:
+    x = tp.zeros((3, 4))
+    with pytest.raises(tp.IndexOutOfRangeError, match=r"x.at\[5\].set: .*index 5 is out of range"):
+        x.at[5].set(1.0)
+    with pytest.raises(tp.ShapeError, match=r"x.at\[0\].max: values of shape \(3,\) do not broadcast to the "
+                                            r"shape \(4,\) of x\[0\]"):
+        x.at[0].max(tp.ones((3,)))
+
+
+def test_at_with_an_empty_list_changes_nothing_as_getitem_selects_nothing(backend: str) -> None:
+    x = tp.asarray([1.0, 2.0])
+    assert x[[]].shape == (0,)
+    np.testing.assert_array_equal(np.asarray(x.at[[]].set(5.0)), [1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(x.at[[]].add(tp.zeros((0,)))), [1.0, 2.0])
