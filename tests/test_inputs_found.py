@@ -87,3 +87,14 @@ def test_at_with_an_empty_list_changes_nothing_as_getitem_selects_nothing(backen
     assert x[[]].shape == (0,)
     np.testing.assert_array_equal(np.asarray(x.at[[]].set(5.0)), [1.0, 2.0])
     np.testing.assert_array_equal(np.asarray(x.at[[]].add(tp.zeros((0,)))), [1.0, 2.0])
+
+
+# -- logsumexp over an empty axis was refused by max ("max: cannot reduce over the empty axis");
+# the sum of no exponentials is 0, so the answer is -inf (scipy's and jax's)
+
+def test_logsumexp_over_an_empty_axis_is_minus_inf(backend: str) -> None:
+    x = tp.zeros((0, 3))
+    np.testing.assert_array_equal(np.asarray(tp.nn.logsumexp(x, axis=0)), [-np.inf] * 3)
+    assert tp.nn.logsumexp(x, axis=1).shape == (0,)
+    assert float(tp.nn.logsumexp(x)) == -np.inf
+    assert tp.nn.logsumexp(x, axis=0, keepdims=True).shape == (1, 3)

@@ -81,6 +81,9 @@ def logsumexp(x: Any, /, axis: int | tuple[int, ...] | None = None, keepdims: bo
     axes = normalize_axes(axis, x.ndim, "logsumexp")
     if not axes:
         return x
+    if any(x.shape[a] == 0 for a in axes):  # an empty sum is 0, its log -inf (and no max to shift by)
+        out = log(_sum(exp(x), axis=axes, keepdims=True))
+        return out if valid.flag(keepdims, "logsumexp", "keepdims") else squeeze(out, axes)
     # the shift is a constant for autodiff; infinite maxima shift by 0 (JAX's rule)
     m = detached(_max(x, axis=axes, keepdims=True))
     m = where(equal(_abs(m), float("inf")), 0.0, m)
