@@ -98,3 +98,17 @@ def test_logsumexp_over_an_empty_axis_is_minus_inf(backend: str) -> None:
     assert tp.nn.logsumexp(x, axis=1).shape == (0,)
     assert float(tp.nn.logsumexp(x)) == -np.inf
     assert tp.nn.logsumexp(x, axis=0, keepdims=True).shape == (1, 3)
+
+
+# -- Svd / Svdvals on a matrix holding NaN: numpy's LAPACK call does not converge and the numpy
+# backend raised a KernelError ("a bug in the kernel"); jax gives NaN, as the specs ask
+
+def test_svd_of_a_matrix_with_nan_is_nan_for_that_matrix(backend: str) -> None:
+    a = tp.asarray(np.array([[[np.nan, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 3.0]]], np.float32))
+    s = np.asarray(tp.linalg.svdvals(a))
+    assert np.isnan(s[0]).all()
+    np.testing.assert_allclose(s[1], [3.0, 2.0])
+    u, s2, vh = tp.linalg.svd(a, full_matrices=False)
+    assert (u.shape, s2.shape, vh.shape) == ((2, 2, 2), (2, 2), (2, 2, 2))
+    assert np.isnan(np.asarray(u)[0]).all() and np.isnan(np.asarray(vh)[0]).all()
+    np.testing.assert_array_equal(np.asarray(tp.linalg.matrix_rank(a)), [0, 2])
