@@ -112,3 +112,25 @@ def test_svd_of_a_matrix_with_nan_is_nan_for_that_matrix(backend: str) -> None:
     assert (u.shape, s2.shape, vh.shape) == ((2, 2, 2), (2, 2), (2, 2, 2))
     assert np.isnan(np.asarray(u)[0]).all() and np.isnan(np.asarray(vh)[0]).all()
     np.testing.assert_array_equal(np.asarray(tp.linalg.matrix_rank(a)), [0, 2])
+
+
+# -- norms over empty axes: ord=inf (a maximum) raised max's error, naming max; numpy gives 0.
+# ord=-inf / -2 (a minimum of nothing) has no value: the error now names the norm
+
+def test_largest_norms_of_empty_inputs_are_zero(backend: str) -> None:
+    assert float(tp.linalg.vector_norm(tp.zeros((0,)), ord=float("inf"))) == 0.0
+    assert tp.linalg.vector_norm(tp.zeros((2, 0)), ord=float("inf"), axis=1, keepdims=True).shape == (2, 1)
+    for ord_ in (2, float("inf")):
+        out = tp.linalg.matrix_norm(tp.zeros((2, 0, 3)), ord=ord_)
+        np.testing.assert_array_equal(np.asarray(out), [0.0, 0.0])
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: tp.linalg.vector_norm(tp.zeros((0,)), ord=-float("inf")),
+     "vector_norm: ord=-inf over axis None"),
+    (lambda: tp.linalg.matrix_norm(tp.zeros((0, 3)), ord=-2),
+     r"matrix_norm: ord=-2 of matrices of shape \(0, 3\)"),
+])
+def test_smallest_norms_of_empty_inputs_name_the_norm(backend: str, call: object, match: str) -> None:
+    with pytest.raises(tp.ShapeError, match=match + ".*has no value"):
+        call()  # type: ignore[operator]
