@@ -134,3 +134,36 @@ def test_largest_norms_of_empty_inputs_are_zero(backend: str) -> None:
 def test_smallest_norms_of_empty_inputs_name_the_norm(backend: str, call: object, match: str) -> None:
     with pytest.raises(tp.ShapeError, match=match + ".*has no value"):
         call()  # type: ignore[operator]
+
+
+# -- optimizers: a hyperparameter that is no number (a str, None, a list) raised float()'s
+# ValueError or a comparison's TypeError; True was taken as 1.0 and inf as a learning rate; a
+# (gradient, Variable) pair was a plain TypeError
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: tp.optimizers.SGD("0.1"), "SGD: learning_rate must be a finite real number, got '0.1'"),
+    (lambda: tp.optimizers.SGD(None), "SGD: learning_rate must be a finite real number, got None"),
+    (lambda: tp.optimizers.SGD(True), "SGD: learning_rate must be a finite real number, got True"),
+    (lambda: tp.optimizers.SGD(float("inf")), "SGD: learning_rate must be a finite real number, got inf"),
+    (lambda: tp.optimizers.SGD(0.1, momentum="0.9"), "SGD: momentum must be a finite real number"),
+    (lambda: tp.optimizers.Adam(0.1, beta1=None), "Adam: beta1 must be a finite real number"),
+    (lambda: tp.optimizers.Adam(0.1, epsilon=float("inf")), "Adam: epsilon must be a finite real number"),
+    (lambda: tp.optimizers.AdamW(0.1, weight_decay="0"), "AdamW: weight_decay must be a finite real number"),
+    (lambda: tp.optimizers.Adagrad(0.1, epsilon=[1e-7]), "Adagrad: epsilon must be a finite real number"),
+    (lambda: tp.optimizers.Adadelta(1.0, rho="x"), "Adadelta: rho must be a finite real number"),
+    (lambda: tp.optimizers.RMSprop(0.1, momentum=None), "RMSprop: momentum must be a finite real number"),
+])
+def test_optimizer_hyperparameters_must_be_numbers(backend: str, make: object, match: str) -> None:
+    with pytest.raises(tp.HyperparameterError, match=match):
+        make()  # type: ignore[operator]
+
+
+def test_optimizers_still_take_numpy_and_tensor_scalars(backend: str) -> None:
+    assert tp.optimizers.SGD(np.float32(0.5)).learning_rate == 0.5
+    assert tp.optimizers.SGD(tp.asarray(0.5), momentum=np.float64(0.5)).momentum == 0.5
+
+
+def test_apply_gradients_with_tf_ordered_pairs_says_to_swap(backend: str) -> None:
+    v = tp.Variable(tp.ones((2,)))
+    with pytest.raises(tp.ArgumentError, match=r"\(gradient, Variable\), TF's order: swap the two"):
+        tp.optimizers.SGD(0.1).apply_gradients([(tp.ones((2,)), v)])
