@@ -167,3 +167,22 @@ def test_apply_gradients_with_tf_ordered_pairs_says_to_swap(backend: str) -> Non
     v = tp.Variable(tp.ones((2,)))
     with pytest.raises(tp.ArgumentError, match=r"\(gradient, Variable\), TF's order: swap the two"):
         tp.optimizers.SGD(0.1).apply_gradients([(tp.ones((2,)), v)])
+
+
+# -- tp.save: a folder as the path was os.replace's IsADirectoryError; a tree that holds itself
+# was a RecursionError
+
+def test_save_to_a_folder_names_the_fix(backend: str, tmp_path: object) -> None:
+    with pytest.raises(tp.CheckpointError, match=r"tp.save: .* is a folder; give the path of a file in it"):
+        tp.save(tmp_path, {"a": tp.ones((2,))})  # type: ignore[arg-type]
+    assert not [p for p in tmp_path.iterdir()]  # type: ignore[attr-defined]  # (no temporary file left)
+
+
+def test_save_refuses_a_tree_with_a_cycle(backend: str, tmp_path: object) -> None:
+    tree: dict[str, object] = {"w": tp.ones((2,))}
+    tree["self"] = [tree]
+    with pytest.raises(tp.ArgumentError, match=r"tp.save: the dict at .* holds itself \(the tree has a"):
+        tp.save(tmp_path / "c.safetensors", tree)  # type: ignore[operator]
+    shared = [tp.ones((1,))]  # the same list twice is no cycle
+    tp.save(tmp_path / "s.safetensors", {"a": shared, "b": shared})  # type: ignore[operator]
+    assert tp.load(tmp_path / "s.safetensors")["b"][0].shape == (1,)  # type: ignore[operator]
