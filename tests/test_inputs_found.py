@@ -186,3 +186,24 @@ def test_save_refuses_a_tree_with_a_cycle(backend: str, tmp_path: object) -> Non
     shared = [tp.ones((1,))]  # the same list twice is no cycle
     tp.save(tmp_path / "s.safetensors", {"a": shared, "b": shared})  # type: ignore[operator]
     assert tp.load(tmp_path / "s.safetensors")["b"][0].shape == (1,)  # type: ignore[operator]
+
+
+# -- integer leaves: clip_by_norm / clip_by_global_norm cast the scale to the leaf's dtype (0:
+# every leaf zeroed); an optimizer step on an integer parameter was lost (SGD: unchanged) or
+# changed its dtype (Adam: float64, unchanged values)
+
+@pytest.mark.parametrize("clip", [lambda t: tp.optimizers.clip_by_norm(t, 1.0),
+                                  lambda t: tp.optimizers.clip_by_global_norm([t], 1.0)])
+def test_clipping_by_norm_refuses_integer_leaves(backend: str, clip: object) -> None:
+    with pytest.raises(tp.DTypeError, match=r"clip_by(_global)?_norm: a leaf has dtype int64.*astype"):
+        clip(tp.asarray([3, 4]))  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("make", [lambda: tp.optimizers.SGD(0.1), lambda: tp.optimizers.Adam(0.1)])
+def test_optimizers_refuse_integer_parameters(backend: str, make: object) -> None:
+    opt = make()  # type: ignore[operator]
+    with pytest.raises(tp.DTypeError, match=r"(SGD|Adam): a parameter of shape \(2,\) has dtype int64"):
+        opt.update({"w": tp.asarray([1, 2])}, {"w": tp.asarray([1.0, 2.0])})
+    v = tp.Variable(tp.asarray([1, 2]))
+    with pytest.raises(tp.DTypeError, match="has dtype int64"):
+        make().apply_gradients([(v, tp.asarray([1, 1]))])  # type: ignore[operator]

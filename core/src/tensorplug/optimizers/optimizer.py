@@ -24,7 +24,14 @@ from .._validate import shown
 from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import taping
-from ..errors import ArgumentError, HyperparameterError, ShapeError, StateError, VariableNotFoundError
+from ..errors import (
+    ArgumentError,
+    DTypeError,
+    HyperparameterError,
+    ShapeError,
+    StateError,
+    VariableNotFoundError,
+)
 from ..tensor import Tensor
 from ..variable import Variable, _registry
 from .clipping import clip_by_global_norm, clip_by_value
@@ -355,6 +362,10 @@ class Optimizer:
         if g_shape != p_shape:
             raise ShapeError(f"{type(self).__name__}: gradient of shape {tuple(g_shape)} for a "
                              f"parameter of shape {tuple(p_shape)}")
+        if not p._dtype.is_inexact:  # (a step cast to an integer dtype would be lost, or change it)
+            raise DTypeError(f"{type(self).__name__}: a parameter of shape {tuple(p_shape)} has dtype "
+                             f"{p._dtype.name}; optimizers update floating (or complex) parameters. Cast "
+                             "it, e.g. p.astype(tp.float32), or give it no gradient (None).")
         if g._dtype is not p._dtype:
             g = g.astype(p._dtype)
         return self._update(p, g, slots, step)
