@@ -207,3 +207,13 @@ def test_optimizers_refuse_integer_parameters(backend: str, make: object) -> Non
     v = tp.Variable(tp.asarray([1, 2]))
     with pytest.raises(tp.DTypeError, match="has dtype int64"):
         make().apply_gradients([(v, tp.asarray([1, 1]))])  # type: ignore[operator]
+
+
+# -- argmax / argmin of a complex tensor: numpy's order (lexicographic) on the numpy backend, the
+# spec's refusal on jax; sort's refusal of complex suggested a cast astype refuses
+
+@pytest.mark.parametrize("op", [tp.argmax, tp.argmin])
+def test_argmax_of_complex_is_refused_on_every_backend(backend: str, op: object) -> None:
+    with pytest.raises(tp.DTypeError, match=rf"{op.__name__}: cannot order values of dtype complex64.*"  # type: ignore[attr-defined]
+                                            r"tp.real\(x\) or tp.abs\(x\)"):
+        op(tp.asarray([1 + 2j, 3j]))  # type: ignore[operator]

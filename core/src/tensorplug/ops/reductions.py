@@ -18,6 +18,7 @@ from ..dtypes import accumulator_of, bool_, int8
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import normalize_axes, normalize_axis
 from ..specs.reductions import arg_axis, extremum_axes
+from ..specs.sorting import ordered_dtype
 from ..tensor import Tensor
 from ._axes import prod as _prod  # `prod` is the op below
 from ._convert import asarray, astype, caller, to_float
@@ -141,6 +142,7 @@ def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor
     x = asarray(x)
     if x._dtype is bool_:
         x = astype(x, int8)
+    ordered_dtype(x._dtype, op)  # (complex: no order; the numpy backend would use numpy's own)
     return call((x,), {"axis": arg_axis(x.shape, axis, op), "keepdims": valid.flag(keepdims, op, "keepdims")})
 
 
