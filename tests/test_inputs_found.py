@@ -217,3 +217,15 @@ def test_argmax_of_complex_is_refused_on_every_backend(backend: str, op: object)
     with pytest.raises(tp.DTypeError, match=rf"{op.__name__}: cannot order values of dtype complex64.*"  # type: ignore[attr-defined]
                                             r"tp.real\(x\) or tp.abs\(x\)"):
         op(tp.asarray([1 + 2j, 3j]))  # type: ignore[operator]
+
+
+# -- integer pow with an exponent of 64 or more: jnp.power reads only the exponent's 6 lowest
+# bits, so the jax backend gave 2 ** 64 == 1 (numpy, wrapping: 0) and 250 ** 250 != 0
+
+@pytest.mark.parametrize("dtype", [tp.int64, tp.uint64, tp.int32, tp.uint8])
+def test_integer_pow_wraps_for_large_exponents(backend: str, dtype: tp.DType) -> None:
+    base = tp.asarray([2, 3, 250 if dtype is tp.uint8 else 10, 1], dtype=dtype)
+    exponent = tp.asarray([64, 64, 250, 200], dtype=dtype)
+    expected = np.power(np.asarray(base), np.asarray(exponent))  # (numpy wraps around)
+    np.testing.assert_array_equal(np.asarray(tp.pow(base, exponent)), expected)
+    assert int(np.asarray(tp.pow(base, exponent))[0]) == 0
