@@ -46,6 +46,7 @@ def _integer_power(x: Any, y: Any) -> Any:
         out, base, e = carry
         return jnp.where((e & 1) == 1, out * base, out), base * base, e >> 1
 
+    x, y = jnp.broadcast_arrays(x, y)
     out, _, _ = lax.fori_loop(0, jnp.iinfo(y.dtype).bits, step, (jnp.ones_like(x), x, y))
     return out
 
