@@ -229,3 +229,19 @@ def test_integer_pow_wraps_for_large_exponents(backend: str, dtype: tp.DType) ->
     expected = np.power(np.asarray(base), np.asarray(exponent))  # (numpy wraps around)
     np.testing.assert_array_equal(np.asarray(tp.pow(base, exponent)), expected)
     assert int(np.asarray(tp.pow(base, exponent))[0]) == 0
+
+
+# -- clip: int bounds of an integer tensor went through float (2**62 + 1 became 2**62, 2**53 + 1
+# became 2**53); tensor bounds that do not broadcast were refused by the Maximum kernel
+
+def test_clip_keeps_integer_bounds_exact(backend: str) -> None:
+    x = tp.asarray([2**62 + 5, 2**53 + 3, -(2**62) - 7])
+    np.testing.assert_array_equal(np.asarray(tp.clip(x, -(2**62) - 1, 2**62 + 1)),
+                                  [2**62 + 1, 2**53 + 3, -(2**62) - 1])
+    np.testing.assert_array_equal(np.asarray(tp.clip(x, None, 2**53 + 1))[:2], [2**53 + 1, 2**53 + 1])
+    np.testing.assert_array_equal(np.asarray(tp.clip(tp.asarray([1, 5, 10]), 2.5, 7.5)), [3, 5, 7])
+
+
+def test_clip_with_bounds_that_do_not_broadcast_names_clip(backend: str) -> None:
+    with pytest.raises(tp.ShapeError, match=r"^clip: shapes \(2, 3\), \(2,\) cannot be broadcast"):
+        tp.clip(tp.ones((2, 3)), tp.asarray([1.0, 2.0]), 3.0)
