@@ -58,6 +58,9 @@ def test_pad_keeps_an_int_constant_exact(backend: str) -> None:
     out = tp.pad(tp.asarray([1]), 1, constant_values=2**53 + 1)
     assert np.asarray(out).tolist() == [2**53 + 1, 1, 2**53 + 1]
     assert np.asarray(tp.pad(tp.asarray([1.5]), (1, 0), constant_values=2)).tolist() == [2.0, 1.5]
+    top = 2**64 - 1  # (as an int, past int64: the jax kernel could not convert it)
+    padded = tp.pad(tp.asarray(np.array([1], np.uint64)), 1, constant_values=top)
+    assert np.asarray(padded).tolist() == [top, 1, top]
 
 
 # -- x.at[key]: errors named getitem, broadcast_to or asarray instead of the update; a value out
