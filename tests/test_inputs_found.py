@@ -248,3 +248,23 @@ def test_clip_keeps_integer_bounds_exact(backend: str) -> None:
 def test_clip_with_bounds_that_do_not_broadcast_names_clip(backend: str) -> None:
     with pytest.raises(tp.ShapeError, match=r"^clip: shapes \(2, 3\), \(2,\) cannot be broadcast"):
         tp.clip(tp.ones((2, 3)), tp.asarray([1.0, 2.0]), 3.0)
+
+
+# -- one_hot: an on/off value the dtype cannot hold was wrapped on numpy and clamped on jax (300
+# as int8: 44 vs 127; NaN as int32: -2**31 vs 0); int values went through float (2**62 + 1
+# became 2**62)
+
+@pytest.mark.parametrize(("dtype", "kw", "shown"), [(tp.int8, {"on_value": 300}, "on_value 300"),
+                                                    (tp.uint8, {"off_value": -1}, "off_value -1"),
+                                                    (tp.int32, {"on_value": float("nan")}, "on_value nan")])
+def test_one_hot_refuses_values_the_dtype_cannot_hold(backend: str, dtype: tp.DType, kw: dict[str, float],
+                                                     shown: str) -> None:
+    with pytest.raises(tp.DTypeError, match=f"one_hot: {shown} does not fit in {dtype.name}"):
+        tp.nn.one_hot(tp.asarray([1]), 2, dtype=dtype, **kw)
+
+
+def test_one_hot_keeps_int_values_exact(backend: str) -> None:
+    out = tp.nn.one_hot(tp.asarray([1]), 2, dtype=tp.int64, on_value=2**62 + 1, off_value=-(2**62) - 1)
+    assert np.asarray(out).tolist() == [[-(2**62) - 1, 2**62 + 1]]
+    top = tp.nn.one_hot(tp.asarray([0]), 2, dtype=tp.uint64, on_value=2**64 - 1)
+    assert np.asarray(top).tolist() == [[2**64 - 1, 0]]
