@@ -268,3 +268,12 @@ def test_one_hot_keeps_int_values_exact(backend: str) -> None:
     assert np.asarray(out).tolist() == [[-(2**62) - 1, 2**62 + 1]]
     top = tp.nn.one_hot(tp.asarray([0]), 2, dtype=tp.uint64, on_value=2**64 - 1)
     assert np.asarray(top).tolist() == [[2**64 - 1, 0]]
+
+
+# -- rotate_with_offset of a uint8 image with a fill_value out of its range wrapped (300 -> 44)
+
+def test_rotate_with_offset_refuses_a_fill_the_image_dtype_cannot_hold(backend: str) -> None:
+    image = tp.asarray(np.arange(16, dtype=np.uint8).reshape(1, 4, 4, 1))
+    with pytest.raises(tp.DTypeError, match="rotate_with_offset: fill_value 300.0 does not fit in uint8"):
+        tp.image.rotate_with_offset(image, 3.0, fill_value=300)
+    assert tp.image.rotate_with_offset(image, 3.0, fill_value=255).dtype == tp.uint8
