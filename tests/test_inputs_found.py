@@ -277,3 +277,11 @@ def test_rotate_with_offset_refuses_a_fill_the_image_dtype_cannot_hold(backend: 
     with pytest.raises(tp.DTypeError, match="rotate_with_offset: fill_value 300.0 does not fit in uint8"):
         tp.image.rotate_with_offset(image, 3.0, fill_value=300)
     assert tp.image.rotate_with_offset(image, 3.0, fill_value=255).dtype == tp.uint8
+
+
+# -- linspace with an infinite end: the numpy backend's first value was 0 * inf + start = NaN,
+# the jax backend's the start (the op promises start exactly)
+
+def test_linspace_starts_at_start_with_an_infinite_step(backend: str) -> None:
+    np.testing.assert_array_equal(np.asarray(tp.linspace(0, float("inf"), 3)), [0.0, np.inf, np.inf])
+    assert float(tp.linspace(0, float("nan"), 3)[0]) == 0.0
