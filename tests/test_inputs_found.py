@@ -279,6 +279,19 @@ def test_rotate_with_offset_refuses_a_fill_the_image_dtype_cannot_hold(backend: 
     assert tp.image.rotate_with_offset(image, 3.0, fill_value=255).dtype == tp.uint8
 
 
+# -- asarray of a big-endian numpy array (data read from a file) was refused as "dtype int32 is
+# not supported by tensorplug; supported dtypes are ..., int32, ..."; other refused numpy dtypes
+# did not name asarray
+
+def test_asarray_takes_big_endian_arrays(backend: str) -> None:
+    x = tp.asarray(np.arange(3, dtype=">i4"))
+    assert x.dtype == tp.int32
+    np.testing.assert_array_equal(np.asarray(x + 1), [1, 2, 3])
+    assert tp.asarray(np.array([1.5], dtype=">f8")).dtype == tp.float64
+    with pytest.raises(tp.DTypeError, match="^asarray: dtype datetime64"):
+        tp.asarray(np.datetime64("2020-01-01"))
+
+
 # -- linspace with an infinite end: the numpy backend's first value was 0 * inf + start = NaN,
 # the jax backend's the start (the op promises start exactly)
 

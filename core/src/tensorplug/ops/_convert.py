@@ -49,7 +49,9 @@ def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
         if dtype is not None:
             return np.asarray(obj, dtype=dtype.numpy)
         if isinstance(obj, (np.ndarray, np.generic)):
-            return np.asarray(obj)
+            arr = np.asarray(obj)
+            # a non-native byte order (a big-endian file's data): the same dtype, native
+            return arr if arr.dtype.isnative else arr.astype(arr.dtype.newbyteorder("="))
         arr = np.asarray(obj)
     except OverflowError as exc:  # a Python int out of the dtype's range
         target = dtype.name if dtype is not None else "a tensorplug dtype"
@@ -100,7 +102,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
             t = astype(t, dt)
         return t
     arr = _host_array(obj, dt)
-    from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
+    try:
+        from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
+    except DTypeError as exc:
+        raise DTypeError(f"asarray: {exc}") from None
     return wrap(target.from_numpy(arr), target)
 
 
