@@ -298,3 +298,18 @@ def test_asarray_takes_big_endian_arrays(backend: str) -> None:
 def test_linspace_starts_at_start_with_an_infinite_step(backend: str) -> None:
     np.testing.assert_array_equal(np.asarray(tp.linspace(0, float("inf"), 3)), [0.0, np.inf, np.inf])
     assert float(tp.linspace(0, float("nan"), 3)[0]) == 0.0
+
+
+# -- a transform length or a sample count past int64's elements aborted the process on jax (XLA:
+# "overflow in static extent product"): the fft family and categorical did not check the size
+
+@pytest.mark.parametrize("call", [
+    lambda: tp.fft.fft(tp.zeros((2,)), n=2**62),
+    lambda: tp.fft.irfft(tp.zeros((2,), dtype=tp.complex64), n=2**62),
+    lambda: tp.fft.rfftn(tp.zeros((2, 2)), s=(2**31, 2**31), axes=(0, 1)),
+    lambda: tp.fft.ihfft(tp.zeros((2,)), n=2**62),
+    lambda: tp.random.categorical(tp.zeros((2,)), 2**62, seed=0),
+], ids=["fft", "irfft", "rfftn", "ihfft", "categorical"])
+def test_huge_transform_lengths_and_sample_counts_are_refused(backend: str, call: object) -> None:
+    with pytest.raises(tp.ShapeError, match=r"^(i?r?h?fftn?|categorical): shape .* elements, past backend"):
+        call()  # type: ignore[operator]
