@@ -313,3 +313,18 @@ def test_linspace_starts_at_start_with_an_infinite_step(backend: str) -> None:
 def test_huge_transform_lengths_and_sample_counts_are_refused(backend: str, call: object) -> None:
     with pytest.raises(tp.ShapeError, match=r"^(i?r?h?fftn?|categorical): shape .* elements, past backend"):
         call()  # type: ignore[operator]
+
+
+# -- segment reductions with a huge num_segments (or id, when num_segments is None) aborted the
+# process on jax (XLA's 'overflow in static extent product')
+
+@pytest.mark.parametrize("call", [
+    lambda: tp.segment_sum(tp.zeros((1,)), tp.asarray([0]), 2**62),
+    lambda: tp.segment_max(tp.zeros((1, 3)), tp.asarray([0]), 2**61),
+    lambda: tp.segment_sum(tp.zeros((1,)), tp.asarray([2**62])),
+    lambda: tp.sparse.segment_sum(tp.zeros((1,)), tp.asarray([0]), tp.asarray([0]), 2**62),
+    lambda: tp.sparse.segment_mean(tp.zeros((1,)), tp.asarray([0]), tp.asarray([2**62])),
+], ids=["segment_sum", "segment_max", "segment_sum_ids", "sparse_segment_sum", "sparse_segment_mean_ids"])
+def test_huge_segment_counts_are_refused(backend: str, call: object) -> None:
+    with pytest.raises(tp.ShapeError, match=r"^segment_(sum|max|mean): shape .* elements, past backend"):
+        call()  # type: ignore[operator]
