@@ -328,3 +328,11 @@ def test_huge_transform_lengths_and_sample_counts_are_refused(backend: str, call
 def test_huge_segment_counts_are_refused(backend: str, call: object) -> None:
     with pytest.raises(tp.ShapeError, match=r"^segment_(sum|max|mean): shape .* elements, past backend"):
         call()  # type: ignore[operator]
+
+
+# -- fill_empty_rows with a huge dense_shape: a KernelError blaming the kernel (numpy's 'array is
+# too big') on both backends
+
+def test_fill_empty_rows_with_huge_dense_shape_is_refused(backend: str) -> None:
+    with pytest.raises(tp.ShapeError, match=r"^fill_empty_rows: shape .* elements, past backend"):
+        tp.sparse.fill_empty_rows(tp.asarray([[0, 0]]), tp.asarray([1.0]), (2**62, 2), 0.0)

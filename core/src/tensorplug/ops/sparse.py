@@ -153,5 +153,7 @@ def fill_empty_rows(indices: Any, values: Any, dense_shape: Any, default_value: 
         if bad.size:
             raise IndexOutOfRangeError(f"{op}: index {host[bad[0]].tolist()} is out of range for dense shape "
                                        f"{size.tolist()}.")
+    if size is not None and size.size:  # (one output row per empty row: at most rows + entries)
+        valid.checked_size((int(size[0]) + idx.shape[0], idx.shape[1]), vals._backend, op)
     out = _FILL_EMPTY_ROWS((idx, vals, dims, fill), {})
     return FillEmptyRowsResult(*out)
