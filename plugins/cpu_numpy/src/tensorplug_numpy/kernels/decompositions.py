@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 _LinAlgError = np.linalg.LinAlgError
+_SVD: Callable[..., Any] = np.linalg.svd  # (its overloads want a literal compute_uv)
 
 
 def cholesky(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -80,26 +81,25 @@ def _svd_or_nan(x: Any, full_matrices: bool, compute_uv: bool) -> Any:
     """np.linalg.svd, with NaN-filled results for the matrices LAPACK does not converge on (one
     holding NaN): matrices are factored one at a time only once the batched call has failed."""
     try:
-        return np.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+        return _SVD(x, full_matrices=full_matrices, compute_uv=compute_uv)
     except _LinAlgError:
         pass
     m, n = x.shape[-2:]
     k = min(m, n)
     real = np.finfo(x.dtype).dtype  # the singular values' dtype (real for complex x)
-    parts_of = [((k,), real)]
+    parts_of: list[tuple[tuple[int, ...], Any]] = [((k,), real)]
     if compute_uv:
         parts_of = [((m, m if full_matrices else k), x.dtype), ((k,), real),
                     ((n if full_matrices else k, n), x.dtype)]
-    shapes = [shape for shape, _ in parts_of]
     flat = x.reshape((-1, m, n))
     outs = [np.full((len(flat),) + shape, np.nan, dtype) for shape, dtype in parts_of]
     for i, matrix in enumerate(flat):  # (the failure path only)
         with contextlib.suppress(_LinAlgError):
-            parts = np.linalg.svd(matrix, full_matrices=full_matrices, compute_uv=compute_uv)
+            parts = _SVD(matrix, full_matrices=full_matrices, compute_uv=compute_uv)
             for out, part in zip(outs, parts if compute_uv else (parts,)):
                 out[i] = part
-    outs = [out.reshape(x.shape[:-2] + shape) for out, shape in zip(outs, shapes)]
-    return tuple(outs) if compute_uv else outs[0]
+    shaped = [out.reshape(x.shape[:-2] + shape) for out, (shape, _) in zip(outs, parts_of)]
+    return tuple(shaped) if compute_uv else shaped[0]
 
 
 def svd(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any, Any]:
