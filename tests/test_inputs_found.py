@@ -336,3 +336,22 @@ def test_huge_segment_counts_are_refused(backend: str, call: object) -> None:
 def test_fill_empty_rows_with_huge_dense_shape_is_refused(backend: str) -> None:
     with pytest.raises(tp.ShapeError, match=r"^fill_empty_rows: shape .* elements, past backend"):
         tp.sparse.fill_empty_rows(tp.asarray([[0, 0]]), tp.asarray([1.0]), (2**62, 2), 0.0)
+
+
+# -- var / std of a complex tensor summed d * d instead of |d|^2: var([1j, 1]) was -0.5j (numpy:
+# 0.5); mean / var of float16 summed in float16: the mean of 100 values of 60000 was inf
+
+def test_var_of_complex_is_the_real_mean_squared_modulus(backend: str) -> None:
+    x = np.array([[1j, 1], [2, 3j]], np.complex64)
+    out = tp.var(tp.asarray(x), axis=1)
+    assert out.dtype == tp.float32
+    np.testing.assert_allclose(np.asarray(out), np.var(x, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(tp.std(tp.asarray(x))), np.std(x), rtol=1e-6)
+
+
+def test_mean_and_var_of_float16_do_not_overflow_in_the_sum(backend: str) -> None:
+    x = np.full(100, 60000, np.float16)
+    out = tp.mean(tp.asarray(x))
+    assert out.dtype == tp.float16 and float(out) == float(np.mean(x)) == 60000.0
+    y = np.array([0, 0, 0, 512], np.float16)  # (a square past float16's 65504; the variance 49152)
+    assert float(tp.var(tp.asarray(y))) == float(np.var(y.astype(np.float32))) == 49152.0
