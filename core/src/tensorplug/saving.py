@@ -62,6 +62,7 @@ class _Writer:
 
     def __init__(self) -> None:
         self.arrays: dict[str, np.ndarray] = {}
+        self._open: set[int] = set()  # the containers being walked: one met again is a cycle
 
     def key(self, path: tuple[Any, ...]) -> str:
         key = "/".join(str(p) for p in path) or "."
@@ -99,6 +100,23 @@ class _Writer:
             return {"kind": "optimizer_state", "iterations": self.node(obj.iterations, (*path, "iterations")),
                     "hyperparameters": self.node(dict(obj.hyperparameters), (*path, "hyperparameters")),
                     "slots": self.node({k: dict(v) for k, v in obj.slots.items()}, (*path, "slots"))}
+        if isinstance(obj, Mapping) or type(obj) in (list, tuple):
+            if id(obj) in self._open:
+                raise ArgumentError(f"tp.save: the {type(obj).__name__} at {_shown(path)} holds itself "
+                                    "(the tree has a cycle); a tree must be finite: save a copy without "
+                                    "the loop.")
+            self._open.add(id(obj))
+            try:
+                return self._container(obj, path)
+            finally:
+                self._open.discard(id(obj))
+        if callable(obj):  # a learning-rate schedule: code, not data
+            return {"kind": "callable", "name": getattr(obj, "__qualname__", type(obj).__name__)}
+        raise ArgumentError(f"tp.save: cannot save the {type(obj).__name__} at {_shown(path)}; a tree holds "
+                            "dicts, lists and tuples of tensors, Variables, numpy arrays, optimizer states, "
+                            "and None, bool, int, float or str values.")
+
+    def _container(self, obj: Any, path: tuple[Any, ...]) -> dict[str, Any]:
         if isinstance(obj, Mapping):
             items = []
             for k, v in obj.items():
@@ -107,14 +125,8 @@ class _Writer:
                                         f"has the key {k!r} ({type(k).__name__})")
                 items.append([k, self.node(v, (*path, k))])
             return {"kind": "dict", "items": items}
-        if type(obj) in (list, tuple):
-            children = [self.node(v, (*path, i)) for i, v in enumerate(obj)]
-            return {"kind": type(obj).__name__, "items": children}
-        if callable(obj):  # a learning-rate schedule: code, not data
-            return {"kind": "callable", "name": getattr(obj, "__qualname__", type(obj).__name__)}
-        raise ArgumentError(f"tp.save: cannot save the {type(obj).__name__} at {_shown(path)}; a tree holds "
-                            "dicts, lists and tuples of tensors, Variables, numpy arrays, optimizer states, "
-                            "and None, bool, int, float or str values.")
+        children = [self.node(v, (*path, i)) for i, v in enumerate(obj)]
+        return {"kind": type(obj).__name__, "items": children}
 
 
 def save(path: str | os.PathLike[str], tree: Any) -> None:
@@ -131,6 +143,9 @@ def save(path: str | os.PathLike[str], tree: Any) -> None:
     metadata = {"format": FORMAT, "tree": json.dumps(structure)}
     data = safetensors.numpy.save(writer.arrays, metadata=metadata)
     folder = target.parent
+    if target.is_dir():
+        raise CheckpointError(f"tp.save: {str(target)!r} is a folder; give the path of a file in it, "
+                              f"e.g. {str(target / 'checkpoint.safetensors')!r}.")
     if not folder.is_dir():
         raise CheckpointNotFoundError(f"tp.save: the folder {str(folder)!r} of {str(target)!r} does not "
                                       "exist; "

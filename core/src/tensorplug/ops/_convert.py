@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _validate as valid
 from .._state import backend_var
+from .._validate import shown
 from ..backend import active_backend, start_backend
 from ..dispatch import Dispatcher, wrap
 from ..dispatch import to_backend as to_native
@@ -48,8 +49,14 @@ def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
         if dtype is not None:
             return np.asarray(obj, dtype=dtype.numpy)
         if isinstance(obj, (np.ndarray, np.generic)):
-            return np.asarray(obj)
+            arr = np.asarray(obj)
+            # a non-native byte order (a big-endian file's data): the same dtype, native
+            return arr if arr.dtype.isnative else arr.astype(arr.dtype.newbyteorder("="))
         arr = np.asarray(obj)
+    except OverflowError as exc:  # a Python int out of the dtype's range
+        target = dtype.name if dtype is not None else "a tensorplug dtype"
+        raise DTypeError(f"asarray: {shown(obj)} does not fit in {target} ({exc}); pass values in "
+                         "range or choose a wider dtype.") from exc
     except (TypeError, ValueError) as exc:
         target = f" to {dtype.name}" if dtype is not None else ""
         raise DTypeError(f"asarray: cannot convert {type(obj).__name__}{target}: {exc}. Pass numbers, "
@@ -57,9 +64,19 @@ def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
     if arr.dtype.kind == "f":  # Python floats: the default float dtype
         return arr.astype(default_float.numpy)
     if arr.dtype.kind in "iu":
+        # Python ints past int64's range come as uint64: the default int would wrap them
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(default_int.numpy).max:
+            info = np.iinfo(default_int.numpy)
+            raise DTypeError(f"asarray: the int {arr.max()} is past the range of {default_int.name}, "
+                             f"the dtype of Python ints ({info.min}..{info.max}); pass "
+                             "dtype=tp.uint64 or a numpy array of dtype uint64.")
         return arr.astype(default_int.numpy)
     if arr.dtype.kind == "c":  # Python complex numbers: the default complex dtype
         return arr.astype(default_complex.numpy)
+    if arr.dtype.kind == "O":  # ints past uint64's range, None, other objects
+        raise DTypeError(f"asarray: cannot convert {shown(obj)}: numpy holds it only as Python "
+                         "objects (an int past the int64/uint64 range, None or a non-number); pass "
+                         "numbers that fit a tensorplug dtype.")
     return arr
 
 
@@ -85,7 +102,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
             t = astype(t, dt)
         return t
     arr = _host_array(obj, dt)
-    from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
+    try:
+        from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
+    except DTypeError as exc:
+        raise DTypeError(f"asarray: {exc}") from None
     return wrap(target.from_numpy(arr), target)
 
 

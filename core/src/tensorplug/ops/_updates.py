@@ -21,7 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ArgumentError, DTypeError, ImmutableTensorError, TensorplugError, TracedValueError
+from ..errors import (
+    ArgumentError,
+    DTypeError,
+    ImmutableTensorError,
+    ShapeError,
+    TensorplugError,
+    TracedValueError,
+)
+from ..specs._rules import fitting_value
 from ..tensor import Tensor
 from ._convert import asarray, astype
 from .elementwise import add, less, maximum, minimum, multiply, where
@@ -34,9 +42,15 @@ __all__ = ["At"]
 Combine = Callable[[Tensor, Tensor], Tensor]
 
 
+def _host_list(k: list[Any]) -> np.ndarray:
+    arr = np.asarray(k)
+    # an empty list addresses no place, as in getitem (numpy would make it a float index)
+    return arr.astype(np.intp) if arr.size == 0 else arr
+
+
 def _host_key(key: Any) -> Any:
     parts = key if isinstance(key, tuple) else (key,)
-    host = tuple(k._host() if isinstance(k, Tensor) else np.asarray(k) if isinstance(k, list) else k
+    host = tuple(k._host() if isinstance(k, Tensor) else _host_list(k) if isinstance(k, list) else k
                  for k in parts)
     return host if isinstance(key, tuple) else host[0]
 
@@ -44,7 +58,10 @@ def _host_key(key: Any) -> Any:
 def _positions(x: Tensor, key: Any, host_key: Any, op: str) -> np.ndarray:
     """The flat positions of x that ``x[key]`` (``host_key`` on the host) addresses, in the
     shape of ``x[key]``."""
-    shape = getitem(x, key).shape  # getitem's errors for a bad key
+    try:
+        shape = getitem(x, key).shape  # getitem's errors for a bad key, told as op's
+    except TensorplugError as exc:
+        raise type(exc)(f"{_written(op, key)}: {exc}") from exc
     ids = np.arange(x.size, dtype=np.int64).reshape(x.shape)
     try:
         pos = np.asarray(ids[host_key])
@@ -73,13 +90,17 @@ def _ranks(flat: np.ndarray) -> np.ndarray:
 def update(x: Any, key: Any, values: Any, combine: Combine, op: str) -> Tensor:
     """x with ``combine(x[p], v)`` at every place p of ``x[key]``, v broadcast to x[key]'s shape."""
     x = asarray(x)
-    v = astype(values, x.dtype) if isinstance(values, Tensor) else asarray(values, dtype=x.dtype)
+    v = _values(x, key, values, op)
     try:
         host_key = _host_key(key)
     except TracedValueError:  # (inside tp.jit, or a batched key inside tp.vmap)
         return _scattered(x, key, v, combine, op)
     pos = _positions(x, key, host_key, op)
-    flat_v = reshape(broadcast_to(v, pos.shape), (-1,))
+    try:
+        flat_v = reshape(broadcast_to(v, pos.shape), (-1,))
+    except ShapeError as exc:
+        raise ShapeError(f"{_written(op, key)}: values of shape {v.shape} do not broadcast to the "
+                         f"shape {pos.shape} of x[{_key_text(key)}] ({exc})") from exc
     flat_pos = pos.reshape(-1)
     if not flat_pos.size:
         return x
@@ -95,6 +116,24 @@ def update(x: Any, key: Any, values: Any, combine: Combine, op: str) -> Tensor:
         new = take(flat_v, asarray(source))
         out = where(asarray(mask), combine(out, new), out)
     return reshape(out, x.shape)
+
+
+def _values(x: Tensor, key: Any, values: Any, op: str) -> Tensor:
+    """`values` as a tensor of x's dtype; DTypeError naming the update as written for a value
+    x's dtype cannot hold (an int out of its range, NaN into integers, complex into reals)."""
+    try:
+        if isinstance(values, Tensor):
+            return astype(values, x.dtype)
+        if isinstance(values, (bool, int, float, complex)):
+            fitting_value(values, x.dtype, "values", None)
+        return asarray(values, dtype=x.dtype)
+    except DTypeError as exc:
+        raise DTypeError(f"{_written(op, key)}: {exc}") from exc
+
+
+def _written(op: str, key: Any) -> str:
+    """The update as the user wrote it: ``x.at[0].set`` for op ``at[].set``."""
+    return op.replace("at[]", f"x.at[{_key_text(key)}]")
 
 
 def _replace(old: Tensor, new: Tensor) -> Tensor:
@@ -117,7 +156,7 @@ def _scattered(x: Tensor, key: Any, v: Tensor, combine: Combine, op: str) -> Ten
             f"{op}: the key's values are unknown here (inside tp.jit, or different per example "
             "inside tp.vmap), so x.at[key] takes only integer tensors (or ints), one per leading "
             f"axis of x (shape {x.shape}), with .set or .add; got "
-            f"{op.replace('at[]', f'x.at[{_key_text(key)}]')}. Make the key a static argument of "
+            f"{_written(op, key)}. Make the key a static argument of "
             "tp.jit, or write the update with tp.where.")
     indices = broadcast_arrays(*[asarray(k) for k in parts])
     rows = stack([where(less(i, 0), i + n, i) for i, n in zip(indices, x.shape)], axis=-1)

@@ -28,6 +28,6 @@ def categorical(logits: Any, num_samples: int, *, seed: int) -> Tensor:
     if x.ndim not in (1, 2):
         raise ShapeError(f"{op}: logits must be 1-d (classes,) or 2-d (batch, classes), got shape {x.shape}.")
     rows = x if x.ndim == 2 else reshape(x, (1, x.shape[0]))
-    multinomial_shape(rows.shape, n, op)
+    valid.checked_size(multinomial_shape(rows.shape, n, op), x._backend, op)  # (XLA aborts past int64)
     out = _MULTINOMIAL((rows,), {"num_samples": n, "seed": seed, "normalized": False})
     return out if x.ndim == 2 else reshape(out, (n,))

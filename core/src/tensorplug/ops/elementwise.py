@@ -8,8 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..dtypes import bool_
+import numpy as np
+
+from ..dtypes import DType, bool_
 from ..errors import DTypeError
+from ..specs._rules import broadcast_shapes
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, convert_pair, to_float
 from .creation import zeros_like
@@ -307,6 +310,14 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     return _WHERE((condition, x, y))
 
 
+def _clip_bound(bound: bool | int | float | None, dtype: DType) -> int | float | None:
+    """A scalar bound as Clip takes it: an int bound of integers stays an int (as a float, one
+    past 2**53 would move to a neighbour)."""
+    if bound is None:
+        return None
+    return int(bound) if dtype.is_integer and isinstance(bound, int) else float(bound)
+
+
 def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     """x limited to [min, max]; bounds may be scalars or tensors (None: unbounded)."""
     x = asarray(x)
@@ -314,8 +325,9 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     if isinstance(min, scalar) and isinstance(max, scalar):
         if x._dtype is bool_:
             raise DTypeError("clip does not accept bool tensors.")
-        return _CLIP((x,), {"min": None if min is None else float(min),
-                            "max": None if max is None else float(max)})
+        return _CLIP((x,), {"min": _clip_bound(min, x._dtype), "max": _clip_bound(max, x._dtype)})
+    bounds = [b for b in (min, max) if b is not None and not isinstance(b, scalar)]
+    broadcast_shapes(x.shape, *(tuple(np.shape(b)) for b in bounds), op="clip")  # (named clip's)
     out = x
     if min is not None:
         out = maximum(out, min)

@@ -122,7 +122,14 @@ def _axes_and_lengths(x: Tensor, s: Any, axes: Any, op: str, *, halved: bool = F
     return axes_t, tuple(sizes)
 
 
-def _run(kernel: Any, x: Tensor, axes: tuple[int, ...], s: tuple[int, ...], norm: str) -> Tensor:
+def _run(kernel: Any, x: Tensor, axes: tuple[int, ...], s: tuple[int, ...], norm: str,
+         op: str) -> Tensor:
+    # the input cut or zero-padded to the lengths `s` must fit the backend (XLA aborts the
+    # process on a shape past int64)
+    padded = list(x.shape)
+    for a, n in zip(axes, s):
+        padded[a] = n
+    valid.checked_size(tuple(padded), x._backend, op)
     out: Tensor = kernel([x], {"axes": axes, "s": s, "norm": norm})
     return out
 
@@ -151,28 +158,28 @@ def fft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backwa
     """The one-dimensional discrete Fourier transform along `axis`, of length `n`."""
     t = _complex(x, "fft")
     a = _one_axis(t, axis, "fft")
-    return _run(_FFT, t, (a,), (_length(n, t.shape[a], "fft"),), _norm(norm, "fft"))
+    return _run(_FFT, t, (a,), (_length(n, t.shape[a], "fft"),), _norm(norm, "fft"), "fft")
 
 
 def ifft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Tensor:
     """The one-dimensional inverse discrete Fourier transform along `axis`, of length `n`."""
     t = _complex(x, "ifft")
     a = _one_axis(t, axis, "ifft")
-    return _run(_IFFT, t, (a,), (_length(n, t.shape[a], "ifft"),), _norm(norm, "ifft"))
+    return _run(_IFFT, t, (a,), (_length(n, t.shape[a], "ifft"),), _norm(norm, "ifft"), "ifft")
 
 
 def fftn(x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
          norm: Norm = "backward") -> Tensor:
     """The n-dimensional discrete Fourier transform over `axes` (all if None), of lengths `s`."""
     t = _complex(x, "fftn")
-    return _run(_FFT, t, *_axes_and_lengths(t, s, axes, "fftn"), _norm(norm, "fftn"))
+    return _run(_FFT, t, *_axes_and_lengths(t, s, axes, "fftn"), _norm(norm, "fftn"), "fftn")
 
 
 def ifftn(x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: Norm = "backward") -> Tensor:
     """The n-dimensional inverse discrete Fourier transform over `axes`, of lengths `s`."""
     t = _complex(x, "ifftn")
-    return _run(_IFFT, t, *_axes_and_lengths(t, s, axes, "ifftn"), _norm(norm, "ifftn"))
+    return _run(_IFFT, t, *_axes_and_lengths(t, s, axes, "ifftn"), _norm(norm, "ifftn"), "ifftn")
 
 
 def rfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Tensor:
@@ -180,28 +187,30 @@ def rfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backw
     frequency terms."""
     t = _real(x, "rfft")
     a = _one_axis(t, axis, "rfft")
-    return _run(_RFFT, t, (a,), (_length(n, t.shape[a], "rfft"),), _norm(norm, "rfft"))
+    return _run(_RFFT, t, (a,), (_length(n, t.shape[a], "rfft"),), _norm(norm, "rfft"), "rfft")
 
 
 def irfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Tensor:
     """The inverse of rfft: real output of length `n` (default 2 * (m - 1)) along `axis`."""
     t = _complex(x, "irfft")
     a = _one_axis(t, axis, "irfft")
-    return _run(_IRFFT, t, (a,), (_length(n, 2 * (t.shape[a] - 1), "irfft"),), _norm(norm, "irfft"))
+    size = _length(n, 2 * (t.shape[a] - 1), "irfft")
+    return _run(_IRFFT, t, (a,), (size,), _norm(norm, "irfft"), "irfft")
 
 
 def rfftn(x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: Norm = "backward") -> Tensor:
     """The n-dimensional discrete Fourier transform of real `x`; the last of `axes` is halved."""
     t = _real(x, "rfftn")
-    return _run(_RFFT, t, *_axes_and_lengths(t, s, axes, "rfftn"), _norm(norm, "rfftn"))
+    return _run(_RFFT, t, *_axes_and_lengths(t, s, axes, "rfftn"), _norm(norm, "rfftn"), "rfftn")
 
 
 def irfftn(x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
            norm: Norm = "backward") -> Tensor:
     """The inverse of rfftn: real output of lengths `s` (the last defaults to 2 * (m - 1))."""
     t = _complex(x, "irfftn")
-    return _run(_IRFFT, t, *_axes_and_lengths(t, s, axes, "irfftn", halved=True), _norm(norm, "irfftn"))
+    axes_t, sizes = _axes_and_lengths(t, s, axes, "irfftn", halved=True)
+    return _run(_IRFFT, t, axes_t, sizes, _norm(norm, "irfftn"), "irfftn")
 
 
 def hfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Tensor:
@@ -211,7 +220,7 @@ def hfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backw
     a = _one_axis(t, axis, "hfft")
     size = _length(n, 2 * (t.shape[a] - 1), "hfft")
     # irfft(conj(x)) with the norm's direction swapped (numpy.fft's formula)
-    return _run(_IRFFT, conj(t), (a,), (size,), _SWAPPED[_norm(norm, "hfft")])
+    return _run(_IRFFT, conj(t), (a,), (size,), _SWAPPED[_norm(norm, "hfft")], "hfft")
 
 
 def ihfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Tensor:
@@ -220,7 +229,7 @@ def ihfft(x: Any, /, *, n: int | None = None, axis: int = -1, norm: Norm = "back
     a = _one_axis(t, axis, "ihfft")
     size = _length(n, t.shape[a], "ihfft")
     # conj(rfft(x)) with the norm's direction swapped (numpy.fft's formula)
-    return conj(_run(_RFFT, t, (a,), (size,), _SWAPPED[_norm(norm, "ihfft")]))
+    return conj(_run(_RFFT, t, (a,), (size,), _SWAPPED[_norm(norm, "ihfft")], "ihfft"))
 
 
 # -- frequencies and shifts -------------------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import Any
 from .. import _validate as valid
 from ..dtypes import float32, int32, int64
 from ..errors import ArgumentError, DTypeError, ShapeError
+from ..specs._rules import fitting_value
 from ..specs.image import FILL_MODES, METHODS, boxes_shapes, image_shape, nms_shapes, resized_shape
 from ..tensor import Tensor
 from ._convert import asarray, astype, caller, to_float
@@ -155,6 +156,8 @@ def rotate_with_offset(image: Any, radians: float, fill_value: Any = 0, center: 
     if isinstance(fill, tuple) and len(fill) != c and not (len(fill) == 3 and c == 4):
         raise ShapeError(f"{op}: fill_value {fill} has {len(fill)} values for {c} channels; give one "
                          "number or one per channel.")
+    for value in fill if isinstance(fill, tuple) else (fill,):  # (uint8 images: 300 would wrap)
+        fitting_value(value, x.dtype, "fill_value", op)
     where = _fraction_pair(center, op, "center")
     if isinstance(where, tuple) and len(where) != 2:
         raise ShapeError(f"{op}: center must be one fraction or (x, y) fractions, got {where}.")

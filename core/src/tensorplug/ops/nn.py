@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import _validate as valid
 from .._state import recorders_var
-from ..dtypes import bool_, float32, int32, int64
+from ..dtypes import DType, bool_, float32, int32, int64
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
-from ..specs._rules import normalize_axes, normalize_axis
+from ..specs._rules import fitting_value, normalize_axes, normalize_axis
 from ..specs.indexing import one_hot_shape
 from ..tensor import Tensor
 from ._axes import detached
@@ -81,6 +81,9 @@ def logsumexp(x: Any, /, axis: int | tuple[int, ...] | None = None, keepdims: bo
     axes = normalize_axes(axis, x.ndim, "logsumexp")
     if not axes:
         return x
+    if any(x.shape[a] == 0 for a in axes):  # an empty sum is 0, its log -inf (and no max to shift by)
+        out = log(_sum(exp(x), axis=axes, keepdims=True))
+        return out if valid.flag(keepdims, "logsumexp", "keepdims") else squeeze(out, axes)
     # the shift is a constant for autodiff; infinite maxima shift by 0 (JAX's rule)
     m = detached(_max(x, axis=axes, keepdims=True))
     m = where(equal(_abs(m), float("inf")), 0.0, m)
@@ -99,9 +102,18 @@ def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float =
     depth = valid.integer(depth, "one_hot", "depth")
     shape = one_hot_shape(idx.shape, depth, "one_hot")  # the spec's rule: refuses a negative depth
     valid.checked_size(shape, idx._backend, "one_hot")
-    return _ONE_HOT((idx,), {"depth": depth, "on_value": float(valid.number(on_value, "one_hot", "on_value")),
-                             "off_value": float(valid.number(off_value, "one_hot", "off_value")),
-                             "dtype": valid.dtype(dtype, "one_hot")})
+    dt = valid.dtype(dtype, "one_hot")
+    return _ONE_HOT((idx,), {"depth": depth, "on_value": _fill(on_value, dt, "on_value"),
+                             "off_value": _fill(off_value, dt, "off_value"), "dtype": dt})
+
+
+def _fill(value: Any, dtype: DType, what: str) -> int | float:
+    """A one_hot value as OneHot takes it: one `dtype` holds (DTypeError naming one_hot: numpy
+    and jax would wrap or clamp their own ways), an int for integer dtypes (a float would move
+    one past 2**53)."""
+    number = valid.number(value, "one_hot", what)
+    fitting_value(number, dtype, what, "one_hot")
+    return number if dtype.is_integer else float(number)
 
 
 def _check_reduction(op: str, reduction: str) -> None:

@@ -42,6 +42,19 @@ def _order(ord: Any, op: str) -> float:
     return float(ord)
 
 
+def _extreme(t: Tensor, axes: tuple[int, ...], keepdims: bool, largest: bool, op: str,
+             why: str) -> Tensor:
+    """The largest (or smallest) of the non-negative `t` over `axes`. Over an empty axis the
+    largest is 0 (numpy's norms give it); the smallest has no value: ShapeError naming `op`
+    and `why` (the ord and the input's shape)."""
+    if not any(t.shape[a] == 0 for a in axes):
+        return (_max if largest else _min)(t, axis=axes, keepdims=keepdims)
+    if largest:
+        return _sum(t, axis=axes, keepdims=keepdims)  # (zeros of the reduced shape)
+    raise ShapeError(f"{op}: {why}, a minimum over an empty axis, has no value; give a non-empty "
+                     "input or another ord.")
+
+
 def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
                 ord: int | float = 2) -> Tensor:  # noqa: A002
     """The p-norm (p = `ord`) of the vectors along `axis` (all axes if None, several for a
@@ -54,10 +67,9 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdim
     if p == 2:
         return _EUCLIDEAN_NORM((t,), {"axis": axes, "keepdims": keep})
     t = _moduli(t)
-    if p == math.inf:
-        return _max(_abs(t), axis=axes, keepdims=keep)
-    if p == -math.inf:
-        return _min(_abs(t), axis=axes, keepdims=keep)
+    if abs(p) == math.inf:
+        return _extreme(_abs(t), axes, keep, p > 0, "vector_norm",
+                        f"ord={ord} over axis {axis} of shape {t.shape}")
     if p == 0:
         return _sum(not_equal(t, 0.0), axis=axes, keepdims=keep).astype(t.dtype)
     if p == 1:
@@ -85,9 +97,11 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False,
     elif ord == "nuc":
         out = _sum(svdvals(t), axis=-1)
     elif ord in (2, -2):
-        out = (_max if ord == 2 else _min)(svdvals(t), axis=-1)
+        out = _extreme(svdvals(t), (t.ndim - 2,), False, ord > 0, "matrix_norm",
+                       f"ord={ord} of matrices of shape {t.shape[-2:]}")
     else:  # 1, -1: over the columns' sums; inf, -inf: over the rows' sums
         sums = _sum(_abs(t), axis=-2 if abs(ord) == 1 else -1)
-        out = (_max if ord > 0 else _min)(sums, axis=-1)
+        out = _extreme(sums, (t.ndim - 2,), False, ord > 0, "matrix_norm",
+                       f"ord={ord} of matrices of shape {t.shape[-2:]}")
     return reshape(out, out.shape + (1, 1)) if keep else out
 

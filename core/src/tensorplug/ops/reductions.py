@@ -14,13 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _validate as valid
-from ..dtypes import accumulator_of, bool_, int8
+from ..dtypes import accumulator_of, bfloat16, bool_, float16, float32, int8
 from ..errors import DTypeError, ShapeError
 from ..specs._rules import normalize_axes, normalize_axis
 from ..specs.reductions import arg_axis, extremum_axes
+from ..specs.sorting import ordered_dtype
 from ..tensor import Tensor
 from ._axes import prod as _prod  # `prod` is the op below
 from ._convert import asarray, astype, caller, to_float
+from .elementwise import abs as _abs
 from .elementwise import divide, equal, greater, logical_not, multiply, sqrt, square, subtract
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin",
@@ -98,6 +100,10 @@ def min(x: Any, /, axis: int | tuple[int, ...] | None = None,  # noqa: A001
     return _extremum("min", _MIN, x, axis, keepdims)
 
 
+#: the floats mean and var compute in float32 (jax's rule; numpy's for mean), rounding the result once
+_NARROW = (float16, bfloat16)
+
+
 def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
     return _prod(shape[a] for a in axes)
 
@@ -109,6 +115,8 @@ def mean(x: Any, /, axis: int | tuple[int, ...] | None = None, keepdims: bool = 
     axes = normalize_axes(axis, x.ndim, "mean")
     if not axes:
         return x
+    if x._dtype in _NARROW:  # (summed in float16, 100 values of 60000 would give inf)
+        return astype(mean(astype(x, float32), axes, keepdims), x._dtype)
     total = _SUM((x,), {"axis": axes, "keepdims": valid.flag(keepdims, "mean", "keepdims")})
     n = _count(x.shape, axes)
     return divide(total, float(n)) if n else multiply(total, float("nan"))
@@ -125,7 +133,11 @@ def _var(op: str, x: Any, axis: Any, correction: float, keepdims: bool) -> Tenso
     axes = normalize_axes(axis, x.ndim, op)
     correction = valid.number(correction, op, "correction")
     keepdims = valid.flag(keepdims, op, "keepdims")
-    deviations = square(subtract(x, mean(x, axis=axes, keepdims=True)))
+    if x._dtype in _NARROW:  # (jax's way: float16 squares overflow from 256 on)
+        return astype(_var(op, astype(x, float32), axes, correction, keepdims), x._dtype)
+    d = subtract(x, mean(x, axis=axes, keepdims=True))
+    # |d|^2: a complex input's variance is real (d * d would be complex, and wrong)
+    deviations = square(_abs(d)) if x._dtype.is_complex else square(d)
     total = _SUM((deviations,), {"axis": axes, "keepdims": keepdims}) if axes else deviations
     dof = _count(x.shape, axes) - correction
     return divide(total, float(dof)) if dof > 0 else multiply(total, float("nan"))
@@ -141,6 +153,7 @@ def _arg(op: str, call: Any, x: Any, axis: int | None, keepdims: bool) -> Tensor
     x = asarray(x)
     if x._dtype is bool_:
         x = astype(x, int8)
+    ordered_dtype(x._dtype, op)  # (complex: no order; the numpy backend would use numpy's own)
     return call((x,), {"axis": arg_axis(x.shape, axis, op), "keepdims": valid.flag(keepdims, op, "keepdims")})
 
 

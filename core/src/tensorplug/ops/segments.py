@@ -57,7 +57,8 @@ def _segments(op: str, data: Any, segment_ids: Any, num_segments: Any,
         n = int(host.max()) + 1 if host.size else 0
     else:
         n = valid.size(num_segments, op, "num_segments")
-    segment_shape(data.shape, ids.shape, n, op)
+    # (past int64's elements XLA aborts the process: refused first, as the creation ops do)
+    valid.checked_size(segment_shape(data.shape, ids.shape, n, op), data._backend, op)
     if host is not None and host.size and (host.min() < 0 or host.max() >= n):
         bad = int(host.min() if host.min() < 0 else host.max())
         raise IndexOutOfRangeError(f"{op}: segment id {bad} is out of range for {n} segments (valid: "

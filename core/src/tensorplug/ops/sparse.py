@@ -73,8 +73,12 @@ def _segment(op: str, kernel: Dispatcher, data: Any, indices: Any, segment_ids: 
                          "data.astype(tp.float32).")
     idx, ids = int_values(op, indices), int_values(op, segment_ids, "segment_ids")
     n = None if num_segments is None else valid.size(num_segments, op, "num_segments")
-    sparse_segment_shape(data.shape, idx.shape, ids.shape, n, op)
+    shape = sparse_segment_shape(data.shape, idx.shape, ids.shape, n, op)
     rows, seg = host_values(idx), host_values(ids)
+    if n is None and seg is not None:  # (num_segments=None: the last id + 1 rows)
+        shape = (int(seg.max()) + 1 if seg.size else 0,) + shape[1:]
+    if shape[0] >= 0:  # (XLA aborts the process past int64's elements: refused first)
+        valid.checked_size(shape, data._backend, op)
     if rows is not None and rows.size and (rows.min() < 0 or rows.max() >= data.shape[0]):
         raise _outside(op, "index", int(rows.min() if rows.min() < 0 else rows.max()), data.shape[0])
     if seg is not None and seg.size:
@@ -149,5 +153,7 @@ def fill_empty_rows(indices: Any, values: Any, dense_shape: Any, default_value: 
         if bad.size:
             raise IndexOutOfRangeError(f"{op}: index {host[bad[0]].tolist()} is out of range for dense shape "
                                        f"{size.tolist()}.")
+    if size is not None and size.size:  # (one output row per empty row: at most rows + entries)
+        valid.checked_size((int(size[0]) + idx.shape[0], idx.shape[1]), vals._backend, op)
     out = _FILL_EMPTY_ROWS((idx, vals, dims, fill), {})
     return FillEmptyRowsResult(*out)

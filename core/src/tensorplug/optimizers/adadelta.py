@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..errors import HyperparameterError
 from ..ops.elementwise import sqrt
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, real
 
 __all__ = ["Adadelta"]
 
@@ -24,6 +24,7 @@ class Adadelta(Optimizer):
 
     def __init__(self, learning_rate: LearningRate = 1.0, rho: float = 0.9, epsilon: float = 1e-6, *,
                  clip_norm: float | None = None, clip_value: float | None = None) -> None:
+        rho, epsilon = real("Adadelta", "rho", rho), real("Adadelta", "epsilon", epsilon)
         if not 0.0 <= rho <= 1.0:
             raise HyperparameterError(f"Adadelta: rho must be in [0, 1], got {rho!r}")
         if not epsilon > 0:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..errors import HyperparameterError
 from ..ops.elementwise import sqrt
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, real
 
 __all__ = ["Adagrad"]
 
@@ -25,6 +25,8 @@ class Adagrad(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.01, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-10, *,
                  clip_norm: float | None = None, clip_value: float | None = None) -> None:
+        initial_accumulator_value = real("Adagrad", "initial_accumulator_value", initial_accumulator_value)
+        epsilon = real("Adagrad", "epsilon", epsilon)
         if not initial_accumulator_value >= 0:
             raise HyperparameterError("Adagrad: initial_accumulator_value must be >= 0, got "
                                       f"{initial_accumulator_value!r}")

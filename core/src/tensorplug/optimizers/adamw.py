@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import HyperparameterError
 from ..tensor import Tensor
 from .adam import Adam
-from .optimizer import Hyperparameter, LearningRate, Step
+from .optimizer import Hyperparameter, LearningRate, Step, real
 
 __all__ = ["AdamW"]
 
@@ -24,6 +24,7 @@ class AdamW(Adam):
     def __init__(self, learning_rate: LearningRate = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-7, weight_decay: float = 0.01, *,
                  clip_norm: float | None = None, clip_value: float | None = None) -> None:
+        weight_decay = real("AdamW", "weight_decay", weight_decay)
         if not weight_decay >= 0:
             raise HyperparameterError(f"AdamW: weight_decay must be >= 0, got {weight_decay!r}")
         super().__init__(learning_rate, beta1, beta2, epsilon, clip_norm=clip_norm, clip_value=clip_value)

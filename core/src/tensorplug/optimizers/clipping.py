@@ -9,7 +9,7 @@ from typing import Any
 
 from ..autodiff import _tree
 from ..dtypes import float64
-from ..errors import ArgumentError
+from ..errors import ArgumentError, DTypeError
 from ..ops._convert import asarray
 from ..ops.elementwise import abs as tp_abs
 from ..ops.elementwise import clip, maximum, sqrt
@@ -52,7 +52,10 @@ def global_norm(tree: Any) -> Tensor:
     return sqrt(total)
 
 
-def _scaled(t: Tensor, norm: Tensor, max_norm: float) -> Tensor:
+def _scaled(t: Tensor, norm: Tensor, max_norm: float, fn: str) -> Tensor:
+    if not t.dtype.is_inexact:  # (the scale, cast to an integer dtype, would be 0 or 1)
+        raise DTypeError(f"{fn}: a leaf has dtype {t.dtype.name}; scaling it by a norm needs a "
+                         "floating (or complex) dtype: cast it first, e.g. x.astype(tp.float32).")
     # optax's form: exact (no epsilon), 1 where the norm is within max_norm
     scale = max_norm / maximum(norm, max_norm) if max_norm > 0 else norm * 0.0
     return t * scale.astype(t.dtype)
@@ -64,7 +67,7 @@ def clip_by_global_norm(tree: Any, max_norm: float) -> tuple[Any, Tensor]:
     max_norm = _bound(max_norm, "max_norm", "clip_by_global_norm")
     leaves, structure = _leaves(tree)
     norm = global_norm(leaves)
-    out = [None if t is None else _scaled(t, norm, max_norm) for t in leaves]
+    out = [None if t is None else _scaled(t, norm, max_norm, "clip_by_global_norm") for t in leaves]
     return _tree.unflatten(structure, out), norm
 
 
@@ -73,7 +76,8 @@ def clip_by_norm(tree: Any, max_norm: float) -> Any:
     (over all its elements) is at most `max_norm` afterwards."""
     max_norm = _bound(max_norm, "max_norm", "clip_by_norm")
     leaves, structure = _leaves(tree)
-    out = [None if t is None else _scaled(t, sqrt(_squared_norm(t)), max_norm) for t in leaves]
+    out = [None if t is None else _scaled(t, sqrt(_squared_norm(t)), max_norm, "clip_by_norm")
+           for t in leaves]
     return _tree.unflatten(structure, out)
 
 

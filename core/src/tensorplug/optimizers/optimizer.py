@@ -10,6 +10,7 @@ off from any recording tape (``tp.stop_gradient`` semantics: a step is never dif
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -19,10 +20,18 @@ import numpy as np
 
 from .._jit_state import PackedState
 from .._state import backend_var, jit_trace_var, recorders_var
+from .._validate import shown
 from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import taping
-from ..errors import HyperparameterError, ShapeError, StateError, VariableNotFoundError
+from ..errors import (
+    ArgumentError,
+    DTypeError,
+    HyperparameterError,
+    ShapeError,
+    StateError,
+    VariableNotFoundError,
+)
 from ..tensor import Tensor
 from ..variable import Variable, _registry
 from .clipping import clip_by_global_norm, clip_by_value
@@ -160,7 +169,7 @@ class Optimizer:
         scalar tensor (a new value between compiled steps is a new input, not a new compile)."""
         if callable(value):
             return value
-        if not float(value) > 0:
+        if not real(type(self).__name__, "learning_rate", value) > 0:
             raise HyperparameterError(f"{type(self).__name__}: learning_rate must be > 0, got {value!r}")
         return _asarray(np.float64(value))
 
@@ -285,9 +294,11 @@ class Optimizer:
         pairs = []
         for item in grads:
             if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], Variable)):
-                raise TypeError(
+                swapped = isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[1], Variable)
+                raise ArgumentError(
                     f"{type(self).__name__}.apply_gradients takes a dict {{variable name: gradient}} "
                     f"or (Variable, gradient) pairs; got an item of type {type(item).__name__}"
+                    + ("; it is (gradient, Variable), TF's order: swap the two" if swapped else "")
                 )
             pairs.append((item[0], item[1]))
         return pairs
@@ -351,14 +362,36 @@ class Optimizer:
         if g_shape != p_shape:
             raise ShapeError(f"{type(self).__name__}: gradient of shape {tuple(g_shape)} for a "
                              f"parameter of shape {tuple(p_shape)}")
+        if not p._dtype.is_inexact:  # (a step cast to an integer dtype would be lost, or change it)
+            raise DTypeError(f"{type(self).__name__}: a parameter of shape {tuple(p_shape)} has dtype "
+                             f"{p._dtype.name}; optimizers update floating (or complex) parameters. Cast "
+                             "it, e.g. p.astype(tp.float32), or give it no gradient (None).")
         if g._dtype is not p._dtype:
             g = g.astype(p._dtype)
         return self._update(p, g, slots, step)
 
 
+def real(optimizer: str, name: str, value: Any) -> float:
+    """A hyperparameter given as a finite real number (an int, a float, a numpy scalar or a 0-d
+    tensor holding one) as a float; HyperparameterError naming the optimizer for anything else
+    (a bool, a str, None, a sequence, inf or NaN)."""
+    number: Any = None
+    if not isinstance(value, bool):
+        if isinstance(value, (int, float)):
+            number = value
+        elif getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+            number = value.item()
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+        raise HyperparameterError(f"{optimizer}: {name} must be a finite real number, got "
+                                  f"{shown(value)}")
+    return float(number)
+
+
 def check_moments(optimizer: str, beta1: float, beta2: float, epsilon: float) -> None:
     """Refuse the moment settings of an Adam-like optimizer out of range (betas in [0, 1),
-    epsilon > 0), naming the optimizer."""
+    epsilon > 0) or not numbers, naming the optimizer."""
+    beta1, beta2, epsilon = (real(optimizer, n, v) for n, v in
+                             (("beta1", beta1), ("beta2", beta2), ("epsilon", epsilon)))
     for name, beta in (("beta1", beta1), ("beta2", beta2)):
         if not 0.0 <= beta < 1.0:
             raise HyperparameterError(f"{optimizer}: {name} must be in [0, 1), got {beta!r}")

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..errors import HyperparameterError
 from ..ops.elementwise import sqrt
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, real
 
 __all__ = ["RMSprop"]
 
@@ -25,6 +25,8 @@ class RMSprop(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.01, alpha: float = 0.99, epsilon: float = 1e-8,
                  momentum: float = 0.0, centered: bool = False, *,
                  clip_norm: float | None = None, clip_value: float | None = None) -> None:
+        alpha, epsilon = real("RMSprop", "alpha", alpha), real("RMSprop", "epsilon", epsilon)
+        momentum = real("RMSprop", "momentum", momentum)
         if not 0.0 <= alpha <= 1.0:
             raise HyperparameterError(f"RMSprop: alpha must be in [0, 1], got {alpha!r}")
         if not epsilon > 0:

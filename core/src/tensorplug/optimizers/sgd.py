@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ..errors import HyperparameterError
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, real
 
 __all__ = ["SGD"]
 
@@ -19,6 +19,7 @@ class SGD(Optimizer):
 
     def __init__(self, learning_rate: LearningRate, momentum: float = 0.0, nesterov: bool = False, *,
                  clip_norm: float | None = None, clip_value: float | None = None) -> None:
+        momentum = real("SGD", "momentum", momentum)
         if not 0.0 <= momentum < 1.0:
             raise HyperparameterError(f"SGD: momentum must be in [0, 1), got {momentum!r}")
         if nesterov and momentum == 0.0:

@@ -32,8 +32,10 @@ SIDES = ("left", "right")
 def ordered_dtype(dtype: DType, op: str | None = None) -> DType:
     """`dtype` if the family orders it (real numbers, bools); DTypeError naming `op` else."""
     if dtype not in ORDERED_DTYPES:
+        fix = ("order a real part of them, e.g. tp.real(x) or tp.abs(x)" if dtype.is_complex
+               else "cast first, e.g. x.astype(tp.float64)")
         raise DTypeError(f"{op_prefix(op)}cannot order values of dtype {dtype.name}; the order is "
-                         "defined for real numbers and bools. Cast first, e.g. x.astype(tp.float64).")
+                         f"defined for real numbers and bools: {fix}.")
     return dtype
 
 

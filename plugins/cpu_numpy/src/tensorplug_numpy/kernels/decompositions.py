@@ -1,11 +1,11 @@
 """Matrix decompositions and solvers (np.linalg, LAPACK): Cholesky, Eigh, Eigvalsh, Inv, Qr, Svd,
 Svdvals, Solve, Slogdet, Det, batched over the leading axes.
 
-np.linalg raises LinAlgError for a matrix it cannot factor; the kernel specs ask for a
-NaN-filled result for that matrix instead (what the JAX backend gives, also under tp.jit).
-Inv and Solve find the singular matrices as LAPACK's LU does (Slogdet's sign 0: an exact zero
-pivot) and solve the others; Cholesky, whose test is the factorization itself, factors the
-matrices one at a time only once the batched call has failed.
+np.linalg raises LinAlgError for a matrix it cannot factor (or, for Svd, one holding NaN); the
+kernel specs ask for a NaN-filled result for that matrix instead (what the JAX backend gives,
+also under tp.jit). Inv and Solve find the singular matrices as LAPACK's LU does (Slogdet's
+sign 0: an exact zero pivot) and solve the others; Cholesky and Svd factor the matrices one at
+a time only once the batched call has failed.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 _LinAlgError = np.linalg.LinAlgError
+_SVD: Callable[..., Any] = np.linalg.svd  # (its overloads want a literal compute_uv)
 
 
 def cholesky(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -76,13 +77,38 @@ def qr(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[An
     return q, r
 
 
+def _svd_or_nan(x: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    """np.linalg.svd, with NaN-filled results for the matrices LAPACK does not converge on (one
+    holding NaN): matrices are factored one at a time only once the batched call has failed."""
+    try:
+        return _SVD(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    except _LinAlgError:
+        pass
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    real = np.finfo(x.dtype).dtype  # the singular values' dtype (real for complex x)
+    parts_of: list[tuple[tuple[int, ...], Any]] = [((k,), real)]
+    if compute_uv:
+        parts_of = [((m, m if full_matrices else k), x.dtype), ((k,), real),
+                    ((n if full_matrices else k, n), x.dtype)]
+    flat = x.reshape((-1, m, n))
+    outs = [np.full((len(flat),) + shape, np.nan, dtype) for shape, dtype in parts_of]
+    for i, matrix in enumerate(flat):  # (the failure path only)
+        with contextlib.suppress(_LinAlgError):
+            parts = _SVD(matrix, full_matrices=full_matrices, compute_uv=compute_uv)
+            for out, part in zip(outs, parts if compute_uv else (parts,)):
+                out[i] = part
+    shaped = [out.reshape(x.shape[:-2] + shape) for out, (shape, _) in zip(outs, parts_of)]
+    return tuple(shaped) if compute_uv else shaped[0]
+
+
 def svd(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any, Any]:
-    u, s, vh = np.linalg.svd(inputs[0], full_matrices=attrs["full_matrices"])
+    u, s, vh = _svd_or_nan(inputs[0], attrs["full_matrices"], compute_uv=True)
     return u, s, vh
 
 
 def svdvals(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    return np.linalg.svd(inputs[0], compute_uv=False)
+    return _svd_or_nan(inputs[0], False, compute_uv=False)
 
 
 def slogdet(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:

@@ -39,13 +39,25 @@ def relu(x: Any) -> Any:
     return jnp.maximum(x, 0)  # a Python 0 is weak: int32 stays int32, float32 stays float32
 
 
+def _integer_power(x: Any, y: Any) -> Any:
+    """x ** y for integers and y >= 0, wrapping around as numpy does: square and multiply over
+    every bit of y (jnp.power reads only y's 6 lowest bits: 2 ** 64 gave 1, not 0)."""
+    def step(_: Any, carry: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        out, base, e = carry
+        return jnp.where((e & 1) == 1, out * base, out), base * base, e >> 1
+
+    x, y = jnp.broadcast_arrays(x, y)
+    out, _, _ = lax.fori_loop(0, jnp.iinfo(y.dtype).bits, step, (jnp.ones_like(x), x, y))
+    return out
+
+
 def power(x: Any, y: Any) -> Any:
     """x ** y; an integer to a negative integer power is its value truncated toward zero (1 for
     x == 1, +-1 for x == -1, 0 otherwise), as the numpy backend defines it."""
     if not jnp.issubdtype(x.dtype, jnp.integer):
         return jnp.power(x, y)
     negative = y < 0
-    out = jnp.power(x, jnp.where(negative, 0, y))
+    out = _integer_power(x, jnp.where(negative, 0, y))
     odd = (y % 2) == 1
     truncated = jnp.where(x == 1, 1, jnp.where(x == -1, jnp.where(odd, -1, 1), 0)).astype(out.dtype)
     return jnp.where(negative, truncated, out)

@@ -141,11 +141,22 @@ def _one_hot(indices: Any, depth: int, dtype: Any, on_value: Any, off_value: Any
     return jnp.where(hot, jnp.asarray(on_value).astype(dt), jnp.asarray(off_value).astype(dt))
 
 
+_ONE_HOT = with_attrs(_one_hot, static=("depth", "dtype"), traced=("on_value", "off_value"))
+
+
+def one_hot(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    """OneHot, its values given to the compiled function as scalars of the output dtype (a
+    Python int past int64's range, such as uint64's largest, would not convert to a jax value)."""
+    dt = attrs["dtype"].numpy
+    values = {k: np.asarray(attrs[k], dtype=dt) for k in ("on_value", "off_value")}
+    return _ONE_HOT(inputs, {**attrs, **values}, backend)
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
     "StridedSlice": strided_slice,
     "StridedSliceGrad": strided_slice_grad,
     "Gather": gather,
     "ScatterAdd": scatter_add,
     "NonZero": nonzero,
-    "OneHot": with_attrs(_one_hot, static=("depth", "dtype"), traced=("on_value", "off_value")),
+    "OneHot": one_hot,
 }

@@ -42,6 +42,16 @@ def _pad(x: Any, pad_width: tuple[tuple[int, int], ...], constant_value: float) 
     return jnp.pad(x, pad_width, constant_values=jnp.asarray(constant_value).astype(x.dtype))
 
 
+_PAD = with_attrs(_pad, static=("pad_width",), traced=("constant_value",))
+
+
+def pad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    """Pad, its fill value given to the compiled function as a scalar of x's dtype (a Python int
+    past int64's range, such as uint64's largest, would not convert to a jax value)."""
+    value = np.asarray(attrs["constant_value"], dtype=inputs[0].dtype)
+    return _PAD(inputs, {**attrs, "constant_value": value}, backend)
+
+
 def _roll(x: Any, shift: tuple[int, ...], axis: tuple[int, ...]) -> Any:
     return jnp.roll(x, shift, axis) if axis else x
 
@@ -52,6 +62,6 @@ KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "BroadcastTo": with_attrs(_broadcast_to, static=("shape",)),
     "Concat": with_attrs(_concat, static=("axis",)),
     "Stack": with_attrs(_stack, static=("axis",)),
-    "Pad": with_attrs(_pad, static=("pad_width",), traced=("constant_value",)),
+    "Pad": pad,
     "Roll": narrow(_roll, ("shift", "axis"), np.float32, np.int32, np.bool_, np.complex64),
 }
