@@ -355,3 +355,13 @@ def test_mean_and_var_of_float16_do_not_overflow_in_the_sum(backend: str) -> Non
     assert out.dtype == tp.float16 and float(out) == float(np.mean(x)) == 60000.0
     y = np.array([0, 0, 0, 512], np.float16)  # (a square past float16's 65504; the variance 49152)
     assert float(tp.var(tp.asarray(y))) == float(np.var(y.astype(np.float32))) == 49152.0
+
+
+# -- a Python -0.0 took the cached +0.0 scalar on backends that reuse scalars (numpy)
+
+def test_a_negative_zero_scalar_keeps_its_sign(backend: str) -> None:
+    x = tp.ones(2)
+    assert not np.signbit((x * 0.0).numpy()).any()  # (+0.0 is cached first)
+    assert np.signbit((x * -0.0).numpy()).all()
+    assert np.signbit((tp.asarray([-1.0]) * 0.0).numpy()).all()
+    assert not np.signbit((x * 0.0).numpy()).any()

@@ -136,7 +136,8 @@ def scalar_tensor(value: Any, dtype: DType) -> Tensor:
     if reuse:
         key = (value.__class__, value, dtype, backend)
         hit = _scalars.get(key)
-        if hit is not None:
+        # (-0.0 equals 0.0, so its key finds 0.0's tensor: only a nonzero value or +0 takes it)
+        if hit is not None and (value or math.copysign(1.0, value) > 0):
             return hit
     try:
         host = np.asarray(value, dtype=dtype.numpy)
