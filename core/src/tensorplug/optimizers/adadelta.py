@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from ..errors import HyperparameterError
 from ..ops.elementwise import sqrt
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, real
+from .hyperparameters import real
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
 
 __all__ = ["Adadelta"]
 

@@ -10,7 +10,8 @@ from ..ops._convert import caller
 from ..ops.elementwise import sqrt
 from ..runtime import ACTIVE
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, check_moments
+from .hyperparameters import check_moments
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
 
 __all__ = ["Adam"]
 

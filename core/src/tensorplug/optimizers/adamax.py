@@ -8,7 +8,8 @@ from typing import Any
 from ..ops.elementwise import abs as tp_abs
 from ..ops.elementwise import maximum
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, check_moments
+from .hyperparameters import check_moments
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
 
 __all__ = ["Adamax"]
 

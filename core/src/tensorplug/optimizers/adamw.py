@@ -8,7 +8,8 @@ from typing import Any
 from ..errors import HyperparameterError
 from ..tensor import Tensor
 from .adam import Adam
-from .optimizer import Hyperparameter, LearningRate, Step, real
+from .hyperparameters import real
+from .optimizer import Hyperparameter, LearningRate, Step
 
 __all__ = ["AdamW"]
 

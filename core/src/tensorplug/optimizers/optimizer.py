@@ -10,7 +10,6 @@ off from any recording tape (``tp.stop_gradient`` semantics: a step is never dif
 
 from __future__ import annotations
 
-import math
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -20,7 +19,6 @@ import numpy as np
 
 from .._jit_state import PackedState
 from .._state import backend_var, jit_trace_var, recorders_var
-from .._validate import shown
 from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import taping
@@ -35,6 +33,7 @@ from ..errors import (
 from ..tensor import Tensor
 from ..variable import Variable, _registry
 from .clipping import clip_by_global_norm, clip_by_value
+from .hyperparameters import clipping_options, real
 from .state import OptimizerState, SlotKey
 from .step import Hyperparameter, Step, on_backend
 
@@ -85,7 +84,7 @@ class Optimizer:
 
     def __init__(self, learning_rate: LearningRate, *, clip_norm: float | None = None,
                  clip_value: float | None = None, **hyperparameters: Any) -> None:
-        clipping = self._clipping(clip_norm=clip_norm, clip_value=clip_value)
+        clipping = clipping_options(type(self).__name__, clip_norm=clip_norm, clip_value=clip_value)
         hyperparameters = {**hyperparameters, **clipping}
         self._stored: OptimizerState | PackedState = OptimizerState(
             iterations=_asarray(np.int64(0)),
@@ -172,18 +171,6 @@ class Optimizer:
         if not real(type(self).__name__, "learning_rate", value) > 0:
             raise HyperparameterError(f"{type(self).__name__}: learning_rate must be > 0, got {value!r}")
         return _asarray(np.float64(value))
-
-    def _clipping(self, **options: float | None) -> dict[str, float]:
-        """The gradient clipping options given (``clip_norm``, ``clip_value``), checked."""
-        out = {}
-        for name, value in options.items():
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise HyperparameterError(f"{type(self).__name__}: {name} must be a number > 0 (or None: "
-                                          f"no clipping), got {value!r}")
-            out[name] = float(value)
-        return out
 
     def current_learning_rate(self, step: int | None = None) -> float:
         """The learning rate for `step` (default: the next step); schedules are called with it."""
@@ -369,34 +356,6 @@ class Optimizer:
         if g._dtype is not p._dtype:
             g = g.astype(p._dtype)
         return self._update(p, g, slots, step)
-
-
-def real(optimizer: str, name: str, value: Any) -> float:
-    """A hyperparameter given as a finite real number (an int, a float, a numpy scalar or a 0-d
-    tensor holding one) as a float; HyperparameterError naming the optimizer for anything else
-    (a bool, a str, None, a sequence, inf or NaN)."""
-    number: Any = None
-    if not isinstance(value, bool):
-        if isinstance(value, (int, float)):
-            number = value
-        elif getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
-            number = value.item()
-    if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-        raise HyperparameterError(f"{optimizer}: {name} must be a finite real number, got "
-                                  f"{shown(value)}")
-    return float(number)
-
-
-def check_moments(optimizer: str, beta1: float, beta2: float, epsilon: float) -> None:
-    """Refuse the moment settings of an Adam-like optimizer out of range (betas in [0, 1),
-    epsilon > 0) or not numbers, naming the optimizer."""
-    beta1, beta2, epsilon = (real(optimizer, n, v) for n, v in
-                             (("beta1", beta1), ("beta2", beta2), ("epsilon", epsilon)))
-    for name, beta in (("beta1", beta1), ("beta2", beta2)):
-        if not 0.0 <= beta < 1.0:
-            raise HyperparameterError(f"{optimizer}: {name} must be in [0, 1), got {beta!r}")
-    if not epsilon > 0:
-        raise HyperparameterError(f"{optimizer}: epsilon must be > 0, got {epsilon!r}")
 
 
 def _clipped(items: Sequence[tuple[SlotKey, Tensor, Any]],

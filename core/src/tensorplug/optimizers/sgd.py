@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 from ..errors import HyperparameterError
 from ..tensor import Tensor
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step, real
+from .hyperparameters import real
+from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
 
 __all__ = ["SGD"]
 
