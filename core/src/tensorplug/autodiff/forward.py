@@ -25,7 +25,7 @@ from ..registry.jvps import find_jvp
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 from . import _tree
-from .tape import CustomRule, Differentiating, Entry, _input_name, fresh, gradient_thunks
+from .tape import CustomRule, Differentiating, Entry, fresh, gradient_thunks, input_name
 from .transpose import transpose
 
 __all__ = ["JvpRecorder", "jvp", "linearize", "forward_mode_records", "hidden_from_forward_mode",
@@ -130,7 +130,7 @@ def _transposed(entry: Entry, tangents: tuple[Tensor | None, ...]) -> list[Tenso
             if thunk is None and t is not None:  # (as backward refuses it on the path)
                 raise AutodiffError(
                     f"the gradient of '{entry.name}' gives no gradient for its "
-                    f"{_input_name(entry, position)}, which has a tangent; return one for every "
+                    f"{input_name(entry, position)}, which has a tangent; return one for every "
                     "differentiable input (forward mode transposes the gradient to get the JVP).")
         grads = [None if thunk is None or t is None else thunk() for thunk, t in zip(thunks, tangents)]
         for g, x in zip(grads, entry.inputs):

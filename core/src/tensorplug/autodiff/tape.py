@@ -208,7 +208,7 @@ def gradient_thunks(entry: Entry, dy: Any, config: Any = None) -> list[Callable[
     return list(map(result.get, plan.inputs))
 
 
-def _input_name(entry: Entry, position: int) -> str:
+def input_name(entry: Entry, position: int) -> str:
     """An entry's input as messages name it: by the spec's name (``input 'xs[2]'`` for a
     variadic one), or by position for a custom gradient's (``input 1``)."""
     if entry.custom is not None:
@@ -285,7 +285,7 @@ def _backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor
             if thunk is None:
                 raise AutodiffError(
                     f"the gradient of kernel '{entry.name}' gives no gradient for its "
-                    f"{_input_name(entry, position)}, which is on the differentiation path; "
+                    f"{input_name(entry, position)}, which is on the differentiation path; "
                     "return one for every differentiable input."
                 )
             g = thunk()

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _validate as valid
 from ..errors import DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
-from ..specs._rules import broadcast_shapes, fitting_value, normalize_axes, normalize_axis
+from ..specs._rules import broadcast_shapes, fill_number, normalize_axes, normalize_axis
 from ..specs.manipulation import (
     broadcast_target,
     concat_shape,
@@ -239,12 +239,9 @@ def pad(x: Any, /, pad_width: Any, mode: str = "constant",
     if not any(lo or hi for lo, hi in pairs):
         return x
     valid.checked_size(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, pairs)), x._backend, "pad")
-    value = valid.number(constant_values, "pad", "constant_values")
-    # x's dtype must hold it: numpy and jax would each wrap or clamp their own way; an int stays
-    # an int (as a float, one past 2**53 would lose its low digits)
-    fitting_value(value, x.dtype, "constant_values", "pad")
+    # (x's dtype must hold it: numpy and jax would each wrap or clamp their own way)
     return _PAD((x,), {"pad_width": pairs,
-                       "constant_value": value if x.dtype.is_integer else float(value)})
+                       "constant_value": fill_number(constant_values, x.dtype, "constant_values", "pad")})
 
 
 def tile(x: Any, repetitions: Shape, /) -> Tensor:

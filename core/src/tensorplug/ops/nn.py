@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import _validate as valid
 from .._state import recorders_var
-from ..dtypes import DType, bool_, float32, int32, int64
+from ..dtypes import bool_, float32, int32, int64
 from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
-from ..specs._rules import fitting_value, normalize_axes, normalize_axis
+from ..specs._rules import fill_number, normalize_axes, normalize_axis
 from ..specs.indexing import one_hot_shape
 from ..tensor import Tensor
 from ._axes import detached
@@ -103,17 +103,8 @@ def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float =
     shape = one_hot_shape(idx.shape, depth, "one_hot")  # the spec's rule: refuses a negative depth
     valid.checked_size(shape, idx._backend, "one_hot")
     dt = valid.dtype(dtype, "one_hot")
-    return _ONE_HOT((idx,), {"depth": depth, "on_value": _fill(on_value, dt, "on_value"),
-                             "off_value": _fill(off_value, dt, "off_value"), "dtype": dt})
-
-
-def _fill(value: Any, dtype: DType, what: str) -> int | float:
-    """A one_hot value as OneHot takes it: one `dtype` holds (DTypeError naming one_hot: numpy
-    and jax would wrap or clamp their own ways), an int for integer dtypes (a float would move
-    one past 2**53)."""
-    number = valid.number(value, "one_hot", what)
-    fitting_value(number, dtype, what, "one_hot")
-    return number if dtype.is_integer else float(number)
+    return _ONE_HOT((idx,), {"depth": depth, "on_value": fill_number(on_value, dt, "on_value", "one_hot"),
+                             "off_value": fill_number(off_value, dt, "off_value", "one_hot"), "dtype": dt})
 
 
 def _check_reduction(op: str, reduction: str) -> None:

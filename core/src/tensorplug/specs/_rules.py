@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import op_prefix, shown
+from .._validate import number, op_prefix, shown
 from ..dtypes import ALL_DTYPES, DType, as_dtype
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import TensorInfo
@@ -180,6 +180,15 @@ def fitting_value(value: Any, dtype: DType, what: str, op: str | None = None) ->
             raise DTypeError(f"{op_prefix(op)}{what} {value!r} does not fit in {dtype.name} (range "
                              f"{info.min}..{info.max}); pass a value in range or choose a wider dtype.")
     return value
+
+
+def fill_number(value: Any, dtype: DType, what: str, op: str) -> int | float:
+    """A fill value (pad's constant, one_hot's on and off values) as the kernel's attribute for
+    an output of `dtype`: a real number (ArgumentError naming `op` otherwise) that `dtype` holds
+    (``fitting_value``), kept an int for integer dtypes (as a float, one past 2**53 would move)."""
+    checked = number(value, op, what)
+    fitting_value(checked, dtype, what, op)
+    return checked if dtype.is_integer else float(checked)
 
 
 def check_dtype_in(value: DType, allowed: tuple[DType, ...] = ALL_DTYPES) -> DType:
