@@ -57,6 +57,12 @@ CASES = [  # (id, tensorplug function, jax function, primals)
         (POSITIVE, ELU),
     ),
     (
+        "relu_grad",
+        lambda dy, x: tp.run_kernel("ReluGrad", (dy, x)),
+        lambda dy, x: jnp.where(x > 0, dy, 0.0),
+        (POSITIVE, X),
+    ),
+    (
         "gelu_grad",
         lambda dy, x: tp.run_kernel("GeluGrad", (dy, x), {"approximate": False}),
         lambda dy, x: dy * _gelu_derivative(x, False),
@@ -81,6 +87,7 @@ RULES = [  # (kernel, inputs, attrs)
     ("Softplus", (X,), {}),
     ("LogSigmoid", (X,), {}),
     ("Gelu", (X,), {"approximate": True}),
+    ("ReluGrad", (POSITIVE, X), {}),
     ("GeluGrad", (POSITIVE, X), {"approximate": True}),
     ("SquaredDifference", (Z, Z[1]), {}),
     ("Rsqrt", (POSITIVE,), {}),

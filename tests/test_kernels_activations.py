@@ -1,5 +1,5 @@
-"""The activation kernels (Elu, EluGrad, Selu, LeakyRelu, Prelu, Relu6, Step, Softplus, Gelu,
-GeluGrad, LogSigmoid) and SquaredDifference, Rsqrt, AddN on each backend: values against
+"""The activation kernels (Elu, EluGrad, ReluGrad, Selu, LeakyRelu, Prelu, Relu6, Step, Softplus,
+Gelu, GeluGrad, LogSigmoid) and SquaredDifference, Rsqrt, AddN on each backend: values against
 jax.nn / jax.lax computed in float64 (and numpy definitions), dtypes kept, stable tails, the
 specs' errors; the tp.nn ops over them and dropout; gradients against finite differences (to
 the 2nd order, 3rd where smooth) and against jax.grad."""
@@ -112,6 +112,35 @@ def test_gelu_grad_is_the_vjp_of_gelu(approximate, dtype):
     assert_values(run("GeluGrad", {"dy": dy, "x": x}, {"approximate": approximate}), want, dtype)
 
 
+@pytest.mark.parametrize("dtype", [tp.float16, tp.float32, tp.float64], ids=lambda d: d.name)
+def test_relu_grad_passes_dy_where_x_is_positive_bit_for_bit(dtype):
+    x = np.array([-1.0, -0.0, 0.0, 2.0, np.nan, np.inf, -np.inf, 3.0], dtype.numpy)
+    dy = np.array([5.0, 5.0, 5.0, -0.0, 5.0, np.nan, 5.0, -7.5], dtype.numpy)
+    want = np.where(x > 0, dy, np.zeros((), dtype.numpy))
+    got = run("ReluGrad", {"dy": dy, "x": x})
+    np.testing.assert_array_equal(got.view(f"u{dtype.numpy.itemsize}"), want.view(f"u{dtype.numpy.itemsize}"))
+
+
+def test_relus_gradient_is_one_relu_grad_kernel_and_differentiates_again():
+    from tensorplug.profiler import count_kernels
+
+    x = tp.asarray(np.array([[-1.5, 0.5], [2.0, -0.25]]))
+    with count_kernels() as calls:
+        g = tp.grad(lambda v: tp.sum(tp.nn.relu(v) * v))(x)
+    kernels = {kernel for kernel, _ in calls.counts}
+    assert "ReluGrad" in kernels and "Where" not in kernels
+    xn = x.numpy()
+    np.testing.assert_array_equal(g.numpy(), np.where(xn > 0, 2 * xn, 0.0))
+    h = tp.hessian(lambda v: tp.sum(tp.nn.relu(v) ** 2))(tp.asarray([1.5, -1.0]))
+    np.testing.assert_array_equal(h.numpy(), [[2.0, 0.0], [0.0, 0.0]])
+
+
+def test_relu_grad_refuses_unequal_shapes_on_the_direct_path():
+    dispatcher = tp.extend.Dispatcher("ReluGrad")
+    with pytest.raises(tp.ShapeError, match="equal shapes"):  # (numpy would broadcast them)
+        dispatcher.binary(tp.ones((3, 1)), tp.ones((1, 3)))
+
+
 @pytest.mark.parametrize(("xs", "ys"), [((2, 3), (3,)), ((), (2, 1)), ((0, 2), (2,))], ids=str)
 @pytest.mark.parametrize("dtype", [tp.float32, tp.float64, tp.int32, tp.complex64], ids=lambda d: d.name)
 def test_squared_difference(dtype, xs, ys):
@@ -139,6 +168,8 @@ def test_kernel_errors():
                "does not broadcast to x's shape (2, 3)")
     raises_for("AddN", tp.ShapeError, {"xs": [np.zeros((2, 3)), np.zeros(3)]}, None, "input 1 has (3,)")
     raises_for("GeluGrad", tp.ShapeError, {"dy": np.zeros(3), "x": np.zeros(2)}, None, "equal shapes")
+    raises_for("ReluGrad", tp.DTypeError, {"dy": np.zeros(3, np.int32), "x": np.zeros(3, np.int32)}, None,
+               "int32")
     raises_for("SquaredDifference", tp.ShapeError, {"x": np.zeros(3), "y": np.zeros(2)}, None,
                "cannot be broadcast")
 

@@ -21,4 +21,4 @@ elementwise(
     # ternary
     "Where",
 )
-same_shape_elementwise("EluGrad", "GeluGrad", "AddN", "AdamUpdate")
+same_shape_elementwise("EluGrad", "ReluGrad", "GeluGrad", "AddN", "AdamUpdate")

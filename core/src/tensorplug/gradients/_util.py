@@ -13,11 +13,12 @@ from ..registry.gradients import GradConfig, GradFunc, register_gradient
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 
-__all__ = ["unbroadcast", "gradient", "kernel", "slice_axis", "permute", "inverse_permutation"]
+__all__ = ["unbroadcast", "gradient", "kernel", "relu_grad", "slice_axis", "permute", "inverse_permutation"]
 
 
 _SUM = Dispatcher("Sum")
 _RESHAPE = Dispatcher("Reshape")
+_RELU_GRAD = Dispatcher("ReluGrad")
 
 
 def unbroadcast(g: Tensor, shape: Sequence[int]) -> Tensor:
@@ -59,6 +60,15 @@ def kernel(name: str, *inputs: Tensor, **attrs: Any) -> Tensor:
     spec = get_kernel_spec(name)
     dispatcher = dispatcher_of(name)
     result: Tensor = dispatcher(inputs, spec.normalize_attrs(attrs))
+    return result
+
+
+def relu_grad(dy: Tensor, x: Tensor) -> Tensor:
+    """The ReluGrad kernel: `dy` where `x` > 0, else 0 (`dy` of another dtype cast to x's first;
+    the shapes are equal, a gradient's and its input's)."""
+    if dy._dtype is not x._dtype:
+        dy = dy.astype(x._dtype)
+    result: Tensor = _RELU_GRAD.binary(dy, x)
     return result
 
 

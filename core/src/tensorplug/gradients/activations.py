@@ -1,8 +1,9 @@
 """Default gradients of the activation kernels and of SquaredDifference, Rsqrt and AddN.
 
 As TF.js: Elu's gradient runs the backward kernel EluGrad on Elu's output, and Gelu's runs
-GeluGrad, so that a backend can replace either; both backward kernels have gradients of their
-own (linear in dy, so dy's part is the backward kernel again), which keeps every order right.
+GeluGrad, so that a backend can replace either (Relu's runs TF's ReluGrad, in gradients/
+elementwise.py); the backward kernels have gradients of their own (linear in dy, so dy's part is
+the backward kernel again; ReluGrad is piecewise constant in x), which keeps every order right.
 Step is piecewise constant: its gradient is zero, as TF.js's. SquaredDifference of complex
 inputs, (x - y) * conj(x - y), is not holomorphic: its cotangent is the one jax.vjp gives.
 """
@@ -16,7 +17,7 @@ from typing import Any
 from .. import ops as tp
 from ..kernel_helpers import SELU_ALPHA, SELU_SCALE
 from ..tensor import Tensor
-from ._util import gradient, kernel, unbroadcast
+from ._util import gradient, kernel, relu_grad, unbroadcast
 
 Grads = Mapping[str, Callable[[], Any]]
 
@@ -35,6 +36,12 @@ def _elu_grad(g: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     dy, y = saved  # EluGrad = dy * (1 where y > 0, else y + alpha)
     return {"dy": lambda: kernel("EluGrad", g, y, alpha=attrs["alpha"]),
             "y": lambda: tp.where(y > 0, 0.0, g * dy)}
+
+
+@gradient("ReluGrad", inputs=("x",))
+def _relu_grad(g: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (x,) = saved  # ReluGrad = dy * (x > 0): linear in dy, flat in x
+    return {"dy": lambda: relu_grad(g, x), "x": lambda: tp.zeros_like(x)}
 
 
 @gradient("Selu", inputs=("x",))

@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import ops as tp
 from ..tensor import Tensor
-from ._util import gradient, unbroadcast
+from ._util import gradient, relu_grad, unbroadcast
 
 Grads = Mapping[str, Callable[[], Tensor]]
 
@@ -182,8 +182,8 @@ def _atanh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
 @gradient("Relu", inputs=("x",))
 def _relu(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
-    (x,) = saved
-    return {"x": lambda: tp.where(x > 0, dy, 0.0)}
+    (x,) = saved  # (only floating x is differentiated: ReluGrad takes floats)
+    return {"x": lambda: relu_grad(dy, x)}
 
 
 @gradient("Clip", inputs=("x",))

@@ -2,7 +2,7 @@
 
 Each activation is elementwise with a real (or, for Rsqrt, holomorphic) derivative, and its
 gradient passes back ``dy * f'(x)``: the gradient run on the tangent is the JVP. The backward
-kernels EluGrad and GeluGrad are ``dy * f'(x)`` too, linear in dy and elementwise in their other
+kernels EluGrad, ReluGrad and GeluGrad are ``dy * f'(x)`` too, linear in dy and elementwise in their other
 input, so the same holds for them; Prelu broadcasts its weights, which the shared rule handles.
 Step is piecewise constant (zero tangent). SquaredDifference of complex inputs, |x - y|^2, is
 not holomorphic: its tangent is 2 Re(conj(x - y) (tx - ty)). AddN is linear.
@@ -19,8 +19,8 @@ from ._util import elementwise_self_adjoint, jvp_rule, linear
 
 Tangents = tuple[Tensor | None, ...]
 
-elementwise_self_adjoint("Elu", "EluGrad", "Selu", "LeakyRelu", "Prelu", "Relu6", "Softplus",
-                         "LogSigmoid", "Gelu", "GeluGrad", "Rsqrt")
+elementwise_self_adjoint("Elu", "EluGrad", "ReluGrad", "Selu", "LeakyRelu", "Prelu", "Relu6",
+                         "Softplus", "LogSigmoid", "Gelu", "GeluGrad", "Rsqrt")
 linear("AddN")
 
 

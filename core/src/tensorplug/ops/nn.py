@@ -46,6 +46,8 @@ _ONE_HOT = caller("OneHot")
 _SPARSE_XENT = caller("SparseSoftmaxCrossEntropyWithLogits")
 
 _REDUCTIONS = ("mean", "sum", "none")
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}  # (integer labels as unsigned)
+_MAX = np.maximum.reduce
 
 
 def relu(x: Any, /) -> Tensor:
@@ -189,7 +191,7 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
 
     def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
         rows = lg.shape[0]
-        per_example, backprop = _SPARSE_XENT((lg, lab), {})
+        per_example, backprop = _SPARSE_XENT((lg, lab))
         if reduction == "mean" and rows:
             loss = multiply(_sum(per_example), 1.0 / rows)
         elif reduction == "sum":
@@ -213,9 +215,16 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
     return cross_entropy
 
 
+@functools.cache
+def _forward_mode_test() -> Any:
+    """autodiff's ``forward_mode_records``, imported on first use (autodiff sits above the ops;
+    an import statement per call costs about a microsecond)."""
+    from ..autodiff.forward import forward_mode_records
+    return forward_mode_records
+
+
 def _forward_mode_records() -> bool:
-    from ..autodiff.forward import forward_mode_records  # (autodiff sits above the ops)
-    return forward_mode_records()
+    return bool(_forward_mode_test()())
 
 
 def _cross_entropy(labels: Tensor, logits: Tensor, axis: int, reduction: str,
@@ -266,7 +275,7 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
     targets = None if fused else _ONE_HOT((labels,), {"depth": classes, "on_value": 1.0,
                                                       "off_value": 0.0, "dtype": logits._dtype})
     try:
-        host = np.asarray(labels.numpy())
+        host = labels.numpy()
     except TracedValueError:  # inside tp.jit: no values to check; a label out of range gives NaN:
         # the fused kernel's row is NaN; a one-hot row is all zeros, and 0 / 0 is NaN (a valid
         # row sums to 1: divided exactly)
@@ -274,7 +283,7 @@ def sparse_softmax_cross_entropy(labels: Any, logits: Any, *, reduction: str = "
             targets = divide(targets, _sum(targets, axis=-1, keepdims=True))
     else:
         # one reduction finds both kinds of bad label: as unsigned, a negative one is huge
-        if host.size and host.view(f"u{host.dtype.itemsize}").max() >= classes:
+        if host.size and _MAX(host.view(_UNSIGNED[host.dtype.itemsize]), axis=None) >= classes:
             bad = host.min() if host.min() < 0 else host.max()
             raise IndexOutOfRangeError(f"sparse_softmax_cross_entropy: label {bad} is out of range "
                                        f"for {classes} classes (valid: 0..{classes - 1}).")

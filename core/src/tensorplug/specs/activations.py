@@ -1,5 +1,6 @@
 """Kernel specs of the activation family (TF.js's names): Elu and its backward kernel EluGrad,
-Selu, LeakyRelu, Prelu, Relu6, Step, Softplus, Gelu and its backward kernel GeluGrad, LogSigmoid;
+Relu's backward kernel ReluGrad (TF's), Selu, LeakyRelu, Prelu, Relu6, Step, Softplus, Gelu and
+its backward kernel GeluGrad, LogSigmoid;
 and the elementwise kernels TF.js has beyond the Array API: SquaredDifference, Rsqrt, AddN.
 
 Every activation takes real floats and gives an output like its input (Prelu's alpha
@@ -89,6 +90,11 @@ ELU_GRAD = register_kernel_spec(KernelSpec(
     input_dtypes={"dy": FLOAT_DTYPES, "y": FLOAT_DTYPES}, same_dtype=("dy", "y"),
     attrs=(_alpha(1.0, "Elu's alpha"),),
     doc="Elu's backward kernel from its output y: dy where y > 0, else dy * (y + alpha)",
+))
+RELU_GRAD = register_kernel_spec(KernelSpec(
+    name="ReluGrad", inputs=("dy", "x"), infer=_grad_rule,
+    input_dtypes={"dy": FLOAT_DTYPES, "x": FLOAT_DTYPES}, same_dtype=("dy", "x"),
+    doc="Relu's backward kernel (TF's ReluGrad): dy where x > 0, else +0.0 (x NaN included)",
 ))
 SELU = _unary("Selu", f"scale * elu(x, alpha) with alpha = {SELU_ALPHA:.6f}, scale = {SELU_SCALE:.6f}")
 LEAKY_RELU = _unary("LeakyRelu", "x where x >= 0, else alpha * x",

@@ -1,5 +1,5 @@
-"""Reference values of the activation kernels (Elu, EluGrad, Selu, LeakyRelu, Prelu, Relu6,
-Step, Softplus, Gelu, GeluGrad, LogSigmoid) and of SquaredDifference, Rsqrt and AddN, from
+"""Reference values of the activation kernels (Elu, EluGrad, ReluGrad, Selu, LeakyRelu, Prelu,
+Relu6, Step, Softplus, Gelu, GeluGrad, LogSigmoid) and of SquaredDifference, Rsqrt and AddN, from
 their definitions in float64 numpy. Few cases, to keep the kit quick: float64 over the edge
 shapes, two shapes in float32, one small case in each other accepted dtype, values clear of
 each kink, attribute variants in float64 only, and hand-picked values where the functions
@@ -92,6 +92,12 @@ def _elu_reference(x: np.ndarray, alpha: float) -> np.ndarray:
            _same_shape_bad)
 def _elu_grad(dy: np.ndarray, y: np.ndarray, alpha: float) -> np.ndarray:
     return np.where(y > 0, dy, dy * (y + alpha))
+
+
+@reference("ReluGrad", _cases(CLEAR_OF_ZERO, (-1.0, 0.0, 1.0, np.inf, -np.inf, np.nan), count=2),
+           _same_shape_bad)
+def _relu_grad(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, dy, 0.0)
 
 
 @reference("Selu", _cases(CLEAR_OF_ZERO))

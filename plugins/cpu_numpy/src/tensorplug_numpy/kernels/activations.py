@@ -1,5 +1,5 @@
-"""Activation kernels (Elu, EluGrad, Selu, LeakyRelu, Prelu, Relu6, Step, Softplus, Gelu,
-GeluGrad, LogSigmoid) and TF.js's elementwise extras (SquaredDifference, Rsqrt, AddN).
+"""Activation kernels (Elu, EluGrad, ReluGrad, Selu, LeakyRelu, Prelu, Relu6, Step, Softplus,
+Gelu, GeluGrad, LogSigmoid) and TF.js's elementwise extras (SquaredDifference, Rsqrt, AddN).
 
 Each keeps its input's float dtype. Gelu's exact form needs erf, which numpy lacks: ``_phi``
 computes the normal CDF in float64 from a series (|z| < 2) and a continued fraction of erfc
@@ -14,7 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.dtypes import FLOAT_DTYPES
+from tensorplug.extend import DirectCall
 from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values
+
+from ._kernel import Kernel
+from .elementwise import UNSIGNED_OF_SIZE
 
 _SERIES_TERMS = 30  # erf's series below |z| = 2: converged to float64 there
 _FRACTION_DEPTH = 50  # erfc's continued fraction from |z| = 2 on: converged to float64 there
@@ -110,6 +115,18 @@ def gelu_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> A
     return (_wide(dy) * gelu_slope(np, _wide(x), attrs["approximate"], _phi)).astype(dy.dtype)
 
 
+def relu_grad_values(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """dy where x > 0, else +0.0, without a branch: dy's bits times the mask (exact for every
+    value, NaN and -0.0 included); ReluGrad's direct call, so it checks the shapes itself."""
+    if dy.shape != x.shape:
+        raise ValueError(f"dy of shape {dy.shape} and x of shape {x.shape} differ")
+    return np.multiply(dy.view(UNSIGNED_OF_SIZE[dy.itemsize]), x > 0).view(dy.dtype)
+
+
+def relu_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return relu_grad_values(*inputs)
+
+
 def squared_difference(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x, y = inputs
     d = np.subtract(x, y)
@@ -128,9 +145,10 @@ def add_n(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return out
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Elu": elu,
     "EluGrad": elu_grad,
+    "ReluGrad": Kernel(relu_grad, DirectCall(FLOAT_DTYPES, relu_grad_values), handles_warnings=True),
     "Selu": selu,
     "LeakyRelu": leaky_relu,
     "Prelu": prelu,

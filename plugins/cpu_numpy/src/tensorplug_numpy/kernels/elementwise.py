@@ -115,14 +115,15 @@ def _cast_to(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
 # np.where branches on every element: on a condition without a pattern (a ReLU's mask) the
 # mispredictions make it cost 3x a select through the bits from about a thousand elements on
 _SELECT_BY_BITS_FROM = 1024
-_UNSIGNED_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+#: the unsigned integer dtype of a float's bits, by the float's itemsize
+UNSIGNED_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _BOOL = np.dtype(np.bool_)  # (a condition of another dtype, from a caller that skipped the spec: np.where)
 
 
 def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     """np.where's values, bit for bit; large inputs of one dtype go through `_select_bits`."""
     condition, x, y = inputs
-    if (condition.dtype == _BOOL and x.dtype == y.dtype and x.dtype.itemsize in _UNSIGNED_OF_SIZE
+    if (condition.dtype == _BOOL and x.dtype == y.dtype and x.dtype.itemsize in UNSIGNED_OF_SIZE
             and max(condition.size, x.size, y.size) >= _SELECT_BY_BITS_FROM):
         return _select_bits(condition, x, y)
     return np.where(condition, x, y)
@@ -132,7 +133,7 @@ def _select_bits(condition: Any, x: Any, y: Any) -> Any:
     """x where condition else y, without a branch: y ^ ((x ^ y) * condition) on the values' bits
     (an integer product by 1 or 0: exact), just x's bits * condition when y is a scalar of zero
     bits (+0.0: a ReLU's gradient). Exact for any values (NaN, -0.0 and inf included)."""
-    bits = _UNSIGNED_OF_SIZE[x.dtype.itemsize]
+    bits = UNSIGNED_OF_SIZE[x.dtype.itemsize]
     x_bits, y_bits = x.view(bits), y.view(bits)
     if y.ndim == 0 and not y_bits:
         return np.multiply(x_bits, condition).view(x.dtype)

@@ -1,5 +1,5 @@
-"""Activation kernels (Elu, EluGrad, Selu, LeakyRelu, Prelu, Relu6, Step, Softplus, Gelu,
-GeluGrad, LogSigmoid) and TF.js's elementwise extras (SquaredDifference, Rsqrt, AddN), as the
+"""Activation kernels (Elu, EluGrad, ReluGrad, Selu, LeakyRelu, Prelu, Relu6, Step, Softplus,
+Gelu, GeluGrad, LogSigmoid) and TF.js's elementwise extras (SquaredDifference, Rsqrt, AddN), as the
 numpy backend computes them: same values, dtypes and shapes. Numbers that do not shape the
 computation (alpha) are traced; Gelu's ``approximate`` is static."""
 
@@ -24,6 +24,12 @@ def _elu(x: Any, alpha: Any) -> Any:
 
 def _elu_grad(dy: Any, y: Any, alpha: Any) -> Any:
     return jnp.where(y > 0, dy, (dy * (y + alpha)).astype(dy.dtype))
+
+
+def _relu_grad(dy: Any, x: Any) -> Any:
+    if dy.shape != x.shape:  # (a direct call: jnp.where would broadcast them)
+        raise ValueError(f"dy of shape {dy.shape} and x of shape {x.shape} differ")
+    return jnp.where(x > 0, dy, jnp.zeros((), dy.dtype))
 
 
 def _selu(x: Any) -> Any:
@@ -91,6 +97,7 @@ def _add_n(*xs: Any) -> Any:
 KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Elu": with_attrs(_elu, traced=("alpha",)),
     "EluGrad": with_attrs(_elu_grad, traced=("alpha",)),
+    "ReluGrad": binary(_relu_grad),
     "Selu": unary(_selu),
     "LeakyRelu": with_attrs(_leaky_relu, traced=("alpha",)),
     "Prelu": binary(_prelu),
