@@ -104,6 +104,25 @@ def test_jacobians_of_trees_and_several_arguments():
         assert got[0]["w"].shape == (4, 2, 3, 2)
 
 
+
+def test_jacobians_and_hessians_with_aux_are_jaxs():
+    """has_aux: f returns (output, aux); the result is (jacobian, aux), aux as f computes it."""
+    def f(x, scale):
+        return tp.sin(x) * scale, {"norm": tp.sum(x * x), "x": x}
+
+    def fj(x, scale):
+        return jnp.sin(x) * scale, {"norm": jnp.sum(x * x), "x": x}
+    x = RNG.standard_normal(3)
+    for ours, theirs in ((tp.jacfwd, jax.jacfwd), (tp.jacrev, jax.jacrev), (tp.hessian, jax.hessian)):
+        (got, aux), (want, want_aux) = ours(f, has_aux=True)(x, 2.0), theirs(fj, has_aux=True)(x, 2.0)
+        close(got, want)
+        close(aux["norm"], want_aux["norm"])
+        close(aux["x"], x)
+        with pytest.raises(AutodiffError, match="has_aux=True, so it must return a pair"):
+            ours(lambda v: tp.sin(v), has_aux=True)(x)
+    with pytest.raises(tp.ArgumentError, match="has_aux"):
+        tp.jacrev(f, has_aux="yes")
+
 def test_jacobians_of_tree_outputs_and_hessians_of_trees_are_jaxs():
     """Outputs in tuples and dicts give Jacobians in a tree like them (each leaf's Jacobian a
     tree like the arguments); so hessian takes trees and tuples of argnums, as in JAX."""

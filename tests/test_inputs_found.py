@@ -31,6 +31,17 @@ def test_asarray_refuses_a_python_int_past_int64(backend: str) -> None:
     assert int(tp.asarray(2**63 - 1)) == 2**63 - 1
 
 
+# -- a Python scalar the tensor's dtype cannot hold: the message did not say which op refused it
+
+@pytest.mark.parametrize(("call", "op"), [
+    (lambda x: x + 300, "add"), (lambda x: 300 * x, "multiply"), (lambda x: tp.maximum(x, -200), "maximum"),
+    (lambda x: x < 1000, "less"), (lambda x: tp.where(x > 0, x, 300), "where"),
+    (lambda x: x & 1000, "bitwise_and"), (lambda x: tp.pow(x, 999), "pow")])
+def test_a_python_scalar_too_big_for_the_dtype_names_the_op(backend: str, call, op: str) -> None:
+    with pytest.raises(tp.DTypeError, match=rf"^{op}: the Python scalar -?\d+ does not fit in int8; cast"):
+        call(tp.asarray([1, 2], dtype=tp.int8))
+
+
 @pytest.mark.parametrize(("value", "dtype"), [(300, tp.uint8), ([1, -1], tp.uint8), (2**40, tp.int32),
                                               (2**63, tp.int64)])
 def test_asarray_out_of_the_dtypes_range_is_a_dtype_error(backend: str, value: object,

@@ -371,6 +371,16 @@ class Tensor:
     def __getitem__(self, key: Any) -> Tensor:
         return _ops.getitem(self, key)
 
+    def __copy__(self) -> Tensor:  # (copying and pickling: see tensorplug._pickling)
+        return self  # (immutable, as a tuple is: the copy is the tensor itself)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        from ._pickling import reduce_tensor
+        return reduce_tensor(self)
+
     def __setitem__(self, key: Any, value: Any, /) -> None:
         """Always ImmutableTensorError: tensors are immutable; ``x = x.at[key].set(value)``."""
         raise _updates.immutable_error(key)

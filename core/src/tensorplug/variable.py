@@ -127,6 +127,18 @@ class Variable(Tensor):
         """``assign(self - delta)``: subtract `delta` (broadcast to the shape) in place; returns self."""
         return self.assign(self - delta)
 
+    # -- copying and pickling (see tensorplug._pickling) -------------------------------------
+    def __copy__(self) -> Variable:
+        from ._pickling import copy_variable
+        return copy_variable(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
+        return self.__copy__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        from ._pickling import reduce_variable
+        return reduce_variable(self)
+
     def __repr__(self) -> str:
         try:
             body = np.array2string(np.asarray(self.numpy()), separator=", ", prefix="Variable(")
@@ -150,6 +162,11 @@ class Variable(Tensor):
             from .ops._convert import asarray
             state = asarray(state, dtype=self._dtype, backend=self._backend.name)
         self._value, self._backend, self._value_tensor = state._data, state._backend, state
+
+
+def name_taken(name: str) -> bool:
+    """Whether a live Variable has `name`."""
+    return name in _registry
 
 
 def trainable_variables() -> list[Variable]:

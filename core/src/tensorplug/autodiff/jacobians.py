@@ -18,7 +18,16 @@ from ..ops.creation import eye, zeros, zeros_like
 from ..ops.manipulation import reshape
 from ..tensor import Tensor
 from . import _tree
-from .api import _argnums, _checked_argnums, _diff_leaf, _is_leaf, grad, regrouped, watched_arguments
+from .api import (
+    _argnums,
+    _checked_argnums,
+    _diff_leaf,
+    _is_leaf,
+    _with_aux,
+    grad,
+    regrouped,
+    watched_arguments,
+)
 from .forward import jvp
 from .tape import Tape, backward
 
@@ -48,17 +57,34 @@ def _result(parts: list[Any], argnums: int | tuple[int, ...]) -> Any:
     return parts[0] if isinstance(argnums, int) else tuple(parts)
 
 
-def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def _output_of(f: Callable[..., Any], has_aux: bool) -> Callable[..., Any]:
+    """`f`, or with ``has_aux`` the function giving the first of the pair `f` returns."""
+    if not has_aux:
+        return f
+    return functools.wraps(f)(lambda *args, **kwargs: _with_aux(f(*args, **kwargs), f)[0])
+
+
+def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
+           has_aux: bool = False) -> Callable[..., Any]:
     """A function giving the Jacobian of `f` with respect to argument `argnums` by forward
     mode (a JVP per argument element, all at once under vmap). For a Tensor output and a
     Tensor argument: shape ``output.shape + argument.shape``; a tree of tensors as the argument
     gives a tree like it, a tuple of argnums a tuple, and a tree of outputs (tuples, lists,
     dicts) a tree like it of those, as JAX's jacfwd. Keyword arguments are passed to `f` as they
-    are (not differentiated)."""
+    are (not differentiated). With ``has_aux``, `f` returns ``(output, aux)`` and the result is
+    ``(jacobian, aux)``, aux as `f` computes it (`f` runs once more, plainly, for it)."""
     valid.function(f, "jacfwd")
     argnums = _checked_argnums(argnums, "jacfwd")
+    has_aux = valid.flag(has_aux, "jacfwd", "has_aux")
+    main = _output_of(f, has_aux)
 
     @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        jac = jacobian(*args, **kwargs)
+        if not has_aux:
+            return jac
+        return jac, _with_aux(f(*[asarray(a) if _is_leaf(a) else a for a in args], **kwargs), f)[1]
+
     def jacobian(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args))
         args_l = [asarray(a) if _is_leaf(a) else a for a in args]
@@ -73,7 +99,7 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                 def at(*xs: Any, n: int = n, structure: Any = structure) -> tuple[Tensor, ...]:
                     call = list(args_l)
                     call[n] = _tree.unflatten(structure, list(xs))
-                    out_leaves, out_structure = _outputs(f(*call, **kwargs), "jacfwd")
+                    out_leaves, out_structure = _outputs(main(*call, **kwargs), "jacfwd")
                     if not outputs:
                         outputs.extend((out_structure, out_leaves))
                     return tuple(out_leaves)
@@ -89,7 +115,7 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                 blocks_per_leaf.append([reshape(c, c.shape[:-1] + leaf.shape) for c in columns])
             per_argnum.append((structure, blocks_per_leaf))
         if not outputs:  # every argument differentiated is an empty tree: f never ran
-            out_leaves, out_structure = _outputs(f(*args_l, **kwargs), "jacfwd")
+            out_leaves, out_structure = _outputs(main(*args_l, **kwargs), "jacfwd")
             outputs.extend((out_structure, out_leaves))
         out_structure, out_leaves = outputs
         return _tree.unflatten(out_structure, [
@@ -97,15 +123,18 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                      for structure, per_leaf in per_argnum], argnums)
             for j in range(len(out_leaves))])
 
-    return jacobian
+    return wrapper
 
 
-def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
+           has_aux: bool = False) -> Callable[..., Any]:
     """A function giving the Jacobian of `f` with respect to argument `argnums` by reverse
     mode: one forward pass, a backward pass per output element (all at once under vmap).
-    Shapes, trees and keyword arguments as for jacfwd."""
+    Shapes, trees and keyword arguments as for jacfwd. With ``has_aux``, `f` returns
+    ``(output, aux)`` and the result is ``(jacobian, aux)``."""
     valid.function(f, "jacrev")
     argnums = _checked_argnums(argnums, "jacrev")
+    has_aux = valid.flag(has_aux, "jacrev", "has_aux")
 
     @functools.wraps(f)
     def jacobian(*args: Any, **kwargs: Any) -> Any:
@@ -113,9 +142,11 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
         tape = Tape(sources)
         push_recorder(tape)
         try:
-            out_leaves, out_structure = _outputs(f(*args_l, **kwargs), "jacrev")
+            result = f(*args_l, **kwargs)
         finally:
             remove_recorder(tape)
+        out, aux = _with_aux(result, f) if has_aux else (result, None)
+        out_leaves, out_structure = _outputs(out, "jacrev")
         per_output = []
         for out in out_leaves:
             if out.size:
@@ -124,19 +155,23 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[
                 rows = tuple(zeros((0,) + s.shape, dtype=s.dtype) for s in sources)
             jac = [reshape(row, out.shape + s.shape) for row, s in zip(rows, sources)]
             per_output.append(_result(regrouped(groups, jac), argnums))
-        return _tree.unflatten(out_structure, per_output)
+        jacobian_tree = _tree.unflatten(out_structure, per_output)
+        return (jacobian_tree, aux) if has_aux else jacobian_tree
 
     return jacobian
 
 
-def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
+            has_aux: bool = False) -> Callable[..., Any]:
     """A function giving the Hessian of scalar-valued `f` with respect to argument `argnums`
     (``jacfwd(jacrev(f))``): shape ``argument.shape + argument.shape``; for a tree argument,
     a tree of trees (``h["w"]["b"]``), for a tuple of argnums a tuple of tuples, as JAX's.
-    Keyword arguments are passed to `f` as they are (not differentiated)."""
+    Keyword arguments are passed to `f` as they are (not differentiated). With ``has_aux``,
+    `f` returns ``(output, aux)`` and the result is ``(hessian, aux)``."""
     valid.function(f, "hessian")
     argnums = _checked_argnums(argnums, "hessian")
-    return jacfwd(jacrev(f, argnums), argnums)
+    has_aux = valid.flag(has_aux, "hessian", "has_aux")
+    return jacfwd(jacrev(f, argnums, has_aux), argnums, has_aux)
 
 
 def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, ...]:

@@ -129,8 +129,9 @@ _scalars: dict[tuple[Any, ...], Tensor] = {}  # on backends that reuse scalars
 _SCALARS_LIMIT = 4096
 
 
-def scalar_tensor(value: Any, dtype: DType) -> Tensor:
-    """A 0-d tensor of `dtype` holding the Python scalar `value`, on the active backend."""
+def scalar_tensor(value: Any, dtype: DType, op: str | None = None) -> Tensor:
+    """A 0-d tensor of `dtype` holding the Python scalar `value`, on the active backend (a value
+    that does not fit is refused, naming `op`)."""
     backend = backend_var.get() or active_backend()
     reuse = backend.reuses_scalars
     if reuse:
@@ -143,8 +144,8 @@ def scalar_tensor(value: Any, dtype: DType) -> Tensor:
         host = np.asarray(value, dtype=dtype.numpy)
     except OverflowError:
         raise DTypeError(
-            f"the Python scalar {value!r} does not fit in {dtype.name}; cast the tensor to a wider "
-            "dtype first, e.g. x.astype(tp.int64)."
+            f"{f'{op}: ' if op else ''}the Python scalar {value!r} does not fit in {dtype.name}; cast "
+            "the tensor to a wider dtype first, e.g. x.astype(tp.int64)."
         ) from None
     t = wrap(backend.from_numpy(host), backend, dtype)
     # NaN never equals itself and -0.0 equals 0.0: neither is a usable key (nor is a complex
@@ -157,8 +158,9 @@ def scalar_tensor(value: Any, dtype: DType) -> Tensor:
     return t
 
 
-def convert_pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
-    """Two op arguments as Tensors of one promoted dtype (Python scalars are weak)."""
+def convert_pair(x: Any, y: Any, op: str | None = None) -> tuple[Tensor, Tensor]:
+    """Two op arguments as Tensors of one promoted dtype (Python scalars are weak); `op` names
+    the op in the error for a Python scalar its dtype cannot hold."""
     if isinstance(x, Tensor):
         if isinstance(y, Tensor):
             if x._dtype is y._dtype:
@@ -167,14 +169,14 @@ def convert_pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
             return astype(x, dt), astype(y, dt)
         if isinstance(y, _SCALARS):
             dt = scalar_dtype(y, x._dtype)
-            return (x if dt is x._dtype else astype(x, dt)), scalar_tensor(y, dt)
+            return (x if dt is x._dtype else astype(x, dt)), scalar_tensor(y, dt, op)
         y = asarray(y)
         dt = result_type(x._dtype, y._dtype)
         return astype(x, dt), astype(y, dt)
     if isinstance(y, Tensor):
         if isinstance(x, _SCALARS):
             dt = scalar_dtype(x, y._dtype)
-            return scalar_tensor(x, dt), (y if dt is y._dtype else astype(y, dt))
+            return scalar_tensor(x, dt, op), (y if dt is y._dtype else astype(y, dt))
         x = asarray(x)
         dt = result_type(x._dtype, y._dtype)
         return astype(x, dt), astype(y, dt)

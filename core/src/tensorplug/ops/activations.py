@@ -66,7 +66,7 @@ def leaky_relu(x: Any, /, negative_slope: float = 0.01) -> Tensor:
 def prelu(x: Any, alpha: Any, /) -> Tensor:
     """x where x > 0, else alpha * x, with a tensor `alpha` (learned slopes, e.g. one per
     channel) that broadcasts to x's shape (TF.js's prelu); differentiable in both."""
-    x, alpha = convert_pair(real_float(x, "prelu"), alpha)
+    x, alpha = convert_pair(real_float(x, "prelu"), alpha, "prelu")
     x, alpha = real_float(x, "prelu"), real_float(alpha, "prelu")
     prelu_alpha_shape(x.shape, alpha.shape, "prelu")
     return _PRELU((x, alpha), {})

@@ -22,7 +22,7 @@ _ADD_N = caller("AddN")
 def squared_difference(x: Any, y: Any, /) -> Tensor:
     """(x - y) ** 2 elementwise with broadcasting, promoting as ``subtract``; for complex
     inputs (x - y) * conj(x - y), TF's definition (|x - y| ** 2, in the complex dtype)."""
-    x, y = convert_pair(x, y)
+    x, y = convert_pair(x, y, "squared_difference")
     if x._dtype is bool_:
         raise DTypeError("squared_difference does not accept bool tensors; cast first, e.g. "
                          "x.astype(tp.float32).")
@@ -55,7 +55,7 @@ def complex(real: Any, imag: Any, /) -> Tensor:  # noqa: A001
     """real + i * imag elementwise with broadcasting (TF.js's Complex, torch.complex): real
     floating inputs of one promoted dtype give its complex dtype (float64 -> complex128, the
     others complex64); differentiable in both."""
-    real, imag = convert_pair(real, imag)
+    real, imag = convert_pair(real, imag, "complex")
     if real._dtype.kind != "float" or imag._dtype.kind != "float":
         raise DTypeError(f"complex takes real floating inputs, got {real._dtype.name} and "
                          f"{imag._dtype.name}; cast first, e.g. x.astype(tp.float32).")

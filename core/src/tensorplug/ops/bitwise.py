@@ -27,7 +27,7 @@ def _logic(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
 
     def op(x1: Any, x2: Any, /) -> Tensor:
         if not (isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._dtype is x2._dtype):
-            x1, x2 = convert_pair(x1, x2)
+            x1, x2 = convert_pair(x1, x2, name)
         if x1._dtype.is_inexact:
             raise _refuse(name, x1._dtype, "integer or bool")
         return binary(x1, x2)
@@ -42,7 +42,7 @@ def _shift(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
         if isinstance(x2, int):  # the Array API leaves a negative shift undefined: refused
             valid.integer(int(x2), name, "x2 (the shift)", minimum=0)
         if not (isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._dtype is x2._dtype):
-            x1, x2 = convert_pair(x1, x2)
+            x1, x2 = convert_pair(x1, x2, name)
         if not x1._dtype.is_integer:
             raise _refuse(name, x1._dtype, "integer")
         return binary(x1, x2)

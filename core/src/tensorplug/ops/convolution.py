@@ -36,7 +36,7 @@ Ints = int | Sequence[int]
 def _operands(op: str, x: Any, kernel: Any, data_format: Any) -> tuple[Tensor, Tensor, int, str]:
     """x and the kernel as float tensors of one dtype, the spatial rank and the data format's
     name for that rank ('NHWC' ...)."""
-    x, w = convert_pair(x, kernel)
+    x, w = convert_pair(x, kernel, op)
     if x._dtype.is_complex:
         raise DTypeError(f"{op}: complex inputs are not supported (got {x._dtype.name}); convolve the real "
                          "and imaginary parts separately.")
@@ -195,7 +195,7 @@ def separable_conv(x: Any, depthwise_kernel: Any, pointwise_kernel: Any, /, stri
     op = "separable_conv"
     y = depthwise_conv(x, depthwise_kernel, strides, padding, dilation=dilation, data_format=data_format)
     rank = y.ndim - 2
-    _, pw = convert_pair(y, pointwise_kernel)
+    _, pw = convert_pair(y, pointwise_kernel, "separable_conv")
     if pw.ndim == 2:
         pw = reshape(pw, (1,) * rank + pw.shape)
     if pw.ndim != rank + 2 or any(d != 1 for d in pw.shape[:rank]):

@@ -145,7 +145,7 @@ def svdvals(x: Any, /) -> Tensor:
 def solve(x1: Any, x2: Any, /) -> Tensor:
     """X with x1 X = x2 for square x1 (..., M, M); x2 is (..., M, K) (batch axes broadcast) or
     one vector (M,), giving (..., M). NaN where x1 is singular."""
-    a, b = convert_pair(x1, x2)
+    a, b = convert_pair(x1, x2, "solve")
     float_matrices(a, "solve")
     if b.ndim == 1:
         m = square_shape(a.shape, "solve")

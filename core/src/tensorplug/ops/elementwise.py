@@ -65,7 +65,7 @@ def _numeric(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tensor]:
 
     def op(x: Any, y: Any, /) -> Tensor:
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
-            x, y = convert_pair(x, y)
+            x, y = convert_pair(x, y, name)
         if x._dtype is bool_:
             raise _no_bool(name)
         return binary(x, y)
@@ -78,7 +78,7 @@ def _compare(name: str, kernel: str, allow_bool: bool, doc: str) -> Callable[[An
 
     def op(x: Any, y: Any, /) -> Tensor:
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
-            x, y = convert_pair(x, y)
+            x, y = convert_pair(x, y, name)
         if x._dtype is bool_ and not allow_bool:
             raise _no_bool(name)
         return binary(x, y)
@@ -114,7 +114,7 @@ def _float_binary(name: str, kernel: str, doc: str) -> Callable[[Any, Any], Tens
 
     def op(x: Any, y: Any, /) -> Tensor:
         if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
-            x, y = convert_pair(x, y)
+            x, y = convert_pair(x, y, name)
         if x._dtype.kind != "float":
             if x._dtype.is_complex:
                 raise _no_complex(name, x._dtype)
@@ -277,7 +277,7 @@ _CLIP = caller("Clip")
 def divide(x: Any, y: Any) -> Tensor:
     """x / y; integer and bool inputs give the default float dtype."""
     if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
-        x, y = convert_pair(x, y)
+        x, y = convert_pair(x, y, "divide")
     if not x._dtype.is_inexact:
         x, y = to_float(x), to_float(y)
     return _DIVIDE.binary(x, y)
@@ -286,7 +286,7 @@ def divide(x: Any, y: Any) -> Tensor:
 def pow(x: Any, y: Any) -> Tensor:  # noqa: A001
     """x ** y, elementwise with broadcasting."""
     if not (isinstance(x, Tensor) and isinstance(y, Tensor) and x._dtype is y._dtype):
-        x, y = convert_pair(x, y)
+        x, y = convert_pair(x, y, "pow")
     if x._dtype is bool_:
         raise _no_bool("pow")
     return _POW.binary(x, y)
@@ -304,7 +304,7 @@ def positive(x: Any) -> Tensor:
 
 def where(condition: Any, x: Any, y: Any) -> Tensor:
     """Elements of x where condition holds, else of y (all three broadcast)."""
-    x, y = convert_pair(x, y)
+    x, y = convert_pair(x, y, "where")
     if not (isinstance(condition, Tensor) and condition._dtype is bool_):
         condition = astype(condition, bool_)
     return _WHERE((condition, x, y))
@@ -355,7 +355,7 @@ def log10(x: Any) -> Tensor:
 
 def logaddexp(x: Any, y: Any) -> Tensor:
     """log(exp(x) + exp(y)), computed stably; real inputs only (complex is a DTypeError)."""
-    x, y = convert_pair(to_float(x), to_float(y))
+    x, y = convert_pair(to_float(x), to_float(y), "logaddexp")
     if x._dtype.is_complex:
         raise _no_complex("logaddexp", x._dtype)
     m = maximum(x, y)

@@ -50,7 +50,7 @@ def fused_matmul(a: Any, b: Any, /, bias: Any = None, activation: str = "linear"
     product; activation is 'linear', 'relu', 'relu6', 'elu', 'leakyrelu' (slope
     leakyrelu_alpha), 'prelu' (slopes prelu_weights) or 'sigmoid'."""
     op = "fused_matmul"
-    x, y = convert_pair(a, b)
+    x, y = convert_pair(a, b, "fused_matmul")
     x, y = real_float(x, op), real_float(y, op)
     if x.ndim < 2 or y.ndim < 2:
         raise ShapeError(f"{op}: a (shape {x.shape}) and b (shape {y.shape}) need at least 2 dimensions; "

@@ -27,7 +27,7 @@ _MATMUL = caller("MatMul", {"transpose_x": False, "transpose_y": False})
 
 
 def _numeric_pair(op: str, x1: Any, x2: Any) -> tuple[Tensor, Tensor]:
-    a, b = convert_pair(x1, x2)
+    a, b = convert_pair(x1, x2, op)
     if a._dtype is bool_:
         raise DTypeError(f"{op} does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
     return a, b

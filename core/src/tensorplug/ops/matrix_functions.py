@@ -53,7 +53,7 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Tensor:
     """Cross product of 3-element vectors along `axis` (counted from the last axis of the
     broadcast shape; x1 and x2 need size 3 there); the other axes broadcast."""
-    a, b = convert_pair(x1, x2)
+    a, b = convert_pair(x1, x2, "cross")
     if a._dtype is bool_:
         raise DTypeError("cross does not accept bool tensors; cast first, e.g. x.astype(tp.int64).")
     sa, sb = a.shape, b.shape

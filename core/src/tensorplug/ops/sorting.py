@@ -68,7 +68,7 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
         except IndexOutOfRangeError as exc:
             raise IndexOutOfRangeError(f"searchsorted: sorter holds an index out of range of x1 "
                                        f"({str(exc).removeprefix('take: ')}); pass argsort(x1).") from None
-    a, v = convert_pair(x1, x2)
+    a, v = convert_pair(x1, x2, "searchsorted")
     ordered_dtype(a.dtype, "searchsorted")
     return _SEARCH_SORTED((a, v), {"side": side})
 

@@ -63,8 +63,14 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, r, e * r)
 
 
+_ZEROS: dict[np.dtype, np.ndarray] = {}  # a 0-d zero per dtype: a ufunc takes it for less than a Python 0
+
+
 def relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0)  # a Python 0 is weak: int32 stays int32, float32 stays float32
+    zero = _ZEROS.get(x.dtype)
+    if zero is None:
+        zero = _ZEROS[x.dtype] = np.zeros((), x.dtype)
+    return np.maximum(x, zero)
 
 
 def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -15,9 +15,17 @@ from typing import Any
 import numpy as np
 
 _NEG_INF = -np.inf
+# numpy's maximum.reduce along a short last axis loops row by row (3.5 us for 32 rows of 10
+# classes, 285 us for 4096 rows); over the first axis of a transposed copy it is one vectorized
+# maximum per class (2 us, 23 us). Rows up to this length go that way (from about 100 on, the
+# copy costs more than it saves).
+_SHORT_ROWS = 64
 
 
 def _shifted(x: np.ndarray, axis: int) -> np.ndarray:
+    """x minus its maximum along `axis` (an empty axis' maximum is -inf)."""
+    if x.ndim == 2 and axis in (1, -1) and 0 < x.shape[1] <= _SHORT_ROWS:
+        return x - np.maximum.reduce(np.ascontiguousarray(x.T), axis=0)[:, None]
     # `initial` makes an empty axis give -inf instead of numpy's "no identity" error
     return x - np.maximum.reduce(x, axis=axis, keepdims=True, initial=_NEG_INF)
 
@@ -54,12 +62,11 @@ def sparse_softmax_cross_entropy_with_logits(inputs: tuple[Any, ...], attrs: dic
     dtype = features.dtype
     if dtype.itemsize < 4:  # float16, bfloat16: exp and its sum in float32
         features = features.astype(np.float32)
-    # as unsigned, a negative label is huge: one comparison finds both kinds of bad label
-    bad = labels.view(_UNSIGNED[labels.dtype]) >= classes
-    if rows and bad.any():
+    # as unsigned, a negative label is huge: one reduction finds both kinds of bad label
+    bad = None
+    if rows and np.maximum.reduce(labels.view(_UNSIGNED[labels.dtype])) >= classes:
+        bad = labels.view(_UNSIGNED[labels.dtype]) >= classes
         labels = np.where(bad, 0, labels) if classes else np.zeros_like(labels)
-    else:
-        bad = None
     if not classes:
         return np.full(rows, np.nan, dtype), np.empty_like(features, dtype)
     s = _shifted(features, 1)

@@ -1,4 +1,7 @@
-"""Optimizer-update kernels: AdamUpdate, fused into a few ufunc calls on fresh arrays."""
+"""Optimizer-update kernels: AdamUpdate, fused into a few ufunc calls that write three fresh
+arrays and one scratch array. The scalars are 0-d arrays of the parameters' dtype: rounded once
+from Python's float, as Adam's ops round them (so the same bits as tp.jit's plan of those ops),
+and a ufunc takes a 0-d array for less than it takes a Python or numpy scalar."""
 
 from __future__ import annotations
 
@@ -18,27 +21,31 @@ def adam_update(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) ->
     if param.dtype == _BFLOAT16:  # (ml_dtypes' bfloat16 meets Python floats in float32): in float32
         wide = adam_update(tuple(a.astype(np.float32) for a in inputs), attrs, backend)
         return wide[0].astype(_BFLOAT16), wide[1].astype(_BFLOAT16), wide[2].astype(_BFLOAT16)
-    b1, one_minus_b1, b2, one_minus_b2 = _decay_rates(param.dtype, attrs["beta1"], attrs["beta2"])
+    if not param.ndim:  # (a ufunc gives a numpy scalar for 0-d arrays, which takes no out=)
+        p, m, v = adam_update(tuple(a.reshape(1) for a in inputs), attrs, backend)
+        return p.reshape(()), m.reshape(()), v.reshape(())
+    dtype = param.dtype
+    b1, one_minus_b1, b2, one_minus_b2 = _decay_rates(dtype, attrs["beta1"], attrs["beta2"])
     m_new = np.multiply(m, b1)
-    m_new += np.multiply(grad, one_minus_b1)
+    scratch = np.multiply(grad, one_minus_b1)
+    np.add(m_new, scratch, out=m_new)
     v_new = np.multiply(grad, grad)
-    v_new *= one_minus_b2
-    v_new += np.multiply(v, b2)
-    denom = np.sqrt(v_new)
-    # (Python floats are weak: numpy rounds them to the dtype once; a numpy float64 would widen)
-    denom += float(attrs["epsilon_hat"])
-    step = np.multiply(m_new, float(attrs["step_size"]))
-    step /= denom
-    return np.subtract(param, step), m_new, v_new
+    np.multiply(v_new, one_minus_b2, out=v_new)
+    np.add(v_new, np.multiply(v, b2, out=scratch), out=v_new)
+    denom = np.sqrt(v_new, out=scratch)
+    np.add(denom, np.array(attrs["epsilon_hat"], dtype), out=denom)
+    step = np.multiply(m_new, np.array(attrs["step_size"], dtype))
+    np.divide(step, denom, out=step)
+    return np.subtract(param, step, out=step), m_new, v_new
 
 
 @functools.lru_cache(maxsize=64)
 def _decay_rates(dtype: np.dtype, beta1: float, beta2: float) -> tuple[Any, Any, Any, Any]:
-    """beta1, 1 - beta1, beta2, 1 - beta2 as scalars of `dtype`: 1 - beta in Python's float,
-    then rounded once, as Adam's ops compute it (tp.jit plans them). Kept: a conversion costs
-    about as much as a small array's multiply, and the rates stay the same from step to step."""
-    to = dtype.type
-    return to(beta1), to(1.0 - beta1), to(beta2), to(1.0 - beta2)
+    """beta1, 1 - beta1, beta2, 1 - beta2 as 0-d arrays of `dtype`: 1 - beta in Python's
+    float, then rounded once, as Adam's ops compute it (tp.jit plans them). Kept: a conversion
+    costs about as much as a small array's multiply, and the rates stay the same from step to
+    step. (0-d arrays: never written, so shared safely.)"""
+    return tuple(np.array(value, dtype) for value in (beta1, 1.0 - beta1, beta2, 1.0 - beta2))
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
