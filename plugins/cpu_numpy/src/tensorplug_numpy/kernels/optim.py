@@ -45,7 +45,8 @@ def _decay_rates(dtype: np.dtype, beta1: float, beta2: float) -> tuple[Any, Any,
     float, then rounded once, as Adam's ops compute it (tp.jit plans them). Kept: a conversion
     costs about as much as a small array's multiply, and the rates stay the same from step to
     step. (0-d arrays: never written, so shared safely.)"""
-    return np.array(beta1, dtype), np.array(1.0 - beta1, dtype), np.array(beta2, dtype), np.array(1.0 - beta2, dtype)
+    return (np.array(beta1, dtype), np.array(1.0 - beta1, dtype),
+            np.array(beta2, dtype), np.array(1.0 - beta2, dtype))
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
