@@ -117,7 +117,7 @@ class _GradPlan:
     """What backward needs of a kernel's gradient, worked out once per gradient config: the
     kernel's spec, the positions of the inputs and outputs it saves, the input names."""
 
-    __slots__ = ("config", "spec", "saved_inputs", "saved_outputs", "input_names", "inputs")
+    __slots__ = ("config", "spec", "saved_inputs", "saved_outputs", "input_names", "inputs", "saves_inputs")
 
     def __init__(self, config: Any) -> None:
         spec = get_kernel_spec(config.kernel_name)
@@ -130,6 +130,9 @@ class _GradPlan:
         self.saved_outputs = tuple(spec.outputs.index(n) for n in config.outputs_to_save)
         self.input_names = frozenset(spec.inputs)
         self.inputs = spec.inputs  # (in spec order: the thunks' order)
+        # what is saved is the entry's inputs as they are (their tuple serves)
+        self.saves_inputs = (not spec.variadic and not self.saved_outputs
+                             and self.saved_inputs == tuple(range(len(spec.inputs))))
 
 
 _plans: dict[str, _GradPlan] = {}  # by kernel name, for the config it was made for
@@ -173,10 +176,14 @@ def gradient_thunks(entry: Entry, dy: Any, config: Any = None) -> list[Callable[
             "tensorplug.extend.register_gradient(GradConfig(...)), give the computation a gradient "
             "with tp.custom_grad, or cut the path with tp.stop_gradient."
         )
-    plan = _plan(entry.name, config)
+    plan = _plans.get(entry.name)
+    if plan is None or plan.config is not config:
+        plan = _plan(entry.name, config)
     spec, ins, outs = plan.spec, plan.saved_inputs, plan.saved_outputs
     inputs, outputs = entry.inputs, entry.outputs
-    if ins == (-1,):
+    if plan.saves_inputs:
+        saved = inputs
+    elif ins == (-1,):
         saved = inputs + tuple(outputs[i] for i in outs)
     elif outs:
         saved = tuple(inputs[i] for i in ins) + tuple(outputs[i] for i in outs)
