@@ -2,9 +2,10 @@
 
 Each activation is elementwise with a real (or, for Rsqrt, holomorphic) derivative, and its
 gradient passes back ``dy * f'(x)``: the gradient run on the tangent is the JVP. The backward
-kernels EluGrad, ReluGrad and GeluGrad are ``dy * f'(x)`` too, linear in dy and elementwise in their other
+kernels EluGrad and GeluGrad are ``dy * f'(x)`` too, linear in dy and elementwise in their other
 input, so the same holds for them; Prelu broadcasts its weights, which the shared rule handles.
-Step is piecewise constant (zero tangent). SquaredDifference of complex inputs, |x - y|^2, is
+ReluGrad is linear in dy and flat in x: its tangent is ReluGrad(t_dy, x). Step is piecewise
+constant (zero tangent). SquaredDifference of complex inputs, |x - y|^2, is
 not holomorphic: its tangent is 2 Re(conj(x - y) (tx - ty)). AddN is linear.
 """
 
@@ -14,13 +15,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import ops as tp
+from ..gradients._util import relu_grad
 from ..tensor import Tensor
 from ._util import elementwise_self_adjoint, jvp_rule, linear
 
 Tangents = tuple[Tensor | None, ...]
 
-elementwise_self_adjoint("Elu", "EluGrad", "ReluGrad", "Selu", "LeakyRelu", "Prelu", "Relu6",
-                         "Softplus", "LogSigmoid", "Gelu", "GeluGrad", "Rsqrt")
+elementwise_self_adjoint("Elu", "EluGrad", "Selu", "LeakyRelu", "Prelu", "Relu6", "Softplus",
+                         "LogSigmoid", "Gelu", "GeluGrad", "Rsqrt")
 linear("AddN")
 
 
@@ -28,6 +30,13 @@ linear("AddN")
 def _step(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
           attrs: Mapping[str, Any]) -> None:
     return None
+
+
+@jvp_rule("ReluGrad")
+def _relu_grad(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+               attrs: Mapping[str, Any]) -> Tensor | None:
+    (_, x), (t_dy, _) = primals, tangents  # linear in dy, flat in x: x's tangent adds nothing
+    return None if t_dy is None else relu_grad(t_dy, x)
 
 
 @jvp_rule("SquaredDifference")
