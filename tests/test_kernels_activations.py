@@ -135,6 +135,20 @@ def test_relus_gradient_is_one_relu_grad_kernel_and_differentiates_again():
     np.testing.assert_array_equal(h.numpy(), [[2.0, 0.0], [0.0, 0.0]])
 
 
+def test_a_backend_without_relu_grad_still_differentiates_relu():
+    """A backend written before ReluGrad existed: Relu's gradient runs Greater and Where, as it
+    did, eagerly, under tp.jit and tp.vmap, to the second order."""
+    tp.extend.load_plugins()
+    tp.extend.unregister_kernel("ReluGrad", tp.get_backend())
+    x = tp.asarray(np.array([[-1.5, 0.5], [2.0, -0.25]]))
+    f = lambda v: tp.sum(tp.nn.relu(v) * v)  # noqa: E731
+    want = np.where(x.numpy() > 0, 2 * x.numpy(), 0.0)
+    for grad in (tp.grad(f), tp.jit(tp.grad(f)), tp.vmap(tp.grad(f))):
+        np.testing.assert_array_equal(grad(x).numpy(), want)
+    h = tp.hessian(lambda v: tp.sum(tp.nn.relu(v) ** 2))(tp.asarray([1.5, -1.0]))
+    np.testing.assert_array_equal(h.numpy(), [[2.0, 0.0], [0.0, 0.0]])
+
+
 def test_relu_grad_refuses_unequal_shapes_on_the_direct_path():
     dispatcher = tp.extend.Dispatcher("ReluGrad")
     with pytest.raises(tp.ShapeError, match="equal shapes"):  # (numpy would broadcast them)

@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
+from ..errors import KernelNotFoundError
+from ..ops.elementwise import greater, where
 from ..ops.manipulation import permute_dims
 from ..registry.gradients import GradConfig, GradFunc, register_gradient
 from ..registry.specs import get_kernel_spec
@@ -65,10 +67,14 @@ def kernel(name: str, *inputs: Tensor, **attrs: Any) -> Tensor:
 
 def relu_grad(dy: Tensor, x: Tensor) -> Tensor:
     """The ReluGrad kernel: `dy` where `x` > 0, else 0 (`dy` of another dtype cast to x's first;
-    the shapes are equal, a gradient's and its input's)."""
+    the shapes are equal, a gradient's and its input's). On a backend without ReluGrad (one
+    written before it existed), the ops Relu's gradient used before: Greater and Where."""
     if dy._dtype is not x._dtype:
         dy = dy.astype(x._dtype)
-    result: Tensor = _RELU_GRAD.binary(dy, x)
+    try:
+        result: Tensor = _RELU_GRAD.binary(dy, x)
+    except KernelNotFoundError:  # (raised before anything ran: nothing else is dispatched here)
+        return where(greater(x, 0.0), dy, 0.0)
     return result
 
 
