@@ -64,8 +64,9 @@ def sparse_softmax_cross_entropy_with_logits(inputs: tuple[Any, ...], attrs: dic
         features = features.astype(np.float32)
     # as unsigned, a negative label is huge: one reduction finds both kinds of bad label
     bad = None
-    if rows and np.maximum.reduce(labels.view(_UNSIGNED[labels.dtype])) >= classes:
-        bad = labels.view(_UNSIGNED[labels.dtype]) >= classes
+    unsigned = labels.view(_UNSIGNED[labels.dtype])
+    if rows and np.maximum.reduce(unsigned) >= classes:
+        bad = unsigned >= classes
         labels = np.where(bad, 0, labels) if classes else np.zeros_like(labels)
     if not classes:
         return np.full(rows, np.nan, dtype), np.empty_like(features, dtype)
