@@ -162,3 +162,20 @@ ZERO_D = [("Sum", {"axis": None}), ("Prod", {"axis": None}), ("Max", {"axis": No
 @pytest.mark.parametrize(("kernel", "attrs"), ZERO_D, ids=[f"{k}-{a}" for k, a in ZERO_D])
 def test_kernels_on_a_0d_input(kernel, attrs):
     check_gradients(lambda x: tp.run_kernel(kernel, [x], attrs), np.array(1.5), order=2)
+
+
+@pytest.mark.parametrize(("axis", "kernels"), [
+    (None, {"BroadcastTo"}), ((0, 1), {"BroadcastTo"}), (0, {"BroadcastTo"}),
+    (1, {"Reshape", "BroadcastTo"}), ((0, 2), {"Reshape", "BroadcastTo"})])
+def test_a_sum_over_leading_axes_broadcasts_its_gradient_back_as_it_is(axis, kernels):
+    """Without keepdims, a Sum over leading axes (every axis, say) has a gradient that
+    broadcasts back with one BroadcastTo; other axes are put back as 1s by a Reshape first."""
+    from tensorplug.profiler import count_kernels
+
+    x = tp.asarray(uniform((2, 3, 4)))
+    dy = tp.asarray(uniform(np.sum(x.numpy(), axis=axis).shape, key="dy"))
+    with count_kernels() as calls:
+        (g,) = tp.vjp(lambda v: tp.sum(v, axis=axis), x)[1](dy)
+    assert {k for k, _ in calls.counts} - {"Sum"} == kernels
+    want = np.broadcast_to(np.expand_dims(dy.numpy(), (0, 1, 2) if axis is None else axis), x.shape)
+    np.testing.assert_array_equal(g.numpy(), want)

@@ -24,11 +24,16 @@ _BROADCAST_TO = caller("BroadcastTo")
 
 
 def _expand(g: Tensor, shape: tuple[int, ...], axes: Sequence[int]) -> Tensor:
-    """A reduced tensor (with or without keepdims) broadcast back to the input `shape`."""
-    kept = reduced_shape(shape, axes, keepdims=True)
-    if g.shape != kept:
-        g = _RESHAPE((g,), {"shape": kept})
-    return g if kept == shape else _BROADCAST_TO((g,), {"shape": shape})
+    """A reduced tensor (with or without keepdims) broadcast back to the input `shape`. Without
+    keepdims, a reduction over leading axes (every axis, say) broadcasts back as it is; other
+    axes are put back as 1s first."""
+    g_shape = g.shape
+    if not (g_shape == shape[len(axes):] and tuple(axes) == tuple(range(len(axes)))):
+        kept = reduced_shape(shape, axes, keepdims=True)
+        if g_shape != kept:
+            g = _RESHAPE((g,), {"shape": kept})
+            g_shape = kept
+    return g if g_shape == shape else _BROADCAST_TO((g,), {"shape": shape})
 
 
 @gradient("Sum", inputs=("x",))
