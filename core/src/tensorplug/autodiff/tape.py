@@ -138,14 +138,6 @@ class _GradPlan:
 _plans: dict[str, _GradPlan] = {}  # by kernel name, for the config it was made for
 
 
-def _plan(name: str, config: Any) -> _GradPlan:
-    """The plan of the gradient `config` of kernel `name`."""
-    plan = _plans.get(name)
-    if plan is None or plan.config is not config:
-        plan = _plans[name] = _GradPlan(config)
-    return plan
-
-
 def _constant(g: Any) -> Callable[[], Any]:
     return lambda: g
 
@@ -177,8 +169,8 @@ def gradient_thunks(entry: Entry, dy: Any, config: Any = None) -> list[Callable[
             "with tp.custom_grad, or cut the path with tp.stop_gradient."
         )
     plan = _plans.get(entry.name)
-    if plan is None or plan.config is not config:
-        plan = _plan(entry.name, config)
+    if plan is None or plan.config is not config:  # (the first call, or another gradient in force)
+        plan = _plans[entry.name] = _GradPlan(config)
     spec, ins, outs = plan.spec, plan.saved_inputs, plan.saved_outputs
     inputs, outputs = entry.inputs, entry.outputs
     if plan.saves_inputs:
