@@ -51,7 +51,8 @@ class PluginState:
     the problems met loading them, whether the entry points were scanned, and in strict mode
     the error met (raised at every use until the environment is fixed)."""
 
-    pm: pluggy.PluginManager = field(default_factory=new_plugin_manager)
+    #: pluggy's manager (made on first use: ``pm``)
+    manager: pluggy.PluginManager | None = None
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
     problems: list[PluginProblem] = field(default_factory=list)
     loaded: bool = False
@@ -59,16 +60,34 @@ class PluginState:
     lock: threading.RLock = field(default_factory=threading.RLock)
     #: in strict mode, the PluginError met loading plugins: raised again at every use
     strict_error: PluginError | None = None
+    #: `pm` is another state's too (a copy's): `writable_pm` gives this state one of its own
+    shared_pm: bool = False
+
+    @property
+    def pm(self) -> pluggy.PluginManager:
+        """Pluggy's manager, with tensorplug's hook specs (to read: see ``writable_pm``)."""
+        if self.manager is None:
+            self.manager = new_plugin_manager()
+        return self.manager
 
     def copy(self) -> PluginState:
-        """The same plugins (registered with a pluggy manager of its own) and problems."""
-        state = PluginState(plugins={n: dataclasses.replace(i) for n, i in self.plugins.items()},
-                            problems=list(self.problems), loaded=self.loaded,
-                            strict_error=self.strict_error)
-        for name, plugin in self.pm.list_name_plugin():
-            if name is not None and plugin is not None:
-                state.pm.register(plugin, name=name)
-        return state
+        """The same plugins and problems, sharing pluggy's manager until either state registers
+        or unregisters a plugin (``writable_pm``)."""
+        self.shared_pm = self.manager is not None
+        plugins = {n: dataclasses.replace(i) for n, i in self.plugins.items()}
+        return PluginState(manager=self.manager, plugins=plugins, problems=list(self.problems),
+                           loaded=self.loaded, strict_error=self.strict_error, shared_pm=self.shared_pm)
+
+    def writable_pm(self) -> pluggy.PluginManager:
+        """Pluggy's manager, made this state's own first if it is shared: call before
+        registering or unregistering a plugin with it."""
+        if self.shared_pm:
+            pm = new_plugin_manager()
+            for name, plugin in self.pm.list_name_plugin():
+                if name is not None and plugin is not None:
+                    pm.register(plugin, name=name)
+            self.manager, self.shared_pm = pm, False
+        return self.pm
 
 
 class Runtime:

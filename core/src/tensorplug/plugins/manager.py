@@ -154,7 +154,7 @@ def _activate(infos: list[PluginInfo]) -> None:
 def _deactivate(info: PluginInfo) -> None:
     info.active = False
     _roll_back(info.name)
-    pm = plugin_state().pm
+    pm = plugin_state().writable_pm()
     if pm.has_plugin(info.name):
         pm.unregister(name=info.name)
 
@@ -257,7 +257,7 @@ def _admit(info: PluginInfo, module: Any) -> bool:
         return False
     state = plugin_state()
     try:
-        state.pm.register(module, name=info.name)
+        state.writable_pm().register(module, name=info.name)
     except Exception as exc:
         other = state.plugins.get(info.name)
         fix = ("Another plugin already has this name" + (f" (from {other.distribution})" if other else "")
@@ -267,7 +267,7 @@ def _admit(info: PluginInfo, module: Any) -> bool:
         return False
     unknown = sorted(c.name for c in state.pm.get_hookcallers(module) or () if c.spec is None)
     if unknown:  # a misspelled hook would otherwise be silently ignored
-        state.pm.unregister(module)
+        state.writable_pm().unregister(module)
         known = [n for n in dir(hookspecs) if n.startswith("tensorplug_")]
         hints = [f"'{n}' (did you mean {difflib.get_close_matches(n, known, n=1)[0]!r}?)"
                  if difflib.get_close_matches(n, known, n=1) else f"'{n}'" for n in unknown]

@@ -73,14 +73,26 @@ class Registration(Generic[C]):
 
 
 class SlotTable(Generic[K, C]):
-    """Slots keyed by a hashable key; `active` is the plain dict the hot path reads."""
+    """Slots keyed by a hashable key; `active` is the plain dict the hot path reads.
+
+    A copy shares both dicts with its original until either changes (copy on write: a test's
+    copy of the runtime costs the same whatever the registries hold); stacks are never changed
+    in place, only replaced."""
 
     def __init__(self, what: str, describe: Callable[[K], str]) -> None:
         self.what = what
         self.describe = describe
         self.stacks: dict[K, list[Registration[C]]] = {}
         self.active: dict[K, C] = {}
+        self.shared = False  # (the dicts are another table's too: copy them before a change)
         self.version = new_version()  # new on every change, so hot-path caches know when to refresh
+
+    def _own(self) -> None:
+        """Make the dicts this table's own before it changes them."""
+        if self.shared:
+            self.stacks = dict(self.stacks)
+            self.active = dict(self.active)
+            self.shared = False
 
     def add(
         self, key: K, config: C, *, source: str | None = None, priority: int = 0,
@@ -114,6 +126,7 @@ class SlotTable(Generic[K, C]):
         if stack[-1] is reg and active is not None and active.source != source and not override:
             # (above another source's override, by priority alone)
             raise RegistrationConflictError(self._replace_message(key, active, source, priority))
+        self._own()
         self.stacks[key] = stack
         self.active[key] = stack[-1].config
         self.version = new_version()
@@ -157,7 +170,8 @@ class SlotTable(Generic[K, C]):
                     f"{owners})."
                 )
             reg = found[-1]
-        stack.remove(reg)
+        self._own()
+        self.stacks[key] = [r for r in stack if r is not reg]
         self._refresh(key)
         return reg
 
@@ -167,12 +181,14 @@ class SlotTable(Generic[K, C]):
         for key, stack in list(self.stacks.items()):
             kept = [r for r in stack if r.source != source]
             if len(kept) != len(stack):
+                self._own()
                 self.stacks[key] = kept
                 self._refresh(key)
                 touched.append(key)
         return touched
 
     def _refresh(self, key: K) -> None:
+        self._own()
         self.version = new_version()
         stack = self.stacks.get(key)
         if stack:
@@ -191,6 +207,10 @@ class SlotTable(Generic[K, C]):
     def copy(self, keep: Callable[[Registration[C]], bool] | None = None) -> SlotTable[K, C]:
         """A table of its own with the same registrations (those `keep` accepts, if given)."""
         table: SlotTable[K, C] = SlotTable(self.what, self.describe)
+        if keep is None:  # (shared until one of the two changes)
+            table.stacks, table.active = self.stacks, self.active
+            table.shared = self.shared = True
+            return table
         for key, stack in self.stacks.items():
             kept = [r for r in stack if keep is None or keep(r)]
             if kept:
