@@ -8,20 +8,14 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 from __future__ import annotations
 
 from ._version import API_VERSION, __version__
-from .registry._slots import CORE_SOURCE, registering_as
 
-# Order matters: specs first (ops look their kernels up at import), then Tensor (its
-# operators import the ops, which import the engine, which needs Tensor), then gradients.
-with registering_as(CORE_SOURCE):
-    from . import specs  # noqa: F401  (declares the core's kernel specs)
-from .tensor import Tensor  # isort: skip
-
-with registering_as(CORE_SOURCE):
-    from . import (
-        batching,  # noqa: F401  (and batching rules, with tp.vmap)
-        gradients,  # noqa: F401  (registers the core's default gradients)
-        jvps,  # noqa: F401  (and JVP rules)
-    )
+# isort: off
+# Order matters: specs first, then Tensor (its operators import the ops, which import the
+# engine, which needs Tensor), then the other families (they use ops) with register_core.
+from . import specs  # noqa: F401  (the core's kernel specs, declared)
+from .tensor import Tensor
+from ._core import register_core as _register_core  # (its gradients, JVP and batching rules)
+# isort: on
 
 from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
@@ -103,6 +97,7 @@ from .ops.sets import *  # noqa: F403
 from .ops.sorting import *  # noqa: F403
 from .ops.structure import *  # noqa: F403
 from .profiler import profile
+from .runtime import current as _current
 from .saving import load, save
 from .variable import Variable
 
@@ -133,3 +128,5 @@ __all__ += ops.__all__
 __all__ += ["losses"]
 __all__ += ["sparse"]
 __all__ += ["image"]
+
+_register_core(_current())  # the default runtime: the core's entries; nothing else registers at import

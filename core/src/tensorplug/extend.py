@@ -5,13 +5,15 @@ Configs (``KernelSpec``, ``KernelConfig`` with its ``DirectCall``, ``GradConfig`
 ``register_*``/``unregister_*``/``get_*``/``find_*``/``override_*`` verbs, the ``Backend`` base
 class, the ``Dispatcher`` an op runs its kernel with (core ops use the same one), pluggy's
 ``hookimpl`` marker for the hooks in ``tensorplug.plugins.hookspecs``, the ``Runtime`` that
-holds all registrations (``current_runtime()``, ``use_runtime``), and the helpers kernels and
+holds all registrations (``current_runtime()``, ``use_runtime``; ``register_core(Runtime())``
+makes a working one), and the helpers kernels and
 gradients are written with (those of ``tensorplug.kernel_helpers`` among them).
 """
 
 from __future__ import annotations
 
 from . import kernel_helpers as _kernel_helpers
+from ._core import register_core
 from ._version import API_VERSION
 from .backend import (
     Backend,
@@ -85,7 +87,7 @@ __all__ = [
     "override_gradient", "override_jvp",
     "plugin_problems", "register_backend", "register_batching_rule",
     "register_gradient", "register_jvp", "register_kernel",
-    "register_kernel_spec", "register_op", "register_plugin", "run_kernel", "start_backend",
+    "register_core", "register_kernel_spec", "register_op", "register_plugin", "run_kernel", "start_backend",
     "tracing", "unbroadcast", "unregister_backend",
     "unregister_batching_rule", "unregister_gradient", "unregister_jvp", "unregister_kernel",
     "unregister_kernel_spec", "unregister_op", "unregister_plugin", "use_runtime", "wrap",

@@ -1,5 +1,5 @@
 """``tp.vmap`` and the core's batching rules, one module per kernel family (importing
-registers them). A kernel without a rule is batched by a loop over the batch, with a warning."""
+declares them). A kernel without a rule is batched by a loop over the batch, with a warning."""
 
 from .._families import import_families
 from .vmap import vmap

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
-from ..registry.batching import BatchConfig, BatchFunc, register_batching_rule
+from ..registry.batching import BatchConfig, BatchFunc
+from ..registry.core_entries import declare_batching_rule
 from ..tensor import Tensor
 
 __all__ = ["batching_rule", "reshaped", "transposed", "broadcast", "select", "to_front", "moved", "spread",
@@ -24,11 +25,11 @@ Axes = tuple[int | None, ...]
 
 
 def batching_rule(*kernel_names: str) -> Callable[[BatchFunc], BatchFunc]:
-    """Decorator: register the function as the batching rule of each of `kernel_names`
+    """Decorator: declare the function as the batching rule of each of `kernel_names`
     (``rule(inputs, batch_axes, attrs) -> (outputs, out_batch_axes)``)."""
     def register(func: BatchFunc) -> BatchFunc:
         for name in kernel_names:
-            register_batching_rule(BatchConfig(name, func))
+            declare_batching_rule(BatchConfig(name, func))
         return func
     return register
 
@@ -121,10 +122,10 @@ def all_batched(inputs: Inputs, axes: Axes) -> list[Tensor]:
 
 
 def elementwise(*kernel_names: str) -> None:
-    """Register the rule of elementwise kernels that broadcast (any arity, any attributes):
+    """Declare the rule of elementwise kernels that broadcast (any arity, any attributes):
     batched inputs aligned (batch axis first), the kernel once; batch axis 0."""
     for name in kernel_names:
-        register_batching_rule(BatchConfig(name, _elementwise_rule(dispatcher_of(name))))
+        declare_batching_rule(BatchConfig(name, _elementwise_rule(dispatcher_of(name))))
 
 
 def _elementwise_rule(dispatcher: Dispatcher) -> BatchFunc:
@@ -141,7 +142,7 @@ def _elementwise_rule(dispatcher: Dispatcher) -> BatchFunc:
 
 
 def same_shape_elementwise(*kernel_names: str) -> None:
-    """Register the rule of elementwise kernels whose inputs have one shape (no broadcasting):
+    """Declare the rule of elementwise kernels whose inputs have one shape (no broadcasting):
     every input batched along axis 0, the kernel once."""
     for name in kernel_names:
         dispatcher = dispatcher_of(name)
@@ -149,7 +150,7 @@ def same_shape_elementwise(*kernel_names: str) -> None:
         def rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any],
                  dispatcher: Dispatcher = dispatcher) -> tuple[Tensor, int]:
             return dispatcher(all_batched(inputs, axes), attrs), 0
-        register_batching_rule(BatchConfig(name, rule))
+        declare_batching_rule(BatchConfig(name, rule))
 
 
 def shifted(axes: int | Sequence[int] | None, rank: int) -> Any:
@@ -163,7 +164,7 @@ def shifted(axes: int | Sequence[int] | None, rank: int) -> Any:
 
 
 def with_axes(*kernel_names: str, attr: str = "axis") -> None:
-    """Register the rule of one-input kernels whose attribute `attr` names axes of the input
+    """Declare the rule of one-input kernels whose attribute `attr` names axes of the input
     (an int, a tuple, or None for all): batch axis first, the axes shifted past it; batch
     axis 0 of each output."""
     for name in kernel_names:
@@ -180,4 +181,4 @@ def with_axes(*kernel_names: str, attr: str = "axis") -> None:
                 return reshaped(out, x.shape), 0
             new[attr] = shifted(attrs[attr], x.ndim - 1)
             return dispatcher((x,), new), 0
-        register_batching_rule(BatchConfig(name, rule))
+        declare_batching_rule(BatchConfig(name, rule))

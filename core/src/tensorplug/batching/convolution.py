@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
-from ..registry.batching import BatchConfig, BatchFunc, register_batching_rule
+from ..registry.batching import BatchConfig, BatchFunc
+from ..registry.core_entries import declare_batching_rule
 from ..tensor import Tensor
 from ._util import Axes, Inputs, all_batched, batch_size, reshaped, to_front, transposed
 from .nn import images_merged
@@ -67,9 +68,9 @@ def _grouped(name: str, shape_attr: str | None = None) -> Any:
 
 
 for _name in ("Conv2D", "Conv3D"):
-    register_batching_rule(BatchConfig(_name, _grouped(_name)))
+    declare_batching_rule(BatchConfig(_name, _grouped(_name)))
 for _name in ("Conv2DBackpropInput", "Conv3DBackpropInputV2"):
-    register_batching_rule(BatchConfig(_name, _grouped(_name, "input_shape")))
+    declare_batching_rule(BatchConfig(_name, _grouped(_name, "input_shape")))
 
 
 def _filter_gradient(dispatcher: Dispatcher) -> Any:
@@ -95,7 +96,7 @@ def _filter_gradient(dispatcher: Dispatcher) -> Any:
 
 
 for _name in ("Conv2DBackpropFilter", "Conv3DBackpropFilterV2"):
-    register_batching_rule(BatchConfig(_name, _filter_gradient(dispatcher_of(_name))))
+    declare_batching_rule(BatchConfig(_name, _filter_gradient(dispatcher_of(_name))))
 
 
 
@@ -115,6 +116,6 @@ def _dilation(name: str, merged: tuple[int, ...] | None) -> BatchFunc:
     return rule
 
 
-register_batching_rule(BatchConfig("Dilation2D", _dilation("Dilation2D", (0,))))
-register_batching_rule(BatchConfig("Dilation2DBackpropInput", _dilation("Dilation2DBackpropInput", (0, 2))))
-register_batching_rule(BatchConfig("Dilation2DBackpropFilter", _dilation("Dilation2DBackpropFilter", None)))
+declare_batching_rule(BatchConfig("Dilation2D", _dilation("Dilation2D", (0,))))
+declare_batching_rule(BatchConfig("Dilation2DBackpropInput", _dilation("Dilation2DBackpropInput", (0, 2))))
+declare_batching_rule(BatchConfig("Dilation2DBackpropFilter", _dilation("Dilation2DBackpropFilter", None)))

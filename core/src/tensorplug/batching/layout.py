@@ -15,7 +15,8 @@ from ..dispatch import Dispatcher, dispatcher_of
 from ..dtypes import bool_
 from ..ops.creation import eye, zeros
 from ..ops.elementwise import where
-from ..registry.batching import BatchConfig, register_batching_rule
+from ..registry.batching import BatchConfig
+from ..registry.core_entries import declare_batching_rule
 from ..tensor import Tensor
 from ._util import Axes, Inputs, batching_rule, reshaped, spread, to_front
 
@@ -28,7 +29,7 @@ def _blocks(dispatcher: Dispatcher) -> Any:
 
 
 for _name in ("SpaceToBatchND", "BatchToSpaceND"):
-    register_batching_rule(BatchConfig(_name, _blocks(dispatcher_of(_name))))
+    declare_batching_rule(BatchConfig(_name, _blocks(dispatcher_of(_name))))
 
 
 @batching_rule("Diag")

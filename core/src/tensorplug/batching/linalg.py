@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
-from ..registry.batching import BatchConfig, register_batching_rule
+from ..registry.batching import BatchConfig
+from ..registry.core_entries import declare_batching_rule
 from ..tensor import Tensor
 from ._util import (
     Axes,
@@ -82,7 +83,7 @@ def _stacked(dispatcher: Dispatcher) -> Any:
 
 
 for _name in ("Cholesky", "Det", "Inv", "Eigh", "Eigvalsh", "Qr", "Slogdet", "Svd", "Svdvals"):
-    register_batching_rule(BatchConfig(_name, _stacked(dispatcher_of(_name))))
+    declare_batching_rule(BatchConfig(_name, _stacked(dispatcher_of(_name))))
 
 _SOLVE = dispatcher_of("Solve")
 

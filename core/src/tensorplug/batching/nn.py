@@ -14,7 +14,8 @@ from typing import Any
 from ..dispatch import dispatcher_of
 from ..dtypes import int64
 from ..ops.creation import arange
-from ..registry.batching import BatchConfig, BatchFunc, register_batching_rule
+from ..registry.batching import BatchConfig, BatchFunc
+from ..registry.core_entries import declare_batching_rule
 from ._util import (
     Axes,
     Inputs,
@@ -71,7 +72,7 @@ def images_merged(name: str, merged: Sequence[int] = (0,), shape_attr: str | Non
 def leading_batch(*kernel_names: str, merged: Sequence[int] = (0,), shape_attr: str | None = None) -> None:
     """Register ``images_merged``'s rule for each of `kernel_names`."""
     for name in kernel_names:
-        register_batching_rule(BatchConfig(name, images_merged(name, merged, shape_attr)))
+        declare_batching_rule(BatchConfig(name, images_merged(name, merged, shape_attr)))
 
 
 leading_batch("MaxPool", "AvgPool", "MaxPool3D", "AvgPool3D", "LRN", "FlipLeftRight", "ResizeBilinear",

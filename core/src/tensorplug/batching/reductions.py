@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dispatch import Dispatcher, dispatcher_of
-from ..registry.batching import BatchConfig, register_batching_rule
+from ..registry.batching import BatchConfig
+from ..registry.core_entries import declare_batching_rule
 from ..tensor import Tensor
 from ._util import Axes, Inputs, reshaped, shifted, to_front, with_axes
 
@@ -28,4 +29,4 @@ def _arg_rule(run: Dispatcher) -> Any:
 
 
 for _name in ("ArgMax", "ArgMin"):
-    register_batching_rule(BatchConfig(_name, _arg_rule(dispatcher_of(_name))))
+    declare_batching_rule(BatchConfig(_name, _arg_rule(dispatcher_of(_name))))

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..dispatch import Dispatcher, dispatcher_of
 from ..ops.nd_indexing import host_values
-from ..registry.batching import BatchConfig, register_batching_rule
+from ..registry.batching import BatchConfig
+from ..registry.core_entries import declare_batching_rule
 from ..tensor import Tensor
 from ._indices import flat_indices, loop_errors
 from ._util import Axes, Inputs, batch_size, reshaped, spread, to_front
@@ -38,7 +39,7 @@ def _unsorted(dispatcher: Dispatcher) -> Any:
 
 
 for _name in ("UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin"):
-    register_batching_rule(BatchConfig(_name, _unsorted(dispatcher_of(_name))))
+    declare_batching_rule(BatchConfig(_name, _unsorted(dispatcher_of(_name))))
 
 
 def _sparse(name: str) -> Any:
@@ -86,4 +87,4 @@ def _segment_count(ids: Tensor, axis: int | None) -> int | None:
 
 
 for _name in ("SparseSegmentSum", "SparseSegmentMean"):
-    register_batching_rule(BatchConfig(_name, _sparse(_name)))
+    declare_batching_rule(BatchConfig(_name, _sparse(_name)))

@@ -1,4 +1,5 @@
-"""The core's default gradients, one module per kernel family (importing registers them)."""
+"""The core's default gradients, one module per kernel family (importing declares them:
+``registry/core_entries.py``; ``register_core`` registers them in a runtime)."""
 
 from .._families import import_families
 

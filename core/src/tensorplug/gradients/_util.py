@@ -11,7 +11,8 @@ from ..dispatch import Dispatcher, dispatcher_of
 from ..errors import KernelNotFoundError
 from ..ops.elementwise import greater, where
 from ..ops.manipulation import permute_dims
-from ..registry.gradients import GradConfig, GradFunc, register_gradient
+from ..registry.core_entries import declare_gradient
+from ..registry.gradients import GradConfig, GradFunc
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
 
@@ -45,10 +46,10 @@ def _sum_leading(count: int) -> Dispatcher:
 
 def gradient(kernel_name: str, inputs: Sequence[str] = (),
              outputs: Sequence[str] = ()) -> Callable[[GradFunc], GradFunc]:
-    """Decorator: register the function as the gradient of `kernel_name`, saving the named
+    """Decorator: declare the function as the gradient of `kernel_name`, saving the named
     inputs and outputs (they arrive in ``saved`` in that order)."""
     def register(func: GradFunc) -> GradFunc:
-        register_gradient(GradConfig(kernel_name, func, tuple(inputs), tuple(outputs)))
+        declare_gradient(GradConfig(kernel_name, func, tuple(inputs), tuple(outputs)))
         return func
     return register
 

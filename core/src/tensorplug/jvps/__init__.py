@@ -1,4 +1,4 @@
-"""The core's JVP rules (forward mode), one module per kernel family (importing registers
+"""The core's JVP rules (forward mode), one module per kernel family (importing declares
 them). A differentiable kernel without a rule here gets its JVP by transposing its gradient."""
 
 from .._families import import_families

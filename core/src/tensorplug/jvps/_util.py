@@ -9,8 +9,8 @@ from typing import Any
 from ..autodiff.tape import Entry, gradient_thunks
 from ..dispatch import dispatcher_of
 from ..ops.creation import zeros_like
-from ..registry.jvps import JvpConfig, JvpFunc, register_jvp
-from ..runtime import current
+from ..registry.core_entries import CORE_ENTRIES, declare_jvp
+from ..registry.jvps import JvpConfig, JvpFunc
 from ..tensor import Tensor
 
 __all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled", "broadcast"]
@@ -19,11 +19,11 @@ Tangents = tuple[Tensor | None, ...]
 
 
 def jvp_rule(*kernel_names: str) -> Callable[[JvpFunc], JvpFunc]:
-    """Decorator: register the function as the JVP rule of each of `kernel_names`
+    """Decorator: declare the function as the JVP rule of each of `kernel_names`
     (``rule(primals, tangents, outputs, attrs)``, see ``tensorplug.extend.JvpConfig``)."""
     def register(func: JvpFunc) -> JvpFunc:
         for name in kernel_names:
-            register_jvp(JvpConfig(name, func))
+            declare_jvp(JvpConfig(name, func))
         return func
     return register
 
@@ -48,7 +48,7 @@ def broadcast(x: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 
 def linear(*kernel_names: str, positions: Sequence[int] | None = None) -> None:
-    """Register, for kernels linear in their floating inputs (or in the inputs at `positions`,
+    """Declare, for kernels linear in their floating inputs (or in the inputs at `positions`,
     the others passed as they are): the tangent is the kernel itself run on the tangents."""
     for name in kernel_names:
         dispatcher = dispatcher_of(name)
@@ -56,18 +56,18 @@ def linear(*kernel_names: str, positions: Sequence[int] | None = None) -> None:
         def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
                  attrs: Mapping[str, Any], dispatcher: Any = dispatcher) -> Any:
             return dispatcher(filled(primals, tangents, positions), attrs)
-        register_jvp(JvpConfig(name, rule))
+        declare_jvp(JvpConfig(name, rule))
 
 
 def elementwise_self_adjoint(*kernel_names: str) -> None:
-    """Register, for elementwise kernels (one input, or several that broadcast) whose gradient
+    """Declare, for elementwise kernels (one input, or several that broadcast) whose gradient
     passes back ``dy * df/dx_i`` for each input (JAX's convention: real or holomorphic f): the
     tangent is ``sum_i t_i * df/dx_i``, each term the gradient run on a broadcast tangent, with
     the inputs broadcast to the output's shape (so that the gradient sums nothing back). The
-    gradient used is the one registered now (the core's): a later override of the gradient (a
+    gradient used is the core's (declared beside it): a later override of the gradient (a
     straight-through estimator, say) does not change forward mode; override the JVP rule too."""
     for name in kernel_names:
-        config = current().gradients.active[name]
+        config = CORE_ENTRIES["gradients"][name]
 
         def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
                  attrs: Mapping[str, Any], name: str = name, config: Any = config) -> Any:
@@ -84,11 +84,11 @@ def elementwise_self_adjoint(*kernel_names: str) -> None:
                     part = thunk()
                     total = part if total is None else total + part
             return total
-        register_jvp(JvpConfig(name, rule))
+        declare_jvp(JvpConfig(name, rule))
 
 
 def multilinear(*kernel_names: str) -> None:
-    """Register, for kernels linear in each floating input separately (MatMul, Einsum, a
+    """Declare, for kernels linear in each floating input separately (MatMul, Einsum, a
     convolution): the tangent is the sum, over the inputs with a tangent, of the kernel run with
     that input replaced by its tangent (``K(tx, y) + K(x, ty)``)."""
     for name in kernel_names:
@@ -102,11 +102,11 @@ def multilinear(*kernel_names: str) -> None:
                     part = dispatcher(primals[:i] + (t,) + primals[i + 1:], attrs)
                     total = part if total is None else total + part
             return total
-        register_jvp(JvpConfig(name, rule))
+        declare_jvp(JvpConfig(name, rule))
 
 
 def affine(kernel_name: str, zeroed: Mapping[str, Any], positions: Sequence[int] | None = None) -> None:
-    """Register, for a kernel affine in its floating inputs (or those at `positions`) whose
+    """Declare, for a kernel affine in its floating inputs (or those at `positions`) whose
     constant part an attribute gives (a fill value): the kernel run on the tangents with the
     attributes of `zeroed` set (the fill value 0)."""
     dispatcher = dispatcher_of(kernel_name)
@@ -114,4 +114,4 @@ def affine(kernel_name: str, zeroed: Mapping[str, Any], positions: Sequence[int]
     def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
              attrs: Mapping[str, Any]) -> Any:
         return dispatcher(filled(primals, tangents, positions), {**attrs, **zeroed})
-    register_jvp(JvpConfig(kernel_name, rule))
+    declare_jvp(JvpConfig(kernel_name, rule))

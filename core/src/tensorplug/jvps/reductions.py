@@ -18,7 +18,8 @@ from typing import Any
 from .. import ops as tp
 from ..autodiff.tape import Entry, gradient_thunks
 from ..gradients.reductions import cumprod_jacobian_product
-from ..registry.jvps import JvpConfig, register_jvp
+from ..registry.core_entries import declare_jvp
+from ..registry.jvps import JvpConfig
 from ..specs._rules import normalize_axes
 from ..tensor import Tensor
 from ._util import jvp_rule, linear
@@ -29,7 +30,7 @@ linear("Sum", "Cumsum")
 
 
 def _by_gradient(name: str) -> None:
-    """Register the tangent sum(t * gradient at ones) over the reduced axes for `name`."""
+    """Declare the tangent sum(t * gradient at ones) over the reduced axes for `name`."""
 
     def rule(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
              attrs: Mapping[str, Any]) -> Tensor:
@@ -41,7 +42,7 @@ def _by_gradient(name: str) -> None:
         total = tp.sum(t * weights, axis=axes, keepdims=attrs["keepdims"])
         return tp.real(total) if total.dtype.is_complex and not out.dtype.is_complex else total
 
-    register_jvp(JvpConfig(name, rule))
+    declare_jvp(JvpConfig(name, rule))
 
 
 for _name in ("Prod", "Max", "Min", "EuclideanNorm"):

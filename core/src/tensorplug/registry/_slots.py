@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -196,6 +196,29 @@ class SlotTable(Generic[K, C]):
         else:
             self.stacks.pop(key, None)
             self.active.pop(key, None)
+
+    def fill(self, entries: Mapping[K, C], source: str) -> None:
+        """Register each config of `entries` for `source` into this empty table in one go,
+        without conflict checks: for the core's own entries (checked by its tests)."""
+        if self.stacks:
+            raise RegistrationError(f"fill() takes an empty table; this {self.what} table holds "
+                                    f"{len(self.stacks)} entries. Register them one by one instead.")
+        for key, config in entries.items():
+            self.stacks[key] = [Registration(config, source, 0, False, next(_seq))]
+            self.active[key] = config
+        self.version = new_version()
+
+    def take(self, other: SlotTable[K, C]) -> None:
+        """Add every registration of `other`: shared with it (copy on write) if this table is
+        empty, else one by one under the usual rules (identical ones are no-ops)."""
+        if not self.stacks:
+            self.stacks, self.active = other.stacks, other.active
+            self.shared = other.shared = True
+            self.version = new_version()
+            return
+        for key, stack in other.registrations():
+            for reg in stack:
+                self.add(key, reg.config, source=reg.source, priority=reg.priority, override=reg.override)
 
     def registration(self, key: K) -> Registration[C] | None:
         stack = self.stacks.get(key)

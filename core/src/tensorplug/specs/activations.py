@@ -17,7 +17,7 @@ from ..dtypes import ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INEXACT_DTYPES
 from ..errors import ShapeError
 from ..kernel_helpers import SELU_ALPHA, SELU_SCALE
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, broadcast_rule, broadcast_shapes, op_prefix, same_as_first
 
 
@@ -35,7 +35,7 @@ def _alpha(default: float | None, doc: str) -> AttrSpec:
 
 
 def _unary(name: str, doc: str, *attrs: AttrSpec, differentiable: bool = True) -> KernelSpec:
-    return register_kernel_spec(KernelSpec(
+    return declare_spec(KernelSpec(
         name=name, inputs=("x",), infer=same_as_first, input_dtypes={"x": FLOAT_DTYPES},
         attrs=attrs, differentiable=differentiable, doc=doc,
     ))
@@ -85,13 +85,13 @@ _APPROXIMATE = AttrSpec("approximate", True, as_bool, "the tanh approximation (e
 
 ELU = _unary("Elu", "x where x > 0, else alpha * (exp(x) - 1)",
              _alpha(1.0, "the value approached as x -> -inf is -alpha"))
-ELU_GRAD = register_kernel_spec(KernelSpec(
+ELU_GRAD = declare_spec(KernelSpec(
     name="EluGrad", inputs=("dy", "y"), infer=_grad_rule,
     input_dtypes={"dy": FLOAT_DTYPES, "y": FLOAT_DTYPES}, same_dtype=("dy", "y"),
     attrs=(_alpha(1.0, "Elu's alpha"),),
     doc="Elu's backward kernel from its output y: dy where y > 0, else dy * (y + alpha)",
 ))
-RELU_GRAD = register_kernel_spec(KernelSpec(
+RELU_GRAD = declare_spec(KernelSpec(
     name="ReluGrad", inputs=("dy", "x"), infer=_grad_rule,
     input_dtypes={"dy": FLOAT_DTYPES, "x": FLOAT_DTYPES}, same_dtype=("dy", "x"),
     doc="Relu's backward kernel (TF's ReluGrad): dy where x > 0, else +0.0 (x NaN included)",
@@ -99,7 +99,7 @@ RELU_GRAD = register_kernel_spec(KernelSpec(
 SELU = _unary("Selu", f"scale * elu(x, alpha) with alpha = {SELU_ALPHA:.6f}, scale = {SELU_SCALE:.6f}")
 LEAKY_RELU = _unary("LeakyRelu", "x where x >= 0, else alpha * x",
                     _alpha(0.2, "the slope for negative x (TF.js's default 0.2; tp.nn's 0.01)"))
-PRELU = register_kernel_spec(KernelSpec(
+PRELU = declare_spec(KernelSpec(
     name="Prelu", inputs=("x", "alpha"), infer=_prelu_rule,
     input_dtypes={"x": FLOAT_DTYPES, "alpha": FLOAT_DTYPES}, same_dtype=("x", "alpha"),
     doc="x where x > 0, else alpha * x, alpha (a tensor) broadcast to x; gradients for both",
@@ -110,7 +110,7 @@ STEP = _unary("Step", "1 where x > 0, else alpha (NaN stays NaN); gradient zero,
 SOFTPLUS = _unary("Softplus", "log(1 + exp(x)), computed as logaddexp(x, 0): no overflow")
 GELU = _unary("Gelu", "x * Phi(x): the exact erf form, or its tanh approximation (jax.nn.gelu)",
               _APPROXIMATE)
-GELU_GRAD = register_kernel_spec(KernelSpec(
+GELU_GRAD = declare_spec(KernelSpec(
     name="GeluGrad", inputs=("dy", "x"), infer=_grad_rule,
     input_dtypes={"dy": FLOAT_DTYPES, "x": FLOAT_DTYPES}, same_dtype=("dy", "x"),
     attrs=(_APPROXIMATE,),
@@ -118,16 +118,16 @@ GELU_GRAD = register_kernel_spec(KernelSpec(
 ))
 LOG_SIGMOID = _unary("LogSigmoid", "log(sigmoid(x)) = -softplus(-x), computed stably")
 
-SQUARED_DIFFERENCE = register_kernel_spec(KernelSpec(
+SQUARED_DIFFERENCE = declare_spec(KernelSpec(
     name="SquaredDifference", inputs=("x", "y"), infer=broadcast_rule(),
     input_dtypes={"x": ALL_NUMERIC_DTYPES, "y": ALL_NUMERIC_DTYPES}, same_dtype=("x", "y"),
     doc="(x - y) * conj(x - y) with broadcasting (TF's definition: |x - y| ** 2 for complex)",
 ))
-RSQRT = register_kernel_spec(KernelSpec(
+RSQRT = declare_spec(KernelSpec(
     name="Rsqrt", inputs=("x",), infer=same_as_first, input_dtypes={"x": INEXACT_DTYPES},
     doc="1 / sqrt(x)",
 ))
-ADD_N = register_kernel_spec(KernelSpec(
+ADD_N = declare_spec(KernelSpec(
     name="AddN", inputs=("xs",), infer=_add_n_rule, variadic=True, same_dtype=("xs",),
     input_dtypes={"xs": ALL_NUMERIC_DTYPES},
     doc="the elementwise sum of any number of tensors of one shape and dtype",

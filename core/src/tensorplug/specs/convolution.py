@@ -28,7 +28,7 @@ import numpy as np
 from ..dtypes import FLOAT_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_int, as_shape, op_prefix
 
 Shape = Sequence[int]
@@ -231,18 +231,18 @@ def _declare(rank: int) -> tuple[KernelSpec, KernelSpec, KernelSpec]:
     conv, backprop_input, backprop_filter = KERNEL_NAMES[rank]
     floats = FLOAT_DTYPES
     return (
-        register_kernel_spec(KernelSpec(
+        declare_spec(KernelSpec(
             name=conv, inputs=("x", "filter"), infer=_conv_rule, attrs=_geometry(rank),
             input_dtypes={"x": floats, "filter": floats}, same_dtype=("x", "filter"),
             doc=f"the {rank}-d convolution (cross-correlation) of x with filter; TF.js's Depthwise"
                 f"Conv{rank}dNative is this kernel with groups = in_channels")),
-        register_kernel_spec(KernelSpec(
+        declare_spec(KernelSpec(
             name=backprop_input, inputs=("dy", "filter"), infer=_backprop_input_rule,
             attrs=(AttrSpec("input_shape", validate=as_shape, doc="the shape of the convolution's input"),
                    *_geometry(rank)),
             input_dtypes={"dy": floats, "filter": floats}, same_dtype=("dy", "filter"),
             doc=f"the gradient of {conv} with respect to its input (the transposed convolution of dy)")),
-        register_kernel_spec(KernelSpec(
+        declare_spec(KernelSpec(
             name=backprop_filter, inputs=("x", "dy"), infer=_backprop_filter_rule,
             attrs=(AttrSpec("filter_shape", validate=as_shape, doc="the shape of the convolution's filter"),
                    *_geometry(rank)),

@@ -15,7 +15,7 @@ from typing import Any
 from ..dtypes import FLOAT_DTYPES, DType, float32
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_dtype_attr, as_int, as_scalar, as_shape, fitting_value, op_prefix
 
 
@@ -50,7 +50,7 @@ def _float_shape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> 
 _SHAPE = AttrSpec("shape", validate=as_shape, doc="the output shape")
 _DTYPE = AttrSpec("dtype", float32, as_dtype_attr, "the output dtype")
 
-FILL = register_kernel_spec(KernelSpec(
+FILL = declare_spec(KernelSpec(
     name="Fill", inputs=(), infer=_fill_rule, differentiable=False,
     attrs=(_SHAPE, AttrSpec("value", validate=as_scalar, doc="a Python scalar the dtype holds"), _DTYPE),
     doc="a tensor of `shape` filled with `value`",
@@ -89,7 +89,7 @@ def _range_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[T
                        attrs["dtype"])]
 
 
-RANGE = register_kernel_spec(KernelSpec(
+RANGE = declare_spec(KernelSpec(
     name="Range", inputs=(), infer=_range_rule, differentiable=False,
     attrs=(AttrSpec("start", 0), AttrSpec("stop"), AttrSpec("step", 1), _DTYPE),
     doc="evenly spaced values in [start, stop)",
@@ -103,7 +103,7 @@ def _eye_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
     return [TensorInfo((n, m), attrs["dtype"])]
 
 
-EYE = register_kernel_spec(KernelSpec(
+EYE = declare_spec(KernelSpec(
     name="Eye", inputs=(), infer=_eye_rule, differentiable=False,
     attrs=(AttrSpec("n_rows", validate=as_int), AttrSpec("n_cols", validate=as_int),
            AttrSpec("k", 0, as_int, "diagonal offset"), _DTYPE),
@@ -111,12 +111,12 @@ EYE = register_kernel_spec(KernelSpec(
 ))
 
 _SEED = AttrSpec("seed", validate=as_int, doc="an explicit integer seed")
-RANDOM_UNIFORM = register_kernel_spec(KernelSpec(
+RANDOM_UNIFORM = declare_spec(KernelSpec(
     name="RandomUniform", inputs=(), infer=_float_shape_rule, differentiable=False,
     attrs=(_SHAPE, _SEED, AttrSpec("low", 0.0, float), AttrSpec("high", 1.0, float), _DTYPE),
     doc="uniform samples in [low, high)",
 ))
-RANDOM_NORMAL = register_kernel_spec(KernelSpec(
+RANDOM_NORMAL = declare_spec(KernelSpec(
     name="RandomNormal", inputs=(), infer=_float_shape_rule, differentiable=False,
     attrs=(_SHAPE, _SEED, AttrSpec("mean", 0.0, float), AttrSpec("stddev", 1.0, float), _DTYPE),
     doc="normal samples with the given mean and standard deviation",

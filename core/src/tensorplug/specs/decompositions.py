@@ -24,7 +24,7 @@ from typing import Any
 from ..dtypes import INEXACT_DTYPES, real_of
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, broadcast_shapes, op_prefix
 
 __all__ = ["square_shape", "matrix_shape", "solve_shape", "as_qr_mode", "QR_MODES", "LAPACK_DTYPES"]
@@ -131,55 +131,55 @@ def _slogdet_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list
 
 _FLOAT = {"x": LAPACK_DTYPES}
 
-CHOLESKY = register_kernel_spec(KernelSpec(
+CHOLESKY = declare_spec(KernelSpec(
     name="Cholesky", inputs=("x",), infer=_same, input_dtypes=_FLOAT,
     doc="lower-triangular L with x = L L^H, from the lower triangle of each symmetric (Hermitian) "
         "positive-definite matrix (NaN-filled where the matrix is not positive definite)",
 ))
-EIGH = register_kernel_spec(KernelSpec(
+EIGH = declare_spec(KernelSpec(
     name="Eigh", inputs=("x",), outputs=("eigenvalues", "eigenvectors"), infer=_eigh_rule,
     input_dtypes=_FLOAT,
     doc="eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of each symmetric "
         "(Hermitian) matrix, from its lower triangle",
 ))
-EIGVALSH = register_kernel_spec(KernelSpec(
+EIGVALSH = declare_spec(KernelSpec(
     name="Eigvalsh", inputs=("x",), infer=_eigvalsh_rule, input_dtypes=_FLOAT,
     doc="eigenvalues (ascending, real) of each symmetric (Hermitian) matrix, from its lower "
         "triangle (Eigh without the eigenvectors)",
 ))
-INV = register_kernel_spec(KernelSpec(
+INV = declare_spec(KernelSpec(
     name="Inv", inputs=("x",), infer=_same, input_dtypes=_FLOAT,
     doc="inverse of each square matrix (NaN-filled where it is singular)",
 ))
-QR = register_kernel_spec(KernelSpec(
+QR = declare_spec(KernelSpec(
     name="Qr", inputs=("x",), outputs=("q", "r"), infer=_qr_rule, input_dtypes=_FLOAT,
     attrs=(AttrSpec("mode", "reduced", as_qr_mode, "'reduced' (Q of shape (M, K)) or 'complete' "
                                                    "(Q of shape (M, M))"),),
     doc="x = Q R with orthonormal columns of Q and upper-triangular R (LAPACK's Householder signs)",
 ))
-SVD = register_kernel_spec(KernelSpec(
+SVD = declare_spec(KernelSpec(
     name="Svd", inputs=("x",), outputs=("u", "s", "vh"), infer=_svd_rule, input_dtypes=_FLOAT,
     attrs=(AttrSpec("full_matrices", True, as_bool, "square U and Vh (else K = min(M, N) columns)"),),
     doc="x = U diag(S) Vh, singular values S real and descending",
 ))
-SVDVALS = register_kernel_spec(KernelSpec(
+SVDVALS = declare_spec(KernelSpec(
     name="Svdvals", inputs=("x",), infer=_svdvals_rule, input_dtypes=_FLOAT,
     doc="singular values (real, descending; K = min(M, N) of them) of each matrix (Svd without "
         "U and Vh)",
 ))
-SOLVE = register_kernel_spec(KernelSpec(
+SOLVE = declare_spec(KernelSpec(
     name="Solve", inputs=("a", "b"), infer=_solve_rule, same_dtype=("a", "b"),
     input_dtypes={"a": LAPACK_DTYPES, "b": LAPACK_DTYPES},
     doc="X with A X = B for square A (..., M, M) and B (..., M, K); batch axes broadcast (NaN-filled "
         "where A is singular)",
 ))
-SLOGDET = register_kernel_spec(KernelSpec(
+SLOGDET = declare_spec(KernelSpec(
     name="Slogdet", inputs=("x",), outputs=("sign", "logabsdet"), infer=_slogdet_rule,
     input_dtypes=_FLOAT,
     doc="sign (modulus 1 if complex) and natural log of the absolute value (real) of the determinant "
         "((0, -inf) where singular)",
 ))
-DET = register_kernel_spec(KernelSpec(
+DET = declare_spec(KernelSpec(
     name="Det", inputs=("x",), infer=_det_rule, input_dtypes=_FLOAT,
     doc="determinant of each square matrix (LU-based, as LAPACK computes it)",
 ))

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from ..dtypes import ALL_NUMERIC_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import op_prefix
 
 __all__ = ["Subscripts", "parse_einsum", "as_equation"]
@@ -108,7 +108,7 @@ def _einsum_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
     return [TensorInfo(tuple(parsed.sizes[c] for c in parsed.output), infos[0].dtype)]
 
 
-EINSUM = register_kernel_spec(KernelSpec(
+EINSUM = declare_spec(KernelSpec(
     name="Einsum", inputs=("operands",), infer=_einsum_rule, variadic=True, same_dtype=("operands",),
     input_dtypes={"operands": ALL_NUMERIC_DTYPES},
     attrs=(AttrSpec("equation", validate=as_equation, doc="numpy's subscripts, e.g. 'ij,jk->ik'"),),

@@ -21,7 +21,7 @@ from ..dtypes import (
 )
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import (
     as_dtype_attr,
     as_float_or_none,
@@ -45,7 +45,7 @@ def real_part_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> lis
 def _unary(name: str, dtypes: tuple, doc: str, differentiable: bool = True,
            out_bool: bool = False, real_out: bool = False) -> KernelSpec:
     infer = broadcast_rule(bool_) if out_bool else real_part_rule if real_out else same_as_first
-    return register_kernel_spec(KernelSpec(
+    return declare_spec(KernelSpec(
         name=name, inputs=("x",), infer=infer,
         input_dtypes={"x": dtypes}, differentiable=differentiable and not out_bool, doc=doc,
     ))
@@ -53,7 +53,7 @@ def _unary(name: str, dtypes: tuple, doc: str, differentiable: bool = True,
 
 def _binary(name: str, dtypes: tuple, doc: str, out_bool: bool = False,
             differentiable: bool = True) -> KernelSpec:
-    return register_kernel_spec(KernelSpec(
+    return declare_spec(KernelSpec(
         name=name, inputs=("x", "y"), infer=broadcast_rule(bool_ if out_bool else None),
         input_dtypes={"x": dtypes, "y": dtypes}, same_dtype=("x", "y"),
         differentiable=differentiable and not out_bool, doc=doc,
@@ -159,7 +159,7 @@ def _cast_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [TensorInfo(infos[0].shape, cast_target(infos[0].dtype, attrs["dtype"]))]
 
 
-CAST = register_kernel_spec(KernelSpec(
+CAST = declare_spec(KernelSpec(
     name="Cast", inputs=("x",), infer=_cast_rule,
     attrs=(AttrSpec("dtype", validate=as_dtype_attr, doc="the target dtype"),),
     doc="x converted to `dtype` (float to int truncates toward zero; to bool is x != 0; integers "
@@ -173,7 +173,7 @@ def _where_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[T
     return [TensorInfo(shape, infos[1].dtype)]
 
 
-WHERE = register_kernel_spec(KernelSpec(
+WHERE = declare_spec(KernelSpec(
     name="Where", inputs=("condition", "x", "y"), infer=_where_rule,
     input_dtypes={"condition": BOOL}, same_dtype=("x", "y"),
     doc="x where condition else y, broadcasting all three",
@@ -187,7 +187,7 @@ def _clip_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [infos[0]]
 
 
-CLIP = register_kernel_spec(KernelSpec(
+CLIP = declare_spec(KernelSpec(
     name="Clip", inputs=("x",), infer=_clip_rule, input_dtypes={"x": NUMERIC_DTYPES},
     attrs=(AttrSpec("min", None, as_float_or_none, "lower bound or None"),
            AttrSpec("max", None, as_float_or_none, "upper bound or None")),

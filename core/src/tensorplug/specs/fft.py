@@ -26,7 +26,7 @@ from typing import Any
 from ..dtypes import COMPLEX_DTYPES, FLOAT_DTYPES, complex_of, real_of
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_int, op_prefix
 
 __all__ = ["NORMS", "as_norm", "as_lengths", "fft_axes", "FFT_FLOATS", "FFT_COMPLEX"]
@@ -99,20 +99,20 @@ _ATTRS = (
 )
 _COMPLEX = {"x": FFT_COMPLEX}
 
-FFT = register_kernel_spec(KernelSpec(
+FFT = declare_spec(KernelSpec(
     name="Fft", inputs=("x",), infer=_complex_rule, attrs=_ATTRS, input_dtypes=_COMPLEX,
     doc="the discrete Fourier transform over axes, of lengths s (numpy.fft.fftn)",
 ))
-IFFT = register_kernel_spec(KernelSpec(
+IFFT = declare_spec(KernelSpec(
     name="Ifft", inputs=("x",), infer=_complex_rule, attrs=_ATTRS, input_dtypes=_COMPLEX,
     doc="the inverse discrete Fourier transform over axes, of lengths s (numpy.fft.ifftn)",
 ))
-RFFT = register_kernel_spec(KernelSpec(
+RFFT = declare_spec(KernelSpec(
     name="Rfft", inputs=("x",), infer=_rfft_rule, attrs=_ATTRS, input_dtypes={"x": FFT_FLOATS},
     doc="the discrete Fourier transform of real input over axes, the last one halved to s[-1] // 2 + 1 "
         "entries (numpy.fft.rfftn)",
 ))
-IRFFT = register_kernel_spec(KernelSpec(
+IRFFT = declare_spec(KernelSpec(
     name="Irfft", inputs=("x",), infer=_irfft_rule, attrs=_ATTRS, input_dtypes=_COMPLEX,
     doc="the inverse of Rfft: real output of lengths s over axes (numpy.fft.irfftn)",
 ))

@@ -22,7 +22,7 @@ from typing import Any
 from ..dtypes import FLOAT_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, broadcast_shapes, op_prefix
 from .convolution import _geometry, conv_output_shape, spatial_and_channels
 from .linalg import matmul_shape
@@ -135,21 +135,21 @@ def _depthwise_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> li
 _INPUTS = ("bias", "prelu_weights")
 _DTYPES = dict.fromkeys(_INPUTS, FLOAT_DTYPES)
 
-FUSED_MATMUL = register_kernel_spec(KernelSpec(
+FUSED_MATMUL = declare_spec(KernelSpec(
     name="FusedMatMul", inputs=("a", "b", *_INPUTS), infer=_matmul_rule,
     attrs=(AttrSpec("transpose_a", False, as_bool, "use a with its last two axes swapped"),
            AttrSpec("transpose_b", False, as_bool, "use b with its last two axes swapped"), *_FUSION),
     input_dtypes={"a": FLOAT_DTYPES, "b": FLOAT_DTYPES, **_DTYPES}, same_dtype=("a", "b", *_INPUTS),
     doc="activation(a @ b + bias) (TF.js's _FusedMatMul); leading (batch) axes broadcast"))
 
-FUSED_CONV_2D = register_kernel_spec(KernelSpec(
+FUSED_CONV_2D = declare_spec(KernelSpec(
     name="FusedConv2D", inputs=("x", "filter", *_INPUTS), infer=_conv_rule,
     attrs=(*_geometry(2), *_FUSION),
     input_dtypes={"x": FLOAT_DTYPES, "filter": FLOAT_DTYPES, **_DTYPES},
     same_dtype=("x", "filter", *_INPUTS),
     doc="activation(Conv2D(x, filter) + bias), bias along the channel axis"))
 
-FUSED_DEPTHWISE_CONV_2D = register_kernel_spec(KernelSpec(
+FUSED_DEPTHWISE_CONV_2D = declare_spec(KernelSpec(
     name="FusedDepthwiseConv2D", inputs=("x", "filter", *_INPUTS), infer=_depthwise_rule,
     attrs=(*(a for a in _geometry(2) if a.name != "groups"), *_FUSION),
     input_dtypes={"x": FLOAT_DTYPES, "filter": FLOAT_DTYPES, **_DTYPES},

@@ -17,7 +17,7 @@ from typing import Any
 from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, float32, int32, int64
 from ..errors import ShapeError
 from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, as_int, op_prefix
 
 METHODS = ("bilinear", "nearest")
@@ -115,23 +115,23 @@ _FLAGS = (
 )
 _SIZE = AttrSpec("size", REQUIRED, _pair, "(new_height, new_width)")
 
-RESIZE_BILINEAR = register_kernel_spec(KernelSpec(
+RESIZE_BILINEAR = declare_spec(KernelSpec(
     name="ResizeBilinear", inputs=("images",), infer=_resize_rule, attrs=(_SIZE, *_FLAGS),
     input_dtypes={"images": FLOAT_DTYPES},
     doc="images (N, H, W, C) resized to `size` by bilinear interpolation (TF's rule)",
 ))
-RESIZE_BILINEAR_GRAD = register_kernel_spec(KernelSpec(
+RESIZE_BILINEAR_GRAD = declare_spec(KernelSpec(
     name="ResizeBilinearGrad", inputs=("images", "dy"), infer=_resize_grad_rule, attrs=_FLAGS,
     input_dtypes={"images": FLOAT_DTYPES, "dy": FLOAT_DTYPES}, same_dtype=("images", "dy"),
     doc="the gradient of ResizeBilinear in images: dy sent back to the pixels each output read, "
         "by their weights (images give the shape only)",
 ))
-RESIZE_NEAREST_NEIGHBOR = register_kernel_spec(KernelSpec(
+RESIZE_NEAREST_NEIGHBOR = declare_spec(KernelSpec(
     name="ResizeNearestNeighbor", inputs=("images",), infer=_resize_rule, attrs=(_SIZE, *_FLAGS),
     input_dtypes={"images": NUMERIC_DTYPES},
     doc="images (N, H, W, C) resized to `size`, each output the nearest input pixel (TF's rule)",
 ))
-RESIZE_NEAREST_NEIGHBOR_GRAD = register_kernel_spec(KernelSpec(
+RESIZE_NEAREST_NEIGHBOR_GRAD = declare_spec(KernelSpec(
     name="ResizeNearestNeighborGrad", inputs=("images", "dy"), infer=_resize_grad_rule, attrs=_FLAGS,
     input_dtypes={"images": FLOAT_DTYPES, "dy": FLOAT_DTYPES}, same_dtype=("images", "dy"),
     doc="the gradient of ResizeNearestNeighbor in images: dy summed onto the pixel each output read",
@@ -168,7 +168,7 @@ def _crop_grad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> li
 _METHOD = AttrSpec("method", "bilinear", _choice(METHODS), "'bilinear' or 'nearest' sampling")
 #: float32 boxes and int32 box_ind, as TF's and TF.js's (no gradient; the op casts to them)
 _BOX_DTYPES = {"boxes": (float32,), "box_ind": (int32,)}
-CROP_AND_RESIZE = register_kernel_spec(KernelSpec(
+CROP_AND_RESIZE = declare_spec(KernelSpec(
     name="CropAndResize", inputs=("image", "boxes", "box_ind"), infer=_crop_rule,
     attrs=(AttrSpec("crop_size", REQUIRED, _pair, "(crop_height, crop_width)"), _METHOD,
            AttrSpec("extrapolation_value", 0.0, _float, "the value of points outside the image")),
@@ -176,7 +176,7 @@ CROP_AND_RESIZE = register_kernel_spec(KernelSpec(
     doc="crops of image (N, H, W, C) at normalized boxes (y1, x1, y2, x2) of batch rows box_ind, "
         "each resized to crop_size: (num_boxes, crop_h, crop_w, C)",
 ))
-CROP_AND_RESIZE_GRAD_IMAGE = register_kernel_spec(KernelSpec(
+CROP_AND_RESIZE_GRAD_IMAGE = declare_spec(KernelSpec(
     name="CropAndResizeGradImage", inputs=("grads", "boxes", "box_ind"), infer=_crop_grad_rule,
     attrs=(AttrSpec("image_shape", REQUIRED, _int_shape, "the image's shape (N, H, W, C)"), _METHOD),
     input_dtypes={"grads": FLOAT_DTYPES, **_BOX_DTYPES},
@@ -199,11 +199,11 @@ def _fill_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [x]
 
 
-FLIP_LEFT_RIGHT = register_kernel_spec(KernelSpec(
+FLIP_LEFT_RIGHT = declare_spec(KernelSpec(
     name="FlipLeftRight", inputs=("image",), infer=_same_image, input_dtypes={"image": NUMERIC_DTYPES},
     doc="image (N, H, W, C) mirrored along its width",
 ))
-ROTATE_WITH_OFFSET = register_kernel_spec(KernelSpec(
+ROTATE_WITH_OFFSET = declare_spec(KernelSpec(
     name="RotateWithOffset", inputs=("image",), infer=_fill_rule, differentiable=False,
     attrs=(AttrSpec("radians", REQUIRED, _float, "the rotation angle"),
            AttrSpec("fill_value", 0.0, _floats_or_float, "one number, or one per channel"),
@@ -224,7 +224,7 @@ def _transform_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> li
     return [TensorInfo((n, *out, c), image.dtype)]
 
 
-TRANSFORM = register_kernel_spec(KernelSpec(
+TRANSFORM = declare_spec(KernelSpec(
     name="Transform", inputs=("image", "transforms"), infer=_transform_rule, differentiable=False,
     attrs=(AttrSpec("interpolation", "nearest", _choice(METHODS), "'nearest' or 'bilinear'"),
            AttrSpec("fill_mode", "constant", _choice(FILL_MODES), "how points outside the image read"),
@@ -280,18 +280,18 @@ _NMS_ATTRS = (
 )
 _PAD = AttrSpec("pad_to_max_output_size", False, as_bool, "pad the indices with zeros to max_output_size")
 _NMS_DTYPES = {"boxes": FLOAT_DTYPES, "scores": FLOAT_DTYPES}
-NON_MAX_SUPPRESSION_V3 = register_kernel_spec(KernelSpec(
+NON_MAX_SUPPRESSION_V3 = declare_spec(KernelSpec(
     name="NonMaxSuppressionV3", inputs=("boxes", "scores"), outputs=("selected_indices",),
     infer=_nms_rule(False, False), attrs=_NMS_ATTRS, input_dtypes=_NMS_DTYPES, differentiable=False,
     doc="int64 indices of the boxes greedy non-max suppression selects, by descending score",
 ))
-NON_MAX_SUPPRESSION_V4 = register_kernel_spec(KernelSpec(
+NON_MAX_SUPPRESSION_V4 = declare_spec(KernelSpec(
     name="NonMaxSuppressionV4", inputs=("boxes", "scores"), outputs=("selected_indices", "valid_outputs"),
     infer=_nms_rule(False, True), attrs=(*_NMS_ATTRS, _PAD), input_dtypes=_NMS_DTYPES,
     differentiable=False,
     doc="NonMaxSuppressionV3's indices (zero-padded to max_output_size if asked) and their count",
 ))
-NON_MAX_SUPPRESSION_V5 = register_kernel_spec(KernelSpec(
+NON_MAX_SUPPRESSION_V5 = declare_spec(KernelSpec(
     name="NonMaxSuppressionV5", inputs=("boxes", "scores"),
     outputs=("selected_indices", "selected_scores", "valid_outputs"), infer=_nms_rule(True, True),
     attrs=(*_NMS_ATTRS, AttrSpec("soft_nms_sigma", 0.0, _float, "> 0: soft NMS, scores decay by overlap"),

@@ -14,7 +14,7 @@ from typing import Any
 from ..dtypes import ALL_DTYPES, INT_DTYPES, float32, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_dtype_attr, as_int, as_scalar, as_shape, fitting_value, normalize_axis, op_prefix
 
 
@@ -44,7 +44,7 @@ def _strided_slice_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -
 
 _SLICES = AttrSpec("slices", validate=_slices, doc="one (start, stop, step) per axis, normalized")
 
-STRIDED_SLICE = register_kernel_spec(KernelSpec(
+STRIDED_SLICE = declare_spec(KernelSpec(
     name="StridedSlice", inputs=("x",), infer=_strided_slice_rule, attrs=(_SLICES,),
     doc="x[start:stop:step, ...] with one normalized slice per axis",
 ))
@@ -59,7 +59,7 @@ def _strided_slice_grad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, An
     return [TensorInfo(tuple(shape), dy.dtype)]
 
 
-STRIDED_SLICE_GRAD = register_kernel_spec(KernelSpec(
+STRIDED_SLICE_GRAD = declare_spec(KernelSpec(
     name="StridedSliceGrad", inputs=("dy",), infer=_strided_slice_grad_rule,
     attrs=(AttrSpec("shape", validate=as_shape, doc="shape of the sliced input"), _SLICES),
     doc="zeros of `shape` with dy written where StridedSlice read (its gradient)",
@@ -81,7 +81,7 @@ def _gather_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
     return [TensorInfo(x.shape[:axis] + tuple(idx.shape) + x.shape[axis + 1:], x.dtype)]
 
 
-GATHER = register_kernel_spec(KernelSpec(
+GATHER = declare_spec(KernelSpec(
     name="Gather", inputs=("x", "indices"), infer=_gather_rule,
     input_dtypes={"indices": INT_DTYPES},
     attrs=(AttrSpec("axis", 0, as_int, "the axis to take along"),),
@@ -102,7 +102,7 @@ def _scatter_add_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> 
     return [TensorInfo(shape, updates.dtype)]
 
 
-SCATTER_ADD = register_kernel_spec(KernelSpec(
+SCATTER_ADD = declare_spec(KernelSpec(
     name="ScatterAdd", inputs=("indices", "updates"), infer=_scatter_add_rule,
     input_dtypes={"indices": INT_DTYPES},
     attrs=(AttrSpec("shape", validate=as_shape, doc="the output shape"),
@@ -115,7 +115,7 @@ def _nonzero_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list
     return [TensorInfo((-1,), int64)]  # the length depends on the values
 
 
-NONZERO = register_kernel_spec(KernelSpec(
+NONZERO = declare_spec(KernelSpec(
     name="NonZero", inputs=("x",), infer=_nonzero_rule, differentiable=False,
     input_dtypes={"x": ALL_DTYPES},
     doc="flat (C-order) int64 indices of the non-zero elements; length depends on the values",
@@ -137,7 +137,7 @@ def _one_hot_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list
     return [TensorInfo(one_hot_shape(infos[0].shape, attrs["depth"]), attrs["dtype"])]
 
 
-ONE_HOT = register_kernel_spec(KernelSpec(
+ONE_HOT = declare_spec(KernelSpec(
     name="OneHot", inputs=("indices",), infer=_one_hot_rule, differentiable=False,
     input_dtypes={"indices": INT_DTYPES},
     attrs=(AttrSpec("depth", validate=as_int, doc="number of classes"),

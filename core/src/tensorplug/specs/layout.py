@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_int, op_prefix
 
 __all__ = ["MIRROR_MODES", "DATA_FORMATS", "mirror_padded_shape", "space_to_batch_shape",
@@ -71,7 +71,7 @@ def _mirror_pad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> l
     return [TensorInfo(mirror_padded_shape(x.shape, attrs["paddings"], attrs["mode"]), x.dtype)]
 
 
-MIRROR_PAD = register_kernel_spec(KernelSpec(
+MIRROR_PAD = declare_spec(KernelSpec(
     name="MirrorPad", inputs=("x",), infer=_mirror_pad_rule,
     attrs=(AttrSpec("paddings", validate=as_pairs, doc="one (before, after) pair per axis"),
            AttrSpec("mode", validate=_one_of(MIRROR_MODES, "mode"),
@@ -140,14 +140,14 @@ def _batch_to_space_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) 
     return [TensorInfo(batch_to_space_shape(x.shape, attrs["block_shape"], attrs["crops"]), x.dtype)]
 
 
-SPACE_TO_BATCH_ND = register_kernel_spec(KernelSpec(
+SPACE_TO_BATCH_ND = declare_spec(KernelSpec(
     name="SpaceToBatchND", inputs=("x",), infer=_space_to_batch_rule,
     attrs=(AttrSpec("block_shape", validate=_as_ints, doc="the block size of each spatial axis"),
            AttrSpec("paddings", validate=as_pairs, doc="zeros before and after each spatial axis")),
     doc="x (batch, *spatial, *rest) zero-padded, its spatial axes cut in blocks whose offsets go "
         "to the batch axis (offset-major)",
 ))
-BATCH_TO_SPACE_ND = register_kernel_spec(KernelSpec(
+BATCH_TO_SPACE_ND = declare_spec(KernelSpec(
     name="BatchToSpaceND", inputs=("x",), infer=_batch_to_space_rule,
     attrs=(AttrSpec("block_shape", validate=_as_ints, doc="the block size of each spatial axis"),
            AttrSpec("crops", validate=as_pairs, doc="what to cut before and after each spatial axis")),
@@ -208,12 +208,12 @@ _DEPTH_ATTRS = (AttrSpec("block_size", validate=as_int, doc="the side of each bl
                 AttrSpec("data_format", "NHWC", _one_of(DATA_FORMATS, "data_format"),
                          doc="'NHWC' (channels last) or 'NCHW' (channels first)"))
 
-DEPTH_TO_SPACE = register_kernel_spec(KernelSpec(
+DEPTH_TO_SPACE = declare_spec(KernelSpec(
     name="DepthToSpace", inputs=("x",), infer=_depth_to_space_rule, attrs=_DEPTH_ATTRS,
     doc="channels moved into block_size x block_size spatial blocks (channels read as "
         "(block_row, block_col, channel))",
 ))
-SPACE_TO_DEPTH = register_kernel_spec(KernelSpec(
+SPACE_TO_DEPTH = declare_spec(KernelSpec(
     name="SpaceToDepth", inputs=("x",), infer=_space_to_depth_rule, attrs=_DEPTH_ATTRS,
     doc="DepthToSpace undone: each block_size x block_size spatial block moved into the channels",
 ))

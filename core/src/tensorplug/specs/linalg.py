@@ -10,7 +10,7 @@ from typing import Any
 from ..dtypes import ALL_NUMERIC_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, broadcast_shapes, op_prefix
 
 
@@ -49,7 +49,7 @@ def _matmul_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
     return [TensorInfo(shape, a.dtype)]
 
 
-MATMUL = register_kernel_spec(KernelSpec(
+MATMUL = declare_spec(KernelSpec(
     name="MatMul", inputs=("x", "y"), infer=_matmul_rule, same_dtype=("x", "y"),
     attrs=(AttrSpec("transpose_x", False, as_bool, "use x with its last two axes swapped"),
            AttrSpec("transpose_y", False, as_bool, "use y with its last two axes swapped")),

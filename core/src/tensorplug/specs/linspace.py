@@ -10,7 +10,7 @@ from typing import Any
 from ..dtypes import DType
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, as_dtype_attr, as_int, as_scalar, op_prefix
 
 __all__ = ["LINSPACE", "linspace_dtype"]
@@ -32,7 +32,7 @@ def _rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorI
     return [TensorInfo((num,), linspace_dtype(attrs["dtype"], complex_ends))]
 
 
-LINSPACE = register_kernel_spec(KernelSpec(
+LINSPACE = declare_spec(KernelSpec(
     name="LinSpace", inputs=(), infer=_rule, differentiable=False,
     attrs=(AttrSpec("start", validate=as_scalar), AttrSpec("stop", validate=as_scalar),
            AttrSpec("num", validate=as_int, doc="how many values"),

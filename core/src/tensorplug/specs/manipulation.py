@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_int, as_scalar, as_shape, fitting_value, normalize_axis, op_prefix
 
 Shape = Sequence[int]
@@ -47,7 +47,7 @@ def _reshape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list
     return [TensorInfo(reshaped_shape(x.shape, attrs["shape"]), x.dtype)]
 
 
-RESHAPE = register_kernel_spec(KernelSpec(
+RESHAPE = declare_spec(KernelSpec(
     name="Reshape", inputs=("x",), infer=_reshape_rule,
     attrs=(AttrSpec("shape", validate=as_shape, doc="the new shape; one entry may be -1"),),
     doc="the same elements in a new shape (C order)",
@@ -83,7 +83,7 @@ def _transpose_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> li
     return [TensorInfo(tuple(x.shape[a] for a in permutation(x.shape, attrs["perm"])), x.dtype)]
 
 
-TRANSPOSE = register_kernel_spec(KernelSpec(
+TRANSPOSE = declare_spec(KernelSpec(
     name="Transpose", inputs=("x",), infer=_transpose_rule,
     attrs=(AttrSpec("perm", validate=_ints, doc="a permutation of the axes"),),
     doc="axes permuted: output axis i is input axis perm[i]",
@@ -113,7 +113,7 @@ def _broadcast_to_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) ->
     return [TensorInfo(broadcast_target(x.shape, attrs["shape"]), x.dtype)]
 
 
-BROADCAST_TO = register_kernel_spec(KernelSpec(
+BROADCAST_TO = declare_spec(KernelSpec(
     name="BroadcastTo", inputs=("x",), infer=_broadcast_to_rule,
     attrs=(AttrSpec("shape", validate=as_shape, doc="the target shape"),),
     doc="x broadcast to `shape`",
@@ -142,7 +142,7 @@ def _concat_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
     return [TensorInfo(shape, infos[0].dtype)]
 
 
-CONCAT = register_kernel_spec(KernelSpec(
+CONCAT = declare_spec(KernelSpec(
     name="Concat", inputs=("xs",), infer=_concat_rule, variadic=True, same_dtype=("xs",),
     attrs=(AttrSpec("axis", 0, as_int, "the axis to join along"),),
     doc="tensors joined along an existing axis",
@@ -168,7 +168,7 @@ def _stack_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[T
     return [TensorInfo(shape, infos[0].dtype)]
 
 
-STACK = register_kernel_spec(KernelSpec(
+STACK = declare_spec(KernelSpec(
     name="Stack", inputs=("xs",), infer=_stack_rule, variadic=True, same_dtype=("xs",),
     attrs=(AttrSpec("axis", 0, as_int, "the position of the new axis"),),
     doc="tensors of one shape joined along a new axis",
@@ -198,7 +198,7 @@ def _pad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Ten
     return [TensorInfo(padded_shape(x.shape, attrs["pad_width"]), x.dtype)]
 
 
-PAD = register_kernel_spec(KernelSpec(
+PAD = declare_spec(KernelSpec(
     name="Pad", inputs=("x",), infer=_pad_rule,
     attrs=(AttrSpec("pad_width", validate=_pad_width, doc="one (before, after) pair per axis"),
            AttrSpec("constant_value", 0.0, as_scalar, "the fill value (x's dtype must hold it)")),
@@ -235,7 +235,7 @@ def _roll_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [x]
 
 
-ROLL = register_kernel_spec(KernelSpec(
+ROLL = declare_spec(KernelSpec(
     name="Roll", inputs=("x",), infer=_roll_rule,
     attrs=(AttrSpec("shift", validate=_ints, doc="the shift along each axis (wrapping around)"),
            AttrSpec("axis", validate=_ints, doc="the axes to roll along, one per shift")),

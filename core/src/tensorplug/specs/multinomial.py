@@ -10,7 +10,7 @@ from typing import Any
 from ..dtypes import FLOAT_DTYPES, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, as_int, op_prefix
 
 __all__ = ["MULTINOMIAL", "multinomial_shape"]
@@ -31,7 +31,7 @@ def _rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorI
     return [TensorInfo(multinomial_shape(infos[0].shape, attrs["num_samples"]), int64)]
 
 
-MULTINOMIAL = register_kernel_spec(KernelSpec(
+MULTINOMIAL = declare_spec(KernelSpec(
     name="Multinomial", inputs=("logits",), infer=_rule, differentiable=False,
     input_dtypes={"logits": FLOAT_DTYPES},
     attrs=(AttrSpec("num_samples", validate=as_int, doc="samples per row"),

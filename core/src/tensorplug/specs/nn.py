@@ -9,7 +9,7 @@ from typing import Any
 from ..dtypes import FLOAT_DTYPES, int32, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo, describe
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_int, normalize_axis
 
 
@@ -18,12 +18,12 @@ def _softmax_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list
     return [infos[0]]
 
 
-SOFTMAX = register_kernel_spec(KernelSpec(
+SOFTMAX = declare_spec(KernelSpec(
     name="Softmax", inputs=("x",), infer=_softmax_rule, input_dtypes={"x": FLOAT_DTYPES},
     attrs=(AttrSpec("axis", -1, as_int, "the axis to normalize"),),
     doc="exp(x) / sum(exp(x)) along axis, computed with the max subtracted",
 ))
-LOG_SOFTMAX = register_kernel_spec(KernelSpec(
+LOG_SOFTMAX = declare_spec(KernelSpec(
     name="LogSoftmax", inputs=("x",), infer=_softmax_rule, input_dtypes={"x": FLOAT_DTYPES},
     attrs=(AttrSpec("axis", -1, as_int, "the axis to normalize"),),
     doc="x - logsumexp(x) along axis, computed stably",
@@ -39,7 +39,7 @@ def _sparse_xent_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> 
     return [TensorInfo(features.shape[:1], features.dtype), features]
 
 
-SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = register_kernel_spec(KernelSpec(
+SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = declare_spec(KernelSpec(
     name="SparseSoftmaxCrossEntropyWithLogits", inputs=("features", "labels"),
     outputs=("loss", "backprop"), infer=_sparse_xent_rule,
     input_dtypes={"features": FLOAT_DTYPES, "labels": (int32, int64)},

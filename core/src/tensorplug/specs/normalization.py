@@ -17,7 +17,7 @@ from typing import Any
 from ..dtypes import FLOAT_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_int, op_prefix
 
 _PARAMS = ("scale", "offset", "mean", "variance")
@@ -56,7 +56,7 @@ def _float(value: Any) -> float:
     return out
 
 
-FUSED_BATCH_NORM = register_kernel_spec(KernelSpec(
+FUSED_BATCH_NORM = declare_spec(KernelSpec(
     name="FusedBatchNorm", inputs=("x", *_PARAMS), infer=_batch_norm_rule,
     input_dtypes={n: FLOAT_DTYPES for n in ("x", *_PARAMS)}, same_dtype=("x", *_PARAMS),
     attrs=(AttrSpec("epsilon", 1e-3, _non_negative_float, "added to the variance"),),
@@ -94,11 +94,11 @@ def _lrn_grad_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> lis
     return [x]
 
 
-LRN = register_kernel_spec(KernelSpec(
+LRN = declare_spec(KernelSpec(
     name="LRN", inputs=("x",), infer=_lrn_rule, input_dtypes={"x": FLOAT_DTYPES}, attrs=_LRN_ATTRS,
     doc="x / (bias + alpha * sum(x[..., c - r:c + r + 1] ** 2)) ** beta (TF's local response normalization)",
 ))
-LRN_GRAD = register_kernel_spec(KernelSpec(
+LRN_GRAD = declare_spec(KernelSpec(
     name="LRNGrad", inputs=("dy", "x", "y"), infer=_lrn_grad_rule,
     input_dtypes={n: FLOAT_DTYPES for n in ("dy", "x", "y")}, same_dtype=("dy", "x", "y"), attrs=_LRN_ATTRS,
     doc="the gradient of LRN at x (y = LRN(x), accepted as TF's signature has it) times dy",

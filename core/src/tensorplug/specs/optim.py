@@ -13,7 +13,7 @@ from typing import Any
 from ..dtypes import FLOAT_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 
 
 def _adam_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
@@ -23,7 +23,7 @@ def _adam_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [infos[0], infos[0], infos[0]]
 
 
-ADAM_UPDATE = register_kernel_spec(KernelSpec(
+ADAM_UPDATE = declare_spec(KernelSpec(
     name="AdamUpdate", inputs=("param", "grad", "m", "v"), outputs=("param", "m", "v"),
     infer=_adam_rule, differentiable=False,
     input_dtypes={n: FLOAT_DTYPES for n in ("param", "grad", "m", "v")},

@@ -21,7 +21,7 @@ from .._windows import output_sizes
 from ..dtypes import FLOAT_DTYPES, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, as_int, op_prefix
 
 Pairs = tuple[tuple[int, int], ...]
@@ -174,7 +174,7 @@ def _pool_specs(rank: int, suffix: str) -> tuple[KernelSpec, KernelSpec, KernelS
                    attrs=_window_attrs(), input_dtypes=_floats("dy", "input"), same_dtype=("dy", "input"),
                    doc=f"dy of AvgPool{suffix} spread evenly over each window's real elements"),
     )
-    return tuple(register_kernel_spec(s) for s in made)  # type: ignore[return-value]
+    return tuple(declare_spec(s) for s in made)  # type: ignore[return-value]
 
 
 MAX_POOL, AVG_POOL, MAX_POOL_GRAD, AVG_POOL_GRAD = _pool_specs(2, "")
@@ -187,7 +187,7 @@ def _argmax_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
     return [TensorInfo(shape, x.dtype), TensorInfo(shape, int64)]
 
 
-MAX_POOL_WITH_ARGMAX = register_kernel_spec(KernelSpec(
+MAX_POOL_WITH_ARGMAX = declare_spec(KernelSpec(
     name="MaxPoolWithArgmax", inputs=("x",), outputs=("values", "indices"), infer=_argmax_rule,
     attrs=_window_attrs(data_format=False) + (
         AttrSpec("include_batch_in_index", False, as_bool,
@@ -230,17 +230,17 @@ _DILATION_ATTRS = (
     AttrSpec("dilations", validate=_ints, doc="(rate_h, rate_w): the filter's taps are this far apart"),
 )
 _DILATION_DTYPES = _floats("x", "filter", "dy")
-DILATION_2D = register_kernel_spec(KernelSpec(
+DILATION_2D = declare_spec(KernelSpec(
     name="Dilation2D", inputs=("x", "filter"), infer=_dilation_rule, attrs=_DILATION_ATTRS,
     input_dtypes=_DILATION_DTYPES, same_dtype=("x", "filter"),
     doc="grayscale morphological dilation: max over the window of x + filter, per channel",
 ))
-DILATION_2D_BACKPROP_INPUT = register_kernel_spec(KernelSpec(
+DILATION_2D_BACKPROP_INPUT = declare_spec(KernelSpec(
     name="Dilation2DBackpropInput", inputs=("x", "filter", "dy"), infer=_dilation_grad_rule(0),
     attrs=_DILATION_ATTRS, input_dtypes=_DILATION_DTYPES, same_dtype=("x", "filter", "dy"),
     doc="dy of Dilation2D sent back to the x element of each window's first maximum",
 ))
-DILATION_2D_BACKPROP_FILTER = register_kernel_spec(KernelSpec(
+DILATION_2D_BACKPROP_FILTER = declare_spec(KernelSpec(
     name="Dilation2DBackpropFilter", inputs=("x", "filter", "dy"), infer=_dilation_grad_rule(1),
     attrs=_DILATION_ATTRS, input_dtypes=_DILATION_DTYPES, same_dtype=("x", "filter", "dy"),
     doc="dy of Dilation2D summed onto the filter tap of each window's first maximum",

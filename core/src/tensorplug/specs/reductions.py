@@ -17,7 +17,7 @@ from typing import Any
 from ..dtypes import INEXACT_DTYPES, NUMERIC_DTYPES, accumulator_of, bool_, int64, real_of
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_axes_or_none, as_bool, as_int, normalize_axes, normalize_axis, op_prefix
 
 _AXIS = AttrSpec("axis", None, as_axes_or_none, "tuple of axes to reduce, None for all")
@@ -88,7 +88,7 @@ def _cumulative_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> l
 
 
 def _reduction(name: str, rule: Any, doc: str) -> KernelSpec:
-    return register_kernel_spec(KernelSpec(
+    return declare_spec(KernelSpec(
         name=name, inputs=("x",), infer=rule, attrs=(_AXIS, _KEEPDIMS), doc=doc,
         input_dtypes={"x": NUMERIC_DTYPES + (bool_,)} if name in ("Sum", "Prod") else {"x": NUMERIC_DTYPES},
     ))
@@ -107,7 +107,7 @@ def _norm_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [TensorInfo(reduced_shape(x.shape, axes, attrs["keepdims"]), real_of(x.dtype))]
 
 
-EUCLIDEAN_NORM = register_kernel_spec(KernelSpec(
+EUCLIDEAN_NORM = declare_spec(KernelSpec(
     name="EuclideanNorm", inputs=("x",), infer=_norm_rule, attrs=(_AXIS, _KEEPDIMS),
     input_dtypes={"x": INEXACT_DTYPES},
     doc="sqrt(sum |x|^2) over axes, real for a complex x (the 2-norm; Frobenius over two axes)",
@@ -115,11 +115,11 @@ EUCLIDEAN_NORM = register_kernel_spec(KernelSpec(
 
 _ARG_ATTRS = (AttrSpec("axis", None, lambda v: None if v is None else as_int(v),
                        "the axis, or None for the flattened input"), _KEEPDIMS)
-ARGMAX = register_kernel_spec(KernelSpec(
+ARGMAX = declare_spec(KernelSpec(
     name="ArgMax", inputs=("x",), infer=_arg_rule, attrs=_ARG_ATTRS, differentiable=False,
     input_dtypes={"x": NUMERIC_DTYPES}, doc="index (int64) of the first maximum",
 ))
-ARGMIN = register_kernel_spec(KernelSpec(
+ARGMIN = declare_spec(KernelSpec(
     name="ArgMin", inputs=("x",), infer=_arg_rule, attrs=_ARG_ATTRS, differentiable=False,
     input_dtypes={"x": NUMERIC_DTYPES}, doc="index (int64) of the first minimum",
 ))
@@ -127,11 +127,11 @@ ARGMIN = register_kernel_spec(KernelSpec(
 _CUM_ATTRS = (AttrSpec("axis", 0, as_int, "the axis"),
               AttrSpec("exclusive", False, as_bool, "leave out the element itself"),
               AttrSpec("reverse", False, as_bool, "accumulate from the end"))
-CUMSUM = register_kernel_spec(KernelSpec(
+CUMSUM = declare_spec(KernelSpec(
     name="Cumsum", inputs=("x",), infer=_cumulative_rule, attrs=_CUM_ATTRS,
     input_dtypes={"x": NUMERIC_DTYPES + (bool_,)}, doc="running sum along an axis",
 ))
-CUMPROD = register_kernel_spec(KernelSpec(
+CUMPROD = declare_spec(KernelSpec(
     name="Cumprod", inputs=("x",), infer=_cumulative_rule, attrs=_CUM_ATTRS,
     input_dtypes={"x": NUMERIC_DTYPES + (bool_,)}, doc="running product along an axis",
 ))

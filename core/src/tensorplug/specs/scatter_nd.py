@@ -15,7 +15,7 @@ from typing import Any
 from ..dtypes import INT_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_shape, op_prefix
 
 __all__ = ["GATHER_ND", "SCATTER_ND", "TENSOR_SCATTER_UPDATE", "nd_slice_shape"]
@@ -51,7 +51,7 @@ def _gather_nd_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> li
     return [TensorInfo(nd_slice_shape(params.shape, idx.shape), params.dtype)]
 
 
-GATHER_ND = register_kernel_spec(KernelSpec(
+GATHER_ND = declare_spec(KernelSpec(
     name="GatherNd", inputs=("params", "indices"), infer=_gather_nd_rule,
     input_dtypes={"indices": INT_DTYPES},
     doc="out[b] = params[tuple(indices[b])] (the slice of the axes not indexed); TF's gather_nd",
@@ -67,7 +67,7 @@ def _scatter_nd_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> l
     return [TensorInfo(shape, updates.dtype)]
 
 
-SCATTER_ND = register_kernel_spec(KernelSpec(
+SCATTER_ND = declare_spec(KernelSpec(
     name="ScatterNd", inputs=("indices", "updates"), infer=_scatter_nd_rule,
     input_dtypes={"indices": INT_DTYPES},
     attrs=(AttrSpec("shape", validate=as_shape, doc="the output shape"),),
@@ -81,7 +81,7 @@ def _tensor_scatter_update_rule(infos: Sequence[TensorInfo], attrs: Mapping[str,
     return [tensor]
 
 
-TENSOR_SCATTER_UPDATE = register_kernel_spec(KernelSpec(
+TENSOR_SCATTER_UPDATE = declare_spec(KernelSpec(
     name="TensorScatterUpdate", inputs=("tensor", "indices", "updates"),
     infer=_tensor_scatter_update_rule, input_dtypes={"indices": INT_DTYPES},
     same_dtype=("tensor", "updates"),

@@ -16,7 +16,7 @@ from typing import Any
 from ..dtypes import ALL_NUMERIC_DTYPES, INT_DTYPES, NUMERIC_DTYPES
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, as_int, op_prefix
 
 __all__ = ["UNSORTED_SEGMENT_SUM", "UNSORTED_SEGMENT_MAX", "UNSORTED_SEGMENT_MIN", "BINCOUNT",
@@ -48,7 +48,7 @@ _NUM_SEGMENTS = AttrSpec("num_segments", validate=as_int, doc="the number of seg
 
 
 def _segment_spec(name: str, dtypes: tuple[Any, ...], doc: str) -> KernelSpec:
-    return register_kernel_spec(KernelSpec(
+    return declare_spec(KernelSpec(
         name=name, inputs=("data", "segment_ids"), infer=_segment_rule, attrs=(_NUM_SEGMENTS,),
         input_dtypes={"data": dtypes, "segment_ids": INT_DTYPES}, doc=doc,
     ))
@@ -92,13 +92,13 @@ def _dense_bincount_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) 
 _SIZE = AttrSpec("size", validate=as_int, doc="the number of bins")
 _COUNT_DTYPES = {"x": INT_DTYPES, "weights": NUMERIC_DTYPES}
 
-BINCOUNT = register_kernel_spec(KernelSpec(
+BINCOUNT = declare_spec(KernelSpec(
     name="Bincount", inputs=("x", "weights"), infer=_bincount_rule, attrs=(_SIZE,),
     input_dtypes=_COUNT_DTYPES, differentiable=False,  # (TF.js has no gradient)
     doc="out[v] = sum of weights (1 each if weights is empty) where x == v, for v in [0, size)",
 ))
 
-DENSE_BINCOUNT = register_kernel_spec(KernelSpec(
+DENSE_BINCOUNT = declare_spec(KernelSpec(
     name="DenseBincount", inputs=("x", "weights"), infer=_dense_bincount_rule,
     attrs=(_SIZE, AttrSpec("binary_output", False, as_bool, "1 where a value occurs, not its count")),
     input_dtypes=_COUNT_DTYPES, differentiable=False,  # (TF.js has no gradient)

@@ -21,7 +21,7 @@ from typing import Any
 from ..dtypes import ALL_DTYPES, NUMERIC_DTYPES, DType, bool_, int64
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, as_int, normalize_axis, op_prefix
 
 #: The dtypes the family orders: real numbers and bools (False < True).
@@ -78,12 +78,12 @@ _SORT_ATTRS = (AttrSpec("axis", -1, as_int, "the axis to sort along"),
                AttrSpec("descending", False, as_bool, "largest first (NaNs still last)"),
                AttrSpec("stable", True, as_bool, "keep equal elements in their order (always done)"))
 
-SORT = register_kernel_spec(KernelSpec(
+SORT = declare_spec(KernelSpec(
     name="Sort", inputs=("x",), infer=_sort_rule, attrs=_SORT_ATTRS,
     input_dtypes={"x": ORDERED_DTYPES},
     doc="x sorted along axis (stable; NaNs last, also when descending)",
 ))
-ARGSORT = register_kernel_spec(KernelSpec(
+ARGSORT = declare_spec(KernelSpec(
     name="ArgSort", inputs=("x",), infer=_argsort_rule, attrs=_SORT_ATTRS, differentiable=False,
     input_dtypes={"x": ORDERED_DTYPES},
     doc="int64 indices that sort x along axis (stable; NaNs last, also when descending)",
@@ -96,7 +96,7 @@ def _search_sorted_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -
     return [TensorInfo(x2.shape, int64)]
 
 
-SEARCH_SORTED = register_kernel_spec(KernelSpec(
+SEARCH_SORTED = declare_spec(KernelSpec(
     name="SearchSorted", inputs=("x1", "x2"), infer=_search_sorted_rule, differentiable=False,
     attrs=(AttrSpec("side", "left", as_side, "'left': x1[i-1] < v <= x1[i]; 'right': x1[i-1] <= v < x1[i]"),),
     input_dtypes={"x1": ORDERED_DTYPES, "x2": ORDERED_DTYPES}, same_dtype=("x1", "x2"),
@@ -111,7 +111,7 @@ def _unique_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
             TensorInfo((-1,), int64)]  # the number of distinct values depends on the values
 
 
-UNIQUE = register_kernel_spec(KernelSpec(
+UNIQUE = declare_spec(KernelSpec(
     name="Unique", inputs=("x",), infer=_unique_rule, differentiable=False,
     outputs=("values", "indices", "inverse_indices", "counts"),
     input_dtypes={"x": ALL_DTYPES},
@@ -125,7 +125,7 @@ def _unique_counts_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -
     return [TensorInfo((-1,), infos[0].dtype), TensorInfo((-1,), int64)]  # (lengths: as Unique's)
 
 
-UNIQUE_COUNTS = register_kernel_spec(KernelSpec(
+UNIQUE_COUNTS = declare_spec(KernelSpec(
     name="UniqueCounts", inputs=("x",), infer=_unique_counts_rule, differentiable=False,
     outputs=("values", "counts"), input_dtypes={"x": ALL_DTYPES},
     doc="Unique's values and counts alone: the sorted distinct values of x (complex ones by real "

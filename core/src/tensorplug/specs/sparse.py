@@ -16,7 +16,7 @@ from typing import Any
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_int, as_shape, op_prefix
 
 __all__ = ["SPARSE_SEGMENT_SUM", "SPARSE_SEGMENT_MEAN", "SPARSE_TO_DENSE", "SPARSE_RESHAPE",
@@ -47,7 +47,7 @@ def _sparse_segment_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) 
 
 
 def _sparse_segment_spec(name: str, doc: str) -> KernelSpec:
-    return register_kernel_spec(KernelSpec(
+    return declare_spec(KernelSpec(
         name=name, inputs=("data", "indices", "segment_ids"), infer=_sparse_segment_rule,
         attrs=(AttrSpec("num_segments", None, _int_or_none,
                         "output rows; None: the last segment id + 1 (TF.js)"),),
@@ -87,7 +87,7 @@ def _sparse_to_dense_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any])
     return [TensorInfo(shape, values.dtype)]
 
 
-SPARSE_TO_DENSE = register_kernel_spec(KernelSpec(
+SPARSE_TO_DENSE = declare_spec(KernelSpec(
     name="SparseToDense", inputs=("sparse_indices", "sparse_values", "default_value"),
     infer=_sparse_to_dense_rule, attrs=(AttrSpec("output_shape", validate=as_shape),),
     input_dtypes={"sparse_indices": INT_DTYPES}, same_dtype=("sparse_values", "default_value"),
@@ -113,7 +113,7 @@ def _sparse_reshape_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) 
     return [TensorInfo((n, rank), int64), TensorInfo((rank,), int64)]
 
 
-SPARSE_RESHAPE = register_kernel_spec(KernelSpec(
+SPARSE_RESHAPE = declare_spec(KernelSpec(
     name="SparseReshape", inputs=("input_indices", "input_shape", "new_shape"),
     infer=_sparse_reshape_rule, outputs=("output_indices", "output_shape"),
     input_dtypes={"input_indices": (int64,), "input_shape": (int64,), "new_shape": (int64,)},
@@ -132,7 +132,7 @@ def _fill_empty_rows_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any])
             TensorInfo((n,), int64)]
 
 
-SPARSE_FILL_EMPTY_ROWS = register_kernel_spec(KernelSpec(
+SPARSE_FILL_EMPTY_ROWS = declare_spec(KernelSpec(
     name="SparseFillEmptyRows", inputs=("indices", "values", "dense_shape", "default_value"),
     infer=_fill_empty_rows_rule,
     outputs=("output_indices", "output_values", "empty_row_indicator", "reverse_index_map"),

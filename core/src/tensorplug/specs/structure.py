@@ -15,7 +15,7 @@ from typing import Any
 from ..dtypes import NUMERIC_DTYPES, int32, int64
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.specs import register_kernel_spec
+from ..registry.core_entries import declare_spec
 from ._rules import as_bool, as_int, normalize_axis, op_prefix
 
 __all__ = ["reversed_axes", "tiled_shape", "split_sizes", "band_bounds", "top_k_count"]
@@ -43,7 +43,7 @@ def _reverse_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list
     return [infos[0]]
 
 
-REVERSE = register_kernel_spec(KernelSpec(
+REVERSE = declare_spec(KernelSpec(
     name="Reverse", inputs=("x",), infer=_reverse_rule,
     attrs=(AttrSpec("axes", validate=_ints, doc="the axes to reverse"),),
     doc="x with the order of its elements reversed along `axes`",
@@ -63,7 +63,7 @@ def _tile_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [TensorInfo(tiled_shape(x.shape, attrs["reps"]), x.dtype)]
 
 
-TILE = register_kernel_spec(KernelSpec(
+TILE = declare_spec(KernelSpec(
     name="Tile", inputs=("x",), infer=_tile_rule,
     attrs=(AttrSpec("reps", validate=_ints, doc="how many copies along each axis"),),
     doc="x repeated reps[i] times along each axis i (np.tile with one count per axis)",
@@ -88,7 +88,7 @@ def _split_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[T
     return [TensorInfo(x.shape[:a] + (s,) + x.shape[a + 1:], x.dtype) for s in attrs["sizes"]]
 
 
-SPLIT_V = register_kernel_spec(KernelSpec(
+SPLIT_V = declare_spec(KernelSpec(
     name="SplitV", inputs=("x",), outputs=(), infer=_split_rule,
     attrs=(AttrSpec("sizes", validate=_ints, doc="the size of each part (they add up to the axis)"),
            AttrSpec("axis", 0, as_int, "the axis to cut along")),
@@ -104,7 +104,7 @@ def _unpack_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[
     return [TensorInfo(x.shape[:a] + x.shape[a + 1:], x.dtype)] * x.shape[a]
 
 
-UNPACK = register_kernel_spec(KernelSpec(
+UNPACK = declare_spec(KernelSpec(
     name="Unpack", inputs=("x",), outputs=(), infer=_unpack_rule,
     attrs=(AttrSpec("axis", 0, as_int, "the axis to unstack along"),),
     doc="the slices of x along axis (one output per index, without that axis)",
@@ -118,7 +118,7 @@ def _broadcast_args_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) 
     return [TensorInfo((max(s0.shape[0], s1.shape[0]),), s0.dtype)]
 
 
-BROADCAST_ARGS = register_kernel_spec(KernelSpec(
+BROADCAST_ARGS = declare_spec(KernelSpec(
     name="BroadcastArgs", inputs=("s0", "s1"), infer=_broadcast_args_rule, differentiable=False,
     input_dtypes={"s0": (int32, int64), "s1": (int32, int64)}, same_dtype=("s0", "s1"),
     doc="the broadcast shape of two shapes given as 1-d integer vectors: per axis (aligned from the "
@@ -131,7 +131,7 @@ def _diag_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [TensorInfo(x.shape + x.shape, x.dtype)]
 
 
-DIAG = register_kernel_spec(KernelSpec(
+DIAG = declare_spec(KernelSpec(
     name="Diag", inputs=("x",), infer=_diag_rule,
     doc="TF's Diag: out[i..., j...] = x[i...] where i... == j..., else 0 (a vector gives a "
         "diagonal matrix; shape x.shape + x.shape)",
@@ -151,7 +151,7 @@ def _band_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[Te
     return [infos[0]]
 
 
-MATRIX_BAND_PART = register_kernel_spec(KernelSpec(
+MATRIX_BAND_PART = declare_spec(KernelSpec(
     name="MatrixBandPart", inputs=("x",), infer=_band_rule,
     attrs=(AttrSpec("num_lower", validate=as_int, doc="diagonals kept below the main one (< 0: all)"),
            AttrSpec("num_upper", validate=as_int, doc="diagonals kept above the main one (< 0: all)")),
@@ -178,7 +178,7 @@ def _top_k_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[T
     return [TensorInfo(x.shape[:-1] + (k,), x.dtype), TensorInfo(x.shape[:-1] + (k,), int64)]
 
 
-TOP_K = register_kernel_spec(KernelSpec(
+TOP_K = declare_spec(KernelSpec(
     name="TopK", inputs=("x",), outputs=("values", "indices"), infer=_top_k_rule,
     input_dtypes={"x": NUMERIC_DTYPES},
     attrs=(AttrSpec("k", validate=as_int, doc="how many values to select"),
