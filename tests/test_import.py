@@ -32,6 +32,24 @@ def test_import_tensorplug_imports_no_plugin_and_no_backend_library():
     assert proc.stdout.split("\n")[:2] == ["[]", "False"]
 
 
+def test_import_registers_the_cores_entries_and_nothing_else():
+    """The default runtime is register_core(Runtime()): the core's declared entries, as the
+    core's, and no backend, kernel or op (plugins load on first use)."""
+    proc = _python("""
+        import tensorplug
+        from tensorplug.registry._slots import CORE_SOURCE
+        from tensorplug.registry.core_entries import CORE_ENTRIES
+        from tensorplug.runtime import current
+        runtime = current()
+        print(all(getattr(runtime, a).active == entries for a, entries in CORE_ENTRIES.items()))
+        print({r.source for t in runtime.tables().values() for _, s in t.registrations() for r in s}
+              == {CORE_SOURCE})
+        print([what for what, t in runtime.tables().items() if not t.active])
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:3] == ["True", "True", "['backend', 'kernel', 'op']"]
+
+
 def test_the_readme_one_liner_works_in_a_fresh_interpreter():
     proc = _python(
         "import tensorplug as tp; x = tp.asarray([1.0, 2.0]); "

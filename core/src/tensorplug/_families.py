@@ -1,7 +1,7 @@
 """Packages laid out one kernel family per module (STYLE.md): the core's specs, gradients, JVP
 rules, batching rules and the kit's references, and a backend's kernels. A family is every
-module of the package whose name does not start with ``_``; importing it declares what it
-declares (``registry/core_entries.py``), so a new family file needs no list to join."""
+module of the package whose name does not start with ``_``; importing it declares its entries
+(the core's go to ``registry/core_entries.py``), so a new family file needs no list to join."""
 
 from __future__ import annotations
 

@@ -116,6 +116,11 @@ class Runtime:
         self.warned_legacy: set[str] = set()
         #: kernels whose vmap loop fallback was warned about (once each)
         self.warned_loops: set[str] = set()
+        #: caches of what the registries say (a copy starts them empty): backward's plan of each
+        #: kernel's gradient (autodiff/tape.py), by kernel name; vmap's batching levels not in
+        #: use (batching/vmap.py), by the backend beneath and batch size
+        self.grad_plans: dict[str, Any] = {}
+        self.vmap_levels: dict[tuple[Backend, int], Any] = {}
 
     def tables(self) -> dict[str, SlotTable[Any, Any]]:
         """Every registry, by what it holds ('backend', 'kernel spec', 'kernel', 'gradient',

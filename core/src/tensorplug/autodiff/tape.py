@@ -20,6 +20,7 @@ from ..ops.creation import zeros_like
 from ..ops.elementwise import add
 from ..registry.gradients import find_gradient
 from ..registry.specs import get_kernel_spec
+from ..runtime import ACTIVE
 from ..tensor import Tensor
 
 __all__ = ["Differentiating", "Tape", "Entry", "CustomRule", "backward", "gradient_thunks", "record_custom",
@@ -135,8 +136,6 @@ class _GradPlan:
                              and self.saved_inputs == tuple(range(len(spec.inputs))))
 
 
-_plans: dict[str, _GradPlan] = {}  # by kernel name, for the config it was made for
-
 
 def _constant(g: Any) -> Callable[[], Any]:
     return lambda: g
@@ -168,9 +167,10 @@ def gradient_thunks(entry: Entry, dy: Any, config: Any = None) -> list[Callable[
             "tensorplug.extend.register_gradient(GradConfig(...)), give the computation a gradient "
             "with tp.custom_grad, or cut the path with tp.stop_gradient."
         )
-    plan = _plans.get(entry.name)
+    plans = ACTIVE.runtime.grad_plans  # (by kernel name, for the config each was made for)
+    plan = plans.get(entry.name)
     if plan is None or plan.config is not config:  # (the first call, or another gradient in force)
-        plan = _plans[entry.name] = _GradPlan(config)
+        plan = plans[entry.name] = _GradPlan(config)
     spec, ins, outs = plan.spec, plan.saved_inputs, plan.saved_outputs
     inputs, outputs = entry.inputs, entry.outputs
     if plan.saves_inputs:

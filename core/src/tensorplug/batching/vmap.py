@@ -31,29 +31,30 @@ from ..dispatch import wrap
 from ..errors import ArgumentError, ShapeError
 from ..ops._convert import asarray
 from ..ops.manipulation import broadcast_to, expand_dims, moveaxis
+from ..runtime import ACTIVE
 from ..tensor import Tensor
 from .axis_trees import AxisSpec, Leaf, check_axes, leaves_of, rebuild
 from .backend import Batched, BatchingBackend
 
 __all__ = ["vmap"]
 
-_free: dict[tuple[Backend, int], BatchingBackend] = {}  # batching backends not in use, for reuse
 _FREE_LIMIT = 64
 
 
 def _level(inner: Backend, size: int) -> BatchingBackend:
     """A batching backend over `inner`, opened for one call (reused between calls, so that
     dispatchers stay bound)."""
-    level = _free.pop((inner, size), None) or BatchingBackend(inner, size)
+    level = ACTIVE.runtime.vmap_levels.pop((inner, size), None) or BatchingBackend(inner, size)
     level.open(recorders_var.get())
     return level
 
 
 def _release(level: BatchingBackend) -> None:
     level.close()
-    if len(_free) >= _FREE_LIMIT:
-        _free.clear()
-    _free[(level.inner, level.size)] = level
+    free = ACTIVE.runtime.vmap_levels
+    if len(free) >= _FREE_LIMIT:
+        free.clear()
+    free[(level.inner, level.size)] = level
 
 
 def vmap(f: Callable[..., Any], in_axes: AxisSpec = 0, out_axes: AxisSpec = 0,
