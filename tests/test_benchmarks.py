@@ -98,3 +98,12 @@ def test_the_transforms_benchmark_runs_and_reports_its_rows(tmp_path):
                 "under tp.jit: vmap(grad) vs grad"):
         assert row in proc.stdout, row
     assert len(list(tmp_path.glob("transforms-bench-*.json"))) == 1
+
+
+def test_the_import_benchmark_runs_and_prints_both_medians_and_the_difference(tmp_path):
+    """A smoke run of benchmarks/import_bench.py (one interpreter each); its figures are not asserted."""
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "import_bench.py"), "--runs", "1"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "import numpy" in proc.stdout and "import tensorplug" in proc.stdout
+    assert "difference" in proc.stdout and "budget 50 ms" in proc.stdout
