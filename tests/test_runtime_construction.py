@@ -57,8 +57,9 @@ def test_register_core_beneath_what_is_there():
     assert [r.source for r in runtime.gradients.stacks["Exp"]] == [CORE_SOURCE, "user code"]
 
 
-def test_runtime_plus_register_core_computes_and_differentiates_on_numpy():
-    with use_runtime(register_core(Runtime())), tp.backend_scope("numpy"):
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_runtime_plus_register_core_computes_and_differentiates(backend):
+    with use_runtime(register_core(Runtime())) as runtime, tp.backend_scope(backend):
         x = tp.asarray([0.5, 1.0, 2.0])
         np.testing.assert_allclose(tp.exp(x).numpy(), np.exp([0.5, 1.0, 2.0]), rtol=1e-6)
         g = tp.grad(lambda x: tp.sum(tp.tanh(x) ** 2))(x)
@@ -67,6 +68,7 @@ def test_runtime_plus_register_core_computes_and_differentiates_on_numpy():
         _, tangent = tp.jvp(tp.sin, (x,), (tp.ones_like(x),))
         np.testing.assert_allclose(tangent.numpy(), np.cos(x.numpy()), rtol=1e-6)
         np.testing.assert_allclose(tp.vmap(tp.sum)(tp.ones((2, 3))).numpy(), [3.0, 3.0])
+        assert g.backend == backend and backend in runtime.instances
 
 
 def test_two_runtimes_share_no_registration_plugin_or_cache():
