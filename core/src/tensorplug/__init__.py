@@ -33,6 +33,7 @@ from .backend import backend_scope, get_backend, list_backends, set_backend, set
 from .batching.vmap import vmap
 from .constants import e, inf, nan, newaxis, pi
 from .data_types import can_cast, finfo, iinfo, isdtype, result_type
+from . import tree_util
 from .debug import debug_nans
 from .devices import device_put, devices, set_default_device
 from .dtypes import (
@@ -117,7 +118,7 @@ __all__ = [
     "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient", "checkpoint",
-    "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp", "vmap",
+    "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp", "vmap", "tree_util",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "profile", "memory",
     "device_put", "devices", "set_default_device",

@@ -16,16 +16,12 @@ from ..engine import wrap
 from ..errors import AutodiffError, DTypeError
 from ..ops._convert import asarray, scalar_tensor
 from ..tensor import Tensor
+from ..tree_util import array_leaves, is_node, tree_unflatten
 from ..variable import Variable, trainable_variables
-from . import _tree
 from .closures import refusing_closures
 from .tape import Tape, backward, fresh, record_custom
 
 __all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]
-
-
-def _is_leaf(x: Any) -> bool:
-    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
 
 
 def _diff_leaf(x: Any, where: str) -> Tensor:
@@ -65,16 +61,17 @@ def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
 Groups = list[tuple[Any, int]]  # (tree structure, leaf count) per differentiated argument
 
 
-def watched_arguments(args: Sequence[Any], nums: Sequence[int]) -> tuple[list[Any], Groups, list[Tensor]]:
+def watched_arguments(args: Sequence[Any], nums: Sequence[int],
+                      fname: str) -> tuple[list[Any], Groups, list[Tensor]]:
     """`args` with each tree at `nums` rebuilt of fresh tensors to differentiate by (see
     ``fresh``), those trees' structures and leaf counts, and the fresh leaves in order."""
     args_l = list(args)
     structures: Groups = []
     sources: list[Tensor] = []
     for n in nums:
-        leaves, structure = _tree.flatten(args_l[n], _is_leaf)
+        leaves, structure = array_leaves(args_l[n], f"argument {n}", fname)
         leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
-        args_l[n] = _tree.unflatten(structure, leaves)
+        args_l[n] = tree_unflatten(structure, leaves)
         structures.append((structure, len(leaves)))
         sources.extend(leaves)
     return args_l, structures, sources
@@ -84,7 +81,7 @@ def regrouped(structures: Sequence[tuple[Any, int]], leaves: Sequence[Any]) -> l
     """`leaves` (one per fresh leaf of ``watched_arguments``) back in the arguments' trees."""
     trees, start = [], 0
     for structure, count in structures:
-        trees.append(_tree.unflatten(structure, list(leaves[start:start + count])))
+        trees.append(tree_unflatten(structure, leaves[start:start + count]))
         start += count
     return trees
 
@@ -123,15 +120,19 @@ def _seed(out: Tensor) -> Tensor:
 def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
                    has_aux: bool = False) -> Callable[..., Any]:
     """A function returning ``(f(*args), gradient)``; the gradient has the structure of the
-    argument at `argnums` (a tuple of them if `argnums` is a tuple). With ``has_aux``, f returns
-    ``(output, aux)`` and the result is ``((output, aux), gradient)``."""
+    argument at `argnums` (a tuple of them if `argnums` is a tuple; a pytree, see
+    ``tp.tree_util``). With ``has_aux``, f returns ``(output, aux)`` and the result is
+    ``((output, aux), gradient)``."""
     valid.function(f, "value_and_grad")
-    argnums = _checked_argnums(argnums, "value_and_grad")
-    has_aux = valid.flag(has_aux, "value_and_grad", "has_aux")
+    return _value_and_grad(f, _checked_argnums(argnums, "value_and_grad"),
+                           valid.flag(has_aux, "value_and_grad", "has_aux"), "value_and_grad")
 
+
+def _value_and_grad(f: Callable[..., Any], argnums: int | tuple[int, ...], has_aux: bool,
+                    fname: str) -> Callable[..., Any]:
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        args_l, structures, sources = watched_arguments(args, _argnums(argnums, len(args)))
+        args_l, structures, sources = watched_arguments(args, _argnums(argnums, len(args)), fname)
         tape = Tape(sources)
         result = _run(f, tape, args_l, kwargs)
         out, aux = _with_aux(result, f) if has_aux else (result, None)
@@ -160,7 +161,7 @@ def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
          has_aux: bool = False) -> Callable[..., Any]:
     """A function returning the gradient of scalar-valued `f` with respect to argument `argnums`."""
     valid.function(f, "grad")
-    vg = value_and_grad(f, _checked_argnums(argnums, "grad"), valid.flag(has_aux, "grad", "has_aux"))
+    vg = _value_and_grad(f, _checked_argnums(argnums, "grad"), valid.flag(has_aux, "grad", "has_aux"), "grad")
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -175,7 +176,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     output of any shape (the cotangent has the output's shape)."""
     valid.function(f, "vjp")
     for i, p in enumerate(primals):
-        if not _is_leaf(p):
+        if p is not None and is_node(p):
             raise AutodiffError(f"vjp: primal {i} is a {type(p).__name__}; vjp takes one tensor per "
                                 "primal (no trees). Pass the tensors as separate primals, or use "
                                 "tp.grad / tp.jacrev, which take trees.")
