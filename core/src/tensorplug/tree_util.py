@@ -33,6 +33,7 @@ NAMESPACE = "tensorplug"
 _STATE_NAMESPACE = "tensorplug.jit_state"
 _state_dataclasses: set[type] = set()  # the dataclasses registered there only (by flatten_state)
 _lock = threading.Lock()
+_by_name: dict[str, type] = {}  # the classes registered here, by qualified name (tp.load finds them)
 
 T = TypeVar("T")
 Leaf = Callable[[Any], bool] | None  # an is_leaf predicate, or none
@@ -44,6 +45,7 @@ def register_pytree_node(cls: type[T], flatten_func: Callable[[T], tuple[Iterabl
     ``(children, aux_data)`` (aux_data hashable: tp.jit keys compiled calls by it) and
     ``unflatten_func(aux_data, children)`` builds the node again (JAX's signature). Returns `cls`."""
     optree.register_pytree_node(cls, flatten_func, unflatten_func, namespace=NAMESPACE)  # type: ignore[arg-type]
+    _by_name[f"{cls.__module__}.{cls.__qualname__}"] = cls
     with _lock:
         if cls in _state_dataclasses:  # (a dataclass tp.jit's state met before: now as registered here)
             optree.unregister_pytree_node(cls, namespace=_STATE_NAMESPACE)
@@ -130,6 +132,32 @@ def array_leaves(tree: Any, where: str, transform: str) -> tuple[list[Any], PyTr
         if not isinstance(x, _ARRAY_LEAVES):
             raise leaf_error(transform, where, tree, x)
     return leaves, treedef
+
+
+def registered_name(cls: type) -> str | None:
+    """The qualified name of `cls` if it was registered here (not a built-in node), else None."""
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    return name if _by_name.get(name) is cls else None
+
+
+def registered_class(name: str) -> type | None:
+    """The class registered here under qualified `name`, if any."""
+    return _by_name.get(name)
+
+
+def node_children(node: Any) -> tuple[list[Any], Any]:
+    """A registered node's children and aux data, as its flatten function gives them."""
+    entry = optree.register_pytree_node.get(type(node), namespace=NAMESPACE)
+    assert entry is not None, type(node)
+    children, aux = entry.flatten_func(node)[:2]
+    return list(children), aux
+
+
+def node_of(cls: type, aux: Any, children: list[Any]) -> Any:
+    """An instance of registered `cls` built by its unflatten function."""
+    entry = optree.register_pytree_node.get(cls, namespace=NAMESPACE)
+    assert entry is not None, cls
+    return entry.unflatten_func(aux, children)
 
 
 def flatten_one_level(node: Any) -> tuple[list[Any], list[Any], Callable[[list[Any]], Any]] | None:
