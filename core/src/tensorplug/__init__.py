@@ -23,7 +23,7 @@ with registering_as(CORE_SOURCE):
         jvps,  # noqa: F401  (and JVP rules)
     )
 
-from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse
+from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse, tree_util
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .autodiff.checkpoint import checkpoint
 from .autodiff.custom_jvp import custom_jvp
@@ -33,7 +33,6 @@ from .backend import backend_scope, get_backend, list_backends, set_backend, set
 from .batching.vmap import vmap
 from .constants import e, inf, nan, newaxis, pi
 from .data_types import can_cast, finfo, iinfo, isdtype, result_type
-from . import tree_util
 from .debug import debug_nans
 from .devices import device_put, devices, set_default_device
 from .dtypes import (

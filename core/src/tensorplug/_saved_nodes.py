@@ -16,7 +16,8 @@ __all__ = ["encode", "build", "restore", "children_of", "paired"]
 Path = tuple[Any, ...]
 
 
-def encode(obj: Any, path: Path, shown: str, child: Callable[[Any, Path], dict[str, Any]]) -> dict[str, Any] | None:
+def encode(obj: Any, path: Path, shown: str,
+           child: Callable[[Any, Path], dict[str, Any]]) -> dict[str, Any] | None:
     """The JSON node of `obj` (at `path`, `shown` for messages) if its class was registered
     with tp.tree_util, its children written by `child`; None for any other object."""
     name = registered_name(type(obj))

@@ -91,7 +91,8 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Leaf = None)
     return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, namespace=NAMESPACE)
 
 
-def tree_flatten_with_path(tree: Any, is_leaf: Leaf = None) -> tuple[list[tuple[Any, ...]], list[Any], PyTreeDef]:
+def tree_flatten_with_path(tree: Any,
+                           is_leaf: Leaf = None) -> tuple[list[tuple[Any, ...]], list[Any], PyTreeDef]:
     """``tree_flatten`` with each leaf's path: the keys and indices from the root to it."""
     return optree.tree_flatten_with_path(tree, is_leaf, namespace=NAMESPACE)
 
@@ -178,9 +179,10 @@ def flatten_state(tree: Any) -> tuple[list[Any], PyTreeDef]:
         if not fresh:
             return leaves, treedef
         with _lock:
-            for cls in fresh - _state_dataclasses:  # (in the state namespace only: other transforms see a leaf)
+            for cls in fresh - _state_dataclasses:  # (in the state namespace only: elsewhere a leaf)
                 names = tuple(f.name for f in dataclasses.fields(cls))
-                optree.register_pytree_node(cls, _fields_of(names), _built(cls), namespace=_STATE_NAMESPACE)
+                optree.register_pytree_node(cls, _fields_of(names), _built(cls),  # type: ignore[arg-type]
+                                            namespace=_STATE_NAMESPACE)
                 _state_dataclasses.add(cls)
 
 

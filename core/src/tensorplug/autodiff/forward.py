@@ -173,7 +173,8 @@ def _seeded(primals: Sequence[Any], tangents: Sequence[Any], fname: str,
                             f"argument), got {type(primals).__name__} and {type(tangents).__name__}.")
     p_leaves, p_tree = array_leaves(list(primals), "primals", fname)
     try:  # (an integer primal's tangent is ignored: None will do)
-        t_leaves = p_tree.flatten_up_to(list(tangents))
+        given: Any = list(tangents)
+        t_leaves: list[Any] = p_tree.flatten_up_to(given)
         if any(t is not None and is_node(t) for t in t_leaves):
             raise ValueError("a tangent is a tree where its primal is a leaf")
     except ValueError:

@@ -238,7 +238,7 @@ class Optimizer:
                 raise ValueError("a gradient is a tree where its parameter is a leaf")
         except ValueError:
             raise ShapeError(f"{type(self).__name__}.update: params and grads have different "
-                             "structures; pass grads as tp.grad returns them for params.")
+                             "structures; pass grads as tp.grad returns them for params.") from None
         if self._tree_structure is None:
             self._tree_structure = structure
         elif structure != self._tree_structure:
