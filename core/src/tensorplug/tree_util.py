@@ -24,7 +24,7 @@ from optree import PyTreeSpec as PyTreeDef
 from .errors import ArgumentError
 from .tensor import Tensor
 
-__all__ = ["PyTreeDef", "register_pytree_node", "register_dataclass", "tree_flatten", "tree_unflatten",
+__all__ = ["register_pytree_node", "register_dataclass", "tree_flatten", "tree_unflatten",
            "tree_leaves", "tree_structure", "tree_map", "tree_flatten_with_path", "keystr"]
 
 NAMESPACE = "tensorplug"

@@ -58,7 +58,7 @@ def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
     return positions
 
 
-Groups = list[tuple[Any, int]]  # (tree structure, leaf count) per differentiated argument
+Groups = list[tuple[Any, int]]  # (tree structure, or None for a tensor; leaf count) per argument
 
 
 def watched_arguments(args: Sequence[Any], nums: Sequence[int],
@@ -69,6 +69,11 @@ def watched_arguments(args: Sequence[Any], nums: Sequence[int],
     structures: Groups = []
     sources: list[Tensor] = []
     for n in nums:
+        if args_l[n].__class__ is Tensor:  # (the common case, without a tree)
+            args_l[n] = leaf = _diff_leaf(args_l[n], f"argument {n}")
+            structures.append((None, 1))
+            sources.append(leaf)
+            continue
         leaves, structure = array_leaves(args_l[n], f"argument {n}", fname)
         leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
         args_l[n] = tree_unflatten(structure, leaves)
@@ -81,7 +86,8 @@ def regrouped(structures: Sequence[tuple[Any, int]], leaves: Sequence[Any]) -> l
     """`leaves` (one per fresh leaf of ``watched_arguments``) back in the arguments' trees."""
     trees, start = [], 0
     for structure, count in structures:
-        trees.append(tree_unflatten(structure, leaves[start:start + count]))
+        tree = leaves[start] if structure is None else tree_unflatten(structure, leaves[start:start + count])
+        trees.append(tree)
         start += count
     return trees
 
