@@ -32,7 +32,14 @@ def key_of(node: Any, dyn: list[Any]) -> Any:
         dyn.append(node)
         return (node._backend.shape_of(node._data), node._dtype)
     leaves, treedef = tree_flatten(node)
-    return (treedef, tuple([_leaf_key(x, dyn) for x in leaves]))
+    parts = []
+    for x in leaves:
+        if x.__class__ is Tensor:  # (the common case, inline)
+            dyn.append(x)
+            parts.append((x._backend.shape_of(x._data), x._dtype))
+        else:
+            parts.append(_leaf_key(x, dyn))
+    return (treedef, tuple(parts))
 
 
 def _leaf_key(node: Any, dyn: list[Any]) -> Any:
@@ -111,8 +118,9 @@ def native(x: Any, backend: Backend) -> Any:
 
 
 def flatten_out(node: Any, backend: Backend, natives: list[Any]) -> Any:
-    """The results' description (``("t", dtype)`` for one tensor, else their structure and,
-    per leaf, its dtype or its constant value), their tensors' natives appended to `natives`."""
+    """The results' description (``("t", dtype)`` for one tensor; ``("tensors", treedef,
+    dtypes)`` for a tree of tensors; else ``("tree", treedef, kinds)``, per leaf ``("t", dtype)``
+    or ``("c", value)``), their tensors' natives appended to `natives`."""
     if isinstance(node, Tensor):
         natives.append(_out_native(node, backend))
         return ("t", node._dtype)
@@ -126,6 +134,8 @@ def flatten_out(node: Any, backend: Backend, natives: list[Any]) -> Any:
             kinds.append(("t", x._dtype))
         else:
             kinds.append(("c", x))
+    if all(kind == "t" for kind, _ in kinds):
+        return ("tensors", treedef, [dtype for _, dtype in kinds])
     return ("tree", treedef, kinds)
 
 
@@ -137,8 +147,11 @@ def _out_native(t: Tensor, backend: Backend) -> Any:
 
 def unflatten_out(tree: Any, natives: Any, backend: Backend) -> Any:
     """The results `flatten_out` described, their tensors wrapping the next `natives`."""
-    if tree[0] == "t":
+    kind = tree[0]
+    if kind == "t":
         return wrap(next(natives), backend, tree[1])
+    if kind == "tensors":
+        return tree_unflatten(tree[1], [wrap(n, backend, d) for n, d in zip(natives, tree[2])])
     _, treedef, kinds = tree
     return tree_unflatten(treedef, [wrap(next(natives), backend, value) if kind == "t" else value
                                     for kind, value in kinds])
