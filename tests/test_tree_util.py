@@ -186,6 +186,19 @@ def test_none_is_an_empty_subtree_for_every_transform():
     assert tp.jit(lambda p: p)(params)["frozen"] is None
 
 
+def test_an_optimizer_state_is_a_pytree(backend):
+    opt = tp.optimizers.SGD(0.1, momentum=0.9)
+    params = opt.update({"w": tp.ones(2)}, {"w": tp.ones(2)})
+    state = opt.state
+    assert isinstance(state, tp.optimizers.OptimizerState)
+    tensors = [x for x in tree_leaves(state) if isinstance(x, tp.Tensor)]
+    assert len(tensors) == 3  # the step count, the learning rate, the momentum slot
+    doubled = tree_map(lambda x: x * 2 if isinstance(x, tp.Tensor) else x, state)
+    assert isinstance(doubled, tp.optimizers.OptimizerState) and int(doubled.iterations) == 2
+    assert int(tp.jit(lambda s: s.iterations + 1)(state)) == 2  # a tp.jit argument like any tree
+    assert params["w"].shape == (2,)
+
+
 def test_namedtuples_and_ordered_dicts_are_nodes():
     Point = collections.namedtuple("Point", "x y")
     g = tp.grad(lambda p: tp.sum(p.x * p.y))(Point(tp.ones(2), tp.full(2, 3.0)))
