@@ -206,3 +206,17 @@ def test_namedtuples_and_ordered_dicts_are_nodes():
     _close(g.x.numpy(), [3.0, 3.0])
     od = collections.OrderedDict([("b", tp.ones(1)), ("a", tp.ones(1))])
     assert list(tp.grad(lambda d: tp.sum(d["a"] * d["b"]))(od)) == ["b", "a"]
+
+
+def test_custom_grad_takes_and_gives_pytrees(backend):
+    @tp.custom_grad
+    def scaled(m, k):  # value: a dict; its gradient: 3 * dy for w, zeros for b, none for k
+        def grad_fn(dy):
+            return Dense(dy["y"] * 3.0, tp.zeros_like(m.b), name=m.name), None
+        return {"y": m.w * k}, grad_fn
+
+    m = Dense(tp.ones(2), tp.zeros(2), name="d")
+    g = tp.grad(lambda m: tp.sum(scaled(m, 2.0)["y"] * tp.asarray([1.0, 2.0])))(m)
+    assert isinstance(g, Dense) and g.name == "d"
+    _close(g.w.numpy(), [3.0, 6.0])
+    _close(g.b.numpy(), [0.0, 0.0])
