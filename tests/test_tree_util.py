@@ -220,3 +220,24 @@ def test_custom_grad_takes_and_gives_pytrees(backend):
     assert isinstance(g, Dense) and g.name == "d"
     _close(g.w.numpy(), [3.0, 6.0])
     _close(g.b.numpy(), [0.0, 0.0])
+
+
+def test_custom_jvp_takes_and_gives_pytrees(backend):
+    @tp.custom_jvp
+    def affine(m, x):
+        return {"y": x @ m.w + m.b}
+
+    @affine.defjvp
+    def affine_jvp(primals, tangents):
+        (m, x), (dm, dx) = primals, tangents
+        return affine(m, x), {"y": x @ dm.w + dm.b + dx @ m.w}
+
+    m, x = _model(), tp.ones((4, 3))
+    dm = Dense(tp.ones((3, 2)), tp.ones(2), name="layer")
+    out, t_out = tp.jvp(affine, (m, x), (dm, tp.zeros((4, 3))))
+    assert list(out) == ["y"] and list(t_out) == ["y"]
+    _close(t_out["y"].numpy(), np.full((4, 2), 4.0))
+    g = tp.grad(lambda m: tp.sum(affine(m, x)["y"]))(m)  # the rule transposed
+    assert isinstance(g, Dense)
+    _close(g.w.numpy(), np.full((3, 2), 4.0))
+    _close(g.b.numpy(), np.full(2, 4.0))
