@@ -89,6 +89,17 @@ def test_trees_flatten_in_a_fixed_order_and_rebuild():
     assert tree_leaves(tree_map(lambda x: x, tree, is_leaf=lambda x: isinstance(x, Dense)))[1] == 4
 
 
+def test_registering_twice_or_a_non_class_is_a_clear_error():
+    with pytest.raises(tp.RegistrationError, match=r"register_pytree_node: .*Dense.* already registered"):
+        register_pytree_node(Dense, lambda m: ((), None), lambda aux, kids: Dense(1, 2))
+    with pytest.raises(tp.RegistrationError, match=r"register_pytree_node: .*tuple.*built-in"):
+        register_pytree_node(tuple, lambda m: ((), None), lambda aux, kids: ())
+    with pytest.raises(tp.ArgumentError, match=r"register_pytree_node: give a class and two functions"):
+        register_pytree_node(Dense(1, 2), lambda m: ((), None), lambda aux, kids: None)
+    with pytest.raises(tp.ArgumentError, match=r"register_dataclass: .*Unregistered.* is not a dataclass"):
+        register_dataclass(Unregistered)
+
+
 def test_registrations_stay_in_tensorplugs_namespace():
     m = Dense(1, 2)
     assert tree_leaves(m) == [1, 2]

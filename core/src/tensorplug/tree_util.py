@@ -21,7 +21,7 @@ import numpy as np
 import optree
 from optree import PyTreeSpec as PyTreeDef
 
-from .errors import ArgumentError
+from .errors import ArgumentError, RegistrationError
 from .tensor import Tensor
 
 __all__ = ["register_pytree_node", "register_dataclass", "tree_flatten", "tree_unflatten",
@@ -43,8 +43,18 @@ def register_pytree_node(cls: type[T], flatten_func: Callable[[T], tuple[Iterabl
                          unflatten_func: Callable[[Any, Iterable[Any]], T]) -> type[T]:
     """Make `cls` a node for every tensorplug transform: ``flatten_func(x)`` gives
     ``(children, aux_data)`` (aux_data hashable: tp.jit keys compiled calls by it) and
-    ``unflatten_func(aux_data, children)`` builds the node again (JAX's signature). Returns `cls`."""
-    optree.register_pytree_node(cls, flatten_func, unflatten_func, namespace=NAMESPACE)  # type: ignore[arg-type]
+    ``unflatten_func(aux_data, children)`` builds the node again (JAX's signature). Returns `cls`.
+    Registering a class twice, or a built-in node type, is a RegistrationError."""
+    if not isinstance(cls, type) or not callable(flatten_func) or not callable(unflatten_func):
+        raise ArgumentError(f"register_pytree_node: give a class and two functions (flatten, unflatten); "
+                            f"got {type(cls).__name__}, {type(flatten_func).__name__} and "
+                            f"{type(unflatten_func).__name__}.")
+    try:
+        optree.register_pytree_node(cls, flatten_func, unflatten_func,  # type: ignore[arg-type]
+                                    namespace=NAMESPACE)
+    except ValueError as exc:  # (registered already, or a built-in node type)
+        raise RegistrationError(f"register_pytree_node: {exc} A class is registered once, for every "
+                                "tensorplug transform; register it where it is defined.") from None
     _by_name[f"{cls.__module__}.{cls.__qualname__}"] = cls
     with _lock:
         if cls in _state_dataclasses:  # (a dataclass tp.jit's state met before: now as registered here)
@@ -57,7 +67,7 @@ def register_pytree_node(cls: type[T], flatten_func: Callable[[T], tuple[Iterabl
 def register_dataclass(cls: type[T]) -> type[T]:
     """Make dataclass `cls` a node whose children are its fields (usable as a decorator)."""
     if not (dataclasses.is_dataclass(cls) and isinstance(cls, type)):
-        raise TypeError(f"register_dataclass: {cls!r} is not a dataclass; decorate it with "
+        raise ArgumentError(f"register_dataclass: {cls!r} is not a dataclass; decorate it with "
                         "@dataclasses.dataclass first, or use register_pytree_node.")
     names = tuple(f.name for f in dataclasses.fields(cls))
     return register_pytree_node(cls, lambda x: ([getattr(x, n) for n in names], names),
