@@ -68,10 +68,9 @@ def register_dataclass(cls: type[T]) -> type[T]:
     """Make dataclass `cls` a node whose children are its fields (usable as a decorator)."""
     if not (dataclasses.is_dataclass(cls) and isinstance(cls, type)):
         raise ArgumentError(f"register_dataclass: {cls!r} is not a dataclass; decorate it with "
-                        "@dataclasses.dataclass first, or use register_pytree_node.")
+                            "@dataclasses.dataclass first, or use register_pytree_node.")
     names = tuple(f.name for f in dataclasses.fields(cls))
-    return register_pytree_node(cls, lambda x: ([getattr(x, n) for n in names], names),
-                                lambda keys, children: cls(**dict(zip(keys, children))))
+    return register_pytree_node(cls, _fields_of(names), _built(cls))
 
 
 def tree_flatten(tree: Any, is_leaf: Leaf = None) -> tuple[list[Any], PyTreeDef]:
