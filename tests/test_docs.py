@@ -103,6 +103,7 @@ REFERENCE_NAMESPACES = ["tensorplug", "tensorplug.nn", "tensorplug.linalg", "ten
 REFERENCE_NAMESPACES += ["tensorplug.losses"]
 REFERENCE_NAMESPACES += ["tensorplug.sparse"]
 REFERENCE_NAMESPACES += ["tensorplug.image"]
+REFERENCE_NAMESPACES += ["tensorplug.tree_util"]
 
 
 def public_callables() -> list[tuple[str, object]]:

@@ -2,7 +2,7 @@
 fresh virtual environment (not editable), found through the entry point; the issue's one-liner.
 
 Offline: the wheels are built here, pip runs with ``--no-index``, and the new environment sees
-its dependencies (numpy, pluggy, importlib-metadata and theirs, nothing else) through a
+its dependencies (numpy, pluggy, importlib-metadata, optree and theirs, nothing else) through a
 ``.pth`` file naming a folder of links to what the test environment has installed."""
 
 from __future__ import annotations

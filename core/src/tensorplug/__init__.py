@@ -20,7 +20,7 @@ from .tensor import Tensor
 from ._core import register_core as _register_core  # (its gradients, JVP and batching rules)
 # isort: on
 
-from . import dtypes, fft, image, linalg, losses, nn, ops, random, sparse
+from . import dtypes, fft, image, linalg, losses, nn, ops, random, sparse, tree_util
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .autodiff.checkpoint import checkpoint
 from .autodiff.custom_jvp import custom_jvp
@@ -114,7 +114,7 @@ __all__ = [
     "__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
     "finfo", "iinfo", "can_cast", "isdtype", "result_type",
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient", "checkpoint",
-    "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp", "vmap",
+    "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp", "vmap", "tree_util",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
     "profile", "memory",
     "device_put", "devices", "set_default_device",

@@ -1,7 +1,8 @@
 """tp.jit's state: the objects whose state a compiled function reads and writes (state
 holders: Variables, optimizers), and how that state goes into a compiled call and comes out.
 
-A holder's state is a tree: tensors in dicts, lists, tuples and dataclasses; any other leaf is a
+A holder's state is a pytree (``tp.tree_util``'s, where any dataclass is a node of its fields
+too): tensors in dicts, lists, tuples, dataclasses and registered nodes; any other leaf is a
 constant, compiled in as a constant argument is (it must be hashable; a new value compiles
 again). At each call tp.jit reads every holder's state (``jit_state()``), passes its tensors in,
 and gives the holder its new state after the call (``set_jit_state``), the same way for every
@@ -21,7 +22,7 @@ only when something reads it. Nothing here knows a backend or a kind of holder.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass
 from itertools import chain
 from math import prod
 from typing import Any, NamedTuple, Protocol
@@ -34,8 +35,9 @@ from .dtypes import DType
 from .engine import wrap
 from .errors import StateError
 from .tensor import Tensor
+from .tree_util import PyTreeDef, flatten_state, tree_unflatten
 
-__all__ = ["StateHolder", "PackedState", "StateLayout", "Buffer", "TensorLeaf", "Constant", "Node",
+__all__ = ["StateHolder", "PackedState", "StateLayout", "Buffer", "TensorLeaf", "Constant", "Tree",
            "Structure", "StateIn", "flatten", "tensor_leaves", "unflatten", "layout_of", "leaf_layout",
            "leaves_of", "pack", "carry_in", "written"]
 
@@ -76,67 +78,55 @@ class Constant:
 
 
 @dataclass(frozen=True)
-class Node:
-    """A dict, list, tuple or dataclass of a state tree: its type, its keys (a dict's keys, a
-    dataclass's field names; none for a list or tuple) and its children, in order."""
+class Tree:
+    """A state tree's structure (``tp.tree_util``'s, where any dataclass is a node of its
+    fields too) and its leaves, in order."""
 
-    kind: type
-    keys: tuple[Hashable, ...]
-    children: tuple[Structure, ...]
+    treedef: PyTreeDef
+    leaves: tuple[TensorLeaf | Constant, ...]
 
 
-Structure = TensorLeaf | Constant | Node
+Structure = TensorLeaf | Tree
 
 
 def flatten(tree: Any) -> tuple[Structure, list[Tensor]]:
-    """The structure of `tree` and its tensors, in order (dicts in their keys' order)."""
-    leaves: list[Tensor] = []
-
-    def walk(node: Any) -> Structure:
-        if isinstance(node, Tensor):
-            leaves.append(node)
-            return TensorLeaf(tuple(node._backend.shape_of(node._data)), node._dtype)
-        if isinstance(node, dict):
-            return Node(dict, tuple(node), tuple(walk(v) for v in node.values()))
-        if type(node) in (list, tuple):
-            return Node(type(node), (), tuple(walk(v) for v in node))
-        if is_dataclass(node) and not isinstance(node, type):
-            names = tuple(f.name for f in fields(node))
-            return Node(type(node), names, tuple(walk(getattr(node, n)) for n in names))
+    """The structure of `tree` and its tensors, in order (``tp.tree_util``'s)."""
+    if isinstance(tree, Tensor):
+        return TensorLeaf(tuple(tree._backend.shape_of(tree._data)), tree._dtype), [tree]
+    leaves, treedef = flatten_state(tree)
+    tensors: list[Tensor] = []
+    described: list[TensorLeaf | Constant] = []
+    for x in leaves:
+        if isinstance(x, Tensor):
+            tensors.append(x)
+            described.append(TensorLeaf(tuple(x._backend.shape_of(x._data)), x._dtype))
+            continue
         try:
-            hash(node)
+            hash(x)
         except TypeError:
             raise StateError(
-                f"tp.jit: a state holder's state holds a {type(node).__name__}, which is neither a "
-                "tensor, a dict, list, tuple or dataclass of them, nor a hashable constant. Keep "
-                "tensors (not numpy arrays) and hashable settings (numbers, strings) in state."
+                f"tp.jit: a state holder's state holds a {type(x).__name__}, which is neither a "
+                "tensor, a pytree (dict, list, tuple, dataclass, registered node) of them, nor a "
+                "hashable constant. Keep tensors (not numpy arrays) and hashable settings (numbers, "
+                "strings) in state."
             ) from None
-        return Constant(type(node), node)
-
-    return walk(tree), leaves
+        described.append(Constant(type(x), x))
+    return Tree(treedef, tuple(described)), tensors
 
 
 def tensor_leaves(structure: Structure) -> list[TensorLeaf]:
     """The tensor leaves of `structure`, in order."""
     if isinstance(structure, TensorLeaf):
         return [structure]
-    if isinstance(structure, Node):
-        return [leaf for child in structure.children for leaf in tensor_leaves(child)]
-    return []
+    return [leaf for leaf in structure.leaves if isinstance(leaf, TensorLeaf)]
 
 
 def unflatten(structure: Structure, leaves: Iterator[Tensor]) -> Any:
     """The tree of `structure` around `leaves` (taken in order)."""
     if isinstance(structure, TensorLeaf):
         return next(leaves)
-    if isinstance(structure, Constant):
-        return structure.value
-    children = [unflatten(c, leaves) for c in structure.children]
-    if structure.kind is dict:
-        return dict(zip(structure.keys, children))
-    if structure.kind in (list, tuple):
-        return structure.kind(children)
-    return structure.kind(**{str(k): c for k, c in zip(structure.keys, children)})  # a dataclass
+    return tree_unflatten(structure.treedef, [next(leaves) if isinstance(leaf, TensorLeaf) else leaf.value
+                                              for leaf in structure.leaves])
 
 
 # -- buffers ---------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ from .backend import Backend
 from .dtypes import ALL_DTYPES, from_numpy_dtype
 from .engine import wrap
 from .errors import ArgumentError
+from .ops._convert import _host_array, asarray
 from .tensor import Tensor
+from .tree_util import tree_flatten, tree_map, tree_unflatten
 from .variable import Variable
 
 TRACED: Any = object()  # in a template of the arguments: a traced leaf
@@ -29,6 +31,18 @@ def key_of(node: Any, dyn: list[Any]) -> Any:
     if cls is Tensor:
         dyn.append(node)
         return (node._backend.shape_of(node._data), node._dtype)
+    leaves, treedef = tree_flatten(node)
+    parts = []
+    for x in leaves:
+        if x.__class__ is Tensor:  # (the common case, inline)
+            dyn.append(x)
+            parts.append((x._backend.shape_of(x._data), x._dtype))
+        else:
+            parts.append(_leaf_key(x, dyn))
+    return (treedef, tuple(parts))
+
+
+def _leaf_key(node: Any, dyn: list[Any]) -> Any:
     if isinstance(node, Tensor):
         if isinstance(node, Variable):
             return ("v", id(node))
@@ -37,18 +51,14 @@ def key_of(node: Any, dyn: list[Any]) -> Any:
     if isinstance(node, (np.ndarray, np.generic)):
         dyn.append(node)
         return ("n", node.shape, node.dtype)
-    if isinstance(node, (list, tuple)):
-        kind = type(node) if type(node) not in (list, tuple) else (node.__class__ is list)
-        return (kind, tuple(key_of(n, dyn) for n in node))
-    if isinstance(node, dict):
-        return ("d", tuple(node), tuple(key_of(v, dyn) for v in node.values()))
     try:
         hash(node)
     except TypeError:
         raise ArgumentError(
             f"tp.jit: an argument leaf of type {type(node).__name__} is neither a tensor nor a "
             "hashable constant. Pass tensors (or numpy arrays) for traced values and hashable "
-            "values (numbers, strings, tuples) for compile-time constants."
+            "values (numbers, strings, tuples) for compile-time constants; register a class "
+            "holding tensors with tp.tree_util.register_pytree_node."
         ) from None
     return constant_key(node)
 
@@ -74,35 +84,23 @@ def static_key(value: Any) -> Any:
     return ("s", constant_key(value))
 
 
+def _traced(x: Any) -> bool:
+    """Whether an argument leaf is traced (a tensor but a Variable, a host array), or TRACED."""
+    return x is TRACED or (isinstance(x, Tensor) and not isinstance(x, Variable)) or isinstance(
+        x, (np.ndarray, np.generic))
+
+
 def rebuild(node: Any, traced: Any) -> Any:
     """`node` with its traced leaves (or TRACED) replaced, in `key_of`'s order, by next(traced)."""
-    if node is TRACED:
+    if node is TRACED or node.__class__ is Tensor or node.__class__ is np.ndarray:
         return next(traced)
-    if isinstance(node, Tensor):
-        return node if isinstance(node, Variable) else next(traced)
-    if isinstance(node, (np.ndarray, np.generic)):
-        return next(traced)
-    if isinstance(node, (list, tuple)):
-        items = [rebuild(n, traced) for n in node]
-        if type(node) in (list, tuple):
-            return type(node)(items)
-        return type(node)(*items)  # a namedtuple
-    if isinstance(node, dict):
-        return {k: rebuild(v, traced) for k, v in node.items()}
-    return node
+    leaves, treedef = tree_flatten(node)
+    return tree_unflatten(treedef, [next(traced) if _traced(x) else x for x in leaves])
 
 
 def arrays_as_tensors(node: Any) -> Any:
-    if isinstance(node, (np.ndarray, np.generic)):
-        from .ops._convert import asarray
-        return asarray(node)
-    if isinstance(node, (list, tuple, dict)):
-        leaves: list[Any] = []
-        key_of(node, leaves)
-        if any(isinstance(x, (np.ndarray, np.generic)) for x in leaves):
-            from .ops._convert import asarray
-            return rebuild(node, iter([x if isinstance(x, Tensor) else asarray(x) for x in leaves]))
-    return node
+    """`node` with its numpy arrays made tensors (as a compiled call sees them)."""
+    return tree_map(lambda x: asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x, node)
 
 
 def native(x: Any, backend: Backend) -> Any:
@@ -114,42 +112,49 @@ def native(x: Any, backend: Backend) -> Any:
         return np.asarray(x._backend.to_numpy(x._data))
     arr = np.asarray(x)
     if arr.dtype not in HOST_DTYPES:
-        from .ops._convert import _host_array
         arr = _host_array(arr, None)  # float16 and small integers widened, as tp.asarray does
         from_numpy_dtype(arr.dtype)  # refuses unsupported dtypes with tensorplug's message
     return arr
 
 
 def flatten_out(node: Any, backend: Backend, natives: list[Any]) -> Any:
+    """The results' description (``("t", dtype)`` for one tensor; ``("tensors", treedef,
+    dtypes)`` for a tree of tensors; else ``("tree", treedef, kinds)``, per leaf ``("t", dtype)``
+    or ``("c", value)``), their tensors' natives appended to `natives`."""
     if isinstance(node, Tensor):
-        natives.append(node._data if node._backend is backend else backend.from_numpy(
-            np.asarray(node._backend.to_numpy(node._data))))
+        natives.append(_out_native(node, backend))
         return ("t", node._dtype)
-    if isinstance(node, (list, tuple)):
-        kind = type(node) if type(node) not in (list, tuple) else (node.__class__ is list)
-        return (kind, [flatten_out(n, backend, natives) for n in node])
-    if isinstance(node, dict):
-        return ("d", list(node), [flatten_out(v, backend, natives) for v in node.values()])
-    if isinstance(node, (np.ndarray, np.generic)):
-        from .ops._convert import asarray
-        return flatten_out(asarray(node, backend=backend.name), backend, natives)
-    return ("c", node)
+    leaves, treedef = tree_flatten(node)
+    kinds: list[Any] = []
+    for x in leaves:
+        if isinstance(x, (np.ndarray, np.generic)):
+            x = asarray(x, backend=backend.name)
+        if isinstance(x, Tensor):
+            natives.append(_out_native(x, backend))
+            kinds.append(("t", x._dtype))
+        else:
+            kinds.append(("c", x))
+    if all(kind == "t" for kind, _ in kinds):
+        return ("tensors", treedef, [dtype for _, dtype in kinds])
+    return ("tree", treedef, kinds)
+
+
+def _out_native(t: Tensor, backend: Backend) -> Any:
+    if t._backend is backend:
+        return t._data
+    return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
 
 
 def unflatten_out(tree: Any, natives: Any, backend: Backend) -> Any:
+    """The results `flatten_out` described, their tensors wrapping the next `natives`."""
     kind = tree[0]
     if kind == "t":
         return wrap(next(natives), backend, tree[1])
-    if kind == "c":
-        return tree[1]
-    if kind == "d":
-        return {k: unflatten_out(t, natives, backend) for k, t in zip(tree[1], tree[2])}
-    items = [unflatten_out(t, natives, backend) for t in tree[1]]
-    if kind is True:
-        return items
-    if kind is False:
-        return tuple(items)
-    return kind(*items)
+    if kind == "tensors":
+        return tree_unflatten(tree[1], [wrap(n, backend, d) for n, d in zip(natives, tree[2])])
+    _, treedef, kinds = tree
+    return tree_unflatten(treedef, [wrap(next(natives), backend, value) if kind == "t" else value
+                                    for kind, value in kinds])
 
 
 def nonnegative(statics: tuple[int, ...], nargs: int) -> tuple[int, ...]:

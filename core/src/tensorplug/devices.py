@@ -10,19 +10,15 @@ from typing import Any
 
 from . import _validate as valid
 from ._state import state
-from .autodiff import _tree
 from .autodiff.tape import record_custom
 from .backend import active_backend, start_backend
 from .engine import wrap
 from .errors import DeviceError
 from .ops._convert import asarray
 from .tensor import Tensor
+from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["device_put", "devices", "set_default_device", "on_device"]
-
-
-def _is_leaf(x: Any) -> bool:
-    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
 
 
 def device_put(x: Any, where: Any) -> Any:
@@ -30,8 +26,8 @@ def device_put(x: Any, where: Any) -> Any:
     name from ``tp.devices()`` such as ``'cpu:0'``, or an object of the tensor's backend (on
     jax, a ``jax.Device`` or a ``jax.sharding.Sharding``). Returns new tensors (a Variable is
     placed with ``v.assign(tp.device_put(v, where))``); differentiable (the identity)."""
-    leaves, structure = _tree.flatten(x, _is_leaf)
-    return _tree.unflatten(structure, [_put(leaf if isinstance(leaf, Tensor) else asarray(leaf), where)
+    leaves, structure = tree_flatten(x)
+    return tree_unflatten(structure, [_put(leaf if isinstance(leaf, Tensor) else asarray(leaf), where)
                                        for leaf in leaves])
 
 

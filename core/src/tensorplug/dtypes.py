@@ -27,7 +27,7 @@ import numpy as np
 from .errors import DTypeError
 
 _ml_dtypes: Any
-try:  # bfloat16's numpy dtype (optional: core's dependencies stay numpy, pluggy, importlib-metadata)
+try:  # bfloat16's numpy dtype (optional: core's dependencies stay numpy, pluggy, importlib-metadata, optree)
     import ml_dtypes as _ml_dtypes
 except ImportError:  # pragma: no cover - the first-party backends install it
     _ml_dtypes = None

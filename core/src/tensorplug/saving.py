@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _saved_nodes as nodes
 from . import _validate as valid
 from .backend import backend_scope
 from .dtypes import ALL_DTYPES, from_numpy_dtype
@@ -110,11 +111,15 @@ class _Writer:
                 return self._container(obj, path)
             finally:
                 self._open.discard(id(obj))
+        registered = nodes.encode(obj, path, _shown(path), self.node)
+        if registered is not None:  # (a class registered with tp.tree_util.register_pytree_node)
+            return registered
         if callable(obj):  # a learning-rate schedule: code, not data
             return {"kind": "callable", "name": getattr(obj, "__qualname__", type(obj).__name__)}
         raise ArgumentError(f"tp.save: cannot save the {type(obj).__name__} at {_shown(path)}; a tree holds "
                             "dicts, lists and tuples of tensors, Variables, numpy arrays, optimizer states, "
-                            "and None, bool, int, float or str values.")
+                            "and None, bool, int, float or str values, and the classes registered with "
+                            "tp.tree_util.register_pytree_node: register its class.")
 
     def _container(self, obj: Any, path: tuple[Any, ...]) -> dict[str, Any]:
         if isinstance(obj, Mapping):
@@ -261,6 +266,8 @@ class _Reader:
         if kind == "optimizer_state":
             return OptimizerState(self.build(node["iterations"]), self.build(node["hyperparameters"]),
                                   self.build(self.slots_renamed(node)))
+        if kind == "node":
+            return nodes.build(node, self.build)
         raise CheckpointError(f"tp.load: the tree holds a node of unknown kind {kind!r}: the file is damaged")
 
     def restore(self, node: Mapping[str, Any], like: Any, path: tuple[Any, ...]) -> Any:
@@ -317,6 +324,8 @@ class _Reader:
             return OptimizerState(self.restore(node["iterations"], like.iterations, (*path, "iterations")),
                                   self.restore(node["hyperparameters"], like.hyperparameters,
                                                (*path, "hyperparameters")), slots)
+        if kind == "node":
+            return nodes.restore(node, like, path, here, self.differences, self.restore)
         if kind == "callable":
             return like
         value = node["value"]
@@ -368,6 +377,8 @@ def _nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
         children = node["items"]
     elif kind == "optimizer_state":
         children = [node["iterations"], node["hyperparameters"], node["slots"]]
+    elif kind == "node":
+        children = nodes.children_of(node)
     else:
         children = []
     for child in children:
@@ -385,6 +396,9 @@ def _renames(node: Mapping[str, Any], like: Any) -> Iterator[tuple[str, str]]:
                 yield from _renames(child, like[k])
     elif kind in ("list", "tuple") and type(like) in (list, tuple):
         for child, given in zip(node["items"], like):
+            yield from _renames(child, given)
+    elif kind == "node":
+        for child, given in nodes.paired(node, like):
             yield from _renames(child, given)
 
 

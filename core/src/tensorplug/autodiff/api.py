@@ -16,16 +16,12 @@ from ..engine import wrap
 from ..errors import AutodiffError, DTypeError
 from ..ops._convert import asarray, scalar_tensor
 from ..tensor import Tensor
+from ..tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
 from ..variable import Variable, trainable_variables
-from . import _tree
 from .closures import refusing_closures
 from .tape import Tape, backward, fresh, record_custom
 
 __all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]
-
-
-def _is_leaf(x: Any) -> bool:
-    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
 
 
 def _diff_leaf(x: Any, where: str) -> Tensor:
@@ -62,19 +58,25 @@ def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
     return positions
 
 
-Groups = list[tuple[Any, int]]  # (tree structure, leaf count) per differentiated argument
+Groups = list[tuple[Any, int]]  # (tree structure, or None for a tensor; leaf count) per argument
 
 
-def watched_arguments(args: Sequence[Any], nums: Sequence[int]) -> tuple[list[Any], Groups, list[Tensor]]:
+def watched_arguments(args: Sequence[Any], nums: Sequence[int],
+                      fname: str) -> tuple[list[Any], Groups, list[Tensor]]:
     """`args` with each tree at `nums` rebuilt of fresh tensors to differentiate by (see
     ``fresh``), those trees' structures and leaf counts, and the fresh leaves in order."""
     args_l = list(args)
     structures: Groups = []
     sources: list[Tensor] = []
     for n in nums:
-        leaves, structure = _tree.flatten(args_l[n], _is_leaf)
+        if args_l[n].__class__ is Tensor:  # (the common case, without a tree)
+            args_l[n] = leaf = _diff_leaf(args_l[n], f"argument {n}")
+            structures.append((None, 1))
+            sources.append(leaf)
+            continue
+        leaves, structure = array_leaves(args_l[n], f"argument {n}", fname)
         leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
-        args_l[n] = _tree.unflatten(structure, leaves)
+        args_l[n] = tree_unflatten(structure, leaves)
         structures.append((structure, len(leaves)))
         sources.extend(leaves)
     return args_l, structures, sources
@@ -84,7 +86,8 @@ def regrouped(structures: Sequence[tuple[Any, int]], leaves: Sequence[Any]) -> l
     """`leaves` (one per fresh leaf of ``watched_arguments``) back in the arguments' trees."""
     trees, start = [], 0
     for structure, count in structures:
-        trees.append(_tree.unflatten(structure, list(leaves[start:start + count])))
+        tree = leaves[start] if structure is None else tree_unflatten(structure, leaves[start:start + count])
+        trees.append(tree)
         start += count
     return trees
 
@@ -123,15 +126,19 @@ def _seed(out: Tensor) -> Tensor:
 def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
                    has_aux: bool = False) -> Callable[..., Any]:
     """A function returning ``(f(*args), gradient)``; the gradient has the structure of the
-    argument at `argnums` (a tuple of them if `argnums` is a tuple). With ``has_aux``, f returns
-    ``(output, aux)`` and the result is ``((output, aux), gradient)``."""
+    argument at `argnums` (a tuple of them if `argnums` is a tuple; a pytree, see
+    ``tp.tree_util``). With ``has_aux``, f returns ``(output, aux)`` and the result is
+    ``((output, aux), gradient)``."""
     valid.function(f, "value_and_grad")
-    argnums = _checked_argnums(argnums, "value_and_grad")
-    has_aux = valid.flag(has_aux, "value_and_grad", "has_aux")
+    return _value_and_grad(f, _checked_argnums(argnums, "value_and_grad"),
+                           valid.flag(has_aux, "value_and_grad", "has_aux"), "value_and_grad")
 
+
+def _value_and_grad(f: Callable[..., Any], argnums: int | tuple[int, ...], has_aux: bool,
+                    fname: str) -> Callable[..., Any]:
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        args_l, structures, sources = watched_arguments(args, _argnums(argnums, len(args)))
+        args_l, structures, sources = watched_arguments(args, _argnums(argnums, len(args)), fname)
         tape = Tape(sources)
         result = _run(f, tape, args_l, kwargs)
         out, aux = _with_aux(result, f) if has_aux else (result, None)
@@ -160,7 +167,7 @@ def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
          has_aux: bool = False) -> Callable[..., Any]:
     """A function returning the gradient of scalar-valued `f` with respect to argument `argnums`."""
     valid.function(f, "grad")
-    vg = value_and_grad(f, _checked_argnums(argnums, "grad"), valid.flag(has_aux, "grad", "has_aux"))
+    vg = _value_and_grad(f, _checked_argnums(argnums, "grad"), valid.flag(has_aux, "grad", "has_aux"), "grad")
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -175,7 +182,7 @@ def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tupl
     output of any shape (the cotangent has the output's shape)."""
     valid.function(f, "vjp")
     for i, p in enumerate(primals):
-        if not _is_leaf(p):
+        if p is not None and is_node(p):
             raise AutodiffError(f"vjp: primal {i} is a {type(p).__name__}; vjp takes one tensor per "
                                 "primal (no trees). Pass the tensors as separate primals, or use "
                                 "tp.grad / tp.jacrev, which take trees.")
@@ -221,16 +228,22 @@ def stop_gradient(x: Any) -> Tensor:
 def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
     """Give `f` its own gradient, bypassing the gradient registry.
 
-    The decorated function takes tensors positionally and returns ``(value, grad_fn)``;
-    ``grad_fn(dy)`` returns one gradient per positional input (a tuple, or a Tensor when there
-    is one input; None for an input without gradient). ``grad_fn`` written with ops is itself
-    differentiable, also where it uses values computed by the forward pass.
+    The decorated function takes tensors (or pytrees of them, ``tp.tree_util``) positionally
+    and returns ``(value, grad_fn)``, value a tensor or a pytree of tensors; ``grad_fn(dy)``
+    (dy like value) returns one gradient per positional input, each like its input (a tuple,
+    or the gradient alone when there is one input; None for an input without gradient).
+    ``grad_fn`` written with ops is itself differentiable, also where it uses values computed
+    by the forward pass.
     """
     valid.function(f, "custom_grad")
 
     @functools.wraps(f)
     def wrapper(*args: Any) -> Any:
-        inputs = tuple([a if a.__class__ is Tensor else asarray(a) for a in args])
+        if all(a.__class__ is Tensor for a in args):  # (the common case: no trees)
+            inputs, trees = args, None
+        else:
+            leaves, trees = array_leaves(args, "arguments", "custom_grad")
+            inputs = tuple([a if a.__class__ is Tensor else asarray(a) for a in leaves])
         # The forward pass is recorded as usual: its entries are off the path of a first-order
         # gradient (the value is re-wrapped below), but grad_fn may use its values (e.g. exp(x)
         # for exp), and a higher-order gradient must see that they depend on the inputs.
@@ -238,7 +251,7 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
         # entry's tangent is grad_fn transposed, but grad_fn's ops on forward values need those
         # values' tangents when forward mode runs over the backward pass (tp.hvp).
         with refusing_closures(inputs, getattr(f, "__name__", "f"), "custom_grad"):
-            result = f(*inputs)
+            result = f(*(inputs if trees is None else tree_unflatten(trees, inputs)))
         if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
             raise AutodiffError(
                 f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn), got "
@@ -246,16 +259,53 @@ def custom_grad(f: Callable[..., Any]) -> Callable[..., Any]:
             )
         value, grad_fn = result
         multi = isinstance(value, (tuple, list))
-        values = tuple(value) if multi else (value,)
+        if isinstance(value, Tensor) or (multi and all(isinstance(v, Tensor) for v in value)):
+            values, out_tree = (list(value) if multi else [value]), None  # (as always: a tuple or a Tensor)
+        else:
+            values, out_tree = tree_flatten(value)
         for v in values:
             if not isinstance(v, Tensor):
                 raise AutodiffError(
                     f"custom_grad: {getattr(f, '__name__', 'f')} must return (value, grad_fn) with a "
-                    f"Tensor (or a tuple of Tensors) as value, got {type(value).__name__}; wrap it "
+                    f"Tensor (or a pytree of Tensors) as value, got {type(value).__name__}; wrap it "
                     "with tp.asarray(...).")
         outs = tuple([wrap(v._data, v._backend, v._dtype) for v in values])
         if recorders_var.get():
-            record_custom(getattr(f, "__name__", "custom_grad"), inputs, outs, grad_fn)
+            gradient = grad_fn if trees is None and out_tree is None else _flat_gradient(
+                grad_fn, args, out_tree, getattr(f, "__name__", "f"))
+            record_custom(getattr(f, "__name__", "custom_grad"), inputs, outs, gradient)
+        if out_tree is not None:
+            return tree_unflatten(out_tree, outs)
         return outs if multi else outs[0]
 
     return wrapper
+
+
+def _flat_gradient(grad_fn: Callable[[Any], Any], args: Sequence[Any], out_tree: Any,
+                   name: str) -> Callable[[Any], list[Any]]:
+    """`grad_fn` of a custom_grad over trees as the tape calls it: the upstream gradients of the
+    value's leaves (one, or a tuple) in, one gradient per argument leaf out."""
+    arg_trees = [tree_structure(a) for a in args]
+
+    def gradient(dy: Any) -> list[Any]:
+        if out_tree is not None:  # (the value's leaves' upstream gradients, in the value's tree)
+            dy = tree_unflatten(out_tree, dy if isinstance(dy, tuple) else (dy,))
+        given = grad_fn(dy)
+        per_arg = given
+        if len(args) == 1 and not (isinstance(given, tuple) and len(given) == 1
+                                   and tree_structure(given) != arg_trees[0]):
+            per_arg = (given,)  # (the gradient alone, not in a tuple of one)
+        if not isinstance(per_arg, (tuple, list)) or len(per_arg) != len(args):
+            raise AutodiffError(f"custom_grad: the grad_fn of {name} returned {type(given).__name__}; "
+                                f"return one gradient per positional input ({len(args)}, in a tuple).")
+        flat: list[Any] = []
+        for i, (g, tree) in enumerate(zip(per_arg, arg_trees)):
+            try:
+                flat.extend([None] * tree.num_leaves if g is None else tree.flatten_up_to(g))
+            except ValueError:
+                raise AutodiffError(f"custom_grad: the grad_fn of {name} returned a gradient for input "
+                                    f"{i} unlike the input ({tree_structure(g)}, not {tree}); give it "
+                                    "the input's structure (None for no gradient).") from None
+        return flat
+
+    return gradient

@@ -22,15 +22,11 @@ from ..errors import AutodiffError
 from ..ops._convert import asarray
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
-from . import _tree
+from ..tree_util import tree_flatten, tree_unflatten
 from .forward import JvpRecorder
 from .tape import CustomRule, Tape, backward, fresh, record_custom
 
 __all__ = ["checkpoint"]
-
-
-def _is_leaf(x: Any) -> bool:
-    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
 
 
 class _Captures(Tape):
@@ -105,7 +101,7 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
         tapes = [r for r in recorders if isinstance(r, Tape)]
         if not tapes:  # nothing is differentiated: nothing to save or recompute
             return f(*args, **kwargs)
-        leaves, structure = _tree.flatten((args, kwargs), _is_leaf)
+        leaves, structure = tree_flatten((args, kwargs))
         arguments = [x for x in leaves if isinstance(x, Tensor)]
         forward = [r for r in recorders if isinstance(r, JvpRecorder)]
         captures = _Captures(tapes, forward, arguments)
@@ -116,7 +112,7 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
             result = f(*args, **kwargs)
         finally:
             recorders_var.reset(token)
-        out_leaves, out_structure = _tree.flatten(result, _is_leaf)
+        out_leaves, out_structure = tree_flatten(result)
         computed = [x for x in out_leaves if isinstance(x, Tensor)]
         captures.note(computed)
         captured = captures.found
@@ -136,7 +132,7 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
 
         record_custom(name, inputs, outputs, gradient, tangents)
         it = iter(outputs)
-        return _tree.unflatten(out_structure, [next(it) if isinstance(x, Tensor) else x for x in out_leaves])
+        return tree_unflatten(out_structure, [next(it) if isinstance(x, Tensor) else x for x in out_leaves])
 
     return wrapper
 
@@ -198,13 +194,13 @@ def _recompute_forward(f: Callable[..., Any], leaves: list[Any], structure: Any,
 def _run_recorded(f: Callable[..., Any], structure: Any, leaves: list[Any], recorder: Any) -> list[Tensor]:
     """`f` run again on the arguments `leaves` rebuild, with `recorder` recording; its output
     tensors."""
-    args, kwargs = _tree.unflatten(structure, leaves)
+    args, kwargs = tree_unflatten(structure, leaves)
     push_recorder(recorder)
     try:
         result = f(*args, **kwargs)
     finally:
         remove_recorder(recorder)
-    return [x for x in _tree.flatten(result, _is_leaf)[0] if isinstance(x, Tensor)]
+    return [x for x in tree_flatten(result)[0] if isinstance(x, Tensor)]
 
 
 def _tangent_or_zero(recorder: JvpRecorder, t: Tensor) -> Tensor:

@@ -18,6 +18,7 @@ from ..engine import wrap
 from ..errors import ArgumentError, AutodiffError
 from ..ops._convert import asarray
 from ..tensor import Tensor
+from ..tree_util import PyTreeDef, array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
 from .closures import refusing_closures
 from .forward import hidden_from_forward_mode
 from .tape import record_custom
@@ -47,8 +48,9 @@ class CustomJvpFunction:
         functools.update_wrapper(self, f)
 
     def defjvp(self, rule: JvpRule) -> JvpRule:
-        """Set the rule: ``rule(primals, tangents) -> (primal_out, tangent_out)``, both tuples
-        with one entry per positional argument; returns `rule` (use it as a decorator)."""
+        """Set the rule: ``rule(primals, tangents) -> (primal_out, tangent_out)``, primals and
+        tangents tuples with one entry per positional argument (pytrees alike), tangent_out like
+        f's value; returns `rule` (use it as a decorator)."""
         valid.function(rule, "custom_jvp.defjvp")
         self.rule = rule
         return rule
@@ -63,18 +65,34 @@ class CustomJvpFunction:
                                 "before calling it.")
         if kwargs:
             args = _positional(self.f, name, args, kwargs)
-        inputs = tuple([a if isinstance(a, Tensor) else asarray(a) for a in args])
+        trees: PyTreeDef | None = None  # (the arguments' pytree, unless they are all tensors)
+        if all(isinstance(a, Tensor) for a in args):
+            inputs = tuple(args)
+        else:
+            leaves, trees = array_leaves(args, "arguments", "custom_jvp")
+            inputs = tuple([a if isinstance(a, Tensor) else asarray(a) for a in leaves])
+        primals = inputs if trees is None else tree_unflatten(trees, inputs)
         with refusing_closures(inputs, name, "custom_jvp"), hidden_from_forward_mode():
-            value = self.f(*inputs)  # (forward mode runs the rule instead)
-        outs = tuple(wrap(v._data, v._backend, v._dtype) for v in _tensors(value, "its value", name))
+            value = self.f(*primals)  # (forward mode runs the rule instead)
+        out_tree = None if _plain(value) or value is None or not is_node(value) else tree_structure(value)
+        values = _tensors(value if out_tree is None else tree_flatten(value)[0], "its value", name)
+        outs = tuple(wrap(v._data, v._backend, v._dtype) for v in values)
         if state.tapes:
 
             def tangent_out(tangents: tuple[Tensor, ...]) -> Any:
-                result = rule(inputs, tangents)
+                result = rule(primals, tangents if trees is None else tree_unflatten(trees, tangents))
                 if not (isinstance(result, (tuple, list)) and len(result) == 2):
                     raise AutodiffError(f"custom_jvp: the rule of {name} must return (primal_out, "
                                         f"tangent_out), got {type(result).__name__}.")
-                found = _tensors(result[1], "tangent_out", f"the rule of {name}")
+                given = result[1]
+                if out_tree is not None:  # (its leaves, for the value's)
+                    try:
+                        given = tuple(out_tree.flatten_up_to(given))
+                    except ValueError:
+                        raise AutodiffError(f"custom_jvp: the rule of {name} returned tangent_out "
+                                            f"{tree_structure(given)}, unlike its value {out_tree}; give "
+                                            "tangent_out the value's structure.") from None
+                found = _tensors(given, "tangent_out", f"the rule of {name}")
                 _check_tangents(found, outs, name)
                 return found if len(outs) > 1 else found[0]
 
@@ -84,7 +102,15 @@ class CustomJvpFunction:
                                  inputs, cts)
 
             record_custom(name, inputs, outs, gradient, tangent_out)
+        if out_tree is not None:
+            return tree_unflatten(out_tree, outs)
         return outs if isinstance(value, (tuple, list)) else outs[0]
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` is a Tensor or a tuple or list of Tensors (no tree to keep)."""
+    return isinstance(value, Tensor) or (isinstance(value, (tuple, list))
+                                         and all(isinstance(v, Tensor) for v in value))
 
 
 def _check_tangents(found: tuple[Tensor, ...], outs: tuple[Tensor, ...], name: str) -> None:

@@ -24,7 +24,7 @@ from ..ops.creation import zeros_like
 from ..registry.jvps import find_jvp
 from ..registry.specs import get_kernel_spec
 from ..tensor import Tensor
-from . import _tree
+from ..tree_util import array_leaves, is_node, tree_flatten, tree_unflatten
 from .tape import CustomRule, Differentiating, Entry, fresh, gradient_thunks, input_name
 from .transpose import transpose
 
@@ -165,21 +165,21 @@ def hidden_from_forward_mode() -> Iterator[None]:
         recorders_var.reset(token)
 
 
-def _is_leaf(x: Any) -> bool:
-    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
-
-
 def _seeded(primals: Sequence[Any], tangents: Sequence[Any], fname: str,
             recorder: JvpRecorder) -> list[Any]:
     """The primals as fresh tensors (their tangents seeded on `recorder`), in their trees."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise AutodiffError(f"{fname}: primals and tangents must be tuples (one entry per positional "
                             f"argument), got {type(primals).__name__} and {type(tangents).__name__}.")
-    p_leaves, p_tree = _tree.flatten(list(primals), _is_leaf)
-    t_leaves, t_tree = _tree.flatten(list(tangents), _is_leaf)
-    if p_tree != t_tree:
+    p_leaves, p_tree = array_leaves(list(primals), "primals", fname)
+    try:  # (an integer primal's tangent is ignored: None will do)
+        given: Any = list(tangents)
+        t_leaves: list[Any] = p_tree.flatten_up_to(given)
+        if any(t is not None and is_node(t) for t in t_leaves):
+            raise ValueError("a tangent is a tree where its primal is a leaf")
+    except ValueError:
         raise AutodiffError(f"{fname}: the tangents must have the primals' structure (one tangent per "
-                            "primal tensor, nested alike).")
+                            "primal tensor, nested alike).") from None
     leaves = []
     for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
         x = fresh(asarray(p))
@@ -194,7 +194,7 @@ def _seeded(primals: Sequence[Any], tangents: Sequence[Any], fname: str,
                     "a tangent is of its primal's dtype (cast it with .astype).")
             recorder.seed(x, tangent if tangent._dtype is x._dtype else tangent.astype(x._dtype))
         leaves.append(x)
-    return _tree.unflatten(p_tree, leaves)
+    return tree_unflatten(p_tree, leaves)
 
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
@@ -217,13 +217,13 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
                             f"{f' of length {len(result)}' if isinstance(result, (tuple, list)) else ''}. "
                             "Return (output, aux), or drop has_aux.")
     out, aux = result if has_aux else (result, None)
-    leaves, tree = _tree.flatten(out, _is_leaf)
+    leaves, tree = tree_flatten(out)
     for leaf in leaves:
         if not isinstance(leaf, Tensor):
             raise AutodiffError(f"jvp: the function must return Tensors (in tuples, lists or dicts), "
                                 f"got {type(leaf).__name__}")
     tangent_leaves = [_output_tangent(recorder, o) for o in leaves]
-    tangent_out = _tree.unflatten(tree, tangent_leaves)
+    tangent_out = tree_unflatten(tree, tangent_leaves)
     return (out, tangent_out, aux) if has_aux else (out, tangent_out)
 
 

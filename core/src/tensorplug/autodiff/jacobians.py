@@ -17,12 +17,11 @@ from ..ops._convert import asarray
 from ..ops.creation import eye, zeros, zeros_like
 from ..ops.manipulation import reshape
 from ..tensor import Tensor
-from . import _tree
+from ..tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
 from .api import (
     _argnums,
     _checked_argnums,
     _diff_leaf,
-    _is_leaf,
     _with_aux,
     grad,
     regrouped,
@@ -36,7 +35,7 @@ __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
 def _outputs(out: Any, fname: str) -> tuple[list[Tensor], Any]:
     """The output tree's leaves (floating Tensors, else AutodiffError) and its structure."""
-    leaves, structure = _tree.flatten(out, _is_leaf)
+    leaves, structure = tree_flatten(out)
     for leaf in leaves:
         if not isinstance(leaf, Tensor):
             raise AutodiffError(f"{fname}: the function must return Tensors (in tuples, lists or dicts), "
@@ -83,22 +82,22 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
         jac = jacobian(*args, **kwargs)
         if not has_aux:
             return jac
-        return jac, _with_aux(f(*[asarray(a) if _is_leaf(a) else a for a in args], **kwargs), f)[1]
+        return jac, _with_aux(f(*[a if is_node(a) else asarray(a) for a in args], **kwargs), f)[1]
 
     def jacobian(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args))
-        args_l = [asarray(a) if _is_leaf(a) else a for a in args]
+        args_l = [a if is_node(a) else asarray(a) for a in args]
         outputs: list[Any] = []  # (the output's structure and leaves, from the first call of f)
         per_argnum = []  # per argnum: per argument leaf, its block for each output leaf
         for n in nums:
-            leaves, structure = _tree.flatten(args_l[n], _is_leaf)
+            leaves, structure = array_leaves(args_l[n], f"argument {n}", "jacfwd")
             leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
             blocks_per_leaf = []
             for k, leaf in enumerate(leaves):
 
                 def at(*xs: Any, n: int = n, structure: Any = structure) -> tuple[Tensor, ...]:
                     call = list(args_l)
-                    call[n] = _tree.unflatten(structure, list(xs))
+                    call[n] = tree_unflatten(structure, list(xs))
                     out_leaves, out_structure = _outputs(main(*call, **kwargs), "jacfwd")
                     if not outputs:
                         outputs.extend((out_structure, out_leaves))
@@ -118,8 +117,8 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
             out_leaves, out_structure = _outputs(main(*args_l, **kwargs), "jacfwd")
             outputs.extend((out_structure, out_leaves))
         out_structure, out_leaves = outputs
-        return _tree.unflatten(out_structure, [
-            _result([_tree.unflatten(structure, [blocks[j] for blocks in per_leaf])
+        return tree_unflatten(out_structure, [
+            _result([tree_unflatten(structure, [blocks[j] for blocks in per_leaf])
                      for structure, per_leaf in per_argnum], argnums)
             for j in range(len(out_leaves))])
 
@@ -138,7 +137,7 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     @functools.wraps(f)
     def jacobian(*args: Any, **kwargs: Any) -> Any:
-        args_l, groups, sources = watched_arguments(args, _argnums(argnums, len(args)))
+        args_l, groups, sources = watched_arguments(args, _argnums(argnums, len(args)), "jacrev")
         tape = Tape(sources)
         push_recorder(tape)
         try:
@@ -155,7 +154,7 @@ def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
                 rows = tuple(zeros((0,) + s.shape, dtype=s.dtype) for s in sources)
             jac = [reshape(row, out.shape + s.shape) for row, s in zip(rows, sources)]
             per_output.append(_result(regrouped(groups, jac), argnums))
-        jacobian_tree = _tree.unflatten(out_structure, per_output)
+        jacobian_tree = tree_unflatten(out_structure, per_output)
         return (jacobian_tree, aux) if has_aux else jacobian_tree
 
     return jacobian
@@ -183,7 +182,7 @@ def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
         raise AutodiffError(f"hvp: primals must be a non-empty tuple (one entry per argument of f), "
                             f"got {type(primals).__name__}.")
     if (not isinstance(tangents, (tuple, list))
-            or _tree.flatten(list(tangents), _is_leaf)[1] != _tree.flatten(list(primals), _is_leaf)[1]):
+            or tree_structure(list(tangents)) != tree_structure(list(primals))):
         raise AutodiffError(f"hvp: tangents must be a tuple like primals (one tangent per primal tensor, "
                             f"nested alike); got {type(tangents).__name__} for primals of "
                             f"{len(primals)} argument(s).")

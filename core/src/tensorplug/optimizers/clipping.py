@@ -1,5 +1,5 @@
-"""Gradient clipping over pytrees of tensors (nested lists, tuples and dicts; ``None`` leaves
-pass through): by the global norm of all leaves, by each leaf's norm, by value. Written with
+"""Gradient clipping over pytrees of tensors (``tp.tree_util``; ``None``, an empty subtree,
+passes through): by the global norm of all leaves, by each leaf's norm, by value. Written with
 ops, so that it runs eagerly and inside a ``tp.jit`` step on any backend."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..autodiff import _tree
 from ..dtypes import float64
 from ..errors import ArgumentError, DTypeError
 from ..ops._convert import asarray
@@ -15,16 +14,13 @@ from ..ops.elementwise import abs as tp_abs
 from ..ops.elementwise import clip, maximum, sqrt
 from ..ops.reductions import sum as tp_sum
 from ..tensor import Tensor
+from ..tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["clip_by_global_norm", "clip_by_norm", "clip_by_value", "global_norm"]
 
 
-def _is_leaf(x: Any) -> bool:
-    return x is None or isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
-
-
 def _leaves(tree: Any) -> tuple[list[Tensor | None], Any]:
-    leaves, structure = _tree.flatten(tree, _is_leaf)
+    leaves, structure = tree_flatten(tree)
     return [None if leaf is None else asarray(leaf) for leaf in leaves], structure
 
 
@@ -68,7 +64,7 @@ def clip_by_global_norm(tree: Any, max_norm: float) -> tuple[Any, Tensor]:
     leaves, structure = _leaves(tree)
     norm = global_norm(leaves)
     out = [None if t is None else _scaled(t, norm, max_norm, "clip_by_global_norm") for t in leaves]
-    return _tree.unflatten(structure, out), norm
+    return tree_unflatten(structure, out), norm
 
 
 def clip_by_norm(tree: Any, max_norm: float) -> Any:
@@ -78,7 +74,7 @@ def clip_by_norm(tree: Any, max_norm: float) -> Any:
     leaves, structure = _leaves(tree)
     out = [None if t is None else _scaled(t, sqrt(_squared_norm(t)), max_norm, "clip_by_norm")
            for t in leaves]
-    return _tree.unflatten(structure, out)
+    return tree_unflatten(structure, out)
 
 
 def clip_by_value(tree: Any, clip_value: float) -> Any:
@@ -86,4 +82,4 @@ def clip_by_value(tree: Any, clip_value: float) -> Any:
     clip_value = _bound(clip_value, "clip_value", "clip_by_value")
     leaves, structure = _leaves(tree)
     out = [None if t is None else clip(t, -clip_value, clip_value) for t in leaves]
-    return _tree.unflatten(structure, out)
+    return tree_unflatten(structure, out)

@@ -19,7 +19,6 @@ import numpy as np
 
 from .._jit_state import PackedState
 from .._state import backend_var, jit_trace_var, recorders_var
-from ..autodiff import _tree
 from ..autodiff.api import stop_gradient, variable_grads
 from ..autodiff.tape import taping
 from ..errors import (
@@ -31,6 +30,7 @@ from ..errors import (
     VariableNotFoundError,
 )
 from ..tensor import Tensor
+from ..tree_util import is_node, tree_flatten, tree_unflatten
 from ..variable import Variable, _registry
 from .clipping import clip_by_global_norm, clip_by_value
 from .hyperparameters import clipping_options, real
@@ -231,11 +231,14 @@ class Optimizer:
         """New parameters from `params` and `grads`, two pytrees (nested lists, tuples, dicts) of
         the same structure, e.g. what ``tp.grad`` returns for them. The slots live in the
         optimizer's state, keyed by leaf position: use one optimizer per parameter tree."""
-        leaves, structure = _tree.flatten(params, _is_leaf)
-        g_leaves, g_structure = _tree.flatten(grads, _is_leaf)
-        if g_structure != structure:
+        leaves, structure = tree_flatten(params)
+        try:  # (None for a parameter's gradient: not updated)
+            g_leaves = structure.flatten_up_to(grads)
+            if any(g is not None and is_node(g) for g in g_leaves):
+                raise ValueError("a gradient is a tree where its parameter is a leaf")
+        except ValueError:
             raise ShapeError(f"{type(self).__name__}.update: params and grads have different "
-                             "structures; pass grads as tp.grad returns them for params.")
+                             "structures; pass grads as tp.grad returns them for params.") from None
         if self._tree_structure is None:
             self._tree_structure = structure
         elif structure != self._tree_structure:
@@ -247,7 +250,7 @@ class Optimizer:
         out = list(leaves)
         for (i, _, _), value in zip(items, self._apply(items)):
             out[i] = value
-        return _tree.unflatten(structure, out)
+        return tree_unflatten(structure, out)
 
     # -- inspection ----------------------------------------------------------------------------
     def get_slots(self, variable: Variable | str) -> dict[str, Tensor]:
@@ -374,10 +377,6 @@ def _clipped(items: Sequence[tuple[SlotKey, Tensor, Any]],
         if clip_norm is not None:
             grads, _ = clip_by_global_norm(grads, clip_norm)
     return [(key, p, g) for (key, p, _), g in zip(items, grads)]
-
-
-def _is_leaf(x: Any) -> bool:
-    return isinstance(x, Tensor) or not isinstance(x, (list, tuple, dict))
 
 
 def _zeros_like(t: Tensor) -> Tensor:

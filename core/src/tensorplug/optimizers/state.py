@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tensor import Tensor
+from ..tree_util import register_dataclass
 
 __all__ = ["OptimizerState", "SlotKey"]
 
@@ -17,6 +18,7 @@ __all__ = ["OptimizerState", "SlotKey"]
 SlotKey = str | int
 
 
+@register_dataclass
 @dataclass(frozen=True)
 class OptimizerState:
     """All of an optimizer's state; a step makes a new one (nothing in it is changed in place).
@@ -30,9 +32,9 @@ class OptimizerState:
       tree), one tensor per slot name (Adam's ``m`` and ``v``), of the parameter's shape and
       dtype; zeros before the first step.
 
-    Under ``tp.jit`` the tensors are traced and the other leaves (the settings, a schedule)
-    compiled in: setting a new learning rate between compiled calls is only a new value, a new
-    setting or schedule compiles again.
+    A pytree (``tp.tree_util``) of its three fields. Under ``tp.jit`` the tensors are traced
+    and the other leaves (the settings, a schedule) compiled in: setting a new learning rate
+    between compiled calls is only a new value, a new setting or schedule compiles again.
     """
 
     iterations: Tensor
