@@ -60,6 +60,7 @@ from .errors import (
     BackendNotFoundError,
     CheckpointError,
     CheckpointNotFoundError,
+    CopyError,
     DeviceError,
     DLPackError,
     DTypeError,
@@ -126,7 +127,7 @@ __all__ = [
     "IndexOutOfRangeError", "IndexShapeError", "VariableNotFoundError", "DeviceError", "TracedValueError",
     "NonFiniteError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
-    "DLPackError", "ImmutableTensorError",
+    "DLPackError", "CopyError", "ImmutableTensorError",
     "save", "load", "CheckpointError", "CheckpointNotFoundError", "MissingDependencyError",
 ]
 __all__ += ops.__all__
