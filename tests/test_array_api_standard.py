@@ -1,7 +1,8 @@
 """The Python Array API standard's own test suite (data-apis/array-api-tests, kept beside the
 project in ../shared/array-api-tests with its offline runner) against `tensorplug` on each
 first-party backend: every one of its tests passes, but those named in
-tests/array_api_xfails.txt, each under a comment saying why. CI runs fewer hypothesis examples
+tests/array_api_xfails.txt, each under a comment saying why, which must fail (strict xfails: one
+that passes fails the run, so that the list shrinks as tensorplug grows). CI runs fewer hypothesis examples
 per test than the runner's default (jax compiles for every new shape): `TENSORPLUG_AAT_EXAMPLES`
 sets them (100 gives the full figure)."""
 
@@ -44,7 +45,7 @@ def test_the_array_api_suite_passes(backend, tmp_path):
            "AAT_MAX_EXAMPLES": os.environ.get("TENSORPLUG_AAT_EXAMPLES", EXAMPLES.get(backend, "10")),
            "AAT_OUT": str(tmp_path), "TMPDIR": str(tmp_path), "AAT_TIMEOUT_S": "900"}
     done = subprocess.run(["bash", str(runner), "tensorplug", sys.executable, "--",
-                           f"--xfails-file={XFAILS}", "array_api_tests/"],
+                           f"--xfails-file={XFAILS}", "-o", "xfail_strict=true", "array_api_tests/"],
                           env=env, capture_output=True, text=True, timeout=1200)
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     failures = [line for line in done.stdout.splitlines() if "FAIL" in line]
