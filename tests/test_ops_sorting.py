@@ -206,7 +206,7 @@ def test_meshgrid(backend, indexing, count):
     arrays = [np.arange(k + 2, dtype=np.float32) * (k + 1) for k in range(count)]
     got = tp.meshgrid(*arrays, indexing=indexing)
     want = xp.meshgrid(*(xp.asarray(a) for a in arrays), indexing=indexing)
-    assert isinstance(got, list) and len(got) == count
+    assert isinstance(got, tuple) and len(got) == count
     for g, w in zip(got, want):
         _same(g, np.asarray(w))
 

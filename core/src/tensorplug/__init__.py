@@ -108,7 +108,7 @@ from .saving import load, save
 from .variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 
 __all__ = [
     "__version__", "API_VERSION",
