@@ -104,3 +104,12 @@ def test_a_backend_that_only_copies_refuses_copy_false_naming_itself():
         tp.asarray(np.ones(3), copy=False)
     x = tp.asarray(np.ones(3))
     assert tp.asarray(x, copy=True).numpy().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_copy_false_takes_a_jax_array_as_it_is_on_jax():
+    jnp = pytest.importorskip("jax.numpy")
+    tp.set_backend("jax")
+    j = jnp.arange(16.0)
+    x = tp.asarray(j, copy=False)
+    assert x.native.unsafe_buffer_pointer() == j.unsafe_buffer_pointer()
+    assert x.numpy().tolist() == list(range(16))
