@@ -113,3 +113,14 @@ def test_copy_false_takes_a_jax_array_as_it_is_on_jax():
     x = tp.asarray(j, copy=False)
     assert x.native.unsafe_buffer_pointer() == j.unsafe_buffer_pointer()
     assert x.numpy().tolist() == list(range(16))
+
+
+def test_copy_false_inside_vmap_takes_outer_tensors_and_shares_numpy_arrays(backend):
+    host = _aligned(3)
+    outer = tp.asarray(np.ones(3))
+
+    def f(row):
+        return row + tp.asarray(outer, copy=False) + tp.asarray(host, copy=False)
+
+    got = tp.vmap(f)(tp.zeros((2, 3), dtype=tp.float64))
+    np.testing.assert_array_equal(got.numpy(), [[1.0, 2.0, 3.0]] * 2)

@@ -109,7 +109,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     if isinstance(obj, Tensor):
         t = obj
         if t._backend is not target:
-            if copy is False:
+            if copy is False and not target.transform:  # (a transform's level takes t as it is)
                 raise CopyError(f"asarray(copy=False): the tensor is on backend '{t.backend}', and "
                                 f"moving it to backend '{target.name}' copies it; pass copy=None "
                                 "(or True), or convert on its own backend.")
