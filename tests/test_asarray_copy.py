@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from _host_buffers import aligned as _aligned
 from _toy_backend import install_toy_backend
 
 BACKENDS = ("numpy", "jax")
@@ -19,16 +20,6 @@ def backend(request):
         pytest.importorskip("jax")
     tp.set_backend(request.param)
     return request.param
-
-
-def _aligned(n: int, dtype: type = np.float64) -> np.ndarray:
-    """A numpy array whose buffer is 64-byte aligned (what jax needs to alias host memory)."""
-    item = np.dtype(dtype).itemsize
-    raw = np.empty(n + 64 // item, dtype=dtype)
-    offset = (-raw.ctypes.data % 64) // item
-    out = raw[offset:offset + n]
-    out[:] = np.arange(n)
-    return out
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.bool_, np.complex64])
