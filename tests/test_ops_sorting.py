@@ -166,6 +166,8 @@ def test_isin_takes_python_scalars_and_runs_in_jit_and_vmap(backend):
 def test_isin_errors_name_the_op():
     with pytest.raises(tp.ArgumentError, match="isin: invert must be True or False"):
         tp.isin(INTS, INTS, invert="yes")
+    with pytest.raises(tp.DTypeError, match="isin: no integer dtype holds every value of both int64"):
+        tp.isin(INTS.astype(np.int64), INTS.astype(np.uint64))
 
 
 # -- diff ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from .. import _validate as valid
 from ..dtypes import bool_
+from ..errors import DTypeError
 from ..tensor import Tensor
 from ._convert import asarray, caller, convert_pair
 from .creation import full
@@ -96,7 +97,11 @@ def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Tensor:
     equals none), as bools of x1's shape; the two are promoted to one dtype first (a Python
     scalar takes the other's). NaN is in nothing; -0.0 is in what holds 0.0."""
     invert = valid.flag(invert, "isin", "invert")
-    a, b = convert_pair(x1, x2, "isin")
+    try:
+        a, b = convert_pair(x1, x2, "isin")
+    except DTypeError as exc:
+        message = str(exc)
+        raise DTypeError(message if message.startswith("isin") else f"isin: {message}") from None
     values = reshape(b, (-1,))
     if values.shape[0] == 0:
         return full(a.shape, invert, dtype=bool_)
