@@ -1,7 +1,9 @@
 """The Python Array API standard's own test suite (data-apis/array-api-tests, kept beside the
 project in ../shared/array-api-tests with its offline runner) against `tensorplug` on each
 first-party backend: every one of its tests passes, but those named in
-tests/array_api_xfails.txt, each under a comment saying why. CI runs fewer hypothesis examples
+tests/array_api_xfails.txt, each under a comment saying why, which must fail (strict xfails: one
+that passes fails the run, so that the list shrinks as tensorplug grows), and those named in
+tests/array_api_skips.txt, whose outcome depends on the examples drawn. CI runs fewer hypothesis examples
 per test than the runner's default (jax compiles for every new shape): `TENSORPLUG_AAT_EXAMPLES`
 sets them (100 gives the full figure)."""
 
@@ -19,12 +21,14 @@ from _jax_absent import FIRST_PARTY_BACKENDS
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = Path(os.environ.get("TENSORPLUG_ARRAY_API_TESTS", ROOT.parent / "shared" / "array-api-tests"))
 XFAILS = Path(__file__).with_name("array_api_xfails.txt")
+SKIPS = Path(__file__).with_name("array_api_skips.txt")
 EXAMPLES = {"numpy": "25", "jax": "10"}
 
 
-def test_every_xfail_says_why_and_names_a_test():
-    """Each entry of the xfails file is a test id of the suite, under a '# why' comment."""
-    lines = [line for line in XFAILS.read_text().splitlines() if line.strip()]
+@pytest.mark.parametrize("listing", [XFAILS, SKIPS], ids=["xfails", "skips"])
+def test_every_xfail_says_why_and_names_a_test(listing):
+    """Each entry of the xfails (and skips) file is a test id of the suite, under a '# why' comment."""
+    lines = [line for line in listing.read_text().splitlines() if line.strip()]
     assert lines
     reason = None
     for line in lines:
@@ -44,7 +48,8 @@ def test_the_array_api_suite_passes(backend, tmp_path):
            "AAT_MAX_EXAMPLES": os.environ.get("TENSORPLUG_AAT_EXAMPLES", EXAMPLES.get(backend, "10")),
            "AAT_OUT": str(tmp_path), "TMPDIR": str(tmp_path), "AAT_TIMEOUT_S": "900"}
     done = subprocess.run(["bash", str(runner), "tensorplug", sys.executable, "--",
-                           f"--xfails-file={XFAILS}", "array_api_tests/"],
+                           f"--xfails-file={XFAILS}", f"--skips-file={SKIPS}", "-o", "xfail_strict=true",
+                           "array_api_tests/"],
                           env=env, capture_output=True, text=True, timeout=1200)
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     failures = [line for line in done.stdout.splitlines() if "FAIL" in line]

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from _host_buffers import aligned as _aligned
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -18,16 +19,6 @@ BACKENDS = ("numpy", "jax")
 def backend(request):
     tp.set_backend(request.param)
     return request.param
-
-
-def _aligned(n: int, dtype=np.float64) -> np.ndarray:
-    """A numpy array whose buffer is 64-byte aligned (what jax needs to alias host memory)."""
-    item = np.dtype(dtype).itemsize
-    raw = np.empty(n + 64 // item, dtype=dtype)
-    offset = (-raw.ctypes.data % 64) // item
-    out = raw[offset:offset + n]
-    out[:] = np.arange(n)
-    return out
 
 
 def _address(t: tp.Tensor) -> int:

@@ -32,6 +32,7 @@ HIERARCHY = {
     "PluginError": RuntimeError,
     "PluginVersionError": RuntimeError,
     "DLPackError": BufferError,
+    "CopyError": ValueError,
     "ImmutableTensorError": TypeError,
     "CheckpointError": ValueError,
     "CheckpointNotFoundError": FileNotFoundError,

@@ -1,7 +1,9 @@
 """Gradients of the decomposition kernels and of the tp.linalg functions composed over them, on
 each backend: finite differences to second order (third for the smooth solvers) on
 well-conditioned inputs (symmetric positive definite for cholesky and eigh, distinct eigen-
-and singular values), agreement with jax.grad in float64, and the cases that are refused."""
+and singular values), agreement with jax.grad in float64, and the cases that are refused. The
+complex eigenvalues of eig and eigvals are checked through their real parts and squared
+imaginary parts, eig's eigenvectors through their moduli (which their phases do not move)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,11 @@ TALL = RNG.standard_normal((4, 3))
 WIDE = RNG.standard_normal((2, 2, 3))
 B = RNG.standard_normal((2, 3, 2))
 
+
+def _parts(z):
+    """A real tensor that moves with both parts of the complex `z`."""
+    return tp.real(z) + tp.imag(z) ** 2
+
 #: (id, function of the differentiated input, input, highest order checked)
 CASES = [
     ("cholesky", L.cholesky, SPD, 2),
@@ -39,6 +46,9 @@ CASES = [
     ("eigh-both", lambda x: L.eigh(x).eigenvectors * L.eigh(x).eigenvalues[..., None, :], SPD[1], 1),
     ("eigvalsh", L.eigvalsh, SPD[0], 2),
     ("eigvalsh-separated", L.eigvalsh, SEPARATED, 3),
+    ("eig-eigenvalues", lambda x: _parts(L.eig(x).eigenvalues), SQUARE, 2),
+    ("eig-eigenvectors", lambda x: tp.abs(L.eig(x).eigenvectors) ** 2, SQUARE[0], 2),
+    ("eigvals", lambda x: _parts(L.eigvals(x)), SQUARE, 2),
     ("inv", L.inv, SQUARE, 3),
     ("det", L.det, SQUARE, 3),
     ("slogdet", lambda x: L.slogdet(x).logabsdet, SQUARE, 3),
@@ -75,6 +85,7 @@ def test_gradients_match_finite_differences(f, x, order):
 
 def _jax_cases():
     import jax.numpy as jnp
+    from jax import lax
 
     def lower(x):  # what the kernels read of x: its lower triangle, mirrored
         return jnp.tril(x) + jnp.swapaxes(jnp.tril(x, -1), -1, -2)
@@ -90,6 +101,12 @@ def _jax_cases():
          lambda x: jnp.sum(jnp.linalg.eigvalsh(lower(x)) * w3[:, 0]), SPD),
         ("svdvals", lambda x: tp.sum(L.svdvals(x) * w3[:, 0, :2]),
          lambda x: jnp.sum(jnp.linalg.svd(x, compute_uv=False) * w3[:, 0, :2]), WIDE),
+        ("eigvals", lambda x: tp.sum(_parts(L.eigvals(x)) * w3[:, 0]),
+         lambda x: jnp.sum((jnp.real(jnp.linalg.eigvals(x)) + jnp.imag(jnp.linalg.eigvals(x)) ** 2)
+                           * w3[:, 0]), SQUARE),
+        ("eig", lambda x: tp.sum(tp.abs(L.eig(x).eigenvectors) ** 2 * w3),
+         lambda x: jnp.sum(jnp.abs(lax.linalg.eig(x, compute_left_eigenvectors=False,
+                                                  enable_eigvec_derivs=True)[1]) ** 2 * w3), SQUARE),
         ("inv", lambda x: tp.sum(L.inv(x) * w3), lambda x: jnp.sum(jnp.linalg.inv(x) * w3), SQUARE),
         ("det", lambda x: tp.sum(L.det(x)), lambda x: jnp.sum(jnp.linalg.det(x)), SQUARE),
         ("slogdet", lambda x: tp.sum(L.slogdet(x).logabsdet), lambda x: jnp.sum(jnp.linalg.slogdet(x)[1]),

@@ -71,6 +71,10 @@ def _jsvdvals(x):
     return jnp.linalg.svd(x, compute_uv=False)
 
 
+def _jeig(x):
+    return jax.lax.linalg.eig(x, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+
+
 JL = jnp.linalg
 #: (id, tensorplug loss, jax loss, input)
 CASES = [
@@ -81,6 +85,9 @@ CASES = [
      lambda x: _moduli(JL.eigh(_hermitian(x))[1], W3, jnp) + jnp.sum(JL.eigvalsh(_hermitian(x)) * W23), HPD),
     ("eigvalsh", lambda x: tp.sum(L.eigvalsh(x) * W23),
      lambda x: jnp.sum(JL.eigvalsh(_hermitian(x)) * W23), HPD),
+    ("eig", lambda x: _moduli(L.eig(x).eigenvectors, W3, tp) + _ours(L.eig(x).eigenvalues, W23),
+     lambda x: _moduli(_jeig(x)[1], W3, jnp) + _theirs(_jeig(x)[0], W23), SQUARE),
+    ("eigvals", lambda x: _ours(L.eigvals(x), W23), lambda x: _theirs(_jeig(x)[0], W23), SQUARE),
     ("inv", lambda x: _ours(L.inv(x), W3), lambda x: _theirs(JL.inv(x), W3), SQUARE),
     ("det", lambda x: _ours(L.det(x), W23[0, :2]), lambda x: _theirs(JL.det(x), W23[0, :2]), SQUARE),
     ("slogdet", lambda x: _ours(L.slogdet(x).sign, W23[0, :2]) + tp.sum(L.slogdet(x).logabsdet * W23[1, :2]),
@@ -131,12 +138,12 @@ CASES = [
 ]
 
 #: the kernels' second derivatives: (id of a case above)
-SECOND_ORDER = ["cholesky", "eigh", "eigvalsh", "inv", "slogdet", "solve-a", "qr-tall", "svd-tall",
-                "svd-wide", "svdvals-tall", "svdvals-wide", "det"]
+SECOND_ORDER = ["cholesky", "eigh", "eigvalsh", "eig", "eigvals", "inv", "slogdet", "solve-a", "qr-tall",
+                "svd-tall", "svd-wide", "svdvals-tall", "svdvals-wide", "det"]
 
 C2 = {"cholesky": W3, "cholesky-upper": W3, "eigh": W3, "inv": W3, "det": W3, "slogdet": W3, "solve-a": W3,
       "qr-tall": W4, "svd-tall": W4, "svd-wide": W3[:, :2], "eigvalsh": W3, "svdvals-tall": W4,
-      "svdvals-wide": W3[:, :2]}
+      "svdvals-wide": W3[:, :2], "eig": W3, "eigvals": W3}
 
 
 def _agree(got, want, failures, name):
@@ -178,5 +185,6 @@ def test_complex_second_derivatives_agree_with_jax():
 def test_complex64_gradients_keep_their_dtype():
     x = tp.asarray(HPD[0].astype(np.complex64))
     for f in (lambda z: tp.sum(tp.real(L.cholesky(z))), lambda z: tp.sum(L.eigvalsh(z)),
-              lambda z: tp.sum(L.svdvals(z)), lambda z: tp.sum(L.slogdet(z).logabsdet)):
+              lambda z: tp.sum(L.svdvals(z)), lambda z: tp.sum(L.slogdet(z).logabsdet),
+              lambda z: tp.sum(tp.real(L.eigvals(z))), lambda z: tp.sum(tp.abs(L.eig(z).eigenvectors))):
         assert tp.grad(f)(x).dtype is tp.complex64

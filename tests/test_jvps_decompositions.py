@@ -42,6 +42,13 @@ def lower(x):
     )
 
 
+def _jeig(x):
+    """jax's eig with the eigenvectors' derivatives (an opt-in: distinct eigenvalues assumed)."""
+    from jax import lax
+
+    return lax.linalg.eig(x, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+
+
 CASES = [  # (id, tensorplug function, jax function, primals)
     ("cholesky", L.cholesky, lambda x: jnp.linalg.cholesky(lower(x)), (SPD,)),
     (
@@ -57,6 +64,19 @@ CASES = [  # (id, tensorplug function, jax function, primals)
         (SPD_C,),
     ),
     ("eigvalsh", L.eigvalsh, lambda x: jnp.linalg.eigvalsh(lower(x)), (SPD,)),
+    (
+        "eig",
+        lambda x: (L.eig(x).eigenvalues, tp.abs(L.eig(x).eigenvectors) ** 2),
+        lambda x: (_jeig(x)[0], jnp.abs(_jeig(x)[1]) ** 2),
+        (SQUARE,),
+    ),
+    (
+        "eig-complex",
+        lambda x: (L.eig(x).eigenvalues, tp.abs(L.eig(x).eigenvectors) ** 2),
+        lambda x: (_jeig(x)[0], jnp.abs(_jeig(x)[1]) ** 2),
+        (SQUARE_C,),
+    ),
+    ("eigvals", L.eigvals, lambda x: jnp.linalg.eigvals(x), (SQUARE,)),
     ("inv-complex", L.inv, jnp.linalg.inv, (SQUARE_C,)),
     ("det-complex", L.det, jnp.linalg.det, (SQUARE_C,)),
     ("slogdet", lambda x: tuple(L.slogdet(x)), lambda x: tuple(jnp.linalg.slogdet(x)), (SQUARE,)),
@@ -100,6 +120,8 @@ RULES = [  # (kernel, inputs, attrs)
     ("Cholesky", (SPD,), {}),
     ("Eigh", (SPD[0],), {}),
     ("Eigvalsh", (SPD,), {}),
+    ("Eig", (SQUARE,), {}),
+    ("Eigvals", (SQUARE_C,), {}),
     ("Inv", (SQUARE,), {}),
     ("Det", (SQUARE_C,), {}),
     ("Slogdet", (SQUARE,), {}),

@@ -73,6 +73,7 @@ UNARY = {
     "Real": (np.real, None),
     "Imag": (np.imag, None),
     "Conj": (np.conj, None),
+    "Copy": (np.copy, None),
 }
 
 # kernel -> (reference, (low, high) of x, (low, high) of y)

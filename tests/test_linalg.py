@@ -209,6 +209,40 @@ def test_decompositions_are_named_tuples_that_reconstruct(backend):
         np.testing.assert_allclose((sign * tp.exp(logabsdet)).numpy(), np.linalg.det(SQUARE))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_eig_and_eigvals_match_numpy_up_to_order_and_phase(backend, dtype):
+    x = (_general(2, 4, 4) + (1j * RNG.standard_normal((2, 4, 4)) if np.dtype(dtype).kind == "c" else 0))
+    x = x.astype(dtype)
+    complex_dtype = np.result_type(dtype, np.complex64)
+    tol = {"rtol": 1e-3, "atol": 1e-3} if complex_dtype == np.complex64 else {"rtol": 1e-9, "atol": 1e-9}
+    with tp.backend_scope(backend):
+        w, v = result = L.eig(x)
+        values = L.eigvals(x)
+    assert isinstance(result, L.EigResult) and result.eigenvalues is w and result.eigenvectors is v
+    assert (w.dtype.numpy, v.dtype.numpy, values.dtype.numpy) == (complex_dtype,) * 3
+    assert (w.shape, v.shape, values.shape) == ((2, 4), (2, 4, 4), (2, 4))
+    want = np.linalg.eigvals(x.astype(np.complex128))
+    for got in (w.numpy(), values.numpy()):  # the same values, in any order: each near its nearest
+        apart = np.abs(got[..., :, None] - want[..., None, :])
+        assert max(apart.min(axis=-1).max(), apart.min(axis=-2).max()) < 10 * tol["atol"]
+    v = v.numpy()
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1.0, **tol)
+    np.testing.assert_allclose(x @ v, v * w.numpy()[..., None, :], **tol)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_eig_of_a_matrix_holding_nan_is_nan_and_the_others_are_computed(backend):
+    x = np.stack([np.diag([1.0, 2.0]), [[np.nan, 0.0], [0.0, 1.0]]])
+    with tp.backend_scope(backend):
+        w, v = L.eig(x)
+        assert np.isnan(w.numpy()[1]).all() and np.isnan(v.numpy()[1]).all()
+        np.testing.assert_allclose(np.sort_complex(w.numpy()[0]), [1.0, 2.0])
+        np.testing.assert_allclose(L.eigvals(tp.jit(lambda t: t * 2.0)(tp.asarray(x[:1]))).numpy()[0].real,
+                                   [2.0, 4.0])
+        np.testing.assert_allclose(np.sort(tp.jit(L.eigvals)(tp.asarray(x[:1])).numpy()[0].real), [1.0, 2.0])
+
+
 def test_matrix_rank_and_trace_dtypes_and_rtol():
     low_rank = np.stack([np.outer([1.0, 2, 3], [1.0, 0, 1]), np.eye(3)])
     rank = L.matrix_rank(low_rank)
@@ -247,6 +281,9 @@ def test_signatures_match_array_api_strict(name):
     (lambda: L.inv(tp.ones((2, 2), dtype=tp.int32)), tp.DTypeError, "inv needs a floating-point .*int32"),
     (lambda: L.det(np.ones(3)), tp.ShapeError, "det: needs a stack of matrices.*shape \\(3,\\)"),
     (lambda: L.eigh(np.ones((2, 3))), tp.ShapeError, "eigh: needs square matrices.*\\(2, 3\\)"),
+    (lambda: L.eig(np.ones((2, 3))), tp.ShapeError, "eig: needs square matrices.*\\(2, 3\\)"),
+    (lambda: L.eigvals(np.eye(2, dtype=np.int32)), tp.DTypeError, "eigvals needs a floating-point .*int32"),
+    (lambda: L.eigvals(np.eye(2, dtype=np.float16)), tp.DTypeError, "eigvals computes in float32"),
     (lambda: L.solve(np.eye(3), np.ones((2, 1))), tp.ShapeError, "solve: the right-hand side .*\\(2, 1\\)"),
     (lambda: L.solve(np.eye(3), np.ones(2)), tp.ShapeError, "solve: the right-hand side"),
     (lambda: L.solve(np.ones((2, 3)), np.ones(2)), tp.ShapeError, "solve: needs square"),

@@ -25,8 +25,8 @@ NO_0D = {"Concat": "0-d inputs cannot be concatenated", "MatMul": "needs 2-d inp
          "Gather": "cannot take from a 0-d x (0-d indices are covered)",
          "Sort": "a 0-d input has no axis to sort along", "ArgSort": "a 0-d input has no axis to sort along",
          **{k: "takes stacks of matrices (2 dimensions at least)"
-            for k in ("Cholesky", "Det", "Eigh", "Eigvalsh", "Inv", "Qr", "Slogdet", "Solve", "Svd",
-                      "Svdvals")},
+            for k in ("Cholesky", "Det", "Eig", "Eigh", "Eigvals", "Eigvalsh", "Inv", "Qr", "Slogdet",
+                      "Solve", "Svd", "Svdvals")},
          **{k: "a 0-d input has no axis to transform" for k in ("Fft", "Ifft", "Rfft", "Irfft")},
          **{k: "needs a batch axis and a spatial one" for k in ("SpaceToBatchND", "BatchToSpaceND")},
          **{k: "takes 4-d images" for k in ("DepthToSpace", "SpaceToDepth")},

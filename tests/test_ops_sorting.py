@@ -1,5 +1,5 @@
 """Sorting, searching, set and grid ops against numpy and array-api-strict: sort, argsort,
-searchsorted, count_nonzero, unique_*, diff, meshgrid, tril, triu; their argument forms, edge
+searchsorted, count_nonzero, unique_*, isin, diff, meshgrid, tril, triu; their argument forms, edge
 shapes and the errors that name the op and the fix."""
 
 from __future__ import annotations
@@ -142,6 +142,34 @@ def test_unique_inside_jit_on_jax_is_a_traced_value_error(fn, kernel):
         tp.jit(fn)(tp.asarray([1.0, 1.0]))
 
 
+# -- isin ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("invert", [False, True])
+@pytest.mark.parametrize(("x1", "x2"), [
+    (INTS, INTS[0, :2, :3] * 2), (INTS.astype(np.uint8), np.array([0, 200], np.int16)),
+    (np.array([np.nan, -0.0, 1.5, np.inf]), np.array([0.0, np.nan, np.inf], np.float32)),
+    (B, np.array(True)), (np.array(3), np.array([[1, 3], [5, 7]])), (INTS, np.zeros(0, np.int32)),
+    (np.array([1 + 1j, 2, -1j]), np.array([2, 1 + 1j], np.complex64)),
+], ids=["int32", "uint8-int16", "float-nan-zero", "bool-0d", "0d-2d", "empty", "complex"])
+def test_isin_matches_numpy(backend, x1, x2, invert):
+    got = tp.isin(tp.asarray(x1), tp.asarray(x2), invert=invert)
+    _same(got, np.isin(x1, x2, invert=invert))
+
+
+def test_isin_takes_python_scalars_and_runs_in_jit_and_vmap(backend):
+    x = tp.asarray(INTS)
+    _same(tp.isin(x, 2), INTS == 2)
+    _same(tp.isin(1, x), np.array(True))
+    _same(tp.jit(tp.isin)(x, tp.asarray([0, 2])), np.isin(INTS, [0, 2]))
+    _same(tp.vmap(lambda row: tp.isin(row, tp.asarray([0, 2])))(x), np.isin(INTS, [0, 2]))
+
+
+def test_isin_errors_name_the_op():
+    with pytest.raises(tp.ArgumentError, match="isin: invert must be True or False"):
+        tp.isin(INTS, INTS, invert="yes")
+    with pytest.raises(tp.DTypeError, match="isin: no integer dtype holds every value of both int64"):
+        tp.isin(INTS.astype(np.int64), INTS.astype(np.uint64))
+
+
 # -- diff ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("n", "axis"), [(1, -1), (2, 0), (0, 1), (7, -1), (3, 1)])
 @pytest.mark.parametrize("data", [F, INTS, B], ids=["float64", "int32", "bool"])
@@ -180,7 +208,7 @@ def test_meshgrid(backend, indexing, count):
     arrays = [np.arange(k + 2, dtype=np.float32) * (k + 1) for k in range(count)]
     got = tp.meshgrid(*arrays, indexing=indexing)
     want = xp.meshgrid(*(xp.asarray(a) for a in arrays), indexing=indexing)
-    assert isinstance(got, list) and len(got) == count
+    assert isinstance(got, tuple) and len(got) == count
     for g, w in zip(got, want):
         _same(g, np.asarray(w))
 

@@ -333,3 +333,14 @@ def test_variable_dtype_and_trainable():
     w = tp.Variable(1.0, name="toy_trained")
     assert all(t is not v for t in trainable_variables())
     assert any(t is w for t in trainable_variables())
+
+
+def test_the_array_api_version_is_2025_12_with_its_tuples():
+    t = tp.ones((2, 1))
+    assert tp.__array_api_version__ == "2025.12"
+    assert t.__array_namespace__(api_version="2025.12") is tp and t.__array_namespace__() is tp
+    with pytest.raises(tp.ArgumentError, match=r"standard 2025.12 \(and 2021.12, .*2024.12\), not '2026.12'"):
+        t.__array_namespace__(api_version="2026.12")
+    assert isinstance(tp.__array_namespace_info__().devices(), tuple)
+    assert isinstance(tp.broadcast_arrays(t, tp.ones(3)), tuple)
+    assert isinstance(tp.meshgrid(tp.ones(2), tp.ones(3)), tuple)

@@ -57,6 +57,7 @@ from .errors import (
     BackendNotFoundError,
     CheckpointError,
     CheckpointNotFoundError,
+    CopyError,
     DeviceError,
     DLPackError,
     DTypeError,
@@ -104,7 +105,7 @@ from .runtime import current as _current
 from .variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 
 __all__ = [
     "__version__", "API_VERSION",
@@ -123,7 +124,7 @@ __all__ = [
     "IndexOutOfRangeError", "IndexShapeError", "VariableNotFoundError", "DeviceError", "TracedValueError",
     "NonFiniteError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
-    "DLPackError", "ImmutableTensorError",
+    "DLPackError", "CopyError", "ImmutableTensorError",
     "save", "load", "CheckpointError", "CheckpointNotFoundError", "MissingDependencyError",
 ]
 __all__ += ops.__all__

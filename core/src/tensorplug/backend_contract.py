@@ -107,8 +107,13 @@ class Backend:
 
     def from_dlpack(self, obj: Any, *, copy: bool | None = None) -> Any:
         """A native array of this backend from `obj`, an object with ``__dlpack__`` (the values
-        shared where the backend can, unless `copy`). Default: through numpy (a copy unless
-        ``from_numpy`` keeps the array)."""
+        shared where the backend can, unless `copy`; `copy` False: shared or BufferError).
+        ``tp.asarray(..., copy=False)`` comes here too. Default: through numpy and
+        ``from_numpy``, which copies, so `copy` False raises."""
+        if copy is False:
+            raise BufferError(f"backend '{self.name}' takes host data through from_numpy, which "
+                              "copies: it cannot share memory (its author can override "
+                              "Backend.from_dlpack to share)")
         return self.from_numpy(np.from_dlpack(obj, copy=copy))
 
     def from_tensor(self, tensor: Any) -> Any:

@@ -24,6 +24,7 @@ __all__ = [
     "KernelError",
     "TracedValueError",
     "DLPackError",
+    "CopyError",
     "ImmutableTensorError",
     "NonFiniteError",
     "AutodiffError",
@@ -124,6 +125,12 @@ class TracedValueError(TensorplugError, TypeError):
 class DLPackError(TensorplugError, BufferError):
     """A tensor cannot be exchanged through DLPack as asked (``__dlpack__``, ``tp.from_dlpack``):
     no copy allowed where one is needed, a device or dtype the other side cannot take."""
+
+
+class CopyError(TensorplugError, ValueError):
+    """``tp.asarray(..., copy=False)`` cannot share the caller's buffer: the conversion would need
+    a copy (a Python sequence, a cast, another backend or device, a buffer the backend cannot
+    alias)."""
 
 
 class ImmutableTensorError(TensorplugError, TypeError):

@@ -1,4 +1,4 @@
-"""``tp.fft``: the Python Array API's fft extension (2024.12): discrete Fourier transforms
+"""``tp.fft``: the Python Array API's fft extension (2025.12): discrete Fourier transforms
 (fft, ifft, fftn, ifftn, rfft, irfft, rfftn, irfftn, hfft, ihfft), their sample frequencies
 (fftfreq, rfftfreq) and the shifts of the zero frequency (fftshift, ifftshift).
 """

@@ -1,4 +1,4 @@
-"""``tp.linalg``: the Python Array API's linear-algebra extension (2024.12), for floating inputs,
+"""``tp.linalg``: the Python Array API's linear-algebra extension (2025.12), for floating inputs,
 real and complex: decompositions and solvers, norms, and the matrix functions composed of them.
 
 Every function works on stacks of matrices (the last two axes; leading axes are a batch).
@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from .ops.decompositions import (
     EighResult,
+    EigResult,
     QRResult,
     SlogdetResult,
     SVDResult,
     cholesky,
     det,
+    eig,
     eigh,
+    eigvals,
     eigvalsh,
     inv,
     qr,
@@ -31,9 +34,9 @@ from .ops.norms import matrix_norm, vector_norm
 from .ops.structure import band_part, tensor_diag
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "SlogdetResult",
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
-    "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd",
-    "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+    "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult",
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul",
+    "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet",
+    "solve", "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
     "band_part", "tensor_diag",
 ]

@@ -33,9 +33,9 @@ class Info:
         """The device the backend creates arrays on."""
         return self._backend.default_device()
 
-    def devices(self) -> list[str]:
-        """The backend's devices, by name."""
-        return list(self._backend.devices())
+    def devices(self) -> tuple[str, ...]:
+        """The backend's devices, by name (a tuple, as the standard says since 2025.12)."""
+        return tuple(self._backend.devices())
 
     def _check_device(self, device: Any) -> None:
         if device is not None and device not in self._backend.devices():

@@ -19,7 +19,7 @@ from .errors import (
     TracedValueError,
 )
 
-_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 if TYPE_CHECKING:
     from .backend import Backend
@@ -194,7 +194,7 @@ class Tensor:
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The tensorplug module, the Array API namespace of tensors (for ``api_version``
-        None or '2024.12' and the earlier versions it includes)."""
+        None or '2025.12' and the earlier versions it includes)."""
         import tensorplug
 
         if api_version is not None and api_version not in _API_VERSIONS:

@@ -117,6 +117,10 @@ class BatchingBackend(Backend):
         """Data made inside the function (creation ops) is the same for every example."""
         return Batched(wrap(self.inner.from_numpy(array), self.inner), None, self.call)
 
+    def from_dlpack(self, obj: Any, *, copy: bool | None = None) -> Batched:
+        """The level beneath's import (shared where it shares), the same for every example."""
+        return Batched(wrap(self.inner.from_dlpack(obj, copy=copy), self.inner), None, self.call)
+
     def to_numpy(self, native: Batched) -> np.ndarray:
         self.live(native)
         if native.axis is not None:

@@ -82,7 +82,8 @@ def _stacked(dispatcher: Dispatcher) -> Any:
     return rule
 
 
-for _name in ("Cholesky", "Det", "Inv", "Eigh", "Eigvalsh", "Qr", "Slogdet", "Svd", "Svdvals"):
+for _name in ("Cholesky", "Det", "Inv", "Eig", "Eigh", "Eigvals", "Eigvalsh", "Qr", "Slogdet", "Svd",
+              "Svdvals"):
     declare_batching_rule(BatchConfig(_name, _stacked(dispatcher_of(_name))))
 
 _SOLVE = dispatcher_of("Solve")

@@ -1,5 +1,5 @@
-"""Default gradients of the decompositions and solvers: Cholesky, Eigh, Eigvalsh, Inv, Qr, Svd,
-Svdvals, Solve, Slogdet, Det. The math is JAX's JVP rules (jax/_src/lax/linalg.py) transposed;
+"""Default gradients of the decompositions and solvers: Cholesky, Eigh, Eigvalsh, Eig, Eigvals,
+Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det. The math is JAX's JVP rules (jax/_src/lax/linalg.py) transposed;
 every formula is written with ops, so it runs on any backend and differentiates again (outputs
 are saved, so higher derivatives reach them through the tape).
 
@@ -19,6 +19,10 @@ JAX's cotangents (and the real formulas for real inputs, where both are the iden
 eigenvalues and Svd's singular values are real; their eigen- and singular vectors are unique up
 to a phase, so only losses that phase does not move have a defined gradient (as in JAX).
 Slogdet's sign has a gradient for complex inputs: sign-bar reaches A through i Im(sign-bar sign).
+Eig (and Eigvals, whose eigenvectors are computed in the backward pass) takes PyTorch's rule
+(linalg_eig_backward) in JAX's convention: eigenvalues are holomorphic in x; eigenvectors have
+unit norm and a free phase, so only losses that phase does not move (|v|, v v^H, eigenvalues)
+have a defined gradient; a real x gets the real part. Distinct eigenvalues are assumed.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import numpy as np
 from ..errors import AutodiffError
 from ..ops._convert import asarray
 from ..ops.decompositions import conj_transpose as _H
-from ..ops.decompositions import eigh, inv, solve, svd
+from ..ops.decompositions import eig, eigh, inv, solve, svd
 from ..ops.elementwise import add, conj, divide, equal, imag, multiply, negative, real, subtract, where
 from ..ops.linalg import matmul
 from ..ops.manipulation import expand_dims, matrix_transpose
@@ -162,6 +166,39 @@ def _eigvalsh(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
 
     return {"x": grad}
 
+
+def eig_cotangent(x: Tensor, w: Tensor, v: Tensor, dw: Tensor, dv: Tensor | None) -> Tensor:
+    """x-bar = V^-T (diag(w-bar) + (V^T V-bar - V^T conj(V) diag(re(diag(V^T V-bar)))) / E) V^T,
+    E[i, j] = w_j - w_i off the diagonal and 1 on it (PyTorch's rule, conjugated into JAX's
+    convention); its real part for a real x. `dv` None: the eigenvalues' term alone."""
+    vt = _T(v)
+    inner = diag_matrices(dw)
+    if dv is not None:
+        vt_dv = matmul(vt, dv)
+        kept_norms = matmul(vt, _scaled_columns(conj(v), real(diagonal(vt_dv))))
+        gaps = add(reciprocal_gaps(w, False), constant_like(np.eye(w.shape[-1]), w))
+        inner = add(inner, multiply(subtract(vt_dv, kept_norms), gaps))
+    out = solve(vt, matmul(inner, vt))
+    return out if x.dtype.is_complex else real(out)
+
+
+@gradient("Eig", inputs=("x",), outputs=("eigenvalues", "eigenvectors"))
+def _eig(dy: tuple[Tensor, Tensor], saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    x, w, v = saved
+    dw, dv = dy
+    return {"x": lambda: eig_cotangent(x, w, v, dw, dv)}
+
+
+@gradient("Eigvals", inputs=("x",))
+def _eigvals(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    """x-bar = V^-T diag(w-bar) V^T, the eigenvectors computed here (real part for a real x)."""
+    (x,) = saved
+
+    def grad() -> Tensor:
+        w, v = eig(x)
+        return eig_cotangent(x, w, v, dy, None)
+
+    return {"x": grad}
 
 @gradient("Inv", outputs=("out",))
 def _inv(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:

@@ -210,6 +210,11 @@ def _cast(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": lambda: tp.astype(dy, x.dtype)}
 
 
+@gradient("Copy")
+def _copy(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    return {"x": lambda: dy}
+
+
 # -- binary --------------------------------------------------------------------------------
 @gradient("Add", inputs=("x", "y"))
 def _add(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:

@@ -7,7 +7,8 @@ the others raise AutodiffError, as their gradients do. Cholesky, Eigh and Eigval
 lower triangle as a Hermitian matrix, so they see the tangent read the same way. Eigvalsh and
 Svdvals compute the vectors their rules need (one more decomposition, as their gradients).
 Complex inputs: the directional derivative (Inv, Solve, Det are holomorphic; the others' rules
-are JAX's, with conjugate transposes).
+are JAX's, with conjugate transposes). Eig's and Eigvals' (JAX has eigenvalues only) are
+PyTorch's linalg_eig_jvp: distinct eigenvalues, eigenvectors kept at unit norm, no phase added.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from ..gradients.decompositions import (
     reduced_svd_shape,
 )
 from ..ops.decompositions import conj_transpose as _H
-from ..ops.decompositions import eigh, inv, solve, svd
-from ..ops.elementwise import add, imag, multiply, negative, real, subtract
+from ..ops.decompositions import eig, eigh, inv, solve, svd
+from ..ops.elementwise import add, conj, imag, multiply, negative, real, subtract
 from ..ops.linalg import matmul
 from ..ops.manipulation import expand_dims, matrix_transpose
 from ..ops.matrix_functions import diagonal
@@ -93,6 +94,26 @@ def _eigvalsh(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Te
     v = eigh(x).eigenvectors
     return _real(_sum(multiply(conj_if_complex(v), matmul(_lower_read(t), v)), axis=-2))
 
+
+@jvp_rule("Eig")
+def _eig(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+         attrs: Mapping[str, Any]) -> tuple[Tensor, Tensor]:
+    """With P = V^-1 dx V: dw = diag(P), dV = X - V re(diag(V^H X)), X = V (F o P) (each
+    column's norm kept, no phase added; F[i, j] = 1 / (w_j - w_i))."""
+    (w, v), t = outputs, _only(tangents)
+    p = solve(v, matmul(t, v))
+    moved = matmul(v, multiply(reciprocal_gaps(w, False), p))
+    along = real(_sum(multiply(conj(v), moved), axis=-2))
+    return diagonal(p), subtract(moved, multiply(v, expand_dims(along, axis=-2)))
+
+
+@jvp_rule("Eigvals")
+def _eigvals(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+             attrs: Mapping[str, Any]) -> Tensor:
+    """dw = diag(V^-1 dx V), the eigenvectors computed here."""
+    (x,), t = primals, _only(tangents)
+    v = eig(x).eigenvectors
+    return diagonal(solve(v, matmul(t, v)))
 
 @jvp_rule("Inv")
 def _inv(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],

@@ -96,3 +96,9 @@ def _cast(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor
     if t.dtype.is_complex and not out.dtype.is_complex:  # complex to real keeps the real part
         t = tp.real(t)
     return tp.astype(t, out.dtype)
+
+
+@jvp_rule("Copy")
+def _copy(primals: tuple[Tensor, ...], tangents: Tangents, outputs: tuple[Tensor, ...],
+          attrs: Mapping[str, Any]) -> Tensor | None:
+    return tangents[0]  # (the identity: the tangent's own buffer is never written either)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _validate as valid
 from .._state import backend_var
 from .._validate import shown
-from ..backend import active_backend, start_backend
+from ..backend import Backend, active_backend, start_backend
 from ..dispatch import Dispatcher, wrap
 from ..dispatch import to_backend as to_native
 from ..dtypes import (
@@ -23,7 +23,7 @@ from ..dtypes import (
     result_type,
     scalar_dtype,
 )
-from ..errors import DTypeError
+from ..errors import CopyError, DTypeError, KernelNotFoundError, TensorplugError
 from ..specs.elementwise import cast_target
 from ..tensor import Tensor
 
@@ -82,31 +82,96 @@ def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
 
 def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
             backend: str | None = None) -> Tensor:
-    """A Tensor from `obj` (Tensor, numpy array, nested sequence, scalar) on the active backend
-    (or `backend`, tensorplug's extension), on `device` if given (a name from ``tp.devices()``).
-    Python floats become float32, Python ints int64, Python complex numbers complex64; numpy
-    arrays keep their dtype. Tensors are immutable, so `copy`
-    changes nothing that can be seen."""
+    """A Tensor from `obj` (Tensor, numpy array, object with ``__dlpack__``, nested sequence,
+    scalar) on the active backend (or `backend`, tensorplug's extension), on `device` if given
+    (a name from ``tp.devices()``). Python floats become float32, Python ints int64, Python
+    complex numbers complex64; numpy arrays keep their dtype.
+
+    `copy` as the Array API says: True always copies; None copies only where needed (a numpy
+    array is copied, so that writing it later leaves the tensor as it was; a Tensor is taken as
+    it is); False never copies: the tensor shares the caller's buffer where the backend can alias
+    it (the one exception to tensors being immutable: writing the buffer changes the tensor),
+    and a conversion that would need a copy or a cast raises CopyError (a ValueError)."""
+    if copy is not None and copy.__class__ is not bool:
+        copy = valid.flag(copy, "asarray", "copy")
     if device is not None:
         from ..devices import on_device
 
-        return on_device(asarray(obj, dtype=dtype, copy=copy, backend=backend), device, "asarray")
+        t = asarray(obj, dtype=dtype, copy=copy, backend=backend)
+        if copy is False and isinstance(device, str) and device != t.device:
+            raise CopyError(f"asarray(copy=False): the data is on device '{t.device}' of backend "
+                            f"'{t.backend}', and placing it on '{device}' copies it; pass "
+                            "copy=None (or True), or the device it is on.")
+        return on_device(t, device, "asarray")
     target = (start_backend(valid.backend_name(backend, "asarray")) if backend is not None
               else (backend_var.get() or active_backend()))
     dt = None if dtype is None else valid.dtype(dtype, "asarray")
     if isinstance(obj, Tensor):
         t = obj
         if t._backend is not target:
-            t = wrap(to_native(t, target), target, t._dtype)
+            if copy is False and not target.transform:  # (a transform's level takes t as it is)
+                raise CopyError(f"asarray(copy=False): the tensor is on backend '{t.backend}', and "
+                                f"moving it to backend '{target.name}' copies it; pass copy=None "
+                                "(or True), or convert on its own backend.")
+            t, copy = wrap(to_native(t, target), target, t._dtype), None  # (a copy already)
         if dt is not None and dt is not t._dtype:
-            t = astype(t, dt)
-        return t
+            if copy is False:
+                raise CopyError(f"asarray(copy=False): casting the {t._dtype.name} tensor to "
+                                f"{dt.name} makes a new buffer; pass copy=None (or True), or "
+                                f"dtype={t._dtype.name}.")
+            return astype(t, dt)  # (a new buffer)
+        return _copied(t) if copy else t
+    if copy is False:
+        return _shared(obj, dt, target)
     arr = _host_array(obj, dt)
     try:
         from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
     except DTypeError as exc:
         raise DTypeError(f"asarray: {exc}") from None
-    return wrap(target.from_numpy(arr), target)
+    return wrap(target.from_numpy(arr), target)  # (from_numpy copies)
+
+
+def _shared(obj: Any, dt: DType | None, target: Backend) -> Tensor:
+    """asarray(copy=False) of a non-Tensor: a Tensor aliasing obj's buffer (through the backend's
+    ``from_dlpack(copy=False)``), or CopyError saying why that cannot be."""
+    what = type(obj).__name__
+    if not hasattr(obj, "__dlpack__"):
+        try:  # a buffer without DLPack (a memoryview of a bytearray): numpy aliases it
+            obj = np.asarray(obj, copy=False) if not isinstance(obj, (np.generic, *_SCALARS)) else None
+        except (ValueError, TypeError):
+            obj = None
+        if obj is None:
+            raise CopyError(f"asarray(copy=False): a {what} has no buffer to share: its values "
+                            "must be copied into a new one; pass copy=None (or True), or a numpy "
+                            "array or another array with __dlpack__.")
+    if isinstance(obj, np.ndarray):
+        if not obj.dtype.isnative:
+            raise CopyError(f"asarray(copy=False): the numpy array's byte order is not the "
+                            f"machine's ({obj.dtype.str}), and tensors hold native-order data: "
+                            "it must be copied; pass copy=None (or True).")
+        try:
+            got = from_numpy_dtype(obj.dtype)
+        except DTypeError as exc:
+            raise DTypeError(f"asarray: {exc}") from None
+        _same_dtype(got, dt)
+    try:
+        native = target.from_dlpack(obj, copy=False)
+    except TensorplugError:
+        raise
+    except (BufferError, ValueError, RuntimeError, TypeError, AttributeError) as exc:
+        shape = getattr(obj, "shape", "?")
+        raise CopyError(f"asarray(copy=False): backend '{target.name}' cannot share the memory of "
+                        f"this {what} (shape {shape}, dtype {getattr(obj, 'dtype', '?')}): "
+                        f"{str(exc).rstrip('.')}. Pass copy=None (or True) to copy it.") from exc
+    got = target.dtype_of(native)
+    _same_dtype(got, dt)
+    return wrap(native, target, got)
+
+
+def _same_dtype(got: DType, dt: DType | None) -> None:
+    if dt is not None and dt is not got:
+        raise CopyError(f"asarray(copy=False): casting the {got.name} data to {dt.name} makes a "
+                        f"new buffer; pass copy=None (or True), or dtype={got.name}.")
 
 
 def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Tensor:
@@ -204,3 +269,14 @@ def to_backend(x: Tensor, backend: str) -> Tensor:
 
 
 _CAST = caller("Cast")
+_COPY = caller("Copy")
+
+
+def _copied(t: Tensor) -> Tensor:
+    """t in a buffer of its own (the Copy kernel, so that it differentiates); on a backend
+    without Copy (written before it), through the host, where ``from_numpy`` copies."""
+    try:
+        return _COPY((t,))
+    except KernelNotFoundError:  # (raised before anything ran)
+        host = np.asarray(t._backend.to_numpy(t._data))
+        return wrap(t._backend.from_numpy(host), t._backend, t._dtype)

@@ -1,5 +1,5 @@
 """The decompositions and solvers of ``tp.linalg`` (Python Array API names): cholesky, eigh,
-eigvalsh, inv, qr, svd, svdvals, solve, slogdet, det.
+eigvalsh, eig, eigvals, inv, qr, svd, svdvals, solve, slogdet, det.
 
 Inputs must be floating stacks of matrices (..., M, N), real or complex (the standard's
 "floating-point"); integer and bool inputs are refused (array-api-strict does the same), as
@@ -7,7 +7,7 @@ are fewer than 2 dimensions and non-square matrices where the function needs squ
 matrix the kernel cannot factor (singular, or not positive definite for cholesky) gives NaN for
 that matrix, on every backend. Complex
 matrices are Hermitian where real ones are symmetric (cholesky, eigh); eigenvalues, singular
-values and slogdet's logabsdet are real.
+values and slogdet's logabsdet are real; eig's and eigvals' results are complex.
 """
 
 from __future__ import annotations
@@ -22,13 +22,20 @@ from ._convert import asarray, caller, convert_pair
 from .elementwise import conj
 from .manipulation import matrix_transpose, reshape
 
-__all__ = ["conj_transpose", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det",
-           "eigh", "eigvalsh",
+__all__ = ["conj_transpose", "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky",
+           "det", "eig", "eigh", "eigvals", "eigvalsh",
            "inv", "qr", "slogdet", "solve", "svd", "svdvals"]
 
 
 class EighResult(NamedTuple):
     """What tp.linalg.eigh returns: eigenvalues (..., M), ascending, and eigenvectors (..., M, M)."""
+
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class EigResult(NamedTuple):
+    """What tp.linalg.eig returns: eigenvalues (..., M) and eigenvectors (..., M, M), complex."""
 
     eigenvalues: Tensor
     eigenvectors: Tensor
@@ -59,6 +66,8 @@ class SVDResult(NamedTuple):
 _CHOLESKY = caller("Cholesky")
 _EIGH = caller("Eigh")
 _EIGVALSH = caller("Eigvalsh")
+_EIG = caller("Eig")
+_EIGVALS = caller("Eigvals")
 _INV = caller("Inv")
 _SVDVALS = caller("Svdvals")
 _SOLVE = caller("Solve")
@@ -113,6 +122,19 @@ def eigh(x: Any, /) -> EighResult:
 def eigvalsh(x: Any, /) -> Tensor:
     """Eigenvalues (real, ascending) of each symmetric (Hermitian) matrix, from its lower triangle."""
     return _EIGVALSH.unary(float_matrices(x, "eigvalsh", square=True))
+
+
+def eig(x: Any, /) -> EigResult:
+    """Eigenvalues and eigenvectors (columns of unit norm: x @ v = v * w) of each square matrix,
+    complex (complex64 for float32 x), in LAPACK's order; each eigenvector's phase is LAPACK's.
+    For a symmetric (Hermitian) matrix prefer eigh. NaN for a matrix holding NaN or inf."""
+    w, v = _EIG((float_matrices(x, "eig", square=True),))
+    return EigResult(w, v)
+
+
+def eigvals(x: Any, /) -> Tensor:
+    """Eigenvalues (complex, LAPACK's order) of each square matrix: eig without the vectors."""
+    return _EIGVALS.unary(float_matrices(x, "eigvals", square=True))
 
 
 def inv(x: Any, /) -> Tensor:

@@ -1,4 +1,4 @@
-"""The discrete Fourier transforms of ``tp.fft`` (the Python Array API's fft extension, 2024.12).
+"""The discrete Fourier transforms of ``tp.fft`` (the Python Array API's fft extension, 2025.12).
 
 fft/ifft/fftn/ifftn take complex input (real floating input is made complex first); rfft/rfftn
 and ihfft take real floating input; irfft/irfftn and hfft give real output. Output precision

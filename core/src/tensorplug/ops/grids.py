@@ -23,8 +23,8 @@ __all__ = ["diff", "meshgrid", "tril", "triu"]
 _BAND_PART = caller("MatrixBandPart")
 
 
-def meshgrid(*arrays: Any, indexing: str = "xy") -> list[Tensor]:
-    """Coordinate grids from 1-d arrays of one dtype: N arrays give N tensors of shape
+def meshgrid(*arrays: Any, indexing: str = "xy") -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-d arrays of one dtype: N arrays give a tuple of N tensors of shape
     (len(a0), len(a1), ...) for indexing 'ij', with the first two sizes swapped for 'xy'."""
     if not isinstance(indexing, str) or indexing not in ("xy", "ij"):
         raise ArgumentError(f"meshgrid: indexing must be 'xy' or 'ij', got {valid.shown(indexing)}.")
@@ -48,7 +48,7 @@ def meshgrid(*arrays: Any, indexing: str = "xy") -> list[Tensor]:
     for t, p in zip(tensors, positions):
         lined_up = reshape(t, tuple(d if i == p else 1 for i, d in enumerate(shape)))
         out.append(broadcast_to(lined_up, tuple(shape)))
-    return out
+    return tuple(out)
 
 
 def _triangle(op: str, x: Any, k: Any, keep: Any) -> Tensor:

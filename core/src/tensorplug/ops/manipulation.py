@@ -98,11 +98,11 @@ def broadcast_to(x: Any, /, shape: Shape) -> Tensor:
     return _BROADCAST_TO((x,), {"shape": target})
 
 
-def broadcast_arrays(*arrays: Any) -> list[Tensor]:
-    """The arrays broadcast against each other (dtypes unchanged)."""
+def broadcast_arrays(*arrays: Any) -> tuple[Tensor, ...]:
+    """The arrays broadcast against each other (dtypes unchanged), as a tuple (2025.12)."""
     tensors = [asarray(a) for a in arrays]
     shape = broadcast_shapes(*(t.shape for t in tensors), op="broadcast_arrays")
-    return [broadcast_to(t, shape) for t in tensors]
+    return tuple(broadcast_to(t, shape) for t in tensors)
 
 
 def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Tensor:

@@ -1,4 +1,5 @@
-"""Set ops (Python Array API names): unique_all, unique_counts, unique_inverse, unique_values.
+"""Set ops (Python Array API names): unique_all, unique_counts, unique_inverse, unique_values,
+isin.
 
 unique_all and unique_inverse run the kernel Unique (numpy's ``unique_all``), unique_values and
 unique_counts the kernel UniqueCounts (its values and counts, with no argsort): the distinct values of the
@@ -7,19 +8,31 @@ one value; complex values by real part, then imaginary part, as numpy's np.uniqu
 They take every dtype (bool and complex too). Their lengths depend on the values, so they
 cannot run inside ``tp.jit`` on a compiling backend. They are not differentiable (the standard
 says nothing of it): a gradient through them raises GradientNotFoundError.
+
+isin is composed: x2 sorted, x1's elements searched in it (SearchSorted) and compared with what
+they land on: exact, O((n + m) log m), and it runs inside tp.jit and tp.vmap like its parts.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .. import _validate as valid
+from ..dtypes import bool_
+from ..errors import DTypeError
 from ..tensor import Tensor
-from ._convert import asarray, caller
+from ._convert import asarray, caller, convert_pair
+from .creation import full
+from .elementwise import equal, logical_not, minimum
+from .manipulation import expand_dims, reshape
+from .reductions import any as _any
+from .sorting import searchsorted, sort
 
-__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values"]
+__all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
 _UNIQUE = caller("Unique")
 _UNIQUE_COUNTS = caller("UniqueCounts")
+_GATHER = caller("Gather", {"axis": 0})
 
 
 class UniqueAllResult(NamedTuple):
@@ -77,3 +90,26 @@ def unique_inverse(x: Any, /) -> UniqueInverseResult:
 def unique_values(x: Any, /) -> Tensor:
     """The distinct values of x (flattened, sorted; each NaN distinct), as a 1-d tensor."""
     return _unique_counts(x)[0]
+
+
+def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Tensor:
+    """For each element of x1, whether it equals an element of x2 (with `invert`: whether it
+    equals none), as bools of x1's shape; the two are promoted to one dtype first (a Python
+    scalar takes the other's). NaN is in nothing; -0.0 is in what holds 0.0."""
+    invert = valid.flag(invert, "isin", "invert")
+    try:
+        a, b = convert_pair(x1, x2, "isin")
+    except DTypeError as exc:
+        message = str(exc)
+        raise DTypeError(message if message.startswith("isin") else f"isin: {message}") from None
+    values = reshape(b, (-1,))
+    if values.shape[0] == 0:
+        return full(a.shape, invert, dtype=bool_)
+    if a.dtype.is_complex:  # (no order to sort by: each against all)
+        found = _any(equal(expand_dims(a, axis=-1), values), axis=-1)
+    else:
+        haystack = sort(values)
+        flat = reshape(a, (-1,))
+        at = minimum(searchsorted(haystack, flat), values.shape[0] - 1)  # (past the end: the last)
+        found = reshape(equal(_GATHER((haystack, at)), flat), a.shape)
+    return logical_not(found) if invert else found

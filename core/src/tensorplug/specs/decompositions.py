@@ -1,8 +1,10 @@
 """Kernel specs of the matrix decompositions and solvers (``tp.linalg``): Cholesky, Eigh,
-Eigvalsh, Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det. Each works on the last two axes of
+Eigvalsh, Eig, Eigvals, Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det. Each works on the last two axes of
 floating inputs, real or complex, batched over the leading ones (Solve broadcasts them). Eigh's
 and Eigvalsh's eigenvalues, Svd's and Svdvals' singular values and Slogdet's logabsdet are real
-(``real_of`` the input's dtype); Slogdet's sign of a complex matrix is complex with modulus 1.
+(``real_of`` the input's dtype); Slogdet's sign of a complex matrix is complex with modulus 1;
+Eig's and Eigvals' eigenvalues and eigenvectors are complex (``complex_of`` the input's dtype),
+in LAPACK's order, the eigenvectors of unit norm (a matrix holding NaN or inf gives NaN).
 Eigvalsh and Svdvals are Eigh's and Svd's values alone: LAPACK skips the vectors (their
 gradients compute them in the backward pass).
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import INEXACT_DTYPES, real_of
+from ..dtypes import INEXACT_DTYPES, complex_of, real_of
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.core_entries import declare_spec
@@ -88,6 +90,18 @@ def _eigvalsh_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> lis
     return [TensorInfo(x.shape[:-1], real_of(x.dtype))]
 
 
+def _eig_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    square_shape(x.shape)
+    return [TensorInfo(x.shape[:-1], complex_of(x.dtype)), TensorInfo(x.shape, complex_of(x.dtype))]
+
+
+def _eigvals_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    x = infos[0]
+    square_shape(x.shape)
+    return [TensorInfo(x.shape[:-1], complex_of(x.dtype))]
+
+
 def _qr_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     x = infos[0]
     m, n = matrix_shape(x.shape)
@@ -146,6 +160,17 @@ EIGVALSH = declare_spec(KernelSpec(
     name="Eigvalsh", inputs=("x",), infer=_eigvalsh_rule, input_dtypes=_FLOAT,
     doc="eigenvalues (ascending, real) of each symmetric (Hermitian) matrix, from its lower "
         "triangle (Eigh without the eigenvectors)",
+))
+EIG = declare_spec(KernelSpec(
+    name="Eig", inputs=("x",), outputs=("eigenvalues", "eigenvectors"), infer=_eig_rule,
+    input_dtypes=_FLOAT,
+    doc="eigenvalues and eigenvectors (columns of unit norm) of each general square matrix, both "
+        "complex, in LAPACK's order (x @ v = v * w)",
+))
+EIGVALS = declare_spec(KernelSpec(
+    name="Eigvals", inputs=("x",), infer=_eigvals_rule, input_dtypes=_FLOAT,
+    doc="eigenvalues (complex, LAPACK's order) of each general square matrix (Eig without the "
+        "eigenvectors)",
 ))
 INV = declare_spec(KernelSpec(
     name="Inv", inputs=("x",), infer=_same, input_dtypes=_FLOAT,

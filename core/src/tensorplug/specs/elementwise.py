@@ -168,6 +168,10 @@ CAST = declare_spec(KernelSpec(
 ))
 
 
+COPY = _unary("Copy", ALL_DTYPES, "x in a buffer of its own (tp.asarray(x, copy=True)): the same "
+              "values, never the input's memory")
+
+
 def _where_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
     shape = broadcast_shapes(*(i.shape for i in infos))
     return [TensorInfo(shape, infos[1].dtype)]

@@ -209,10 +209,16 @@ class JaxBackend(Backend):
         """``jax.dlpack.from_dlpack``: zero-copy for buffers jax can alias (on the CPU: 64-byte
         aligned; a copy of its own for `copy` True); a producer that can only export read-only
         buffers with DLPack 1.0 flags, which jax does not read, goes through numpy (a copy,
-        unless `copy` is False)."""
+        unless `copy` is False). `copy` False (``tp.asarray(..., copy=False)`` too) shares a
+        host buffer only with the CPU device, and only where it is 64-byte aligned (XLA's
+        requirement): else BufferError."""
         with calling(self.pinned_device):
             try:
                 out = jax.dlpack.from_dlpack(obj, copy=copy)
+                if copy is False and out.devices() != {self.device}:
+                    raise BufferError(f"the array is on {sorted(map(device_name, out.devices()))} and "
+                                      f"backend 'jax' places arrays on {device_name(self.device)}: "
+                                      "moving it there copies it")
                 # (jax 0.10 aliases a numpy array even with copy=True: copy it here)
                 return jax.numpy.array(out, copy=True) if copy else out
             except BufferError:

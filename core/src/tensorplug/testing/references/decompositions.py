@@ -1,7 +1,8 @@
 """References of the decompositions and solvers: numpy.linalg's values for Cholesky, Eigvalsh,
 Inv, Svdvals, Solve, Slogdet and Det; for Eigh, Qr and Svd, whose vectors' signs are the library's choice,
-what the outputs must satisfy (eigenvalues and singular values as numpy's, reconstruction,
-orthonormal vectors, triangular R). Inputs are well conditioned: symmetric (Hermitian, for
+and Eig and Eigvals, whose order is too, what the outputs must satisfy (eigenvalues and singular
+values as numpy's, in any order for Eig's, reconstruction, orthonormal or unit vectors,
+triangular R). Inputs are well conditioned: symmetric (Hermitian, for
 complex dtypes) positive-definite matrices for Cholesky and Eigh, random ones plus a multiple of
 the identity for the solvers, batched, with 1x1 and empty matrices. Cases whose gradient is not
 defined (Qr and Svd beyond the reduced, M >= N shapes) carry a label, so the gradient check
@@ -140,6 +141,36 @@ def _eigh(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], reru
                        x.dtype))
 
 
+def _same_values(name: str, got: np.ndarray, want: np.ndarray, dtype: Any) -> str | None:
+    """The eigenvalues `got` are `want` (numpy's), in any order: each matches its nearest."""
+    got, want = _wide(got), _wide(want)
+    if not got.size:
+        return None
+    d = from_numpy_dtype(np.dtype(dtype))
+    tol = 2e-4 if (real_of(d) if d.is_complex else d) is float32 else 1e-9
+    apart = np.abs(got[..., :, None] - want[..., None, :])
+    worst = max(apart.min(axis=-1).max(), apart.min(axis=-2).max())
+    scale = 1 + np.abs(want).max()
+    if not worst <= tol * scale:
+        return f"{name}: {worst:.3g} away from numpy's (tolerance {tol * scale:g})"
+    return None
+
+
+def _eigvals(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun: Rerun) -> str | None:
+    (x,) = case.inputs
+    return _same_values("eigenvalues (any order)", outputs[0], np.linalg.eigvals(_wide(x)), x.dtype)
+
+
+def _eig(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun: Rerun) -> str | None:
+    (x,) = case.inputs
+    w, v = outputs
+    norms = np.linalg.norm(_wide(v), axis=-2)
+    return _first(_same_values("eigenvalues (any order)", w, np.linalg.eigvals(_wide(x)), x.dtype),
+                  _off("eigenvectors are not of unit norm", norms, 1.0, x.dtype),
+                  _off("x @ eigenvectors != eigenvectors * eigenvalues", _wide(x) @ v,
+                       _wide(v) * w[..., None, :], x.dtype))
+
+
 def _qr(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun: Rerun) -> str | None:
     (x,) = case.inputs
     q, r = outputs
@@ -160,6 +191,9 @@ def _svd(outputs: Sequence[np.ndarray], case: Case, attrs: dict[str, Any], rerun
 
 
 register_reference(_Reference("Eigh", _square_cases(_spd), check=_eigh, bad_cases=table_bad(_SQUARE_BAD)))
+register_reference(_Reference("Eig", _square_cases(_general), check=_eig, bad_cases=table_bad(_SQUARE_BAD)))
+register_reference(_Reference("Eigvals", _square_cases(_general), check=_eigvals,
+                              bad_cases=table_bad(_SQUARE_BAD)))
 register_reference(_Reference(
     "Qr", _rect_cases("mode", ("reduced", "complete"),
                       lambda s, mode: s[-2] >= s[-1] and (mode == "reduced" or s[-2] == s[-1])),

@@ -69,6 +69,7 @@ _UNARY: dict[str, tuple[Callable[[Any], Any], Domain, tuple[float, ...]]] = {
     "Real": (np.real, Domain(), (0.0, -0.0, -2.5, math.inf, math.nan)),
     "Imag": (np.imag, Domain(), (0.0, -0.0, -2.5, math.inf, math.nan)),
     "Conj": (np.conj, Domain(), (0.0, -0.0, -2.5, math.inf, math.nan)),
+    "Copy": (np.copy, Domain(), (0.0, -0.0, -2.5, math.inf, math.nan)),
 }
 
 #: Expm1 and Log1p exist to be accurate near 0: their values there are held to a relative

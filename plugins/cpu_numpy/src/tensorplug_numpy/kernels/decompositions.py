@@ -1,11 +1,12 @@
-"""Matrix decompositions and solvers (np.linalg, LAPACK): Cholesky, Eigh, Eigvalsh, Inv, Qr, Svd,
-Svdvals, Solve, Slogdet, Det, batched over the leading axes.
+"""Matrix decompositions and solvers (np.linalg, LAPACK): Cholesky, Eigh, Eigvalsh, Eig, Eigvals,
+Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det, batched over the leading axes.
 
 np.linalg raises LinAlgError for a matrix it cannot factor (or, for Svd, one holding NaN); the
 kernel specs ask for a NaN-filled result for that matrix instead (what the JAX backend gives,
 also under tp.jit). Inv and Solve find the singular matrices as LAPACK's LU does (Slogdet's
 sign 0: an exact zero pivot) and solve the others; Cholesky and Svd factor the matrices one at
-a time only once the batched call has failed.
+a time only once the batched call has failed. Eig and Eigvals refuse matrices holding NaN or
+inf (LAPACK would not converge): those give NaN, the others are computed, always complex.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 _LinAlgError = np.linalg.LinAlgError
+_COMPLEX_NAN = complex(np.nan, np.nan)
 _SVD: Callable[..., Any] = np.linalg.svd  # (its overloads want a literal compute_uv)
 
 
@@ -72,6 +74,45 @@ def eigvalsh(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> An
     return np.linalg.eigvalsh(inputs[0], UPLO="L")
 
 
+def _eig(x: Any, vectors: bool) -> tuple[Any, Any | None]:
+    """np.linalg.eig (eigvals without `vectors`) as complex arrays; NaN (in both parts, as jax)
+    for the matrices holding NaN or inf (computed as zeros) or that LAPACK does not converge on
+    (one at a time, then)."""
+    complex_type = np.result_type(x.dtype, np.complex64)
+    bad = ~np.isfinite(x).all(axis=(-2, -1))
+    if bad.any():
+        x = np.where(bad[..., None, None], np.zeros((), x.dtype), x)
+    n = x.shape[-1]
+    w = np.full(x.shape[:-1], _COMPLEX_NAN, complex_type)
+    v = np.full(x.shape, _COMPLEX_NAN, complex_type) if vectors else None
+    try:
+        if vectors:
+            w[...], v[...] = np.linalg.eig(x)  # type: ignore[index]
+        else:
+            w[...] = np.linalg.eigvals(x)
+    except _LinAlgError:
+        flat_w, flat_v = w.reshape(-1, n), None if v is None else v.reshape(-1, n, n)
+        for i, matrix in enumerate(x.reshape(-1, n, n)):  # (the failure path only)
+            with contextlib.suppress(_LinAlgError):
+                if flat_v is not None:
+                    flat_w[i], flat_v[i] = np.linalg.eig(matrix)
+                else:
+                    flat_w[i] = np.linalg.eigvals(matrix)
+    if bad.any():
+        w[bad] = _COMPLEX_NAN
+        if v is not None:
+            v[bad] = _COMPLEX_NAN
+    return w, v
+
+
+def eig(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
+    return _eig(inputs[0], vectors=True)
+
+
+def eigvals(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return _eig(inputs[0], vectors=False)[0]
+
+
 def qr(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
     q, r = np.linalg.qr(inputs[0], mode=attrs["mode"])
     return q, r
@@ -124,6 +165,8 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "Cholesky": cholesky,
     "Eigh": eigh,
     "Eigvalsh": eigvalsh,
+    "Eig": eig,
+    "Eigvals": eigvals,
     "Inv": inv,
     "Qr": qr,
     "Svd": svd,

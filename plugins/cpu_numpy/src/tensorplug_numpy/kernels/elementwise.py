@@ -171,4 +171,5 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Cast": Kernel(cast, DirectCall(ALL_DTYPES, specialize=_cast_to)),
     "Where": Kernel(where, handles_warnings=True),  # (selects: no floating-point warning)
     "Clip": clip,
+    "Copy": _unary(np.copy, quiet=False),  # (copies: nothing to warn about)
 }

@@ -1,5 +1,5 @@
 """Matrix decompositions and solvers (jax.lax.linalg, LAPACK on CPU): Cholesky, Eigh, Eigvalsh,
-Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det, batched over the leading axes, each one compiled
+Eig, Eigvals, Inv, Qr, Svd, Svdvals, Solve, Slogdet, Det, batched over the leading axes, each one compiled
 function.
 
 Cholesky, Eigh and Eigvalsh read the lower triangle, as the numpy backend does (jax's own default
@@ -64,6 +64,12 @@ def _eigvalsh(x: Any) -> Any:
     return w
 
 
+def _eig(x: Any) -> tuple[Any, Any]:
+    """jnp.linalg.eig (LAPACK's geev: on the CPU only, as jax has it), complex outputs."""
+    w, v = jnp.linalg.eig(x)
+    return w, v
+
+
 def _qr(x: Any, mode: str) -> tuple[Any, Any]:
     q, r = jnp.linalg.qr(x, mode=mode)
     return q, r
@@ -87,6 +93,8 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "Cholesky": with_attrs(_cholesky),
     "Eigh": with_attrs(_eigh),
     "Eigvalsh": with_attrs(_eigvalsh),
+    "Eig": with_attrs(_eig),
+    "Eigvals": with_attrs(jnp.linalg.eigvals),
     "Inv": with_attrs(_inv),
     "Qr": with_attrs(_qr, ("mode",)),
     "Svd": with_attrs(_svd, ("full_matrices",)),

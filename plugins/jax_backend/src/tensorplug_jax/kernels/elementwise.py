@@ -150,6 +150,12 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return _CLIP(inputs, {"lo": lo, "hi": hi}, backend)
 
 
+def copy(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    """x in a new buffer: ``jnp.array(x, copy=True)`` (a compiled identity would hand back x's
+    own buffer, which may be a numpy array's memory: ``tp.asarray(a, copy=False)``)."""
+    return jnp.array(inputs[0], copy=True)
+
+
 _FUNCTIONS = elementwise_functions(jnp, Sigmoid=sigmoid, Relu=relu, Pow=power, FloorDivide=floor_divide,
                                    Mod=remainder, Expm1=expm1, Sign=sign)
 _FUNCTIONS.update({name: _with_complex_special_cases(name, _FUNCTIONS[name])
@@ -160,4 +166,5 @@ KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Cast": cast,
     "Where": _WHERE,
     "Clip": clip,
+    "Copy": copy,
 }
