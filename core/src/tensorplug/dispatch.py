@@ -84,7 +84,7 @@ class _Binding:
     (direct functions and their output dtypes, the input dtypes whose outputs were checked)."""
 
     __slots__ = ("backend", "version", "spec", "func", "direct_call", "fixed", "variants", "single",
-                 "checked")
+                 "one_dtype", "checked")
 
     def __init__(self, backend: Backend | None, version: int, spec: KernelSpec | None,
                  func: KernelFunc | None, direct: DirectCall | None, fixed: _Direct | None) -> None:
@@ -96,7 +96,18 @@ class _Binding:
         self.fixed = fixed  # the direct function for the dispatcher's own attributes
         self.variants: dict[tuple[Any, ...], _Direct | None] = {}  # by other attribute values
         self.single = spec is not None and len(spec.outputs) == 1  # one output, not a tuple of them
-        self.checked: set[tuple[DType, ...]] = set()  # input dtypes of kernel-function calls checked
+        # the input dtypes whose kernel-function calls were checked: by the first input's dtype
+        # where the spec gives its inputs one dtype (cheaper than a tuple of them all)
+        self.one_dtype = spec is not None and _inputs_share_a_dtype(spec)
+        self.checked: set[DType | tuple[DType, ...]] = set()
+
+
+def _inputs_share_a_dtype(spec: KernelSpec) -> bool:
+    """Whether the spec's inputs share one dtype whenever it accepts them: one (not variadic)
+    input, or all of them in its ``same_dtype``."""
+    if not spec.inputs:
+        return False
+    return (len(spec.inputs) == 1 and not spec.variadic) or set(spec.inputs) <= set(spec.same_dtype)
 
 
 _UNBOUND = _Binding(None, -1, None, None, None, None)
@@ -106,14 +117,15 @@ _PASS_THROUGH = (TensorplugError, Warning, FloatingPointError)
 _VARIANTS_LIMIT = 1024  # direct functions remembered per binding for other attribute values
 
 # The fast path, written once: ``unary``, ``binary`` and ``__call__`` differ only in how they
-# hold their inputs, so each is generated from this template (as the planner generates its
-# plans) rather than calling a shared helper, which would cost a Python call (~5% of a tiny
-# op). Fields: `choose` sets `attrs`, `d` (the direct function for them, or None) and `dt` (the
-# first input's dtype); `same` says every input lives on the backend with dtype `dt`; `arrays`
-# are the native inputs, `inputs` the inputs as a tuple. Reading it: the binding (rebound when
-# the backend or the registries changed); then, where a direct function serves `dt`, either
-# its first output of that dtype or a recorded call (``_recorded``), or the direct call itself
-# and the output Tensor; else the kernel function (``_kernel``).
+# hold their inputs and attributes, so each is generated from this template (as the planner
+# generates its plans) rather than calling a shared helper, which would cost a Python call (~5%
+# of a tiny op). Fields: `choose` sets `d`, the direct function for the call's attributes (or
+# None); `same` says every input lives on the backend with dtype `dtype`; `arrays` are the
+# native inputs, `inputs` the inputs as a tuple, `attrs` the call's attributes. Reading it: the
+# binding (bound again when the backend or the registries changed); then, where a direct
+# function serves `dtype`, either its first output of that dtype or a recorded call
+# (``_recorded``), or the direct call itself and the output Tensor; else the kernel function
+# (``_kernel``).
 _FAST_PATH = """\
 def {name}({params}):
     backend = _get_backend() or active_backend()
@@ -123,11 +135,11 @@ def {name}({params}):
 {choose}
     if d is not None and {same} and backend.direct_kernels:
         try:
-            out_dt = d.outs[dt]
+            out_dt = d.outs[{dtype}]
         except KeyError:  # a dtype the direct function does not serve
-            return self._kernel(b, {inputs}, attrs)
+            return self._kernel(b, {inputs}, {attrs})
         if out_dt is None or _get_recorders():  # (a first output, or something records)
-            return self._recorded(b, d, {inputs}, attrs)
+            return self._recorded(b, d, {inputs}, {attrs})
         try:
             out = d.run({arrays})
         except _PASS_THROUGH:
@@ -138,7 +150,7 @@ def {name}({params}):
             t = _new(Tensor)
             t._data, t._dtype, t._backend = out, out_dt, backend
             return t
-    return self._kernel(b, {inputs}, attrs)
+    return self._kernel(b, {inputs}, {attrs})
 """
 # __call__'s `choose`: its attributes are given per call (the dispatcher's own if None).
 _CALL_CHOOSES = """\
@@ -152,7 +164,8 @@ dt = inputs[0]._dtype if inputs else None
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _fast_path(*, choose: str, same: str, arrays: str, inputs: str) -> Callable[[_F], _F]:
+def _fast_path(*, choose: str, same: str, dtype: str, arrays: str, inputs: str,
+               attrs: str) -> Callable[[_F], _F]:
     """A Dispatcher method whose body is ``_FAST_PATH`` with these fields (its signature and
     docstring are the decorated function's). Its source is put in ``linecache``, so tracebacks
     and debuggers show the generated lines."""
@@ -160,8 +173,9 @@ def _fast_path(*, choose: str, same: str, arrays: str, inputs: str) -> Callable[
     def generate(declared: _F) -> _F:
         parameters = inspect.signature(declared).parameters.values()
         params = ", ".join(str(p.replace(annotation=inspect.Parameter.empty)) for p in parameters)
-        source = _FAST_PATH.format(name=declared.__name__, params=params, same=same, arrays=arrays,
-                                   inputs=inputs, choose=textwrap.indent(choose, "    ").rstrip("\n"))
+        source = _FAST_PATH.format(name=declared.__name__, params=params, same=same, dtype=dtype,
+                                   arrays=arrays, inputs=inputs, attrs=attrs,
+                                   choose=textwrap.indent(choose, "    ").rstrip("\n"))
         filename = f"<tensorplug.dispatch: the fast path of Dispatcher.{declared.__name__}>"
         namespace: dict[str, Any] = {}
         exec(compile(source, filename, "exec"), globals(), namespace)  # noqa: S102
@@ -266,19 +280,19 @@ class Dispatcher:
         return found  # type: ignore[return-value]
 
     # -- calls: the fast path, generated from _FAST_PATH below ----------------------------------
-    @_fast_path(choose="attrs, d, dt = self.attrs, b.fixed, x._dtype",
-                same="x._backend is backend", arrays="x._data", inputs="(x,)")
+    @_fast_path(choose="d = b.fixed", same="x._backend is backend", dtype="x._dtype",
+                arrays="x._data", inputs="(x,)", attrs="self.attrs")
     def unary(self, x: Tensor) -> Any:
         """The kernel on one input with the dispatcher's own attributes."""
 
-    @_fast_path(choose="attrs, d, dt = self.attrs, b.fixed, x._dtype",
+    @_fast_path(choose="d = b.fixed\ndt = x._dtype", dtype="dt",
                 same="x._backend is backend and y._backend is backend and y._dtype is dt",
-                arrays="x._data, y._data", inputs="(x, y)")
+                arrays="x._data, y._data", inputs="(x, y)", attrs="self.attrs")
     def binary(self, x: Tensor, y: Tensor) -> Any:
         """The kernel on two inputs with the dispatcher's own attributes."""
 
-    @_fast_path(choose=_CALL_CHOOSES, same="_all_of(inputs, backend, dt)",
-                arrays="*[t._data for t in inputs]", inputs="inputs")
+    @_fast_path(choose=_CALL_CHOOSES, same="_all_of(inputs, backend, dt)", dtype="dt",
+                arrays="*[t._data for t in inputs]", inputs="inputs", attrs="attrs")
     def __call__(self, inputs: Sequence[Tensor], attrs: Mapping[str, Any] | None = None) -> Any:
         """The kernel on `inputs` (Tensors in spec order) with `attrs` (the dispatcher's own if
         None): a Tensor, or a tuple of Tensors for a kernel of several outputs."""
@@ -326,7 +340,7 @@ class Dispatcher:
             raise
         except Exception as exc:
             raise explain_failure(self.name, backend, inputs, attrs, exc) from exc
-        dtypes = tuple(map(_dtype_of, inputs))
+        dtypes = inputs[0]._dtype if b.one_dtype else tuple(map(_dtype_of, inputs))
         if dtypes not in b.checked:
             check_outputs(self.name, backend, inputs, attrs, out)
             b.checked.add(dtypes)
