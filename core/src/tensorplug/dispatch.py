@@ -138,7 +138,7 @@ def {name}({params}):
             out_dt = d.outs[{dtype}]
         except KeyError:  # a dtype the direct function does not serve
             return self._kernel(b, {inputs}, {attrs})
-        if out_dt is None or _get_recorders():  # (a first output, or something records)
+        if out_dt is None or _get_recorders():  # (a first output, checked; or something records)
             return self._recorded(b, d, {inputs}, {attrs})
         try:
             out = d.run({arrays})
