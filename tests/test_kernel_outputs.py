@@ -156,6 +156,14 @@ def test_debug_checks_catch_a_kernel_wrong_only_on_its_second_call(backend, path
     assert not any(isinstance(r, OutputCheck) for r in tp._state.recorders_var.get())
 
 
+def test_debug_checks_take_a_tuple_of_one_from_a_kernel_of_as_many_outputs_as_its_attributes_say(backend):
+    x = tp.reshape(tp.arange(8.0), (4, 2))
+    with tp.debug_checks():
+        (whole,) = tp.split(x, 1)  # SplitV into one piece: a tuple of one array
+        a, b = tp.split(x, 2)
+    assert whole.shape == (4, 2) and a.shape == b.shape == (2, 2)
+
+
 def test_each_new_input_dtype_is_checked_on_its_first_call(backend):
     def kernel(inputs, attrs, b):
         x = inputs[0]

@@ -26,6 +26,7 @@ import numpy as np
 
 from .call_checks import check_outputs
 from .errors import NonFiniteError, TensorplugError
+from .registry.specs import get_kernel_spec
 
 __all__ = ["debug_nans", "NonFiniteCheck", "ENV_DEBUG_NANS", "debug_checks", "OutputCheck",
            "ENV_DEBUG_CHECKS"]
@@ -80,7 +81,8 @@ class OutputCheck:
                custom: Any = None, start: int = 0, direct: Any = None) -> None:
         if custom is not None or not outputs:  # (a custom gradient's link: no kernel call)
             return
-        returned = outputs[0]._data if len(outputs) == 1 else tuple(t._data for t in outputs)
+        single = len(get_kernel_spec(name).outputs) == 1  # (else a tuple, even of one: SplitV's)
+        returned = outputs[0]._data if single else tuple(t._data for t in outputs)
         check_outputs(name, outputs[0]._backend, inputs, attrs, returned, direct=direct is not None)
 
 
