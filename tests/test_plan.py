@@ -161,6 +161,36 @@ def test_a_kernel_registered_after_tracing_applies_on_the_next_call():
     assert f(x).tolist() == [5.0, 5.0]
 
 
+def test_tracing_runs_each_kernel_call_once_and_plans_the_function_the_dispatcher_ran():
+    """The dispatcher tells the planner which direct function it ran (or that the kernel
+    function ran, after a direct function refused): the planner runs nothing again to find out."""
+    from tensorplug.extend import DirectCall, get_kernel
+
+    tp.extend.load_plugins()
+    calls: list[str] = []
+    original = get_kernel("Exp", "numpy")
+
+    def kernel(inputs, attrs, backend):
+        calls.append("kernel")
+        return np.exp(inputs[0])
+
+    def direct(x):
+        calls.append("direct")
+        if x.shape[0] > 2:
+            raise ValueError("too long for the direct function")  # (the kernel function takes over)
+        return np.exp(x)
+
+    register_kernel(KernelConfig("Exp", "numpy", kernel, direct=DirectCall(original.direct.dtypes, direct)),
+                    override=True)
+    f = tp.jit(lambda x: tp.exp(x))
+    x, long = np.zeros(2, np.float32), np.zeros(3, np.float32)
+    assert f(x).tolist() == [1.0, 1.0] and calls == ["direct"]  # traced
+    assert f(x).tolist() == [1.0, 1.0] and calls == ["direct"] * 2  # replayed: the direct function
+    calls.clear()
+    assert f(long).tolist() == [1.0] * 3 and calls == ["direct", "kernel"]  # traced: refused, taken over
+    assert f(long).tolist() == [1.0] * 3 and calls == ["direct", "kernel", "kernel"]  # replayed
+
+
 def test_a_raw_exception_in_a_replay_is_explained_from_the_kernels_spec():
     """A kernel that raises a plain exception on some values (here: negative ones) fails the
     replay; the plan finds the step and explains it as the dispatcher would: no raw ValueError."""

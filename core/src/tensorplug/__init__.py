@@ -30,7 +30,7 @@ from .backend import backend_scope, get_backend, list_backends, set_backend, set
 from .batching.vmap import vmap
 from .constants import e, inf, nan, newaxis, pi
 from .data_types import can_cast, finfo, iinfo, isdtype, result_type
-from .debug import debug_nans
+from .debug import debug_checks, debug_nans
 from .devices import device_put, devices, set_default_device
 from .dtypes import (
     DType,
@@ -68,6 +68,7 @@ from .errors import (
     IndexShapeError,
     KernelError,
     KernelNotFoundError,
+    KernelOutputError,
     MissingDependencyError,
     NonFiniteError,
     OutOfMemoryError,
@@ -117,12 +118,12 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient", "checkpoint",
     "jvp", "linearize", "jacfwd", "jacrev", "hessian", "hvp", "custom_jvp", "vmap", "tree_util",
     "get_backend", "set_backend", "set_default_backend", "list_backends", "backend_scope", "debug_nans",
-    "profile", "memory",
+    "debug_checks", "profile", "memory",
     "device_put", "devices", "set_default_device",
     "TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
     "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",
     "IndexOutOfRangeError", "IndexShapeError", "VariableNotFoundError", "DeviceError", "TracedValueError",
-    "NonFiniteError",
+    "NonFiniteError", "KernelOutputError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
     "DLPackError", "CopyError", "ImmutableTensorError",
     "save", "load", "CheckpointError", "CheckpointNotFoundError", "MissingDependencyError",

@@ -2,10 +2,12 @@
 being recorded, kernel counters, profiles). Kept in ContextVars: a read costs a few tens of
 nanoseconds, and each thread starts with its own (empty) values.
 
-A recorder has ``record(name, inputs, attrs, outputs, custom=None, start=0)``, called after
-every kernel call in its context: `inputs` and `outputs` are Tensors, `custom` a custom
-gradient's function (an entry that is no kernel call), `start` the ``time.perf_counter_ns()``
-taken just before the kernel ran while a profile is recording in the process (else 0)."""
+A recorder has ``record(name, inputs, attrs, outputs, custom=None, start=0, direct=None)``,
+called after every kernel call in its context: `inputs` and `outputs` are Tensors, `custom` a
+custom gradient's function (an entry that is no kernel call), `start` the
+``time.perf_counter_ns()`` taken just before the kernel ran while a profile is recording in the
+process (else 0), `direct` the direct function (``DirectCall``) the dispatcher ran in place of
+the kernel function (None: the kernel function ran; the planner replays what ran)."""
 
 from __future__ import annotations
 

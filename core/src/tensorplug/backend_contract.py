@@ -58,6 +58,18 @@ class Backend:
         """The shape of a native array (default: its numpy-style ``.shape``, as a tuple)."""
         return tuple(native.shape)
 
+    def is_native(self, value: Any) -> bool:
+        """Whether `value` is a native array of this backend (what its kernels must return;
+        ``tensorplug.output_checks`` holds them to it). Default: any value ``dtype_of`` and
+        ``shape_of`` accept; a backend names its own types, so that another library's array,
+        or a bare Python number, is caught."""
+        try:
+            self.dtype_of(value)
+            self.shape_of(value)
+        except Exception:
+            return False
+        return True
+
     def device_of(self, native: Any) -> str:
         """Where `native` lives, e.g. 'cpu' or 'gpu:1' (several devices for a sharded array)."""
         return "cpu"

@@ -1,8 +1,15 @@
-"""NaN and infinity checking: ``with tp.debug_nans():`` (or ``TENSORPLUG_DEBUG_NANS=1`` for the
-whole process) raises ``NonFiniteError`` at the first kernel whose floating output holds a NaN
-or an infinity, naming the kernel, its backend, who registered it and its inputs' shapes and
-dtypes, in the forward and the backward pass alike (gradients run kernels too). The check is a
-recorder on the engine's recorder list, so it costs nothing while off.
+"""Debug modes, each a recorder on the engine's recorder list (so each costs nothing while off),
+in the forward and the backward pass alike (gradients run kernels too):
+
+- NaN and infinity checking: ``with tp.debug_nans():`` (or ``TENSORPLUG_DEBUG_NANS=1`` for the
+  whole process) raises ``NonFiniteError`` at the first kernel whose floating output holds a
+  NaN or an infinity, naming the kernel, its backend, who registered it and its inputs' shapes
+  and dtypes.
+- Output checking: ``with tp.debug_checks():`` (or ``TENSORPLUG_DEBUG_CHECKS=1``) holds every
+  kernel call's outputs to the kernel's spec (``call_checks.check_outputs``: their number,
+  native type, dtypes and shapes) and raises ``KernelOutputError`` at the first that differs.
+  The dispatcher checks only the first call of each kernel and input dtypes otherwise, which
+  catches a kernel that is always wrong, not one wrong for some shapes or only sometimes.
 
 A compiled function (``tp.jit``) is checked while it is traced, where values exist (numpy's
 plans), not when it replays: run the step without ``tp.jit`` to check every call.
@@ -17,18 +24,22 @@ from typing import Any
 
 import numpy as np
 
+from .call_checks import check_outputs
 from .errors import NonFiniteError, TensorplugError
+from .registry.specs import get_kernel_spec
 
-__all__ = ["debug_nans", "NonFiniteCheck", "ENV_DEBUG_NANS"]
+__all__ = ["debug_nans", "NonFiniteCheck", "ENV_DEBUG_NANS", "debug_checks", "OutputCheck",
+           "ENV_DEBUG_CHECKS"]
 
 ENV_DEBUG_NANS = "TENSORPLUG_DEBUG_NANS"
+ENV_DEBUG_CHECKS = "TENSORPLUG_DEBUG_CHECKS"
 
 
 class NonFiniteCheck:
     """A recorder that raises NonFiniteError for a kernel output holding NaN or infinity."""
 
     def record(self, name: str, inputs: Any, attrs: Mapping[str, Any], outputs: tuple[Any, ...],
-               custom: Any = None, start: int = 0) -> None:
+               custom: Any = None, start: int = 0, direct: Any = None) -> None:
         if custom is not None:  # (a custom gradient's link: its values come from kernels)
             return
         for position, out in enumerate(outputs):
@@ -63,12 +74,34 @@ def _error(name: str, inputs: Any, outputs: tuple[Any, ...], position: int,
     )
 
 
-@contextlib.contextmanager
-def debug_nans() -> Iterator[None]:
+class OutputCheck:
+    """A recorder that holds every kernel call's outputs to the kernel's spec (KernelOutputError)."""
+
+    def record(self, name: str, inputs: Any, attrs: Mapping[str, Any], outputs: tuple[Any, ...],
+               custom: Any = None, start: int = 0, direct: Any = None) -> None:
+        if custom is not None or not outputs:  # (a custom gradient's link: no kernel call)
+            return
+        single = len(get_kernel_spec(name).outputs) == 1  # (else a tuple, even of one: SplitV's)
+        returned = outputs[0]._data if single else tuple(t._data for t in outputs)
+        check_outputs(name, outputs[0]._backend, inputs, attrs, returned, direct=direct is not None)
+
+
+def debug_nans() -> contextlib.AbstractContextManager[None]:
     """Check every kernel output in this thread inside the block (see the module docstring)."""
+    return _recording(NonFiniteCheck())
+
+
+def debug_checks() -> contextlib.AbstractContextManager[None]:
+    """Hold every kernel call in this thread inside the block to its kernel spec (see the module
+    docstring): a KernelOutputError names the first kernel whose outputs differ."""
+    return _recording(OutputCheck())
+
+
+@contextlib.contextmanager
+def _recording(check: NonFiniteCheck | OutputCheck) -> Iterator[None]:
+    """`check` on this thread's recorders inside the block."""
     from ._state import push_recorder, remove_recorder
 
-    check = NonFiniteCheck()
     push_recorder(check)
     try:
         yield
@@ -76,7 +109,16 @@ def debug_nans() -> Iterator[None]:
         remove_recorder(check)
 
 
-def checks_from_environment() -> tuple[NonFiniteCheck, ...]:
-    """The recorders every context starts with: a NaN check when TENSORPLUG_DEBUG_NANS is set."""
-    flag = os.environ.get(ENV_DEBUG_NANS, "").lower()
-    return (NonFiniteCheck(),) if flag not in ("", "0", "false", "no") else ()
+def checks_from_environment() -> tuple[NonFiniteCheck | OutputCheck, ...]:
+    """The recorders every context starts with: a NaN check when TENSORPLUG_DEBUG_NANS is set,
+    an output check when TENSORPLUG_DEBUG_CHECKS is."""
+    checks: list[NonFiniteCheck | OutputCheck] = []
+    if _flag(ENV_DEBUG_NANS):
+        checks.append(NonFiniteCheck())
+    if _flag(ENV_DEBUG_CHECKS):
+        checks.append(OutputCheck())
+    return tuple(checks)
+
+
+def _flag(variable: str) -> bool:
+    return os.environ.get(variable, "").lower() not in ("", "0", "false", "no")

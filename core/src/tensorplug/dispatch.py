@@ -7,23 +7,31 @@ version), and then costs a few attribute reads, the kernel call and the output T
 - where the kernel's config offers a ``DirectCall`` for the inputs' dtype, the direct function
   runs on the native inputs (no kernel-function layer), and its output dtype is remembered;
 - otherwise, or when the direct function raises, the kernel function runs; a kernel that
-  raises is explained from its spec (``engine.explain_failure``).
+  raises is explained from its spec (``call_checks.explain_failure``).
 
-Outputs are recorded on the active recorders (tapes, counters, profiles) either way; while a
-profile records (``tensorplug.profiler``), the kernel call is timed for it. Shapes are the
-caller's to get right (a kernel refusing them is explained); attributes must be complete and
-validated (``KernelSpec.normalize_attrs``).
+The fast path is written once, in ``_FAST_PATH``; ``unary``, ``binary`` and ``__call__`` are
+generated from it. The first call of each binding and input dtypes holds the kernel's outputs
+to its spec (``call_checks.check_outputs``: their number, native type, dtypes and shapes);
+``tp.debug_checks()`` holds every call to it. Outputs are recorded on the active recorders
+(tapes, counters, profiles, the planner, which is told the direct function that ran) either
+way; while a profile records (``tensorplug.profiler``), the kernel call is timed for it. Shapes
+are the caller's to get right (a kernel refusing them is explained); attributes must be
+complete and validated (``KernelSpec.normalize_attrs``).
 """
 
 from __future__ import annotations
 
+import inspect
+import linecache
 import operator
-from collections.abc import Mapping, Sequence
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter_ns as _clock
-from typing import Any
+from typing import Any, TypeVar
 
 from ._state import backend_var, profiling, recorders_var
-from .backend import Backend, active_backend
+from .backend import Backend, active_backend  # noqa: F401  (the generated fast path calls it)
+from .call_checks import check_outputs, explain_failure
 from .dtypes import DType
 from .errors import KernelError, TensorplugError
 from .kernel_spec import REQUIRED, KernelSpec
@@ -40,6 +48,7 @@ _new = object.__new__
 _get_backend = backend_var.get
 _get_recorders = recorders_var.get
 _data_of = operator.attrgetter("_data")  # (a C loop over inputs: no comprehension's frame)
+_dtype_of = operator.attrgetter("_dtype")
 
 
 def wrap(native: Any, backend: Backend, dtype: DType | None = None) -> Tensor:
@@ -70,10 +79,12 @@ class _Direct:
 
 
 class _Binding:
-    """A dispatcher's kernel on one backend, valid while the registries keep `version` (the
-    registries' ``CHANGES`` when it was bound)."""
+    """The binding cache: a dispatcher's kernel on one backend, valid while the registries keep
+    `version` (the registries' ``CHANGES`` when it was bound), with what its calls learned
+    (direct functions and their output dtypes, the input dtypes whose outputs were checked)."""
 
-    __slots__ = ("backend", "version", "spec", "func", "direct_call", "fixed", "variants", "single")
+    __slots__ = ("backend", "version", "spec", "func", "direct_call", "fixed", "variants", "single",
+                 "one_dtype", "checked")
 
     def __init__(self, backend: Backend | None, version: int, spec: KernelSpec | None,
                  func: KernelFunc | None, direct: DirectCall | None, fixed: _Direct | None) -> None:
@@ -85,6 +96,18 @@ class _Binding:
         self.fixed = fixed  # the direct function for the dispatcher's own attributes
         self.variants: dict[tuple[Any, ...], _Direct | None] = {}  # by other attribute values
         self.single = spec is not None and len(spec.outputs) == 1  # one output, not a tuple of them
+        # the input dtypes whose kernel-function calls were checked: by the first input's dtype
+        # where the spec gives its inputs one dtype (cheaper than a tuple of them all)
+        self.one_dtype = spec is not None and _inputs_share_a_dtype(spec)
+        self.checked: set[DType | tuple[DType, ...]] = set()
+
+
+def _inputs_share_a_dtype(spec: KernelSpec) -> bool:
+    """Whether the spec's inputs share one dtype whenever it accepts them: one (not variadic)
+    input, or all of them in its ``same_dtype``."""
+    if not spec.inputs:
+        return False
+    return (len(spec.inputs) == 1 and not spec.variadic) or set(spec.inputs) <= set(spec.same_dtype)
 
 
 _UNBOUND = _Binding(None, -1, None, None, None, None)
@@ -92,6 +115,77 @@ _UNBOUND = _Binding(None, -1, None, None, None, None)
 # user's settings made an error (a warning under -W error, numpy's np.errstate(all="raise")).
 _PASS_THROUGH = (TensorplugError, Warning, FloatingPointError)
 _VARIANTS_LIMIT = 1024  # direct functions remembered per binding for other attribute values
+
+# The fast path, written once: ``unary``, ``binary`` and ``__call__`` differ only in how they
+# hold their inputs and attributes, so each is generated from this template (as the planner
+# generates its plans) rather than calling a shared helper, which would cost a Python call (~5%
+# of a tiny op). Fields: `choose` sets `d`, the direct function for the call's attributes (or
+# None); `same` says every input lives on the backend with dtype `dtype`; `arrays` are the
+# native inputs, `inputs` the inputs as a tuple, `attrs` the call's attributes. Reading it: the
+# binding (bound again when the backend or the registries changed); then, where a direct
+# function serves `dtype`, either its first output of that dtype or a recorded call
+# (``_recorded``), or the direct call itself and the output Tensor; else the kernel function
+# (``_kernel``).
+_FAST_PATH = """\
+def {name}({params}):
+    backend = _get_backend() or active_backend()
+    b = self._binding
+    if b.backend is not backend or b.version != CHANGES[0]:
+        b = self._bind(backend)
+{choose}
+    if d is not None and {same} and backend.direct_kernels:
+        try:
+            out_dt = d.outs[{dtype}]
+        except KeyError:  # a dtype the direct function does not serve
+            return self._kernel(b, {inputs}, {attrs})
+        if out_dt is None or _get_recorders():  # (a first output, checked; or something records)
+            return self._recorded(b, d, {inputs}, {attrs})
+        try:
+            out = d.run({arrays})
+        except _PASS_THROUGH:
+            raise
+        except Exception:  # the kernel function runs below, and explains
+            pass
+        else:
+            t = _new(Tensor)
+            t._data, t._dtype, t._backend = out, out_dt, backend
+            return t
+    return self._kernel(b, {inputs}, {attrs})
+"""
+# __call__'s `choose`: its attributes are given per call (the dispatcher's own if None).
+_CALL_CHOOSES = """\
+inputs = tuple(inputs)
+if attrs is None or attrs is self.attrs or attrs is self._given:
+    attrs, d = self.attrs, b.fixed
+else:  # other attribute values: the direct function for them, if any
+    d = None if b.direct_call is None else self._variant(b, b.direct_call, attrs)
+dt = inputs[0]._dtype if inputs else None
+"""
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _fast_path(*, choose: str, same: str, dtype: str, arrays: str, inputs: str,
+               attrs: str) -> Callable[[_F], _F]:
+    """A Dispatcher method whose body is ``_FAST_PATH`` with these fields (its signature and
+    docstring are the decorated function's). Its source is put in ``linecache``, so tracebacks
+    and debuggers show the generated lines."""
+
+    def generate(declared: _F) -> _F:
+        parameters = inspect.signature(declared).parameters.values()
+        params = ", ".join(str(p.replace(annotation=inspect.Parameter.empty)) for p in parameters)
+        source = _FAST_PATH.format(name=declared.__name__, params=params, same=same, dtype=dtype,
+                                   arrays=arrays, inputs=inputs, attrs=attrs,
+                                   choose=textwrap.indent(choose, "    ").rstrip("\n"))
+        filename = f"<tensorplug.dispatch: the fast path of Dispatcher.{declared.__name__}>"
+        namespace: dict[str, Any] = {}
+        exec(compile(source, filename, "exec"), globals(), namespace)  # noqa: S102
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        made = namespace[declared.__name__]
+        for attr in ("__module__", "__qualname__", "__doc__", "__annotations__"):
+            setattr(made, attr, getattr(declared, attr))
+        return made
+
+    return generate
 
 
 class Dispatcher:
@@ -185,106 +279,34 @@ class Dispatcher:
             found = binding.variants[key] = self._direct_for(direct, attrs, binding.backend)
         return found  # type: ignore[return-value]
 
-    # -- calls -----------------------------------------------------------------------------
-    # unary and binary are the hot path of every elementwise op: each spells out the binding
-    # check and the direct call rather than share a helper (a Python call is ~5% of a tiny op).
+    # -- calls: the fast path, generated from _FAST_PATH below ----------------------------------
+    @_fast_path(choose="d = b.fixed", same="x._backend is backend", dtype="x._dtype",
+                arrays="x._data", inputs="(x,)", attrs="self.attrs")
     def unary(self, x: Tensor) -> Any:
         """The kernel on one input with the dispatcher's own attributes."""
-        backend = _get_backend() or active_backend()
-        b = self._binding
-        if b.backend is not backend or b.version != CHANGES[0]:
-            b = self._bind(backend)
-        d = b.fixed
-        if d is not None and x._backend is backend and backend.direct_kernels:
-            dt = x._dtype
-            try:
-                out_dt = d.outs[dt]
-            except KeyError:  # a dtype the direct function does not serve
-                return self._kernel(b, (x,), self.attrs)
-            if out_dt is None or _get_recorders():  # (a first output, or something records)
-                return self._recorded(b, d, (x,), self.attrs)
-            try:
-                out = d.run(x._data)
-            except _PASS_THROUGH:
-                raise
-            except Exception:  # the kernel function runs below, and explains
-                pass
-            else:
-                t = _new(Tensor)
-                t._data, t._dtype, t._backend = out, out_dt, backend
-                return t
-        return self._kernel(b, (x,), self.attrs)
 
+    @_fast_path(choose="d = b.fixed\ndt = x._dtype", dtype="dt",
+                same="x._backend is backend and y._backend is backend and y._dtype is dt",
+                arrays="x._data, y._data", inputs="(x, y)", attrs="self.attrs")
     def binary(self, x: Tensor, y: Tensor) -> Any:
         """The kernel on two inputs with the dispatcher's own attributes."""
-        backend = _get_backend() or active_backend()
-        b = self._binding
-        if b.backend is not backend or b.version != CHANGES[0]:
-            b = self._bind(backend)
-        d = b.fixed
-        dt = x._dtype
-        if d is not None and x._backend is backend and y._backend is backend and y._dtype is dt \
-                and backend.direct_kernels:
-            try:
-                out_dt = d.outs[dt]
-            except KeyError:  # a dtype the direct function does not serve
-                return self._kernel(b, (x, y), self.attrs)
-            if out_dt is None or _get_recorders():  # (a first output, or something records)
-                return self._recorded(b, d, (x, y), self.attrs)
-            try:
-                out = d.run(x._data, y._data)
-            except _PASS_THROUGH:
-                raise
-            except Exception:  # the kernel function runs below, and explains
-                pass
-            else:
-                t = _new(Tensor)
-                t._data, t._dtype, t._backend = out, out_dt, backend
-                return t
-        return self._kernel(b, (x, y), self.attrs)
 
+    @_fast_path(choose=_CALL_CHOOSES, same="_all_of(inputs, backend, dt)", dtype="dt",
+                arrays="*[t._data for t in inputs]", inputs="inputs", attrs="attrs")
     def __call__(self, inputs: Sequence[Tensor], attrs: Mapping[str, Any] | None = None) -> Any:
         """The kernel on `inputs` (Tensors in spec order) with `attrs` (the dispatcher's own if
         None): a Tensor, or a tuple of Tensors for a kernel of several outputs."""
-        backend = _get_backend() or active_backend()
-        b = self._binding
-        if b.backend is not backend or b.version != CHANGES[0]:
-            b = self._bind(backend)
-        if attrs is None or attrs is self.attrs or attrs is self._given:
-            attrs = self.attrs
-            d = b.fixed
-        elif b.direct_call is None:
-            d = None
-        else:
-            d = self._variant(b, b.direct_call, attrs)
-        inputs = tuple(inputs)
-        if d is not None and inputs and backend.direct_kernels:
-            dt = inputs[0]._dtype
-            outs = d.outs
-            if dt in outs and _all_of(inputs, backend, dt):
-                out_dt = outs[dt]
-                if out_dt is None or _get_recorders():  # (a first output, or something records)
-                    return self._recorded(b, d, inputs, attrs)
-                try:
-                    out = d.run(*[t._data for t in inputs])
-                except _PASS_THROUGH:
-                    raise
-                except Exception:  # the kernel function runs below, and explains
-                    pass
-                else:
-                    t = _new(Tensor)
-                    t._data, t._dtype, t._backend = out, out_dt, backend
-                    return t
-        return self._kernel(b, inputs, attrs)
 
     def _recorded(self, b: _Binding, d: _Direct, inputs: tuple[Tensor, ...],
-                  attrs: Mapping[str, Any] | None) -> Any:
+                  attrs: Mapping[str, Any]) -> Any:
         """The direct function's call when its output is recorded (tapes, counters, profiles)
-        or its dtype not known yet: timed while a profile records, the output's dtype learned,
-        the output recorded (the kernel function runs instead if it raises)."""
+        or its dtype not known yet: timed while a profile records; the first output of a dtype
+        held to the spec (``check_outputs``) and its dtype learned; the output recorded,
+        saying which direct function ran (the kernel function runs instead if it raises)."""
         start = _clock() if profiling[0] else 0
+        run = d.run
         try:
-            out = d.run(*map(_data_of, inputs))
+            out = run(*map(_data_of, inputs))
         except _PASS_THROUGH:
             raise
         except Exception:  # the kernel function runs, and explains
@@ -294,30 +316,41 @@ class Dispatcher:
         outs, dt = d.outs, inputs[0]._dtype
         out_dt = outs[dt]
         if out_dt is None:
+            check_outputs(self.name, backend, inputs, attrs, out, direct=True)
             out_dt = outs[dt] = backend.dtype_of(out)
         t = _new(Tensor)
         t._data, t._dtype, t._backend = out, out_dt, backend
         for recorder in _get_recorders():
-            recorder.record(self.name, inputs, attrs, (t,), start=start)
+            recorder.record(self.name, inputs, attrs, (t,), start=start, direct=run)
         return t
 
     def _kernel(self, b: _Binding, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any] | None) -> Any:
-        """The kernel function's path: inputs moved to the backend, outputs wrapped and
-        recorded, a failure explained."""
+        """The kernel function's path: inputs moved to the backend, the outputs of the first
+        call of each set of input dtypes held to the spec, outputs wrapped and recorded, a
+        failure explained."""
         backend = b.backend
         assert backend is not None and b.func is not None and b.spec is not None
         if attrs is None:  # none given, and the spec has required ones
             attrs = b.spec.normalize_attrs(None)  # raises, naming the missing attribute
         arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
-        single = b.single
         start = _clock() if profiling[0] else 0
         try:
             out = b.func(arrays, attrs if isinstance(attrs, dict) else dict(attrs), backend)
-            outputs = (wrap(out, backend),) if single else tuple([wrap(o, backend) for o in out])
         except _PASS_THROUGH:
             raise
         except Exception as exc:
-            from .engine import explain_failure  # (the engine explains with ops' help)
+            raise explain_failure(self.name, backend, inputs, attrs, exc) from exc
+        dtypes = inputs[0]._dtype if b.one_dtype else tuple(map(_dtype_of, inputs))
+        if dtypes not in b.checked:
+            check_outputs(self.name, backend, inputs, attrs, out)
+            b.checked.add(dtypes)
+        single = b.single
+        try:
+            outputs = (wrap(out, backend),) if single else tuple([wrap(o, backend) for o in out])
+        except _PASS_THROUGH:
+            raise
+        except Exception as exc:  # not native arrays: the spec says what was due, if it can
+            check_outputs(self.name, backend, inputs, attrs, out)
             raise explain_failure(self.name, backend, inputs, attrs, exc) from exc
         for recorder in _get_recorders():
             recorder.record(self.name, inputs, attrs, outputs, start=start)

@@ -1,5 +1,6 @@
 """The engine: ``run_kernel`` (the public, dict-shaped way to run a kernel, as TF.js's
-``engine.runKernel``), and the explanation of kernel failures from the kernel spec.
+``engine.runKernel``); the explanation of kernel failures from the kernel spec
+(``explain_failure``) is ``tensorplug.call_checks``'s, and is reachable here too.
 
 Ops call a ``Dispatcher`` (``tensorplug.dispatch``) instead: the same registry, without the
 argument conversion and the spec check that ``run_kernel`` does per call.
@@ -11,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._validate import checked_size
-from .backend import Backend, active_backend
+from .backend import active_backend
+from .call_checks import explain_failure
 from .dispatch import dispatcher_of, to_backend, wrap
-from .errors import ArgumentError, DTypeError, KernelError, OutOfMemoryError, ShapeError, TensorplugError
-from .kernel_spec import KernelSpec, TensorInfo, describe
+from .errors import ArgumentError, DTypeError, ShapeError
+from .kernel_spec import TensorInfo
 from .registry.specs import get_kernel_spec
-from .runtime import current
 from .tensor import Tensor
 
 __all__ = ["run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]
@@ -24,44 +25,6 @@ __all__ = ["run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]
 
 def tensor_info(t: Tensor) -> TensorInfo:
     return TensorInfo(tuple(t.shape), t._dtype)
-
-
-def explain_failure(name: str, backend: Backend, inputs: Sequence[Tensor], attrs: Mapping[str, Any],
-                    exc: BaseException) -> TensorplugError:
-    """A tensorplug error for a kernel that raised: the spec's reason if the inputs break the
-    contract (ShapeError/DTypeError), an OutOfMemoryError if the backend says `exc` means so,
-    else a KernelError blaming the kernel's registrant."""
-    spec = get_kernel_spec(name)
-    infos = [tensor_info(t) for t in inputs]
-    shown = ", ".join(
-        f"{n}: {describe(i)}" for n, i in zip(_input_names(spec, len(infos)), infos)
-    ) or "no inputs"
-    attr_text = f", attrs {dict(attrs)}" if attrs else ""
-    where = f"Kernel '{name}' on backend '{backend.name}' (inputs {shown}{attr_text})"
-    try:
-        outs = spec.check(infos, attrs)
-    except (ShapeError, DTypeError) as reason:
-        return type(reason)(f"{where}: {reason}")
-    except Exception as bug:  # the spec's own rule failed: still say what we know
-        return KernelError(f"{where} raised {type(exc).__name__}: {exc} (and its spec rule "
-                           f"raised {type(bug).__name__}: {bug}).")
-    if backend.out_of_memory(exc):
-        made = ", ".join(describe(o) for o in outs)
-        return OutOfMemoryError(f"{where} ran out of memory making {made}: {type(exc).__name__}: {exc}. "
-                                "Make the tensors smaller (or free memory).")
-    reg = current().kernels.registration((name, backend.name))
-    source = reg.source if reg else "unknown"
-    return KernelError(
-        f"{where} raised {type(exc).__name__}: {exc}. The inputs satisfy the kernel spec, so "
-        f"this is a bug in the kernel registered by '{source}': report it there, or register "
-        "another kernel with override=True."
-    )
-
-
-def _input_names(spec: KernelSpec, n: int) -> list[str]:
-    if spec.variadic:
-        return [f"{spec.inputs[0]}[{i}]" for i in range(n)]
-    return list(spec.inputs)
 
 
 def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),

@@ -22,6 +22,7 @@ __all__ = [
     "HyperparameterError",
     "StateError",
     "KernelError",
+    "KernelOutputError",
     "TracedValueError",
     "DLPackError",
     "CopyError",
@@ -114,6 +115,12 @@ class RegistrationConflictError(RegistrationError):
 
 class KernelError(TensorplugError, RuntimeError):
     """A kernel raised although its inputs satisfy the kernel spec (a backend bug)."""
+
+
+class KernelOutputError(KernelError):
+    """A kernel returned what its spec does not promise (another number of outputs, no native
+    array of its backend, another dtype or shape): a backend bug, caught by the dispatcher's
+    output checks (``tensorplug.output_checks``)."""
 
 
 class TracedValueError(TensorplugError, TypeError):

@@ -89,6 +89,11 @@ class KernelSpec:
                 f"no bound), got {self.domain!r}."
             )
 
+    def input_names(self, count: int) -> tuple[str, ...]:
+        """The names of `count` inputs in messages: ``inputs``, or ``x[i]`` for a variadic kernel
+        whose one input name is ``x``."""
+        return tuple(f"{self.inputs[0]}[{i}]" for i in range(count)) if self.variadic else self.inputs
+
     def output_names(self, count: int) -> tuple[str, ...]:
         """The names of the kernel's `count` outputs: ``outputs``, or ``out[i]`` for a kernel
         whose number of outputs follows its attributes (``outputs=()``)."""

@@ -5,11 +5,11 @@ tp.jit's pure function of native arrays (``fn(args, state) -> (outputs, new_stat
 first call for a set of input shapes and dtypes it runs ``fn`` once, for real, recording every
 kernel call (the forward pass, the gradient's backward pass, the optimizer's update): that is
 the trace. From it comes a ``Plan``: the kernel calls needed for the outputs that depend on the
-inputs, in order, each with its kernel's function (the direct one where the dispatcher would
-use it) and attributes, over numbered values: the inputs, the constants (arrays from outside
-the trace's kernels, and what kernels computed from constants alone, folded) and the kernels'
-outputs. A plan
-is one generated Python function, a straight sequence of calls (``Plan.source`` shows it), so
+inputs, in order, each with the function the dispatcher ran (the direct function it names to
+the recorders, else the kernel function: no kernel runs twice while tracing) and its
+attributes, over numbered values: the inputs, the constants (arrays from outside the trace's
+kernels, and what kernels computed from constants alone, folded) and the kernels' outputs. A
+plan is one generated Python function, a straight sequence of calls (``Plan.source`` shows it), so
 that later calls run no op layer, no tape and no spec work, and give what eager calls give, bit
 for bit (the same kernels on the same arrays). Each intermediate is deleted after its last use
 (``del`` lines), so that its memory is reused while still in cache, as in eager code.
@@ -84,7 +84,8 @@ class _Recorder:
         return found
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
-               outputs: tuple[Tensor, ...], custom: Any = None, start: int = 0) -> None:
+               outputs: tuple[Tensor, ...], custom: Any = None, start: int = 0,
+               direct: Callable[..., Any] | None = None) -> None:
         if custom is not None:  # a custom gradient's link: its values come from kernels recorded
             return
         for t in inputs + outputs:
@@ -117,29 +118,13 @@ class _Recorder:
                 "kernel's size argument where it has one).")
         outs = tuple(self._value(t._data) for t in outputs)
         self.traced.update(id(t._data) for t in outputs)
-        func, direct = _runnable(name, inputs, attrs, self.backend)
+        # the function the dispatcher ran: the direct one it names, else the kernel function
+        if direct is None:
+            direct_used, func = False, current().kernels.active[(name, self.backend.name)].kernel_func
+        else:
+            direct_used, func = True, direct
         single = len(spec.outputs) == 1
-        self.steps.append(Step(name, func, direct, dict(attrs), tuple(ins), outs, single))
-
-
-def _runnable(name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
-              backend: Backend) -> tuple[Callable[..., Any], bool]:
-    """The function a plan runs for this kernel call: the kernel's direct function where the
-    dispatcher used it (it serves these dtypes and attributes, and takes these inputs: a direct
-    function that refuses them hands over to the kernel function), else the kernel function."""
-    config = current().kernels.active[(name, backend.name)]
-    direct = config.direct
-    if direct is not None and inputs and backend.direct_kernels:
-        dt = inputs[0]._dtype
-        if dt in direct.dtypes and all(t._dtype is dt for t in inputs):
-            run = direct.for_attrs(attrs)
-            if run is not None:
-                try:
-                    run(*[t._data for t in inputs])
-                except Exception:  # as the dispatcher did: the kernel function runs instead
-                    return config.kernel_func, False
-                return run, True
-    return config.kernel_func, False
+        self.steps.append(Step(name, func, direct_used, dict(attrs), tuple(ins), outs, single))
 
 
 class Plan:

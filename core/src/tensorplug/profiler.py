@@ -53,7 +53,7 @@ class _Counter:
         self.counts: Counter[tuple[str, str]] = Counter()
 
     def record(self, name: str, inputs: Any, attrs: Mapping[str, Any], outputs: tuple[Any, ...],
-               custom: Any = None, start: int = 0) -> None:
+               custom: Any = None, start: int = 0, direct: Any = None) -> None:
         if custom is None and name in current().specs.active and outputs:
             self.counts[(name, outputs[0]._backend.name)] += 1
 
@@ -142,7 +142,8 @@ class _Profiler:
         self.memory.stop()
 
     def record(self, name: str, inputs: Sequence[Tensor], attrs: Mapping[str, Any],
-               outputs: Sequence[Tensor], custom: Any = None, start: int = 0) -> None:
+               outputs: Sequence[Tensor], custom: Any = None, start: int = 0,
+               direct: Any = None) -> None:
         if custom is not None:  # (a custom gradient's link, not a kernel call)
             return
         backend = outputs[0]._backend if outputs else inputs[0]._backend if inputs else None

@@ -49,7 +49,7 @@ class _Captures(Tape):
         self.found: list[Tensor] = []
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Any, outputs: tuple[Tensor, ...],
-               custom: Any = None, start: int = 0) -> None:
+               custom: Any = None, start: int = 0, direct: Any = None) -> None:
         self.note(inputs)
 
     def note(self, tensors: Sequence[Tensor]) -> None:

@@ -33,7 +33,7 @@ class _ClosureCheck:
         self.fname, self.kind = fname, kind
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Any, outputs: tuple[Tensor, ...],
-               custom: Any = None, start: int = 0) -> None:
+               custom: Any = None, start: int = 0, direct: Any = None) -> None:
         known = self.known
         for t in inputs:
             key = id(t)

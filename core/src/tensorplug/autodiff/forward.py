@@ -49,7 +49,8 @@ class JvpRecorder(Differentiating):
         return found[1] if found is not None and found[0] is t else None
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
-               outputs: tuple[Tensor, ...], custom: CustomRule | None = None, start: int = 0) -> None:
+               outputs: tuple[Tensor, ...], custom: CustomRule | None = None, start: int = 0,
+               direct: Any = None) -> None:
         known, seeded = self.tangents, False
         tangents: list[Tensor | None] = []
         for x in inputs:  # (tangent_of, written out: this runs for every op forward mode sees)

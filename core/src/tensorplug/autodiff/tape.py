@@ -78,7 +78,7 @@ class Tape(Differentiating):
 
     def record(self, name: str, inputs: tuple[Tensor, ...], attrs: Mapping[str, Any],
                outputs: tuple[Tensor, ...], custom: CustomRule | None = None,
-               start: int = 0) -> None:
+               start: int = 0, direct: Any = None) -> None:
         watched = self.watched
         for t in inputs:
             if id(t) in watched:

@@ -18,7 +18,8 @@ from ..kernel_spec import KernelSpec
 __all__ = ["KernelConfig", "KernelFunc", "DirectCall", "DirectFunc", "check_kernel_config"]
 
 #: A kernel: ``kernel_func(inputs, attrs, backend)`` where ``inputs`` is a tuple of
-#: backend-native arrays in spec order; returns one native array, or a tuple for several outputs.
+#: backend-native arrays in spec order; returns one native array, or a tuple for several outputs,
+#: of the dtypes and shapes its spec's rule gives (``tensorplug.call_checks.check_outputs``).
 KernelFunc = Callable[[tuple[Any, ...], dict[str, Any], Any], Any]
 #: A direct function: the native inputs, positionally, to the one native output.
 DirectFunc = Callable[..., Any]
@@ -33,11 +34,12 @@ class DirectCall:
     attributes: it is called once per distinct set of attribute values (a dict, complete and
     validated) and returns the function for them, or None where it has none. A function's
     output dtype must follow from its input dtype and the attributes: the dispatcher learns it
-    from the first output. If a function raises, the kernel function runs instead and its
-    failure is explained as usual; so a function may refuse what it does not handle. Like the
-    kernel function, it must raise for inputs the spec refuses (the dispatcher checks no spec
-    while kernels succeed): where its library would accept them, it checks (numpy's matmul
-    takes 1-d inputs, which MatMul's spec refuses).
+    from the first output, which it holds to the spec (a native array of the spec's dtype and
+    shape). If a function raises, the kernel function runs instead and its failure is
+    explained as usual; so a function may refuse what it does not handle. Like the kernel
+    function, it must raise for inputs the spec refuses (the dispatcher checks no spec's input
+    rule while kernels succeed): where its library would accept them, it checks (numpy's
+    matmul takes 1-d inputs, which MatMul's spec refuses).
     """
 
     dtypes: frozenset[DType]

@@ -2,8 +2,9 @@
 
 Everything runs through the public API (``backend_scope`` and ``run_kernel``), as user code
 would: the kernel exists; on the reference's inputs (every accepted dtype, broadcasting, 0-d,
-empty and size-1 shapes, attribute variants) its outputs live on the backend, have the shapes
-and dtypes the spec's rule gives and the values numpy gives (within float tolerances); its
+empty and size-1 shapes, attribute variants) its outputs are native arrays of the backend with
+the shapes and dtypes the spec's rule gives (every call is checked, as under
+``tp.debug_checks()``) and the values numpy gives (within float tolerances); its
 inputs are left untouched; bad inputs raise the spec's typed error (not a KernelError); and
 its gradient is registered (unless the spec says it is not differentiable) and agrees with
 finite differences (``check_gradients``, in float64 where the backend has it), and so does
@@ -20,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from ..backend import Backend, active_backend, backend_scope
+from ..debug import debug_checks
 from ..dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
 from ..engine import run_kernel
-from ..errors import KernelError, TensorplugError
+from ..errors import KernelError, KernelOutputError, TensorplugError
 from ..kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 from ..ops._convert import asarray
 from ..registry.specs import get_kernel_spec
@@ -191,7 +193,11 @@ def _check_case(spec: KernelSpec, ref: Reference | None, case: Case, backend: Ba
     result.cases += 1
     try:
         tensors = _tensors(case)
-        outputs = _call(spec, tensors, case.attrs)
+        with debug_checks():
+            outputs = _call(spec, tensors, case.attrs)
+    except KernelOutputError as exc:  # not what the spec promises: how many, of what type, dtype, shape
+        result.add("outputs", where, str(exc))
+        return
     except Exception as exc:  # a kernel must not raise on inputs its spec accepts
         result.add("raised", where, f"{type(exc).__name__}: {exc}")
         return

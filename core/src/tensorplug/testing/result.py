@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 __all__ = ["Problem", "OpCheckResult", "OpCheckError", "KINDS"]
 
 #: The kinds of problem, in the order reports list them.
-KINDS = ("missing", "raised", "dtype", "shape", "values", "mutated", "error", "gradient", "jvp", "blocked",
-         "batching", "kit")
+KINDS = ("missing", "raised", "outputs", "dtype", "shape", "values", "mutated", "error", "gradient", "jvp",
+         "blocked", "batching", "kit")
 _SHOWN_PER_KIND = 3
 
 

@@ -46,6 +46,10 @@ class NumpyBackend(Backend):
         """``np.from_dlpack``: shares the producer's memory unless `copy` (kernels never write)."""
         return np.from_dlpack(obj, copy=copy)
 
+    def is_native(self, value: Any) -> bool:
+        """numpy arrays, and numpy's scalars (what numpy gives for 0-d results)."""
+        return isinstance(value, (np.ndarray, np.generic))
+
     def dtype_of(self, native: Any) -> DType:
         try:
             return _DTYPES[native.dtype]

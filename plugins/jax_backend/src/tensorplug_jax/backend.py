@@ -115,6 +115,10 @@ class JaxBackend(Backend):
         # as an INTERNAL error saying so when the values are read
         return isinstance(exc, MemoryError) or "Out of memory" in str(exc) or "RESOURCE_EXHAUSTED" in str(exc)
 
+    def is_native(self, value: Any) -> bool:
+        """``jax.Array`` values, and jax's tracers while a function is traced."""
+        return isinstance(value, (jax.Array, _Tracer))
+
     # (``native.aval``, a jax array's abstract value, is read in C++; ``.dtype`` and ``.shape``
     # are Python properties over it: these run for every kernel output and op)
     def dtype_of(self, native: Any) -> DType:
