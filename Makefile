@@ -2,7 +2,7 @@
 #   make demo   set up .venv from stock python3 and run `tensorplug demo`
 #   make test   set up .venv with the development tools and run the whole test suite
 # Extras: make bench (benchmarks), make conformance BACKEND=NAME (the backend kit), make lint
-# (ruff + mypy), make docs (the reference site, into site/), make clean.
+# (ruff + mypy; .ci/run runs it beside make test), make docs (the reference site, into site/), make clean.
 #
 # The distributions are installed into .venv NON-editable, as a user would get them. Stamp
 # files in .venv make re-runs fast: dependencies are installed again only when a
@@ -36,8 +36,9 @@ STAMP_TEST_DISTS := $(VENV)/.stamp-dists-test
 demo: $(STAMP_DEMO) $(STAMP_DEMO_DISTS)
 	$(VENV)/bin/tensorplug demo
 
+# (the 20 slowest tests are listed at the end, so that a slow new test shows)
 test: $(STAMP_DEV) $(STAMP_TEST_DISTS)
-	$(VPY) -m pytest $(PYTEST_ARGS)
+	$(VPY) -m pytest --durations=20 $(PYTEST_ARGS)
 
 bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/run.py
