@@ -36,7 +36,8 @@ STAMP_TEST_DISTS := $(VENV)/.stamp-dists-test
 demo: $(STAMP_DEMO) $(STAMP_DEMO_DISTS)
 	$(VENV)/bin/tensorplug demo
 
-# (the 20 slowest tests are listed at the end, so that a slow new test shows)
+# (the 20 slowest tests are listed at the end, so that a slow new test shows; jax's compilation
+# cache is kept between runs in .venv/jax-cache, see tests/conftest.py)
 test: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) -m pytest --durations=20 $(PYTEST_ARGS)
 
