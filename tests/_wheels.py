@@ -17,9 +17,9 @@ def clean_env() -> dict[str, str]:
             if not k.startswith(("TENSORPLUG_", "PYTHON", "VIRTUAL_ENV", "PIP_REQUIRE"))}
 
 
-def run(cmd: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run `cmd`; its output in the assertion message when it fails."""
-    proc = subprocess.run(cmd, cwd=cwd, env=clean_env(), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(cmd, cwd=cwd, env=clean_env(), capture_output=True, text=True)
     assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc
 

@@ -18,7 +18,7 @@ from tensorplug.testing.selection import SelectionError, load_selection, split_p
 
 def pytest_run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True)
 
 
 # -- the plugin in a pytest run --------------------------------------------------------------
