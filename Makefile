@@ -1,6 +1,7 @@
 # The two commands (see README.md):
 #   make demo   set up .venv from stock python3 and run `tensorplug demo`
 #   make test   set up .venv with the development tools and run the whole test suite
+#               (make test-quick: the same without the slow tests and those on jax)
 # Extras: make bench (benchmarks), make conformance BACKEND=NAME (the backend kit), make lint
 # (ruff + mypy; .ci/run runs it beside make test), make docs (the reference site, into site/), make clean.
 #
@@ -31,7 +32,7 @@ STAMP_DEMO_DISTS := $(VENV)/.stamp-dists-demo
 STAMP_TEST_DISTS := $(VENV)/.stamp-dists-test
 
 .NOTPARALLEL:
-.PHONY: demo test bench lint conformance docs clean
+.PHONY: demo test test-quick bench lint conformance docs clean
 
 demo: $(STAMP_DEMO) $(STAMP_DEMO_DISTS)
 	$(VENV)/bin/tensorplug demo
@@ -40,6 +41,10 @@ demo: $(STAMP_DEMO) $(STAMP_DEMO_DISTS)
 # cache is kept between runs in .venv/jax-cache, see tests/conftest.py)
 test: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) -m pytest --durations=20 $(PYTEST_ARGS)
+
+# the inner loop (~1 minute): the suite without the slow tests and without those on jax
+test-quick: $(STAMP_DEV) $(STAMP_TEST_DISTS)
+	$(VPY) -m pytest -m "not slow and not jax" $(PYTEST_ARGS)
 
 bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/run.py

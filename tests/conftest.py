@@ -83,14 +83,25 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     return None
 
 
+def _on_jax(item: pytest.Item) -> bool:
+    """Whether a test needs the jax backend: marked so, in a test_jax_* module, or run on jax
+    (the `tp_backend` of PER_BACKEND_MODULES, or a `backend` parameter)."""
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    return (item.get_closest_marker("jax") is not None or item.path.name.startswith("test_jax_")
+            or "jax" in (params.get("tp_backend"), params.get("backend")))
+
+
+@pytest.hookimpl(tryfirst=True)  # (before -m selects by marker)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    if not JAX_ABSENT:
-        return
+    """Every test that needs jax carries the `jax` marker (`make test-quick` leaves them out
+    with -m "not slow and not jax"); where jax is absent, each is skipped, saying why."""
     skip = pytest.mark.skip(reason=JAX_ABSENT)
     for item in items:
-        params = item.callspec.params if hasattr(item, "callspec") else {}
-        if item.get_closest_marker("jax") or "jax" in (params.get("tp_backend"), params.get("backend")):
-            item.add_marker(skip)
+        if _on_jax(item):
+            if item.get_closest_marker("jax") is None:
+                item.add_marker(pytest.mark.jax)
+            if JAX_ABSENT:
+                item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

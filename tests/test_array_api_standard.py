@@ -44,6 +44,7 @@ def test_every_xfail_says_why_and_names_a_test():
         assert reason is not None, f"{line} has no '# why' comment above it"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", FIRST_PARTY_BACKENDS)
 def test_the_array_api_suite_passes(backend, tmp_path):
     runner = SUITE / "run.sh"

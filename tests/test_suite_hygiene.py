@@ -63,3 +63,14 @@ def test_no_test_holds_anything_to_a_wall_clock_limit():
     found = [f"{path.name}:{n}: {line.strip()}" for path in sorted((ROOT / "tests").glob("*.py"))
              for n, line in enumerate(path.read_text().splitlines(), 1) if limits.search(line)]
     assert not found, "\n".join(found)
+
+
+def test_the_quick_tier_leaves_out_every_test_on_jax():
+    """`make test-quick` selects -m "not slow and not jax": the per-backend tests run on jax
+    carry the marker (conftest.py), those on numpy stay."""
+    modules = ["tests/test_kernels_linspace.py", "tests/test_jax_jit.py"]
+    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                          "-m", "not slow and not jax", *modules], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    ids = [line for line in run.stdout.splitlines() if "::" in line]
+    assert ids and all("numpy" in i and "jax" not in i for i in ids), ids
