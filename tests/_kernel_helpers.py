@@ -76,34 +76,34 @@ def kit_cases(name: str, dtype: DType) -> list[Case]:
     return [c for c in reference.cases(spec) if c.inputs and c.inputs[0].dtype == dtype.numpy]
 
 
+def kit_values(name: str, *inputs: np.ndarray, **attrs: Any) -> np.ndarray:
+    """The kit's reference values of kernel `name` on host `inputs` (floats taken in float64
+    and complex numbers in complex128 where the reference says so) and `attrs`."""
+    spec = get_kernel_spec(name)
+    reference = get_reference(name)
+    assert reference is not None and reference.compute is not None, f"the kit has no reference for {name}"
+    wide = [a.astype(np.float64) if reference.upcast and is_floating_numpy(a.dtype) else
+            a.astype(np.complex128) if reference.upcast and a.dtype.kind == "c" else a for a in inputs]
+    with np.errstate(all="ignore"):
+        return np.asarray(reference.compute(*wide, **spec.normalize_attrs(attrs)))
+
+
 def check_with_kit(name: str, dtype: DType) -> int:
     """Run kernel `name` on the active backend on each of the kit's cases of `dtype` (`run`:
     the spec's shapes and dtypes, inputs untouched) and compare with the kit's reference
     values, within its tolerances; return how many cases ran."""
     spec = get_kernel_spec(name)
     reference = get_reference(name)
-    assert reference is not None and reference.compute is not None
+    assert reference is not None
     cases = kit_cases(name, dtype)
     assert cases, f"the kit has no case of {name} for {dtype.name}"
     for case in cases:
         got = run(name, dict(zip(spec.inputs, case.inputs)), case.attrs)
-        wide = [a.astype(np.float64) if reference.upcast and is_floating_numpy(a.dtype) else
-                a.astype(np.complex128) if reference.upcast and a.dtype.kind == "c" else a
-                for a in case.inputs]
         with np.errstate(all="ignore"):
-            want = np.asarray(reference.compute(*wide, **spec.normalize_attrs(case.attrs)))
-            want = want.astype(got.dtype)
-        out_dtype = from_numpy_dtype(got.dtype)
-        problem = compare_values(got, want, out_dtype, reference.rtol, reference.atol)
+            want = kit_values(name, *case.inputs, **case.attrs).astype(got.dtype)
+        problem = compare_values(got, want, from_numpy_dtype(got.dtype), reference.rtol, reference.atol)
         assert problem is None, f"{name} on {case.describe(spec)}: {problem}"
     return len(cases)
-
-
-def kernel_dtype_shape_cases(names: Iterable[str], shapes: list[Any]) -> list[Any]:
-    """pytest params (name, dtype, shape) for every kernel in `names` x one dtype per kind its
-    spec accepts (`per_kind`) x the shapes."""
-    return [pytest.param(n, d, s, id=f"{n}-{d.name}-{s}") for n in names for d in per_kind(accepted_dtypes(n))
-            for s in shapes]
 
 
 def sample(shape: tuple[int, ...], dtype: DType, low: float = -3, high: float = 3,
