@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow  # each runs a benchmark script in a subprocess (~10 s)
 
 
 def test_the_numpy_benchmark_runs_and_reports_every_row(tmp_path):

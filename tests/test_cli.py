@@ -240,6 +240,7 @@ def test_help_lists_the_commands(capsys):
         assert re.search(rf"^\s+{command}\s+\S", out, re.MULTILINE), command
 
 
+@pytest.mark.slow
 def test_the_console_script_runs_doctor_and_info():
     script = Path(sys.executable).with_name("tensorplug")
     env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORPLUG_")}
@@ -262,6 +263,7 @@ def test_doctor_without_any_backend_says_how_to_get_one(capsys, monkeypatch):
     assert "0 plugins active; 0 backends started." in out
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_early_ends_the_command_quietly():
     """`tensorplug kernels | head`: the pipe closes before the output is written; the command
     ends without a traceback (BrokenPipeError), as Unix tools do."""

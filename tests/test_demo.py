@@ -64,6 +64,7 @@ def test_the_cnn_reaches_098_in_thirty_epochs(digits) -> None:
     assert result.test_accuracy >= 0.98
 
 
+@pytest.mark.slow
 def test_a_saved_cnn_reloads_with_the_same_predictions_on_either_backend(digits, tmp_path) -> None:
     trained = Training(digits, seed=4, model="cnn", jit=True)
     trained.epoch()
@@ -143,6 +144,7 @@ def test_the_demo_without_jit_runs_op_by_op_and_learns_the_same(capsys) -> None:
     assert lines["--jit"] == lines["--no-jit"] and len(lines["--jit"]) == 2
 
 
+@pytest.mark.slow
 def test_console_script_runs_the_demo(tmp_path: Path) -> None:
     script = Path(sys.executable).parent / ("tensorplug.exe" if os.name == "nt" else "tensorplug")
     assert script.exists(), f"the console script is not installed next to {sys.executable}"
