@@ -84,11 +84,13 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
 
 
 def _on_jax(item: pytest.Item) -> bool:
-    """Whether a test needs the jax backend: marked so, in a test_jax_* module, or run on jax
-    (the `tp_backend` of PER_BACKEND_MODULES, or a `backend` parameter)."""
+    """Whether a test needs jax: marked so, in a test_jax_* module, run on the jax backend
+    (a parameter naming it: the `tp_backend` of PER_BACKEND_MODULES, `backend`, `load_on`...),
+    or in a module that holds jax itself (as its reference: tests/_jax_reference.py)."""
     params = item.callspec.params if hasattr(item, "callspec") else {}
     return (item.get_closest_marker("jax") is not None or item.path.name.startswith("test_jax_")
-            or "jax" in (params.get("tp_backend"), params.get("backend")))
+            or any(isinstance(v, str) and v == "jax" for v in params.values())
+            or getattr(getattr(item, "module", None), "jax", None) is not None)
 
 
 @pytest.hookimpl(tryfirst=True)  # (before -m selects by marker)

@@ -66,11 +66,15 @@ def test_no_test_holds_anything_to_a_wall_clock_limit():
 
 
 def test_the_quick_tier_leaves_out_every_test_on_jax():
-    """`make test-quick` selects -m "not slow and not jax": the per-backend tests run on jax
-    carry the marker (conftest.py), those on numpy stay."""
-    modules = ["tests/test_kernels_linspace.py", "tests/test_jax_jit.py"]
+    """`make test-quick` selects -m "not slow and not jax": tests run on the jax backend (by
+    `tp_backend` or another parameter) and modules that compare with jax carry the marker
+    (conftest.py); the tests on numpy stay."""
+    modules = ["tests/test_kernels_linspace.py", "tests/test_jax_jit.py", "tests/test_saving.py",
+               "tests/test_jvps_nn.py"]
     run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                           "-m", "not slow and not jax", *modules], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     ids = [line for line in run.stdout.splitlines() if "::" in line]
-    assert ids and all("numpy" in i and "jax" not in i for i in ids), ids
+    assert not [i for i in ids if "jax" in i or "test_jvps_nn" in i], ids
+    assert any("test_kernels_linspace" in i and "numpy" in i for i in ids), ids
+    assert any("test_saving" in i and "[numpy-numpy]" in i for i in ids), ids
