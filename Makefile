@@ -1,8 +1,9 @@
 # The two commands (see README.md):
 #   make demo   set up .venv from stock python3 and run `tensorplug demo`
 #   make test   set up .venv with the development tools and run the whole test suite
+#               (make test-quick: the same without the slow tests and those on jax)
 # Extras: make bench (benchmarks), make conformance BACKEND=NAME (the backend kit), make lint
-# (ruff + mypy), make docs (the reference site, into site/), make clean.
+# (ruff + mypy; .ci/run runs it beside make test), make docs (the reference site, into site/), make clean.
 #
 # The distributions are installed into .venv NON-editable, as a user would get them. Stamp
 # files in .venv make re-runs fast: dependencies are installed again only when a
@@ -31,13 +32,19 @@ STAMP_DEMO_DISTS := $(VENV)/.stamp-dists-demo
 STAMP_TEST_DISTS := $(VENV)/.stamp-dists-test
 
 .NOTPARALLEL:
-.PHONY: demo test bench lint conformance docs clean
+.PHONY: demo test test-quick bench lint conformance docs clean
 
 demo: $(STAMP_DEMO) $(STAMP_DEMO_DISTS)
 	$(VENV)/bin/tensorplug demo
 
+# (the 20 slowest tests are listed at the end, so that a slow new test shows; jax's compilation
+# cache is kept between runs in .venv/jax-cache, see tests/conftest.py)
 test: $(STAMP_DEV) $(STAMP_TEST_DISTS)
-	$(VPY) -m pytest $(PYTEST_ARGS)
+	$(VPY) -m pytest --durations=20 $(PYTEST_ARGS)
+
+# the inner loop (~1 minute): the suite without the slow tests and without those on jax
+test-quick: $(STAMP_DEV) $(STAMP_TEST_DISTS)
+	$(VPY) -m pytest -m "not slow and not jax" $(PYTEST_ARGS)
 
 bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/run.py

@@ -36,13 +36,12 @@ class KitRun:
         return rest[:nxt.start()] if nxt else rest
 
 
-def run_kit(backend: str, *options: str, cwd: Path, pythonpath: Path | None = None,
-            timeout: float = 300) -> KitRun:
+def run_kit(backend: str, *options: str, cwd: Path, pythonpath: Path | None = None) -> KitRun:
     """Run the kit for `backend` in `cwd` (its rootdir), with `pythonpath` prepended."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TENSORPLUG_", "PYTEST_"))}
     if pythonpath is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(pythonpath), env.get("PYTHONPATH")]))
     cmd = [sys.executable, "-m", "pytest", "--pyargs", "tensorplug.testing.conformance",
            "--tensorplug-backend", backend, "-p", "no:cacheprovider", "-q", "-W", "error", *options]
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     return KitRun(proc.returncode, proc.stdout, proc.stderr)

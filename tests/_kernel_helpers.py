@@ -1,7 +1,13 @@
 """Shared helpers of the kernel tests (tests/test_kernels_*.py): run a kernel through the public
 ``tensorplug.run_kernel`` on the active backend and hold its result to the kernel spec's
 contract. The kernel and gradient tests run once per first-party backend (conftest.py
-parametrizes them with the `tp_backend` fixture, which makes that backend active)."""
+parametrizes them with the `tp_backend` fixture, which makes that backend active).
+
+The grids: a kernel meets one dtype of each kind its spec accepts (`per_kind`: bool, int,
+uint, float, complex) unless a test asks for every dtype where that finds bugs (casts, half
+floats' reductions, integer overflow edges). Every accepted dtype is still held to the kit's
+references by the conformance runs (tests/test_conformance_numpy.py, both backends). Expected
+values come from the kit's references (`check_with_kit`) wherever the kit has the case."""
 
 from __future__ import annotations
 
@@ -13,8 +19,11 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype
+from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype, is_floating_numpy
 from tensorplug.extend import TensorInfo, get_kernel_spec
+from tensorplug.testing.compare import compare_values
+from tensorplug.testing.inputs import Case
+from tensorplug.testing.references import get_reference
 
 BACKENDS = ("numpy", "jax")  # the first-party backends every kernel test runs on
 NP = {d: d.numpy for d in ALL_DTYPES}
@@ -28,21 +37,73 @@ def accepted_dtypes(name: str, input_name: str | None = None) -> tuple[DType, ..
     return tuple(spec.input_dtypes.get(input_name or spec.inputs[0], ALL_DTYPES))
 
 
-def kernel_dtype_cases(names: Iterable[str], input_name: str | None = None) -> list[Any]:
-    """pytest params (name, dtype) for every kernel in `names` x every dtype its spec accepts."""
-    return [pytest.param(n, d, id=f"{n}-{d.name}") for n in names for d in accepted_dtypes(n, input_name)]
+#: the dtype a grid picks for each kind, where the spec accepts it (else the kind's first)
+KIND_PICKS = (tp.bool, tp.int32, tp.uint8, tp.float32, tp.complex64)
 
 
-#: the dtypes that meet every shape of a kernel's table (one or two of each kind); the others
-#: meet its first and last shapes (a 0-d and a broadcast one), which keeps tables of 13 dtypes small
-EVERY_SHAPE = frozenset({tp.bool, tp.int32, tp.int64, tp.uint8, tp.float32, tp.float64, tp.complex64})
+def per_kind(dtypes: Iterable[DType], also: Iterable[DType] = ()) -> tuple[DType, ...]:
+    """One dtype of each kind among `dtypes` (those of KIND_PICKS first), plus those of `also`
+    that are among them, in `dtypes`' order."""
+    dtypes = tuple(dtypes)
+    chosen = {d for d in KIND_PICKS if d in dtypes} | {d for d in also if d in dtypes}
+    kinds = {d.kind for d in chosen}
+    for d in dtypes:
+        if d.kind not in kinds:
+            chosen.add(d)
+            kinds.add(d.kind)
+    return tuple(d for d in dtypes if d in chosen)
 
 
-def kernel_dtype_shape_cases(names: Iterable[str], shapes: list[Any]) -> list[Any]:
-    """pytest params (name, dtype, shape) for every kernel in `names` x every dtype its spec
-    accepts x the shapes: all of them for the dtypes of EVERY_SHAPE, the first and last for others."""
-    return [pytest.param(n, d, s, id=f"{n}-{d.name}-{s}") for n in names for d in accepted_dtypes(n)
-            for s in (shapes if d in EVERY_SHAPE else (shapes[0], shapes[-1]))]
+#: where accumulating in few bits goes wrong (sums, norms, running sums)
+HALF_FLOATS = (tp.float16, tp.bfloat16)
+
+
+def kernel_dtype_cases(names: Iterable[str], input_name: str | None = None, *,
+                       every_dtype: bool = False, also: Iterable[DType] = ()) -> list[Any]:
+    """pytest params (name, dtype) for every kernel in `names` x one dtype per kind its spec
+    accepts and those of `also` (`per_kind`), or every dtype it accepts if `every_dtype`."""
+    also = tuple(also)
+    pick = (lambda ds: ds) if every_dtype else (lambda ds: per_kind(ds, also))
+    return [pytest.param(n, d, id=f"{n}-{d.name}") for n in names
+            for d in pick(accepted_dtypes(n, input_name))]
+
+
+def kit_cases(name: str, dtype: DType) -> list[Case]:
+    """The conformance kit's cases of kernel `name` whose first input is of `dtype`."""
+    spec = get_kernel_spec(name)
+    reference = get_reference(name)
+    assert reference is not None and reference.compute is not None, f"the kit has no reference for {name}"
+    return [c for c in reference.cases(spec) if c.inputs and c.inputs[0].dtype == dtype.numpy]
+
+
+def kit_values(name: str, *inputs: np.ndarray, **attrs: Any) -> np.ndarray:
+    """The kit's reference values of kernel `name` on host `inputs` (floats taken in float64
+    and complex numbers in complex128 where the reference says so) and `attrs`."""
+    spec = get_kernel_spec(name)
+    reference = get_reference(name)
+    assert reference is not None and reference.compute is not None, f"the kit has no reference for {name}"
+    wide = [a.astype(np.float64) if reference.upcast and is_floating_numpy(a.dtype) else
+            a.astype(np.complex128) if reference.upcast and a.dtype.kind == "c" else a for a in inputs]
+    with np.errstate(all="ignore"):
+        return np.asarray(reference.compute(*wide, **spec.normalize_attrs(attrs)))
+
+
+def check_with_kit(name: str, dtype: DType) -> int:
+    """Run kernel `name` on the active backend on each of the kit's cases of `dtype` (`run`:
+    the spec's shapes and dtypes, inputs untouched) and compare with the kit's reference
+    values, within its tolerances; return how many cases ran."""
+    spec = get_kernel_spec(name)
+    reference = get_reference(name)
+    assert reference is not None
+    cases = kit_cases(name, dtype)
+    assert cases, f"the kit has no case of {name} for {dtype.name}"
+    for case in cases:
+        got = run(name, dict(zip(spec.inputs, case.inputs)), case.attrs)
+        with np.errstate(all="ignore"):
+            want = kit_values(name, *case.inputs, **case.attrs).astype(got.dtype)
+        problem = compare_values(got, want, from_numpy_dtype(got.dtype), reference.rtol, reference.atol)
+        assert problem is None, f"{name} on {case.describe(spec)}: {problem}"
+    return len(cases)
 
 
 def sample(shape: tuple[int, ...], dtype: DType, low: float = -3, high: float = 3,

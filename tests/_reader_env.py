@@ -120,10 +120,9 @@ exec(epilogue, namespace)
 '''
 
 
-def run_blocks(python: Path, page: Path, cwd: Path, epilogue: str = "",
-               timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run_blocks(python: Path, page: Path, cwd: Path, epilogue: str = "") -> subprocess.CompletedProcess[str]:
     """Run the page's python blocks with `python` in `cwd`, then `epilogue` in their namespace."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("TENSORPLUG_", "PYTHON", "VIRTUAL_ENV"))}
     return subprocess.run([str(python), "-c", RUNNER, str(page), epilogue], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,19 +18,32 @@ from tensorplug.runtime import current
 from tensorplug.testing.isolation import isolated_registries
 
 # jax compiles every kernel for every new shape, dtype and attribute (~50 ms each on a small
-# machine): its persistent compilation cache lets the test processes of one run (xdist workers,
-# the conformance kit's subprocess) share what one of them compiled. The first process of the
-# run (the xdist controller, or the only one) makes a temporary folder for it, before any
-# worker starts and before jax is imported (they inherit the variables), and removes it when
-# the run ends. Results do not depend on it.
-_JAX_CACHE_OWNER = "TP_TESTS_JAX_CACHE_OWNER"  # the pid of the process that removes it
+# machine): its persistent compilation cache keeps what one run compiled for the next, and lets
+# the processes of one run (xdist workers, the conformance kit's subprocess, which inherit the
+# variables) share it. It lives in the virtual environment that runs the tests (`make test`:
+# .venv/jax-cache, removed with .venv by `make clean`); outside a virtual environment, in a
+# temporary folder for this run, removed when it ends. Results do not depend on it: jax keys
+# each entry by the computation, the jax version and the compile options.
+_JAX_CACHE_OWNER = "TP_TESTS_JAX_CACHE_OWNER"  # the pid of the process that removes a temporary one
+
+
+def jax_cache_dir(prefix: str = sys.prefix, base_prefix: str = sys.base_prefix) -> Path | None:
+    """The kept cache folder (in the running virtual environment), or None outside one."""
+    if prefix == base_prefix or not os.access(prefix, os.W_OK):
+        return None
+    return Path(prefix) / "jax-cache"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if "JAX_COMPILATION_CACHE_DIR" in os.environ:
         return  # set by the user, or by the process that started this one
-    os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="tensorplug-tests-jax-cache-")
-    os.environ[_JAX_CACHE_OWNER] = str(os.getpid())
+    kept = jax_cache_dir()
+    if kept is not None:
+        kept.mkdir(exist_ok=True)
+        os.environ["JAX_COMPILATION_CACHE_DIR"] = str(kept)
+    else:
+        os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="tensorplug-tests-jax-cache-")
+        os.environ[_JAX_CACHE_OWNER] = str(os.getpid())
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 
@@ -69,14 +83,27 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     return None
 
 
+def _on_jax(item: pytest.Item) -> bool:
+    """Whether a test needs jax: marked so, in a test_jax_* module, run on the jax backend
+    (a parameter naming it: the `tp_backend` of PER_BACKEND_MODULES, `backend`, `load_on`...),
+    or in a module that holds jax itself (as its reference: tests/_jax_reference.py)."""
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    return (item.get_closest_marker("jax") is not None or item.path.name.startswith("test_jax_")
+            or any(isinstance(v, str) and v == "jax" for v in params.values())
+            or getattr(getattr(item, "module", None), "jax", None) is not None)
+
+
+@pytest.hookimpl(tryfirst=True)  # (before -m selects by marker)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    if not JAX_ABSENT:
-        return
+    """Every test that needs jax carries the `jax` marker (`make test-quick` leaves them out
+    with -m "not slow and not jax"); where jax is absent, each is skipped, saying why."""
     skip = pytest.mark.skip(reason=JAX_ABSENT)
     for item in items:
-        params = item.callspec.params if hasattr(item, "callspec") else {}
-        if item.get_closest_marker("jax") or "jax" in (params.get("tp_backend"), params.get("backend")):
-            item.add_marker(skip)
+        if _on_jax(item):
+            if item.get_closest_marker("jax") is None:
+                item.add_marker(pytest.mark.jax)
+            if JAX_ABSENT:
+                item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

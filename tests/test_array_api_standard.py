@@ -1,5 +1,5 @@
-"""The Python Array API standard's own test suite (data-apis/array-api-tests, kept beside the
-project in ../shared/array-api-tests with its offline runner) against `tensorplug` on each
+"""The Python Array API standard's own test suite (data-apis/array-api-tests, vendored with the
+spec it reads and its offline runner in third_party/array-api-tests) against `tensorplug` on each
 first-party backend: every one of its tests passes, but those named in
 tests/array_api_xfails.txt, each under a comment saying why, which must fail (strict xfails: one
 that passes fails the run, so that the list shrinks as tensorplug grows), and those named in
@@ -19,10 +19,19 @@ import pytest
 from _jax_absent import FIRST_PARTY_BACKENDS
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = Path(os.environ.get("TENSORPLUG_ARRAY_API_TESTS", ROOT.parent / "shared" / "array-api-tests"))
+SUITE = Path(os.environ.get("TENSORPLUG_ARRAY_API_TESTS", ROOT / "third_party" / "array-api-tests"))
 XFAILS = Path(__file__).with_name("array_api_xfails.txt")
 SKIPS = Path(__file__).with_name("array_api_skips.txt")
 EXAMPLES = {"numpy": "25", "jax": "10"}
+
+
+def test_the_suite_and_the_spec_it_reads_are_in_the_repository_with_their_licenses():
+    """A fresh clone runs the suite offline: nothing is read from outside the repository."""
+    vendored = ROOT / "third_party" / "array-api-tests"
+    assert (vendored / "run.sh").is_file() and (vendored / "suite" / "array_api_tests").is_dir()
+    for license_file in ("suite/LICENSE", "suite/array-api/LICENSE"):
+        assert (vendored / license_file).read_text().startswith("MIT License"), license_file
+    assert (vendored / "suite" / "array-api" / "spec" / "2025.12").is_dir()
 
 
 @pytest.mark.parametrize("listing", [XFAILS, SKIPS], ids=["xfails", "skips"])
@@ -39,6 +48,7 @@ def test_every_xfail_says_why_and_names_a_test(listing):
         assert reason is not None, f"{line} has no '# why' comment above it"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", FIRST_PARTY_BACKENDS)
 def test_the_array_api_suite_passes(backend, tmp_path):
     runner = SUITE / "run.sh"
@@ -46,11 +56,12 @@ def test_the_array_api_suite_passes(backend, tmp_path):
                               "TENSORPLUG_ARRAY_API_TESTS to its folder (the one holding run.sh)")
     env = {**os.environ, "TENSORPLUG_BACKEND": backend, "AAT_JOBS": "1",
            "AAT_MAX_EXAMPLES": os.environ.get("TENSORPLUG_AAT_EXAMPLES", EXAMPLES.get(backend, "10")),
-           "AAT_OUT": str(tmp_path), "TMPDIR": str(tmp_path), "AAT_TIMEOUT_S": "900"}
+           "AAT_OUT": str(tmp_path), "TMPDIR": str(tmp_path),
+           "AAT_TIMEOUT_S": "0"}  # (no wall-clock limit: a busy machine is no failure)
     done = subprocess.run(["bash", str(runner), "tensorplug", sys.executable, "--",
                            f"--xfails-file={XFAILS}", f"--skips-file={SKIPS}", "-o", "xfail_strict=true",
                            "array_api_tests/"],
-                          env=env, capture_output=True, text=True, timeout=1200)
+                          env=env, capture_output=True, text=True)
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     failures = [line for line in done.stdout.splitlines() if "FAIL" in line]
     assert done.returncode == 0 and last.endswith(" 0 failed"), (

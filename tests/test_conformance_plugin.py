@@ -18,10 +18,11 @@ from tensorplug.testing.selection import SelectionError, load_selection, split_p
 
 def pytest_run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True)
 
 
 # -- the plugin in a pytest run --------------------------------------------------------------
+@pytest.mark.slow
 def test_inactive_unless_asked(tmp_path):
     (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert True\n")
     run = pytest_run("-q", cwd=tmp_path)
@@ -34,6 +35,7 @@ def test_inactive_unless_asked(tmp_path):
         assert option in helped.stdout
 
 
+@pytest.mark.slow
 def test_asked_without_the_suite(tmp_path):
     (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert True\n")
     run = pytest_run("-q", "--tensorplug-backend", "numpy", cwd=tmp_path)
@@ -42,6 +44,7 @@ def test_asked_without_the_suite(tmp_path):
            "--tensorplug-backend numpy" in run.stdout
 
 
+@pytest.mark.slow
 def test_the_suite_needs_a_backend(tmp_path):
     run = pytest_run("--pyargs", "tensorplug.testing.conformance", "-q", cwd=tmp_path)
     assert run.returncode != 0
@@ -49,6 +52,7 @@ def test_the_suite_needs_a_backend(tmp_path):
                      r"\(installed backends: \[[^]]*'numpy'", run.stdout), run.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_an_unknown_backend_is_a_usage_error(tmp_path):
     run = run_kit("nope", cwd=tmp_path)
     assert run.returncode == 4
@@ -56,6 +60,7 @@ def test_an_unknown_backend_is_a_usage_error(tmp_path):
                      r"\[[^]]*'numpy'", run.stderr), run.stderr
 
 
+@pytest.mark.slow
 def test_a_bad_settings_table_is_a_usage_error(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.tensorplug.conformance]\nexlcude = ["Exp"]\n')
     run = run_kit("numpy", cwd=tmp_path)
@@ -64,6 +69,7 @@ def test_a_bad_settings_table_is_a_usage_error(tmp_path):
            "and 'exclude'" in run.stderr
 
 
+@pytest.mark.slow
 def test_header_filters_and_gradient_order(tmp_path):
     run = run_kit("numpy", "--tensorplug-include", "Sin,Cos", "--tensorplug-exclude", "Cos",
                   "--tensorplug-gradient-order", "1", "-vv", cwd=tmp_path)
@@ -190,6 +196,7 @@ def test_user_property_round_trip():
     assert parse_property("garbage") is None
 
 
+@pytest.mark.slow
 def test_a_backend_that_fails_to_start(tmp_path):
     from _toy_dist import make_dist
 

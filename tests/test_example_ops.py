@@ -231,8 +231,7 @@ def test_the_ops_and_gradients_agree_on_every_installed_backend():
 
 def _subprocess(code: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORPLUG_")}
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
 
 
 def test_the_plugin_never_imports_jax_itself():

@@ -76,6 +76,7 @@ def test_jvp_of_random_compositions_is_jaxs(seed):
     close(tangent, want_tangent)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_jacobians_and_hessians_of_random_compositions_are_jaxs(seed):
     f, fj = _composition(seed)
@@ -123,6 +124,7 @@ def test_jacobians_and_hessians_with_aux_are_jaxs():
     with pytest.raises(tp.ArgumentError, match="has_aux"):
         tp.jacrev(f, has_aux="yes")
 
+@pytest.mark.slow
 def test_jacobians_of_tree_outputs_and_hessians_of_trees_are_jaxs():
     """Outputs in tuples and dicts give Jacobians in a tree like them (each leaf's Jacobian a
     tree like the arguments); so hessian takes trees and tuples of argnums, as in JAX."""

@@ -164,11 +164,13 @@ def _disagreements(cases):
     return failures
 
 
+@pytest.mark.slow
 def test_complex_gradients_agree_with_jax_grad():
     failures = _disagreements(CASES)
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.slow
 def test_complex_second_derivatives_agree_with_jax():
     def first(f, w, lib, grad):  # a real-valued function of the gradient of f
         def g(z):

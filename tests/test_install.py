@@ -68,6 +68,6 @@ def test_console_script_without_demo_extras(installed: Path, tmp_path: Path) -> 
     script = installed.parent / ("tensorplug.exe" if os.name == "nt" else "tensorplug")
     assert "demo" in _run([str(script)], cwd=tmp_path).stdout
     proc = subprocess.run([str(script), "demo"], cwd=tmp_path, env=clean_env(), capture_output=True,
-                          text=True, timeout=120)
+                          text=True)
     assert proc.returncode != 0
     assert "pip install 'tensorplug-core[demo]'" in proc.stderr

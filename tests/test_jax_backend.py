@@ -23,7 +23,7 @@ def _python(code: str, **env_extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TENSORPLUG_", "JAX_", "XLA_"))}
     env.update(env_extra)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
-                          text=True, timeout=300)
+                          text=True)
 
 
 @pytest.fixture

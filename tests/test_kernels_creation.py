@@ -7,14 +7,19 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from _kernel_helpers import FLOATS, assert_values, holds, raises_for, run
+from _kernel_helpers import FLOATS, assert_values, holds, per_kind, raises_for, run
 
+#: Fill and Range convert Python numbers to every dtype (ranges, fits, rounding, a float range's
+#: length): every dtype; Eye and the edge shapes: one dtype per kind
 ALL = pytest.mark.parametrize("dtype", tp.dtypes.ALL_DTYPES, ids=lambda d: d.name)
+PER_KIND = pytest.mark.parametrize("dtype", per_kind(tp.dtypes.ALL_DTYPES), ids=lambda d: d.name)
+FILL_SHAPES = [(), (0,), (1,), (2, 3), (2, 0, 1)]
 
 
 @pytest.mark.parametrize("value", [0, 1, -3, 2.5, True, False])
-@pytest.mark.parametrize("shape", [(), (0,), (1,), (2, 3), (2, 0, 1)], ids=str)
-@ALL
+@pytest.mark.parametrize(("dtype", "shape"), [
+    pytest.param(d, s, id=f"{d.name}-{s}") for d in tp.dtypes.ALL_DTYPES
+    for s in (FILL_SHAPES if d in per_kind(tp.dtypes.ALL_DTYPES) else [(2, 3)])])
 def test_fill(dtype, shape, value):
     if not holds(dtype, value):
         raises_for("Fill", tp.DTypeError, {}, {"shape": shape, "value": value, "dtype": dtype},
@@ -80,7 +85,7 @@ def test_range_refuses_a_zero_step():
 
 @pytest.mark.parametrize(("n", "m", "k"), [(3, 3, 0), (2, 4, 1), (4, 2, -1), (3, 3, 5), (0, 3, 0), (1, 1, 0)],
                          ids=str)
-@ALL
+@PER_KIND
 def test_eye(dtype, n, m, k):
     got = run("Eye", {}, {"n_rows": n, "n_cols": m, "k": k, "dtype": dtype})
     assert_values(got, np.eye(n, m, k), dtype)

@@ -17,7 +17,7 @@ def planned_installs(version: str, tmp_path: Path) -> str:
     fake.write_text(f"#!/bin/sh\necho {version}\n")
     fake.chmod(0o755)
     run = subprocess.run(["make", "-n", "-C", str(ROOT), "test", f"PYTHON={fake}",
-                          f"VENV={tmp_path / 'venv'}"], capture_output=True, text=True, timeout=60)
+                          f"VENV={tmp_path / 'venv'}"], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     return "\n".join(line for line in run.stdout.splitlines() if " install " in line)
 
@@ -27,3 +27,14 @@ def test_make_test_installs_the_jax_backend_only_where_jax_runs(version, with_ja
     installs = planned_installs(version, tmp_path)
     assert "./plugins/cpu_numpy" in installs and "./plugins/example_ops" in installs, installs
     assert ("./plugins/jax_backend" in installs) is with_jax, installs
+
+
+def test_make_test_lists_the_slowest_tests_and_test_quick_leaves_out_slow_and_jax(tmp_path):
+    def pytest_line(target: str) -> str:
+        run = subprocess.run(["make", "-n", "-C", str(ROOT), target, f"VENV={tmp_path / 'venv'}"],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        return next(line for line in run.stdout.splitlines() if " -m pytest " in line)
+
+    assert "--durations=20" in pytest_line("test")
+    assert "-m \"not slow and not jax\"" in pytest_line("test-quick")

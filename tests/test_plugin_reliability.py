@@ -120,7 +120,7 @@ def _subprocess(args: list[str], pythonpath: str, **env_extra: str) -> subproces
     env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORPLUG_")}
     env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
     env.update(env_extra)
-    return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True)
 
 
 # -- each broken plugin alone ----------------------------------------------------------------

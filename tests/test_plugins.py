@@ -501,7 +501,7 @@ def _run(code: str, env_extra: dict[str, str] | None = None,
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True)
 
 
 def test_import_tensorplug_imports_no_plugin_module_and_first_use_does(tmp_path):
