@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as valid
-from ..errors import DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
+from ..errors import ArgumentError, DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
 from ..specs._rules import broadcast_shapes, fill_number, normalize_axes, normalize_axis
 from ..specs.manipulation import (
     broadcast_target,
@@ -233,7 +233,10 @@ def pad(x: Any, /, pad_width: Any, mode: str = "constant",
     or one pair per axis (numpy's forms)."""
     x = asarray(x)
     pairs = _pad_pairs(pad_width, x.ndim)
-    if not (isinstance(mode, str) and mode == "constant"):
+    if not isinstance(mode, str):
+        raise ArgumentError("pad: mode must be 'constant', 'reflect' or 'symmetric', got "
+                            f"{valid.shown(mode)}.")
+    if mode != "constant":
         return mirror_pad(x, pairs, mode)
     padded_shape(x.shape, pairs, "pad")  # the spec's rule: refuses negative widths
     if not any(lo or hi for lo, hi in pairs):

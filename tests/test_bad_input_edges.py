@@ -1,0 +1,97 @@
+"""Bad input the fuzz of the public API found (issue 37): each case gives a tensorplug error that
+is also the built-in a user would catch, naming the op (or kernel) and the argument, on each
+first-party backend: arrays where a str or a flag belongs, Python ints past any float, malformed
+run_kernel inputs and attrs, direct constructors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from tensorplug import nn
+
+BACKENDS = ("numpy", "jax")
+HUGE = 10**400  # past the largest float
+
+
+def _x() -> tp.Tensor:
+    return tp.asarray([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]])
+
+
+Errors = tuple[type[Exception], ...]
+HUGE_ERROR = r"is an int of 1329 bits, past the largest float"
+# (label, call, error types, message pattern)
+CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
+    # direct constructors
+    ("DType(bogus kind)", lambda: tp.DType("bogus", "bogus", None), (tp.ArgumentError, TypeError),
+     r"DType: name must be a str, kind one of 'bool', .*got name='bogus', kind='bogus'"),
+    ("DType(bad numpy dtype)", lambda: tp.DType("x", "float", "bogus"), (tp.DTypeError, TypeError),
+     r"DType 'x': numpy_dtype must be a numpy dtype"),
+    ("Tensor()", lambda: tp.Tensor([1.0]), (tp.ArgumentError, TypeError),
+     r"tp.Tensor\(\) is not a constructor. Tensors are made by ops: use tp.asarray"),
+    # an array where a str or a flag belongs (compared in a Python `if`)
+    ("pad(mode=array)", lambda: tp.pad(_x(), 1, mode=np.array([1, 2])), (tp.ArgumentError, TypeError),
+     r"pad: mode must be 'constant', 'reflect' or 'symmetric', got a ndarray of shape \(2,\)"),
+    ("cumulative_sum(include_initial=array)",
+     lambda: tp.cumulative_sum(_x(), axis=1, include_initial=np.array([1, 0])), (tp.ArgumentError,),
+     r"cumulative_sum: include_initial must be True or False, got a ndarray"),
+    ("cumulative_prod(include_initial=array)",
+     lambda: tp.cumulative_prod(_x(), axis=1, include_initial=np.array([1, 0])), (tp.ArgumentError,),
+     r"cumulative_prod: include_initial must be True or False, got a ndarray"),
+    ("fused_matmul(activation=array)",
+     lambda: nn.fused_matmul(_x(), tp.ones((3, 2)), activation=np.array([1, 0])), (tp.ArgumentError,),
+     r"fused_matmul: activation must be a str, one of 'linear', .*got a ndarray"),
+    # Python ints past any float
+    ("clip(min=huge)", lambda: tp.clip(_x(), HUGE), (tp.ShapeError, ValueError), "clip: min " + HUGE_ERROR),
+    ("clip(max=-huge)", lambda: tp.clip(_x(), None, -HUGE), (tp.ShapeError,), "clip: max " + HUGE_ERROR),
+    ("arange(huge)", lambda: tp.arange(HUGE), (tp.ShapeError,), "arange: stop " + HUGE_ERROR),
+    ("arange(step=huge)", lambda: tp.arange(0.5, 3, HUGE), (tp.ShapeError,), "arange: step " + HUGE_ERROR),
+    ("elu(alpha=huge)", lambda: nn.elu(_x(), HUGE), (tp.ShapeError,), "elu: alpha " + HUGE_ERROR),
+    ("leaky_relu(huge)", lambda: nn.leaky_relu(_x(), HUGE), (tp.ShapeError,),
+     "leaky_relu: negative_slope " + HUGE_ERROR),
+    ("dropout(rate=huge)", lambda: nn.dropout(_x(), HUGE, seed=1), (tp.ShapeError,),
+     "dropout: rate " + HUGE_ERROR),
+    ("one_hot(on_value=huge)", lambda: nn.one_hot(tp.asarray([0, 1]), 3, on_value=HUGE), (tp.ShapeError,),
+     "one_hot: on_value " + HUGE_ERROR),
+    ("random.normal(mean=huge)", lambda: tp.random.normal((2,), seed=1, mean=HUGE), (tp.ShapeError,),
+     "normal: mean " + HUGE_ERROR),
+    ("random.uniform(low=huge)", lambda: tp.random.uniform((2,), seed=1, low=HUGE), (tp.ShapeError,),
+     "uniform: low " + HUGE_ERROR),
+    ("layer_norm(epsilon=huge)", lambda: nn.layer_norm(_x(), epsilon=HUGE), (tp.ShapeError,),
+     "layer_norm: epsilon " + HUGE_ERROR),
+    ("local_response_normalization(bias=huge)",
+     lambda: nn.local_response_normalization(tp.ones((1, 2, 2, 3)), bias=HUGE), (tp.ShapeError,),
+     "local_response_normalization: bias " + HUGE_ERROR),
+    ("batch_norm_train(momentum=huge)",
+     lambda: nn.batch_norm_train(_x(), tp.zeros(3), tp.ones(3), momentum=HUGE), (tp.ShapeError,),
+     "batch_norm_train: momentum " + HUGE_ERROR),
+    ("pad(constant_values=huge)", lambda: tp.pad(_x(), 1, constant_values=HUGE), (tp.ShapeError,),
+     "pad: constant_values " + HUGE_ERROR),
+    # run_kernel's inputs and attrs
+    ("run_kernel(inputs=None)", lambda: tp.run_kernel("Exp", None, {}), (tp.ArgumentError, TypeError),
+     r"run_kernel\('Exp'\): inputs must be a dict of its input names \['x'\] to tensors, or a list .*"
+     "got NoneType"),
+    ("run_kernel(variadic input not a list)", lambda: tp.run_kernel("AddN", {"xs": 3}), (tp.ArgumentError,),
+     r"run_kernel\('AddN'\): input 'xs' takes a list of tensors, got int"),
+    ("run_kernel(attrs=list)", lambda: tp.run_kernel("Sum", {"x": _x()}, [("axis", 0)]),
+     (tp.ArgumentError, TypeError),
+     r"kernel 'Sum': attrs must be a dict of attribute names to values \(or None\), got list; its attributes "
+     r"are \['axis', 'keepdims'\]"),
+    ("run_kernel(attrs with mixed keys)", lambda: tp.run_kernel("Sum", {"x": _x()}, {1: 0, "b": 1}),
+     (tp.ShapeError,), r"kernel 'Sum' has no attribute\(s\) \['b', 1\]"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("label", "call", "errors", "match"), CASES, ids=[c[0] for c in CASES])
+def test_bad_argument_is_a_clear_error(label: str, call: Callable[[], Any], errors: Errors, match: str,
+                                       backend: str) -> None:
+    if backend == "jax":
+        pytest.importorskip("jax")
+    with tp.backend_scope(backend), pytest.raises(errors[0], match=match) as info:
+        call()
+    assert all(isinstance(info.value, e) for e in errors)
