@@ -95,3 +95,16 @@ def test_bad_argument_is_a_clear_error(label: str, call: Callable[[], Any], erro
     with tp.backend_scope(backend), pytest.raises(errors[0], match=match) as info:
         call()
     assert all(isinstance(info.value, e) for e in errors)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("counts", [np.array([2, 0], np.uint64), np.uint64(3)], ids=["array", "scalar"])
+def test_repeat_takes_unsigned_counts(backend: str, counts: Any) -> None:
+    """uint64 repeats (numpy will not cast them to its int64 counts itself), as a tensor too."""
+    if backend == "jax":
+        pytest.importorskip("jax")
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    want = np.repeat(x, np.asarray(counts).astype(np.int64), axis=0)
+    with tp.backend_scope(backend):
+        for given in (counts, tp.asarray(counts)):
+            np.testing.assert_array_equal(tp.repeat(tp.asarray(x), given, axis=0).numpy(), want)

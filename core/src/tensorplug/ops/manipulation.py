@@ -289,7 +289,8 @@ def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
     total = sum(counts.tolist())  # (Python ints: no overflow)
     valid.checked_size(shape[:a] + (total,) + shape[a + 1:], x._backend, "repeat")
     try:
-        indices = np.repeat(np.arange(shape[a], dtype=np.int64), counts)
+        # (each count fits: their total does; numpy will not cast uint64 counts itself)
+        indices = np.repeat(np.arange(shape[a], dtype=np.int64), counts.astype(np.int64))
     except MemoryError:
         raise OutOfMemoryError(f"repeat: the {total} indices of the result along axis {a} do not fit "
                                "in memory; repeat fewer times.") from None
