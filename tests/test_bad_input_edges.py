@@ -71,6 +71,20 @@ CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
      "batch_norm_train: momentum " + HUGE_ERROR),
     ("pad(constant_values=huge)", lambda: tp.pad(_x(), 1, constant_values=HUGE), (tp.ShapeError,),
      "pad: constant_values " + HUGE_ERROR),
+    # edges: a filter of no elements (it gave zeros larger than the input), negative sizes
+    ("conv(zero-sized filter)", lambda: nn.conv(tp.ones((1, 6, 3, 3)), tp.ones((0, 3, 3, 4))),
+     (tp.ShapeError,), r"conv: the filter \(shape \(0, 3, 3, 4\)\) has size 0 along spatial dim 0; a filter"),
+    ("run_kernel(Conv2D, zero-sized filter)",
+     lambda: tp.run_kernel("Conv2D", [tp.ones((1, 6, 3, 3)), tp.ones((2, 0, 3, 4))],
+                           {"strides": (1, 1), "padding": ((0, 0), (0, 0)), "dilations": (1, 1)}),
+     (tp.ShapeError,),
+     r"Kernel 'Conv2D' .*the filter \(shape \(2, 0, 3, 4\)\) has size 0 along spatial dim 1"),
+    ("max_pool(strides=-1)", lambda: nn.max_pool(tp.ones((1, 4, 4, 1)), 2, strides=-1), (tp.ShapeError,),
+     r"max_pool: strides must be >= 1 on every axis, got -1\."),
+    ("max_pool(strides=0)", lambda: nn.max_pool(tp.ones((1, 4, 4, 1)), 2, strides=0), (tp.ShapeError,),
+     r"max_pool: strides must be >= 1 on every axis, got 0\."),
+    ("avg_pool(window_shape=(2, -1))", lambda: nn.avg_pool(tp.ones((1, 4, 4, 1)), (2, -1)), (tp.ShapeError,),
+     r"avg_pool: window_shape must be >= 1 on every axis, got \(2, -1\)\."),
     # run_kernel's inputs and attrs
     ("run_kernel(inputs=None)", lambda: tp.run_kernel("Exp", None, {}), (tp.ArgumentError, TypeError),
      r"run_kernel\('Exp'\): inputs must be a dict of its input names \['x'\] to tensors, or a list .*"
