@@ -35,6 +35,7 @@ HIERARCHY = {
     "ImmutableTensorError": TypeError,
     "CheckpointError": ValueError,
     "CheckpointNotFoundError": FileNotFoundError,
+    "CheckpointFileError": OSError,
     "MissingDependencyError": ImportError,
 }
 

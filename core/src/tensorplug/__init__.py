@@ -59,6 +59,7 @@ from .errors import (
     AutodiffError,
     BackendNotFoundError,
     CheckpointError,
+    CheckpointFileError,
     CheckpointNotFoundError,
     DeviceError,
     DLPackError,
@@ -127,7 +128,8 @@ __all__ = [
     "NonFiniteError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
     "DLPackError", "ImmutableTensorError",
-    "save", "load", "CheckpointError", "CheckpointNotFoundError", "MissingDependencyError",
+    "save", "load", "CheckpointError", "CheckpointNotFoundError", "CheckpointFileError",
+    "MissingDependencyError",
 ]
 __all__ += ops.__all__
 __all__ += ["losses"]
