@@ -122,3 +122,12 @@ def test_repeat_takes_unsigned_counts(backend: str, counts: Any) -> None:
     with tp.backend_scope(backend):
         for given in (counts, tp.asarray(counts)):
             np.testing.assert_array_equal(tp.repeat(tp.asarray(x), given, axis=0).numpy(), want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_crop_and_resize_names_an_image_of_the_wrong_rank(backend: str) -> None:
+    """(an IndexError from reading the batch size of a 0-d image, before the fuzz found it)"""
+    if backend == "jax":
+        pytest.importorskip("jax")
+    with tp.backend_scope(backend), pytest.raises(tp.ShapeError, match=r"crop_and_resize: image .*4"):
+        tp.image.crop_and_resize(2.0, tp.zeros((1, 4)), tp.asarray(np.array([0], np.int64)), (2, 2))
