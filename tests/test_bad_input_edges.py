@@ -85,6 +85,18 @@ CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
      r"max_pool: strides must be >= 1 on every axis, got 0\."),
     ("avg_pool(window_shape=(2, -1))", lambda: nn.avg_pool(tp.ones((1, 4, 4, 1)), (2, -1)), (tp.ShapeError,),
      r"avg_pool: window_shape must be >= 1 on every axis, got \(2, -1\)\."),
+    # found by the long fuzz
+    ("clip(min=ragged list)", lambda: tp.clip(_x(), min=[[1], [2, 3]]), (tp.DTypeError,),
+     r"asarray: cannot convert list: .*inhomogeneous"),
+    ("fft.fftfreq(huge)", lambda: tp.fft.fftfreq(HUGE), (tp.ShapeError,), r"fftfreq: shape .* past backend"),
+    ("fft.rfftfreq(2**62)", lambda: tp.fft.rfftfreq(2**62), (tp.ShapeError,),
+     r"rfftfreq: shape .* past backend"),
+    ("linalg.matrix_norm(ord=array)", lambda: tp.linalg.matrix_norm(tp.ones((2, 2)), ord=np.zeros((2, 3))),
+     (tp.ArgumentError,), r"matrix_norm: ord must be one of 'fro', 'nuc', .*got a ndarray of shape \(2, 3\)"),
+    ("linalg.vector_norm(ord=huge)", lambda: tp.linalg.vector_norm(_x(), ord=HUGE), (tp.ShapeError,),
+     "vector_norm: ord " + HUGE_ERROR),
+    ("linearize(f, function)", lambda: tp.linearize(lambda a: tp.sum(a * a), print), (tp.DTypeError,),
+     r"asarray: cannot convert <built-in function print>"),
     # run_kernel's inputs and attrs
     ("run_kernel(inputs=None)", lambda: tp.run_kernel("Exp", None, {}), (tp.ArgumentError, TypeError),
      r"run_kernel\('Exp'\): inputs must be a dict of its input names \['x'\] to tensors, or a list .*"

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import numpy as np
-
 from .. import _validate as valid
 from ..dtypes import DType, bool_
 from ..errors import DTypeError
@@ -330,7 +328,7 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         return _CLIP((x,), {"min": _clip_bound(min, x._dtype, "min"),
                             "max": _clip_bound(max, x._dtype, "max")})
     bounds = [b for b in (min, max) if b is not None and not isinstance(b, scalar)]
-    broadcast_shapes(x.shape, *(tuple(np.shape(b)) for b in bounds), op="clip")  # (named clip's)
+    broadcast_shapes(x.shape, *(asarray(b).shape for b in bounds), op="clip")  # (named clip's)
     out = x
     if min is not None:
         out = maximum(out, min)
