@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ._validate import shown
 from .dtypes import DType
 from .errors import ArgumentError, DTypeError, RegistrationError, ShapeError
 
@@ -130,9 +131,9 @@ class KernelSpec:
                     value = a.validate(value)
                 except (ShapeError, DTypeError):
                     raise
-                except (TypeError, ValueError) as exc:
+                except (TypeError, ValueError, OverflowError) as exc:  # (an int past any float)
                     raise (DTypeError if isinstance(exc, TypeError) else ShapeError)(
-                        f"kernel '{self.name}': attribute '{a.name}'={value!r} is invalid: {exc}"
+                        f"kernel '{self.name}': attribute '{a.name}'={shown(value)} is invalid: {exc}"
                     ) from exc
             out[a.name] = value
         return out
