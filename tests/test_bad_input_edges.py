@@ -88,6 +88,8 @@ CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
     # found by the long fuzz
     ("clip(min=ragged list)", lambda: tp.clip(_x(), min=[[1], [2, 3]]), (tp.DTypeError,),
      r"asarray: cannot convert list: .*inhomogeneous"),
+    ("pad(ragged pad_width)", lambda: tp.pad(2.0, [[1], [2, 3]]), (tp.DTypeError,),
+     r"pad: pad_width must hold ints, got \[\[1\], \[2, 3\]\]"),
     ("fft.fftfreq(huge)", lambda: tp.fft.fftfreq(HUGE), (tp.ShapeError,), r"fftfreq: shape .* past backend"),
     ("fft.rfftfreq(2**62)", lambda: tp.fft.rfftfreq(2**62), (tp.ShapeError,),
      r"rfftfreq: shape .* past backend"),

@@ -212,9 +212,12 @@ def moveaxis(x: Any, source: int | Shape, destination: int | Shape, /) -> Tensor
 
 
 def _pad_pairs(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
-    arr = np.asarray(pad_width)
+    try:
+        arr = np.asarray(pad_width.numpy() if isinstance(pad_width, Tensor) else pad_width)
+    except ValueError:  # a ragged nesting of sequences
+        arr = np.asarray(None)
     if arr.dtype.kind not in "iu" and arr.size:
-        raise DTypeError(f"pad: pad_width must hold ints, got {pad_width!r}.")
+        raise DTypeError(f"pad: pad_width must hold ints, got {valid.shown(pad_width)}.")
     arr = arr.astype(np.int64)
     pair = arr.ndim == 1 and arr.shape[0] in (1, 2)
     per_axis = arr.ndim == 2 and arr.shape[0] in (1, ndim) and arr.shape[1] in (1, 2)
