@@ -36,6 +36,7 @@ HIERARCHY = {
     "ImmutableTensorError": TypeError,
     "CheckpointError": ValueError,
     "CheckpointNotFoundError": FileNotFoundError,
+    "CheckpointFileError": OSError,
     "MissingDependencyError": ImportError,
 }
 

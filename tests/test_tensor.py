@@ -12,7 +12,7 @@ import tensorplug as tp
 
 
 def test_tensors_are_made_by_ops_not_by_the_constructor():
-    with pytest.raises(TypeError,
+    with pytest.raises(tp.ArgumentError,
                        match=r"Tensors are made by ops: use tp\.asarray\(data\), tp\.zeros\(shape\)"):
         tp.Tensor([1.0])
 

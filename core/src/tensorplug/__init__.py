@@ -56,6 +56,7 @@ from .errors import (
     AutodiffError,
     BackendNotFoundError,
     CheckpointError,
+    CheckpointFileError,
     CheckpointNotFoundError,
     CopyError,
     DeviceError,
@@ -126,7 +127,8 @@ __all__ = [
     "NonFiniteError", "KernelOutputError",
     "HyperparameterError", "StateError", "ArgumentError", "OutOfMemoryError",
     "DLPackError", "CopyError", "ImmutableTensorError",
-    "save", "load", "CheckpointError", "CheckpointNotFoundError", "MissingDependencyError",
+    "save", "load", "CheckpointError", "CheckpointNotFoundError", "CheckpointFileError",
+    "MissingDependencyError",
 ]
 __all__ += ops.__all__
 __all__ += ["losses"]

@@ -19,6 +19,8 @@ import numpy as np
 from .dtypes import DType, as_dtype
 from .errors import ArgumentError, DTypeError, ShapeError
 
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
 __all__ = ["backend_name", "function", "flag", "integer", "size", "shape", "number", "dtype", "checked_size",
            "new_shape", "op_prefix", "shown"]
 
@@ -106,8 +108,12 @@ def shape(value: Any, op: str, arg: str = "shape") -> tuple[int, ...]:
 
 def number(value: Any, op: str, arg: str) -> bool | int | float:
     """A real Python scalar from a bool, int or float, or a numpy scalar, 0-d array or 0-d
-    tensor holding one."""
+    tensor holding one. An int past the largest float (about 1.8e308) is a ShapeError: no dtype
+    holds it, and the ops' float conversions would overflow."""
     if isinstance(value, (bool, int, float)):
+        if isinstance(value, int) and not -_FLOAT_MAX <= value <= _FLOAT_MAX:
+            raise ShapeError(f"{op}: {arg} is an int of {value.bit_length()} bits, past the largest float "
+                             f"(about {_FLOAT_MAX:.1e}) and every dtype's range; pass a smaller number.")
         return value
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         item = value.item()

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import DTypeError
+from .errors import ArgumentError, DTypeError
 
 _ml_dtypes: Any
 try:  # bfloat16's numpy dtype (optional: core's dependencies stay numpy, pluggy, importlib-metadata, optree)
@@ -47,6 +47,11 @@ __all__ = [
 ]
 
 _KINDS = ("bool", "int", "uint", "float", "complex")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value) if isinstance(value, (str, int, float, type(None))) else type(value).__name__
+    return text if len(text) <= 40 else f"a {type(value).__name__}"
 
 
 class DType:
@@ -79,10 +84,18 @@ class DType:
     is_bool: bool
 
     def __init__(self, name: str, kind: str, numpy_dtype: Any, itemsize: int = 0) -> None:
-        assert kind in _KINDS, kind
+        if not isinstance(name, str) or kind not in _KINDS or type(itemsize) is not int or itemsize < 0:
+            raise ArgumentError(f"DType: name must be a str, kind one of {', '.join(map(repr, _KINDS))} and "
+                                f"itemsize an int >= 0; got name={_shown(name)}, kind={_shown(kind)}, "
+                                f"itemsize={_shown(itemsize)}. The dtypes are tp.float32, tp.int64, ... "
+                                "(tp.dtypes.as_dtype('float32') finds one by name).")
         self.name = name
         self.kind = kind
-        self.numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
+        try:
+            self.numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
+        except (TypeError, ValueError):
+            raise DTypeError(f"DType {name!r}: numpy_dtype must be a numpy dtype (or None), got "
+                             f"{_shown(numpy_dtype)}.") from None
         self.itemsize = self.numpy.itemsize if self.numpy is not None else itemsize
         # (attributes, not properties: autodiff and the ops read them on every call)
         self.is_floating = kind == "float"

@@ -42,9 +42,17 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
         raise ArgumentError(f"run_kernel: kernel_name must be a kernel's name (a str such as 'Add'), "
                             f"got {type(kernel_name).__name__}.")
     spec = get_kernel_spec(kernel_name)
+    if isinstance(inputs, (str, bytes)) or not isinstance(inputs, (Mapping, Sequence)):
+        raise ArgumentError(f"run_kernel('{kernel_name}'): inputs must be a dict of its input names "
+                            f"{list(spec.inputs)} to tensors, or a list of tensors in that order; got "
+                            f"{type(inputs).__name__}.")
     if isinstance(inputs, Mapping):
         if spec.variadic:
-            values = list(inputs.get(spec.inputs[0], ()))
+            given = inputs.get(spec.inputs[0], ())
+            if not isinstance(given, Sequence) or isinstance(given, (str, bytes)):
+                raise ArgumentError(f"run_kernel('{kernel_name}'): input '{spec.inputs[0]}' takes a list of "
+                                    f"tensors, got {type(given).__name__}.")
+            values = list(given)
             extra = set(inputs) - {spec.inputs[0]}
         else:
             missing = [n for n in spec.inputs if n not in inputs]

@@ -36,6 +36,7 @@ __all__ = [
     "VmapFallbackWarning",
     "CheckpointError",
     "CheckpointNotFoundError",
+    "CheckpointFileError",
     "MissingDependencyError",
 ]
 
@@ -186,6 +187,12 @@ class CheckpointError(TensorplugError, ValueError):
 
 class CheckpointNotFoundError(TensorplugError, FileNotFoundError):
     """``tp.load`` was given a path where there is no file."""
+
+
+class CheckpointFileError(CheckpointError, OSError):
+    """The file system refused ``tp.save`` or ``tp.load`` (a folder without write permission, a
+    file system that holds no files such as /proc, a path that is no regular file): the message
+    names the path and the cause."""
 
 
 class MissingDependencyError(TensorplugError, ImportError):

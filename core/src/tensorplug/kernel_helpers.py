@@ -7,8 +7,8 @@ values, and ``stable_argsort``, which orders a backend's array with the backend'
 argsort). Those that check raise tensorplug's errors naming the kernel, the backend and the
 fix. Also the elementwise kernel tables: which kernel names take one input, which two, and
 which are plain arithmetic, for a backend to fill with its own library's functions, and the
-few elementwise formulas where libraries miss the standard's special cases
-(``floor_divide_floats``, ``expm1_complex_parts``): those take the backend's array namespace
+few elementwise formulas where libraries miss the standard's special cases or differ from
+numpy (``floor_divide_floats``, ``expm1_complex_parts``): those take the backend's array namespace
 `xp` (numpy, jax.numpy) and compute with its functions only.
 """
 
@@ -257,11 +257,13 @@ def elementwise_functions(namespace: Any, **overrides: Callable[..., Any]) -> di
 
 # -- elementwise special cases ---------------------------------------------------------------------
 def floor_divide_floats(xp: Any, x: Any, y: Any) -> Any:
-    """floor(x / y) of real floats with the Array API's special cases: an infinite x over a
-    finite y is +-inf, a finite x over an infinite y and a zero x over a nonzero y are +-0, by
-    the signs, all as x / y (numpy and XLA give nan and -1 there, XLA +0 for -0 / 2); elsewhere
-    `xp`.floor_divide."""
-    return xp.where((xp.isinf(x) != xp.isinf(y)) | (x == 0), x / y, xp.floor_divide(x, y))
+    """floor(x / y) of real floats as numpy and Python define it (x // y pairs with x % y):
+    `xp`.floor_divide, whose infinite cases numpy, XLA and Python share (-1.5 // inf is -1.0,
+    inf // 2.0 is nan; the Array API lists the other choice, floor of the IEEE quotient, and
+    allows both), with a zero result signed as x / y, as numpy signs it (XLA signs -0 // 2 +0
+    and -1.5 // -2.0 -0)."""
+    q = xp.floor_divide(x, y)
+    return xp.where(q == 0, xp.copysign(xp.zeros_like(q), x / y), q)
 
 
 def expm1_complex_parts(xp: Any, z: Any) -> tuple[Any, Any]:

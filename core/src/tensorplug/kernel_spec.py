@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ._validate import shown
 from .dtypes import DType
-from .errors import DTypeError, RegistrationError, ShapeError
+from .errors import ArgumentError, DTypeError, RegistrationError, ShapeError
 
 __all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "describe"]
 
@@ -104,10 +105,15 @@ class KernelSpec:
         return {a.name: a.default for a in self.attrs}
 
     def normalize_attrs(self, attrs: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Fill defaults, refuse unknown or missing attributes, run each validator."""
+        """Fill defaults, refuse unknown or missing attributes, run each validator; an `attrs`
+        that is not a mapping of names is an ArgumentError naming the kernel."""
+        if attrs is not None and not isinstance(attrs, Mapping):
+            raise ArgumentError(f"kernel '{self.name}': attrs must be a dict of attribute names to values "
+                                f"(or None), got {type(attrs).__name__}; its attributes are "
+                                f"{sorted(a.name for a in self.attrs) or 'none'}.")
         attrs = dict(attrs or {})
         known = {a.name for a in self.attrs}
-        unknown = sorted(set(attrs) - known)
+        unknown = sorted(set(attrs) - known, key=repr)
         if unknown:
             raise ShapeError(
                 f"kernel '{self.name}' has no attribute(s) {unknown}; its attributes are "
@@ -130,9 +136,9 @@ class KernelSpec:
                     value = a.validate(value)
                 except (ShapeError, DTypeError):
                     raise
-                except (TypeError, ValueError) as exc:
+                except (TypeError, ValueError, OverflowError) as exc:  # (an int past any float)
                     raise (DTypeError if isinstance(exc, TypeError) else ShapeError)(
-                        f"kernel '{self.name}': attribute '{a.name}'={value!r} is invalid: {exc}"
+                        f"kernel '{self.name}': attribute '{a.name}'={shown(value)} is invalid: {exc}"
                     ) from exc
             out[a.name] = value
         return out

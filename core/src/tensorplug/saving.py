@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,41 +19,14 @@ import numpy as np
 
 from . import _saved_nodes as nodes
 from . import _validate as valid
+from ._checkpoint_file import AS_PARTS, FORMAT, checked_path, read, refused, safetensors_module, write
 from .backend import backend_scope
-from .dtypes import ALL_DTYPES, from_numpy_dtype
-from .errors import ArgumentError, CheckpointError, CheckpointNotFoundError, MissingDependencyError
+from .dtypes import from_numpy_dtype
+from .errors import ArgumentError, CheckpointError, TensorplugError
 from .tensor import Tensor
 from .variable import Variable, _registry
 
 __all__ = ["save", "load"]
-
-FORMAT = "tensorplug.tree/1"  # the metadata's "format": what tp.load accepts
-_INSTALL = 'pip install "tensorplug-core[save]"  (or: pip install safetensors)'
-#: safetensors' dtype names -> numpy, for the dtypes tensorplug has (its numpy loader lacks BF16)
-_STORED = {"BOOL": "bool", "I8": "int8", "I16": "int16", "I32": "int32", "I64": "int64", "U8": "uint8",
-           "U16": "uint16", "U32": "uint32", "U64": "uint64", "F16": "float16", "BF16": "bfloat16",
-           "F32": "float32", "F64": "float64", "C64": "complex64"}
-#: dtypes safetensors does not store, kept as a view of another (a last axis of 2 parts)
-_AS_PARTS = {"complex128": "float64"}
-
-
-def _safetensors(fn: str) -> Any:
-    try:
-        import safetensors
-        import safetensors.numpy
-    except ImportError:
-        raise MissingDependencyError(f"tp.{fn} needs the safetensors package, which is not installed: "
-                                     f"{_INSTALL}") from None
-    return safetensors
-
-
-def _path(path: Any, fn: str) -> Path:
-    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
-        raise ArgumentError(f"tp.{fn}: path must be a str or a path (os.PathLike), got {type(path).__name__}")
-    p = Path(os.fspath(path))
-    if not isinstance(os.fspath(p), str) or not str(path):
-        raise ArgumentError(f"tp.{fn}: path must name a file, got {path!r}")
-    return p
 
 
 # -- save -------------------------------------------------------------------------------------
@@ -74,7 +46,7 @@ class _Writer:
 
     def array(self, kind: str, value: np.ndarray, dtype: str, path: tuple[Any, ...]) -> dict[str, Any]:
         key = self.key(path)
-        stored = value.view(_AS_PARTS[dtype]).reshape(*value.shape, 2) if dtype in _AS_PARTS else value
+        stored = value.view(AS_PARTS[dtype]).reshape(*value.shape, 2) if dtype in AS_PARTS else value
         self.arrays[key] = stored if stored.flags.c_contiguous else stored.copy(order="C")  # (ndim kept)
         return {"kind": kind, "key": key, "dtype": dtype}
 
@@ -140,64 +112,27 @@ def save(path: str | os.PathLike[str], tree: Any) -> None:
     safetensors file `path`, replacing it, from any backend.
 
     A callable in the tree (an optimizer's learning-rate schedule) is code, not data: it is not
-    saved, and loads as None (an optimizer given such a state keeps its own schedule)."""
-    target = _path(path, "save")
-    safetensors = _safetensors("save")
+    saved, and loads as None (an optimizer given such a state keeps its own schedule).
+
+    A symlink is followed (its target is written); a path that exists and is no regular file
+    (a device, a fifo) is refused, as is what the file system refuses: a CheckpointFileError
+    naming the path and the cause."""
+    given = checked_path(path, "save")
+    target = Path(os.path.realpath(given))  # (a symlink: its target is replaced, not the link)
+    safetensors = safetensors_module("save")
     writer = _Writer()
     structure = writer.node(tree, ())
     metadata = {"format": FORMAT, "tree": json.dumps(structure)}
     data = safetensors.numpy.save(writer.arrays, metadata=metadata)
-    folder = target.parent
-    if target.is_dir():
-        raise CheckpointError(f"tp.save: {str(target)!r} is a folder; give the path of a file in it, "
-                              f"e.g. {str(target / 'checkpoint.safetensors')!r}.")
-    if not folder.is_dir():
-        raise CheckpointNotFoundError(f"tp.save: the folder {str(folder)!r} of {str(target)!r} does not "
-                                      "exist; "
-                                      "create it first.")
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    try:  # written whole, then renamed: an interrupted save leaves the old file as it was
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    try:
+        write(given, target, data)
+    except OSError as exc:  # (a folder we may not look into, say)
+        if isinstance(exc, TensorplugError):
+            raise
+        raise refused("save", target, exc) from exc
 
 
 # -- load -------------------------------------------------------------------------------------
-def _read(target: Path) -> tuple[Any, dict[str, np.ndarray]]:
-    """The tree structure and the arrays of file `target`."""
-    safetensors = _safetensors("load")
-    if not target.exists():
-        raise CheckpointNotFoundError(f"tp.load: there is no file {str(target)!r}; give the path tp.save "
-                                      "wrote.")
-    if not target.is_file():
-        raise CheckpointError(f"tp.load: {str(target)!r} is not a file; give the path tp.save wrote.")
-    data = target.read_bytes()
-    not_ours = f"tp.load: {str(target)!r} is not a file tp.save wrote"
-    try:
-        with safetensors.safe_open(str(target), framework="numpy") as f:
-            metadata = f.metadata() or {}
-        stored = safetensors.deserialize(data)
-    except Exception as exc:  # not a safetensors file at all
-        raise CheckpointError(f"{not_ours} (not a safetensors file: {exc})") from None
-    if metadata.get("format") != FORMAT or "tree" not in metadata:
-        raise CheckpointError(f"{not_ours}: a safetensors file without tensorplug's tree in its metadata "
-                              f"(format {metadata.get('format')!r}); tp.load reads the files tp.save writes.")
-    try:
-        structure = json.loads(metadata["tree"])
-        arrays = {name: np.frombuffer(info["data"], dtype=_numpy_dtype(info["dtype"]))
-                  .reshape(tuple(info["shape"])) for name, info in stored}
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CheckpointError(f"{not_ours}, or it is damaged: {exc}") from None
-    return structure, arrays
-
-
-def _numpy_dtype(stored: str) -> Any:
-    return {d.name: d.numpy for d in ALL_DTYPES}[_STORED[stored]]
-
-
 class _Reader:
     """Builds a tree from its JSON structure and arrays, on a backend; with `like`, checks it
     against a given tree (collecting every difference) and restores into its Variables."""
@@ -223,8 +158,11 @@ class _Reader:
         self.renames = renames
 
     def array(self, node: Mapping[str, Any]) -> np.ndarray:
+        if node["key"] not in self.arrays:
+            raise CheckpointError(f"tp.load: the tree names the tensor {node['key']!r}, which the file does "
+                                  "not hold: the file is damaged (or was changed after tp.save wrote it).")
         arr, dtype = self.arrays[node["key"]], node["dtype"]
-        if dtype in _AS_PARTS:
+        if dtype in AS_PARTS:
             arr = arr.copy(order="C").view(dtype)[..., 0]
         if from_numpy_dtype(arr.dtype).name != dtype:
             raise CheckpointError(f"tp.load: the tensor {node['key']!r} is stored as {arr.dtype}, but the "
@@ -346,10 +284,22 @@ def load(path: str | os.PathLike[str], backend: str | None = None, like: Any = N
     An optimizer state's slots follow their Variables: keyed by the names of `like`'s Variables
     (so ``opt.state = tp.load(path, like={"params": params, "opt": opt.state})["opt"]`` resumes
     training a freshly built model)."""
-    target = _path(path, "load")
+    target = checked_path(path, "load")
     if backend is not None:
         backend = valid.backend_name(backend, "load")
-    structure, arrays = _read(target)
+    structure, arrays = read(target)
+    try:
+        return _restored(target, structure, arrays, backend, like)
+    except TensorplugError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:  # (not tp.save's tree)
+        raise CheckpointError(f"tp.load: {str(target)!r} holds a damaged tree ({type(exc).__name__}: {exc}); "
+                              "load a file as tp.save wrote it.") from exc
+
+
+def _restored(target: Path, structure: Any, arrays: Mapping[str, np.ndarray], backend: str | None,
+              like: Any) -> Any:
+    """The tree `structure` describes, with `arrays`; checked against and restored into `like`."""
     if like is None:
         reader = _Reader(arrays, backend)
         reader.make_variables(structure)

@@ -50,7 +50,8 @@ class Tensor:
     _backend: Backend
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("Tensors are made by ops: use tp.asarray(data), tp.zeros(shape), ...")
+        raise ArgumentError("tp.Tensor() is not a constructor. Tensors are made by ops: use "
+                            "tp.asarray(data), tp.zeros(shape), ...")
 
     # -- properties -------------------------------------------------------------------------
     @property

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import KernelSpecNotFoundError, RegistrationConflictError, RegistrationError
 from ..plugins.manager import ENV_DISABLE, ENV_STRICT, PluginProblem, list_plugins, plugin_problems
+from ..plugins.problems import diagnosing, strict_requested
 from ..registry._slots import CORE_SOURCE
 from ..runtime import current
 from . import _inventory
@@ -144,9 +145,14 @@ def _render(f: Finding) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    strict_error = _inventory.load_quietly()
-    started = _inventory.start_backends()
-    found = findings(started)
+    with diagnosing():  # (strict mode or not: every problem recorded and listed, none raised)
+        _inventory.load_quietly()
+        started = _inventory.start_backends()
+        found = findings(started)
+        return _report(started, found)
+
+
+def _report(started: dict[str, str | None], found: list[Finding]) -> int:
     broken = [f for f in found if f.broken]
     overrides = [f for f in found if not f.broken]
     print(f"tensorplug doctor: {plural(len(broken), 'problem')}, "
@@ -154,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     env = _inventory.environment()
     if env:
         print("environment: " + ", ".join(env))
-    if strict_error is not None:
+    if strict_requested() and broken:
         print(f"strict mode ({ENV_STRICT}) turns plugin problems into errors: without "
               "`tensorplug doctor`, loading the plugins raises PluginError.")
     if broken:

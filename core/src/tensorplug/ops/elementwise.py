@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import numpy as np
-
+from .. import _validate as valid
 from ..dtypes import DType, bool_
 from ..errors import DTypeError
 from ..specs._rules import broadcast_shapes
@@ -310,11 +309,12 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     return _WHERE((condition, x, y))
 
 
-def _clip_bound(bound: bool | int | float | None, dtype: DType) -> int | float | None:
+def _clip_bound(bound: bool | int | float | None, dtype: DType, name: str) -> int | float | None:
     """A scalar bound as Clip takes it: an int bound of integers stays an int (as a float, one
     past 2**53 would move to a neighbour)."""
     if bound is None:
         return None
+    bound = valid.number(bound, "clip", name)  # (an int past any float refused)
     return int(bound) if dtype.is_integer and isinstance(bound, int) else float(bound)
 
 
@@ -325,9 +325,10 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     if isinstance(min, scalar) and isinstance(max, scalar):
         if x._dtype is bool_:
             raise DTypeError("clip does not accept bool tensors.")
-        return _CLIP((x,), {"min": _clip_bound(min, x._dtype), "max": _clip_bound(max, x._dtype)})
+        return _CLIP((x,), {"min": _clip_bound(min, x._dtype, "min"),
+                            "max": _clip_bound(max, x._dtype, "max")})
     bounds = [b for b in (min, max) if b is not None and not isinstance(b, scalar)]
-    broadcast_shapes(x.shape, *(tuple(np.shape(b)) for b in bounds), op="clip")  # (named clip's)
+    broadcast_shapes(x.shape, *(asarray(b).shape for b in bounds), op="clip")  # (named clip's)
     out = x
     if min is not None:
         out = maximum(out, min)

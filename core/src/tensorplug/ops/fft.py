@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from .. import _validate as valid
+from ..backend import active_backend
 from ..dtypes import complex_of, default_float
 from ..errors import ArgumentError, DTypeError, ShapeError
 from ..specs.fft import FFT_COMPLEX, FFT_FLOATS, NORMS, fft_axes
@@ -237,6 +238,7 @@ def _frequencies(op: str, n: Any, d: Any, dtype: Any, device: Any) -> tuple[int,
     size = valid.integer(n, op, "n")
     if size < 1:
         raise ShapeError(f"{op}: the window length n must be >= 1, got {size}.")
+    valid.checked_size((size,), active_backend(), op)  # (and 1 / (d * n) a float)
     spacing = valid.number(d, op, "d")
     if spacing == 0 or spacing != spacing:
         raise ArgumentError(f"{op}: the sample spacing d must be a nonzero number, got {d!r}.")

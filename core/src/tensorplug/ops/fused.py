@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _validate as valid
-from ..errors import ShapeError
+from ..errors import ArgumentError, ShapeError
 from ..specs.fused import ACTIVATIONS, fused_input_shapes
 from ..specs.linalg import matmul_shape
 from ..tensor import Tensor
@@ -27,6 +27,9 @@ _FUSED_DEPTHWISE = caller("FusedDepthwiseConv2D")
 
 
 def _activation(op: str, activation: Any, alpha: Any, weights: Any) -> dict[str, Any]:
+    if not isinstance(activation, str):
+        raise ArgumentError(f"{op}: activation must be a str, one of {', '.join(map(repr, ACTIVATIONS))}; "
+                            f"got {valid.shown(activation)}.")
     if activation not in ACTIVATIONS:
         raise ShapeError(f"{op}: activation {activation!r} is not one of "
                          f"{', '.join(map(repr, ACTIVATIONS))}; "

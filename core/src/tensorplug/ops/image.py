@@ -113,13 +113,13 @@ def crop_and_resize(image: Any, boxes: Any, box_ind: Any, crop_size: Any, method
     x = _floats(image, op, "image")
     b = _floats(boxes, op, "boxes")
     b = b if b._dtype is float32 else astype(b, float32)  # (TF.js's boxes: float32)
+    n, h, w, _ = image_shape(x.shape, op, "image")
     ind = asarray(int_values(op, box_ind, "box_ind"))
     if ind._dtype is not int32:  # (TF.js's int32; any index out of [0, batch) still reads nothing)
-        ind = astype(clip(astype(ind, int64), -1, x.shape[0]), int32)
+        ind = astype(clip(astype(ind, int64), -1, n), int32)
     crop = _size(crop_size, op, "crop_size")
     attrs = {"crop_size": crop, "method": _choice(method, METHODS, op, "method"),
              "extrapolation_value": float(valid.number(extrapolation_value, op, "extrapolation_value"))}
-    n, h, w, _ = image_shape(x.shape, op, "image")
     if h < 1 or w < 1:
         raise ShapeError(f"{op}: image of shape {x.shape} has no pixel to crop; height and width must be "
                          ">= 1.")

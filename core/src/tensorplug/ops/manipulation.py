@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate as valid
-from ..errors import DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
+from ..errors import ArgumentError, DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
 from ..specs._rules import broadcast_shapes, fill_number, normalize_axes, normalize_axis
 from ..specs.manipulation import (
     broadcast_target,
@@ -212,9 +212,12 @@ def moveaxis(x: Any, source: int | Shape, destination: int | Shape, /) -> Tensor
 
 
 def _pad_pairs(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
-    arr = np.asarray(pad_width)
+    try:
+        arr = np.asarray(pad_width.numpy() if isinstance(pad_width, Tensor) else pad_width)
+    except ValueError:  # a ragged nesting of sequences
+        arr = np.asarray(None)
     if arr.dtype.kind not in "iu" and arr.size:
-        raise DTypeError(f"pad: pad_width must hold ints, got {pad_width!r}.")
+        raise DTypeError(f"pad: pad_width must hold ints, got {valid.shown(pad_width)}.")
     arr = arr.astype(np.int64)
     pair = arr.ndim == 1 and arr.shape[0] in (1, 2)
     per_axis = arr.ndim == 2 and arr.shape[0] in (1, ndim) and arr.shape[1] in (1, 2)
@@ -233,7 +236,10 @@ def pad(x: Any, /, pad_width: Any, mode: str = "constant",
     or one pair per axis (numpy's forms)."""
     x = asarray(x)
     pairs = _pad_pairs(pad_width, x.ndim)
-    if not (isinstance(mode, str) and mode == "constant"):
+    if not isinstance(mode, str):
+        raise ArgumentError("pad: mode must be 'constant', 'reflect' or 'symmetric', got "
+                            f"{valid.shown(mode)}.")
+    if mode != "constant":
         return mirror_pad(x, pairs, mode)
     padded_shape(x.shape, pairs, "pad")  # the spec's rule: refuses negative widths
     if not any(lo or hi for lo, hi in pairs):
@@ -286,7 +292,8 @@ def repeat(x: Any, repeats: int | Any, /, *, axis: int | None = None) -> Tensor:
     total = sum(counts.tolist())  # (Python ints: no overflow)
     valid.checked_size(shape[:a] + (total,) + shape[a + 1:], x._backend, "repeat")
     try:
-        indices = np.repeat(np.arange(shape[a], dtype=np.int64), counts)
+        # (each count fits: their total does; numpy will not cast uint64 counts itself)
+        indices = np.repeat(np.arange(shape[a], dtype=np.int64), counts.astype(np.int64))
     except MemoryError:
         raise OutOfMemoryError(f"repeat: the {total} indices of the result along axis {a} do not fit "
                                "in memory; repeat fewer times.") from None

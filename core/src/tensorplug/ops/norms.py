@@ -39,7 +39,7 @@ def _order(ord: Any, op: str) -> float:
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise ArgumentError(f"{op}: ord must be a number (an int, a float, inf or -inf), got "
                             f"{valid.shown(ord)}.")
-    return float(ord)
+    return float(valid.number(ord, op, "ord"))  # (an int past any float refused)
 
 
 def _extreme(t: Tensor, axes: tuple[int, ...], keepdims: bool, largest: bool, op: str,
@@ -89,7 +89,7 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False,
     keep = valid.flag(keepdims, "matrix_norm", "keepdims")
     if ord is None:
         ord = "fro"  # noqa: A001
-    if isinstance(ord, bool) or ord not in _MATRIX_ORDS:
+    if isinstance(ord, bool) or not isinstance(ord, (str, int, float)) or ord not in _MATRIX_ORDS:
         raise ArgumentError(f"matrix_norm: ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; got "
                             f"{valid.shown(ord)}.")
     if ord == "fro":

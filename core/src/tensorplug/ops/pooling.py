@@ -22,15 +22,19 @@ _DILATION = caller("Dilation2D")
 
 
 def _per_axis(value: Any, rank: int, op: str, arg: str) -> tuple[int, ...]:
-    """An int (the same on every spatial axis) or one int per spatial axis, each >= 1."""
-    sizes = valid.shape(value, op, arg)
+    """An int (the same on every spatial axis) or one int per spatial axis, each >= 1 (a
+    negative one is refused as a zero is)."""
+    try:
+        sizes = valid.shape(value, op, arg)
+    except ShapeError:  # (a negative entry)
+        raise ShapeError(f"{op}: {arg} must be >= 1 on every axis, got {valid.shown(value)}.") from None
     if len(sizes) == 1 and rank > 1 and not isinstance(value, (tuple, list)):
         sizes = sizes * rank
     if len(sizes) != rank:
         raise ShapeError(f"{op}: {arg} {sizes} has {len(sizes)} entries for {rank} spatial axes; give "
                          "one per spatial axis (or one int for all).")
     if any(s < 1 for s in sizes):
-        raise ShapeError(f"{op}: {arg} {sizes} must be >= 1 on every axis.")
+        raise ShapeError(f"{op}: {arg} must be >= 1 on every axis, got {valid.shown(value)}.")
     return sizes
 
 
@@ -55,7 +59,7 @@ def _pool(kind: str, op: str, x: Any, window_shape: Any, strides: Any, padding: 
           data_format: Any) -> Tensor:
     x = _float_input(x, op, promote=kind == "avg")
     if isinstance(window_shape, (tuple, list)):
-        rank = len(valid.shape(window_shape, op, "window_shape"))
+        rank = len(_per_axis(window_shape, len(window_shape), op, "window_shape"))
         if rank not in (1, 2, 3):
             raise ShapeError(f"{op}: window_shape {tuple(window_shape)} has {rank} entries; pooling is "
                              "1-, 2- or 3-D.")

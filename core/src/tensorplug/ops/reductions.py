@@ -183,7 +183,7 @@ def _cumulative(op: str, call: Any, initial: float, x: Any, axis: int | None, dt
     out = call((x,), {"axis": a, "exclusive": False, "reverse": False})
     if dtype is not None:  # (the kernel accumulates small integers in 64 bits)
         out = astype(out, x._dtype)
-    if include_initial:
+    if valid.flag(include_initial, op, "include_initial"):
         pad = tuple((1, 0) if i == a else (0, 0) for i in range(len(shape)))
         out = _PAD((out,), {"pad_width": pad, "constant_value": initial})
     return out

@@ -16,7 +16,7 @@ from ..errors import PluginError, PluginVersionError, RegistrationConflictError,
 from ..runtime import PluginState, current
 
 __all__ = ["ENV_STRICT", "PluginInfo", "PluginProblem", "plugin_state", "raise_problems", "strict",
-           "report", "deferring_strict_errors", "report_backend_failure"]
+           "strict_requested", "diagnosing", "report", "deferring_strict_errors", "report_backend_failure"]
 
 ENV_STRICT = "TENSORPLUG_STRICT_PLUGINS"
 
@@ -60,8 +60,28 @@ def plugin_state() -> PluginState:
 raise_problems: contextvars.ContextVar[bool] = contextvars.ContextVar("tensorplug_raise", default=False)
 
 
+#: A diagnosis (``tensorplug doctor``) records problems to list them, strict mode or not.
+_diagnosing: contextvars.ContextVar[bool] = contextvars.ContextVar("tensorplug_diagnosing", default=False)
+
+
+def strict_requested() -> bool:
+    """Whether the environment asks for strict mode (``TENSORPLUG_STRICT_PLUGINS``)."""
+    return os.environ.get(ENV_STRICT, "").lower() not in ("", "0", "false", "no")
+
+
 def strict() -> bool:
-    return raise_problems.get() or os.environ.get(ENV_STRICT, "").lower() not in ("", "0", "false", "no")
+    return raise_problems.get() or (strict_requested() and not _diagnosing.get())
+
+
+@contextlib.contextmanager
+def diagnosing() -> Iterator[None]:
+    """Within: plugin problems are recorded (and listed by the caller), not raised, even in
+    strict mode; an error strict mode remembered from before is not raised again either."""
+    token = _diagnosing.set(True)
+    try:
+        yield
+    finally:
+        _diagnosing.reset(token)
 
 
 # Strict-mode errors met while all plugins load (or a backend's kernels register) are collected

@@ -90,14 +90,19 @@ def _is_int(value: Any) -> bool:
 def conv_output_shape(x: Shape, filt: Shape, strides: Shape, padding: Pairs, dilations: Shape,
                       groups: int, data_format: str, op: str | None = None) -> tuple[int, ...]:
     """The output shape of convolving an input of shape `x` with a filter of shape `filt`;
-    ShapeError naming `op` for ranks, channels or groups that do not fit, or a filter larger
-    than the padded input."""
+    ShapeError naming `op` for ranks, channels or groups that do not fit, a filter of no
+    elements along a spatial dim (jax and torch refuse it too), or a filter larger than the
+    padded input."""
     rank = len(strides)
     head = op_prefix(op)
     if len(x) != rank + 2 or len(filt) != rank + 2:
         raise ShapeError(f"{head}a {rank}-d convolution takes an input and a filter of {rank + 2} dims "
                          f"(batch, {rank} spatial, channels in {data_format} order; {rank} spatial, "
                          f"in_channels / groups, out_channels), got shapes {tuple(x)} and {tuple(filt)}.")
+    if 0 in filt[:rank]:
+        raise ShapeError(f"{head}the filter (shape {tuple(filt)}) has size 0 along spatial dim "
+                         f"{list(filt[:rank]).index(0)}; a filter needs at least one element along each "
+                         f"of its {rank} spatial dims (the first {rank} of its shape).")
     sizes, channels = spatial_and_channels(x, data_format)
     kernel, per_group, out_channels = tuple(filt[:rank]), filt[rank], filt[rank + 1]
     if channels != per_group * groups:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.dtypes import ALL_DTYPES, is_floating_numpy
+from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.extend import DirectCall
 from tensorplug.kernel_helpers import (
     PLAIN_ARITHMETIC,
@@ -22,7 +22,6 @@ from tensorplug.kernel_helpers import (
     clip_bounds,
     elementwise_functions,
     expm1_complex_parts,
-    floor_divide_floats,
 )
 
 from .._quiet import quieted
@@ -99,14 +98,6 @@ def expm1(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """floor(x / y); floats by ``floor_divide_floats`` (an infinite x over a finite y is +-inf,
-    a finite x over an infinite y +-0, as the standard says: numpy gives nan and -1)."""
-    if not is_floating_numpy(np.result_type(x, y)):
-        return np.floor_divide(x, y)
-    return floor_divide_floats(np, x, y)
-
-
 def cast(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     # the same array when the dtype already matches: native arrays are never written
     return inputs[0].astype(attrs["dtype"].numpy, copy=False)
@@ -166,8 +157,7 @@ def _table_kernel(name: str, fn: Callable[..., Any]) -> Kernel:
 
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     **{name: _table_kernel(name, fn)
-       for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power, Expm1=expm1,
-                                                FloorDivide=floor_divide).items()},
+       for name, fn in elementwise_functions(np, Sigmoid=sigmoid, Relu=relu, Pow=power, Expm1=expm1).items()},
     "Cast": Kernel(cast, DirectCall(ALL_DTYPES, specialize=_cast_to)),
     "Where": Kernel(where, handles_warnings=True),  # (selects: no floating-point warning)
     "Clip": clip,

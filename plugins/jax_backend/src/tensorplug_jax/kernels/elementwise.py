@@ -65,7 +65,7 @@ def power(x: Any, y: Any) -> Any:
 
 def floor_divide(x: Any, y: Any) -> Any:
     """floor(x / y); an integer divided by zero gives 0, as tensorplug defines it (XLA gives
-    -1 or other values); floats by ``floor_divide_floats`` (the standard's infinite cases)."""
+    -1 or other values); floats by ``floor_divide_floats`` (numpy's values, signed zeros too)."""
     if jnp.issubdtype(x.dtype, jnp.floating):
         return floor_divide_floats(jnp, x, y)
     zero = y == 0
