@@ -25,6 +25,7 @@ HIERARCHY = {
     "HyperparameterError": ValueError,
     "StateError": TypeError,
     "KernelError": RuntimeError,
+    "KernelOutputError": RuntimeError,
     "DeviceError": LookupError,
     "TracedValueError": TypeError,
     "NonFiniteError": FloatingPointError,

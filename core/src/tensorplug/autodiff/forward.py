@@ -237,8 +237,8 @@ def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., 
     """``(f(*primals), f_jvp)`` where ``f_jvp(*tangents)`` gives the JVP at `primals` (it runs
     f's forward pass again with the new tangents)."""
     valid.function(f, "linearize")
-    leaves, tree = _tree.flatten(list(primals), _is_leaf)  # (as jvp converts them: a tree of tensors)
-    primals = tuple(_tree.unflatten(tree, [asarray(p) for p in leaves]))
+    leaves, tree = array_leaves(list(primals), "primals", "linearize")  # (as jvp converts them)
+    primals = tuple(tree_unflatten(tree, [asarray(p) for p in leaves]))
     out = f(*primals)
 
     @functools.wraps(f)
