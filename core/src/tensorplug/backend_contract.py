@@ -60,7 +60,7 @@ class Backend:
 
     def is_native(self, value: Any) -> bool:
         """Whether `value` is a native array of this backend (what its kernels must return;
-        ``tensorplug.output_checks`` holds them to it). Default: any value ``dtype_of`` and
+        ``tensorplug.call_checks`` holds them to it). Default: any value ``dtype_of`` and
         ``shape_of`` accept; a backend names its own types, so that another library's array,
         or a bare Python number, is caught."""
         try:
