@@ -7,9 +7,6 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from ._version import API_VERSION, __version__
 
 # isort: off
@@ -20,7 +17,7 @@ from .tensor import Tensor
 from ._core import register_core as _register_core  # (its gradients, JVP and batching rules)
 # isort: on
 
-from . import dtypes, fft, image, linalg, losses, nn, ops, random, sparse, tree_util
+from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse, tree_util
 from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
 from .autodiff.checkpoint import checkpoint
 from .autodiff.custom_jvp import custom_jvp
@@ -104,6 +101,7 @@ from .ops.sorting import *  # noqa: F403
 from .ops.structure import *  # noqa: F403
 from .profiler import profile
 from .runtime import current as _current
+from .saving import load, save
 from .variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
@@ -134,28 +132,5 @@ __all__ += ops.__all__
 __all__ += ["losses"]
 __all__ += ["sparse"]
 __all__ += ["image"]
-
-# Imported on first use (PEP 562), as what most programs never touch: name -> (module, attribute
-# of it, or None for the module itself). dir(tensorplug) lists them; type checkers see them here.
-_LAZY: dict[str, tuple[str, str | None]] = {
-    "extend": (".extend", None), "optimizers": (".optimizers", None),
-    "save": (".saving", "save"), "load": (".saving", "load"),
-}
-if TYPE_CHECKING:
-    from . import extend, optimizers
-    from .saving import load, save
-
-
-def __getattr__(name: str) -> Any:
-    found = _LAZY.get(name)
-    if found is None:
-        raise AttributeError(f"module 'tensorplug' has no attribute '{name}'")
-    module = importlib.import_module(found[0], __name__)
-    return module if found[1] is None else getattr(module, found[1])
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
-
 
 _register_core(_current())  # the default runtime: the core's entries; nothing else registers at import
