@@ -97,6 +97,15 @@ CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
      (tp.ArgumentError,), r"matrix_norm: ord must be one of 'fro', 'nuc', .*got a ndarray of shape \(2, 3\)"),
     ("linalg.vector_norm(ord=huge)", lambda: tp.linalg.vector_norm(_x(), ord=HUGE), (tp.ShapeError,),
      "vector_norm: ord " + HUGE_ERROR),
+    # an int too long for Python to print (4,300 digits) is shown by its size in a message
+    ("zeros(10**5000)", lambda: tp.zeros(10**5000), (tp.ShapeError,), r"zeros: shape \(about 10\*\*5000,\)"),
+    ("ones((2, 10**5000))", lambda: tp.ones((2, 10**5000)), (tp.ShapeError,), r"has about 10\*\*5000 elements"),
+    ("reshape(10**5000)", lambda: tp.reshape(_x(), (10**5000,)), (tp.ShapeError,),
+     r"reshape: cannot reshape .* into \(about 10\*\*5000,\)"),
+    ("reshape(-1, 10**5000)", lambda: tp.reshape(_x(), (-1, 10**5000)), (tp.ShapeError,),
+     r"into \(-1, about 10\*\*5000\); the -1 cannot be inferred"),
+    ("full(fill_value=10**5000)", lambda: tp.full((3,), 10**5000), (tp.DTypeError,),
+     r"full: fill_value about 10\*\*5000 does not fit in int64"),
     ("linearize(f, function)", lambda: tp.linearize(lambda a: tp.sum(a * a), print), (tp.ArgumentError,),
      r"linearize: primals\[0\] is a builtin_function_or_method, which is neither a tensor"),
     # run_kernel's inputs and attrs
@@ -143,3 +152,4 @@ def test_crop_and_resize_names_an_image_of_the_wrong_rank(backend: str) -> None:
         pytest.importorskip("jax")
     with tp.backend_scope(backend), pytest.raises(tp.ShapeError, match=r"crop_and_resize: image .*4"):
         tp.image.crop_and_resize(2.0, tp.zeros((1, 4)), tp.asarray(np.array([0], np.int64)), (2, 2))
+

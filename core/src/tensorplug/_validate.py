@@ -43,6 +43,19 @@ def shown(value: Any) -> str:
     return text if len(text) <= 60 else f"a {type(value).__name__}"
 
 
+def shown_int(value: int) -> str:
+    """An int for a message: its digits, or its size for one too long to print (Python refuses
+    to print ints of more than 4,300 digits)."""
+    if abs(value) < 10**30:
+        return str(value)
+    return f"{'-' if value < 0 else ''}about 10**{int(math.log10(abs(value)))}"
+
+
+def shown_shape(dims: tuple[int, ...] | list[int]) -> str:
+    """A shape for a message, as a tuple prints, its sizes through ``shown_int``."""
+    return "(" + ", ".join(shown_int(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+
+
 def backend_name(value: Any, op: str, arg: str = "backend") -> str:
     """A backend's name: a str, e.g. 'numpy'."""
     if not isinstance(value, str):
@@ -153,8 +166,8 @@ def checked_size(dims: tuple[int, ...], backend: Any, op: str | None) -> tuple[i
                          f"of {backend.max_ndim} axes.")
     count = math.prod(dims)
     if count > backend.max_elements:
-        raise ShapeError(f"{head}shape {dims} has {count} elements, past backend '{backend.name}''s limit "
-                         f"of {backend.max_elements}; make the tensor smaller.")
+        raise ShapeError(f"{head}shape {shown_shape(dims)} has {shown_int(count)} elements, past backend "
+                         f"'{backend.name}''s limit of {backend.max_elements}; make the tensor smaller.")
     return dims
 
 

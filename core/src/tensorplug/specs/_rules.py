@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import number, op_prefix, shown
+from .._validate import number, op_prefix, shown, shown_int
 from ..dtypes import ALL_DTYPES, DType, as_dtype
 from ..errors import DTypeError, ShapeError
 from ..kernel_spec import TensorInfo
@@ -177,7 +177,8 @@ def fitting_value(value: Any, dtype: DType, what: str, op: str | None = None) ->
         info = np.iinfo(dtype.numpy)
         if not (isinstance(value, (int, np.integer)) or math.isfinite(value)) or \
                 not info.min <= int(value) <= info.max:
-            raise DTypeError(f"{op_prefix(op)}{what} {value!r} does not fit in {dtype.name} (range "
+            given = shown_int(int(value)) if isinstance(value, (int, np.integer)) else repr(value)
+            raise DTypeError(f"{op_prefix(op)}{what} {given} does not fit in {dtype.name} (range "
                              f"{info.min}..{info.max}); pass a value in range or choose a wider dtype.")
     return value
 

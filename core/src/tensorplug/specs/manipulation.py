@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._validate import shown_int, shown_shape
 from ..errors import ShapeError
 from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from ..registry.core_entries import declare_spec
@@ -28,17 +29,18 @@ def reshaped_shape(shape: Shape, new_shape: Shape, op: str | None = None) -> tup
     unknown = [i for i, d in enumerate(new) if d == -1]
     if len(unknown) > 1 or any(d < -1 for d in new):
         why = "it has more than one -1" if len(unknown) > 1 else "it has a size below -1"
-        raise ShapeError(f"{op_prefix(op)}shape {tuple(new)} is invalid: {why}; sizes must be >= 0, "
+        raise ShapeError(f"{op_prefix(op)}shape {shown_shape(new)} is invalid: {why}; sizes must be >= 0, "
                          "with at most one -1 (inferred).")
     known = math.prod(d for d in new if d != -1)
     if unknown:
         if known == 0 or size % known:
             raise ShapeError(f"{op_prefix(op)}cannot reshape {size} elements (shape {tuple(shape)}) "
-                             f"into {tuple(new)}; the -1 cannot be inferred.")
+                             f"into {shown_shape(new)}; the -1 cannot be inferred.")
         new[unknown[0]] = size // known
     elif known != size:
         raise ShapeError(f"{op_prefix(op)}cannot reshape {size} elements (shape {tuple(shape)}) into "
-                         f"{tuple(new)} ({known} elements); the sizes must multiply to {size}.")
+                         f"{shown_shape(new)} ({shown_int(known)} elements); the sizes must multiply to "
+                         f"{size}.")
     return tuple(new)
 
 
