@@ -99,7 +99,8 @@ CASES: list[tuple[str, Callable[[], Any], Errors, str]] = [
      "vector_norm: ord " + HUGE_ERROR),
     # an int too long for Python to print (4,300 digits) is shown by its size in a message
     ("zeros(10**5000)", lambda: tp.zeros(10**5000), (tp.ShapeError,), r"zeros: shape \(about 10\*\*5000,\)"),
-    ("ones((2, 10**5000))", lambda: tp.ones((2, 10**5000)), (tp.ShapeError,), r"has about 10\*\*5000 elements"),
+    ("ones((2, 10**5000))", lambda: tp.ones((2, 10**5000)), (tp.ShapeError,),
+     r"has about 10\*\*5000 elements"),
     ("reshape(10**5000)", lambda: tp.reshape(_x(), (10**5000,)), (tp.ShapeError,),
      r"reshape: cannot reshape .* into \(about 10\*\*5000,\)"),
     ("reshape(-1, 10**5000)", lambda: tp.reshape(_x(), (-1, 10**5000)), (tp.ShapeError,),
