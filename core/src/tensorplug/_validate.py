@@ -39,6 +39,8 @@ def shown(value: Any) -> str:
             return f"a {type(value).__name__} of shape {tuple(value.shape)} and dtype {dtype}"
         except Exception:  # (an object whose shape is no sequence): its repr below
             pass
+    if isinstance(value, int) and not isinstance(value, bool):
+        return shown_int(value)  # (repr refuses ints of more than 4,300 digits)
     text = repr(value)
     return text if len(text) <= 60 else f"a {type(value).__name__}"
 
@@ -48,7 +50,7 @@ def shown_int(value: int) -> str:
     to print ints of more than 4,300 digits)."""
     if abs(value) < 10**30:
         return str(value)
-    return f"{'-' if value < 0 else ''}about 10**{int(math.log10(abs(value)))}"
+    return f"about {'-' if value < 0 else ''}10**{int(math.log10(abs(value)))}"
 
 
 def shown_shape(dims: tuple[int, ...] | list[int]) -> str:
