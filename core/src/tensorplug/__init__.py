@@ -7,7 +7,7 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 
 from __future__ import annotations
 
-from ._version import API_VERSION, __version__
+from ._version import API_VERSION, ARRAY_API_VERSIONS, __version__
 
 # isort: off
 # Order matters: specs first, then Tensor (its operators import the ops, which import the
@@ -105,7 +105,7 @@ from .saving import load, save
 from .variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
-__array_api_version__ = "2025.12"
+__array_api_version__ = ARRAY_API_VERSIONS[-1]
 
 __all__ = [
     "__version__", "API_VERSION",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._state import jit_tracing, plan_trace_var
+from ._version import ARRAY_API_VERSIONS
 from .dtypes import DType
 from .errors import (
     ArgumentError,
@@ -18,8 +19,6 @@ from .errors import (
     TensorplugError,
     TracedValueError,
 )
-
-_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 if TYPE_CHECKING:
     from .backend import Backend
@@ -195,12 +194,12 @@ class Tensor:
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The tensorplug module, the Array API namespace of tensors (for ``api_version``
-        None or '2025.12' and the earlier versions it includes)."""
+        None, the latest of ``ARRAY_API_VERSIONS``, or an earlier one it includes)."""
         import tensorplug
 
-        if api_version is not None and api_version not in _API_VERSIONS:
-            raise ArgumentError(f"tensorplug implements the Array API standard {_API_VERSIONS[-1]} "
-                                f"(and {', '.join(_API_VERSIONS[:-1])}), not {api_version!r}.")
+        if api_version is not None and api_version not in ARRAY_API_VERSIONS:
+            raise ArgumentError(f"tensorplug implements the Array API standard {ARRAY_API_VERSIONS[-1]} "
+                                f"(and {', '.join(ARRAY_API_VERSIONS[:-1])}), not {api_version!r}.")
         return tensorplug
 
     def __complex__(self) -> complex:
