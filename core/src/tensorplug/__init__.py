@@ -7,29 +7,42 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 
 from __future__ import annotations
 
-from ._version import API_VERSION, ARRAY_API_VERSIONS, __version__
+from tensorplug._version import API_VERSION, ARRAY_API_VERSIONS, __version__
 
 # isort: off
 # Order matters: specs first, then Tensor (its operators import the ops, which import the
 # engine, which needs Tensor), then the other families (they use ops) with register_core.
-from . import specs  # noqa: F401  (the core's kernel specs, declared)
-from .tensor import Tensor
-from ._core import register_core as _register_core  # (its gradients, JVP and batching rules)
+from tensorplug import specs  # noqa: F401  (the core's kernel specs, declared)
+from tensorplug.tensor import Tensor
+from tensorplug._core import register_core as _register_core  # (its gradients, JVP and batching rules)
 # isort: on
 
-from . import dtypes, extend, fft, image, linalg, losses, nn, ops, optimizers, random, sparse, tree_util
-from .autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
-from .autodiff.checkpoint import checkpoint
-from .autodiff.custom_jvp import custom_jvp
-from .autodiff.forward import jvp, linearize
-from .autodiff.jacobians import hessian, hvp, jacfwd, jacrev
-from .backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
-from .batching.vmap import vmap
-from .constants import e, inf, nan, newaxis, pi
-from .data_types import can_cast, finfo, iinfo, isdtype, result_type
-from .debug import debug_checks, debug_nans
-from .devices import device_put, devices, set_default_device
-from .dtypes import (
+from tensorplug import (
+    dtypes,
+    extend,
+    fft,
+    image,
+    linalg,
+    losses,
+    nn,
+    ops,
+    optimizers,
+    random,
+    sparse,
+    tree_util,
+)
+from tensorplug.autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
+from tensorplug.autodiff.checkpoint import checkpoint
+from tensorplug.autodiff.custom_jvp import custom_jvp
+from tensorplug.autodiff.forward import jvp, linearize
+from tensorplug.autodiff.jacobians import hessian, hvp, jacfwd, jacrev
+from tensorplug.backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
+from tensorplug.batching.vmap import vmap
+from tensorplug.constants import e, inf, nan, newaxis, pi
+from tensorplug.data_types import can_cast, finfo, iinfo, isdtype, result_type
+from tensorplug.debug import debug_checks, debug_nans
+from tensorplug.devices import device_put, devices, set_default_device
+from tensorplug.dtypes import (
     DType,
     bfloat16,
     bool_,
@@ -47,8 +60,8 @@ from .dtypes import (
     uint32,
     uint64,
 )
-from .engine import run_kernel
-from .errors import (
+from tensorplug.engine import run_kernel
+from tensorplug.errors import (
     ArgumentError,
     AutodiffError,
     BackendNotFoundError,
@@ -78,31 +91,31 @@ from .errors import (
     TracedValueError,
     VariableNotFoundError,
 )
-from .jit import jit
-from .memory_stats import memory
-from .namespace_info import __array_namespace_info__
+from tensorplug.jit import jit
+from tensorplug.memory_stats import memory
+from tensorplug.namespace_info import __array_namespace_info__
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
-from .ops import asarray, astype, to_backend
-from .ops.arithmetic import *  # noqa: F403
-from .ops.bitwise import *  # noqa: F403
-from .ops.creation import *  # noqa: F403
-from .ops.dlpack import *  # noqa: F403
-from .ops.elementwise import *  # noqa: F403
-from .ops.grids import *  # noqa: F403
-from .ops.indexing import *  # noqa: F403
-from .ops.linalg import *  # noqa: F403
-from .ops.manipulation import *  # noqa: F403
-from .ops.nd_indexing import *  # noqa: F403
-from .ops.reductions import *  # noqa: F403
-from .ops.segments import *  # noqa: F403
-from .ops.sets import *  # noqa: F403
-from .ops.sorting import *  # noqa: F403
-from .ops.structure import *  # noqa: F403
-from .profiler import profile
-from .runtime import current as _current
-from .saving import load, save
-from .variable import Variable
+from tensorplug.ops import asarray, astype, to_backend
+from tensorplug.ops.arithmetic import *  # noqa: F403
+from tensorplug.ops.bitwise import *  # noqa: F403
+from tensorplug.ops.creation import *  # noqa: F403
+from tensorplug.ops.dlpack import *  # noqa: F403
+from tensorplug.ops.elementwise import *  # noqa: F403
+from tensorplug.ops.grids import *  # noqa: F403
+from tensorplug.ops.indexing import *  # noqa: F403
+from tensorplug.ops.linalg import *  # noqa: F403
+from tensorplug.ops.manipulation import *  # noqa: F403
+from tensorplug.ops.nd_indexing import *  # noqa: F403
+from tensorplug.ops.reductions import *  # noqa: F403
+from tensorplug.ops.segments import *  # noqa: F403
+from tensorplug.ops.sets import *  # noqa: F403
+from tensorplug.ops.sorting import *  # noqa: F403
+from tensorplug.ops.structure import *  # noqa: F403
+from tensorplug.profiler import profile
+from tensorplug.runtime import current as _current
+from tensorplug.saving import load, save
+from tensorplug.variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __array_api_version__ = ARRAY_API_VERSIONS[-1]

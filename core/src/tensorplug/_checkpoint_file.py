@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import ALL_DTYPES
-from .errors import (
+from tensorplug.dtypes import ALL_DTYPES
+from tensorplug.errors import (
     ArgumentError,
     CheckpointError,
     CheckpointFileError,

@@ -29,13 +29,13 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from ._state import jit_trace_var
-from .backend import Backend, backend_scope
-from .dtypes import DType
-from .engine import wrap
-from .errors import StateError
-from .tensor import Tensor
-from .tree_util import PyTreeDef, flatten_state, tree_unflatten
+from tensorplug._state import jit_trace_var
+from tensorplug.backend import Backend, backend_scope
+from tensorplug.dtypes import DType
+from tensorplug.engine import wrap
+from tensorplug.errors import StateError
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import PyTreeDef, flatten_state, tree_unflatten
 
 __all__ = ["StateHolder", "PackedState", "StateLayout", "Buffer", "TensorLeaf", "Constant", "Tree",
            "Structure", "StateIn", "flatten", "tensor_leaves", "unflatten", "layout_of", "leaf_layout",
@@ -188,7 +188,7 @@ def leaf_layout(shape: tuple[int, ...], dtype: DType) -> StateLayout:
 
 def cut(buffer: Tensor, spec: Buffer, layout: StateLayout) -> list[Tensor]:
     """The tensors of a packed buffer, cut out of it with ops (in a trace: traced ops)."""
-    from .ops.manipulation import reshape
+    from tensorplug.ops.manipulation import reshape
 
     out = []
     start = 0
@@ -202,7 +202,7 @@ def cut(buffer: Tensor, spec: Buffer, layout: StateLayout) -> list[Tensor]:
 
 def pack(tensors: Sequence[Tensor]) -> Tensor:
     """Tensors of one dtype flattened and joined (ops)."""
-    from .ops.manipulation import concat
+    from tensorplug.ops.manipulation import concat
 
     return concat(list(tensors), axis=None)
 

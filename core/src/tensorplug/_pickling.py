@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from .backend import backend_scope
-from .ops._convert import asarray
-from .tensor import Tensor
-from .variable import Variable, name_taken
+from tensorplug.backend import backend_scope
+from tensorplug.ops._convert import asarray
+from tensorplug.tensor import Tensor
+from tensorplug.variable import Variable, name_taken
 
 __all__ = ["reduce_tensor", "restore_tensor", "copy_variable", "reduce_variable", "restore_variable"]
 

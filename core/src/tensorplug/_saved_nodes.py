@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import ArgumentError, CheckpointError
-from .tree_util import node_children, node_of, registered_class, registered_name
+from tensorplug.errors import ArgumentError, CheckpointError
+from tensorplug.tree_util import node_children, node_of, registered_class, registered_name
 
 __all__ = ["encode", "build", "restore", "children_of", "paired"]
 

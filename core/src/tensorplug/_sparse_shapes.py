@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import IndexOutOfRangeError, ShapeError
+from tensorplug.errors import IndexOutOfRangeError, ShapeError
 
 __all__ = ["check_nd_index_bounds", "fill_empty_rows", "sparse_reshape_indices", "sparse_reshape_shape"]
 

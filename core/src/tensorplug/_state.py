@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-from .debug import checks_from_environment
+from tensorplug.debug import checks_from_environment
 
 __all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
            "remove_recorder", "state", "profiling", "gradient_var"]

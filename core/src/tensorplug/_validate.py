@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, as_dtype
-from .errors import ArgumentError, DTypeError, ShapeError
+from tensorplug.dtypes import DType, as_dtype
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
@@ -176,6 +176,6 @@ def checked_size(dims: tuple[int, ...], backend: Any, op: str | None) -> tuple[i
 def new_shape(value: Any, op: str, arg: str = "shape") -> tuple[int, ...]:
     """The shape of a tensor an op creates on the active backend: ``shape`` then
     ``checked_size``."""
-    from .backend import active_backend  # (the backends use these validators too)
+    from tensorplug.backend import active_backend  # (the backends use these validators too)
 
     return checked_size(shape(value, op, arg), active_backend(), op)

@@ -21,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from ._state import backend_var, recorders_var
-from .backend import Backend, BackendConfig, register_backend
-from .errors import TensorplugError
-from .kernel_spec import KernelSpec, TensorInfo, describe
-from .registry._slots import registering_as
-from .registry.kernel_config import KernelConfig
-from .registry.kernels import register_kernel
-from .runtime import current, use_runtime
+from tensorplug._state import backend_var, recorders_var
+from tensorplug.backend import Backend, BackendConfig, register_backend
+from tensorplug.errors import TensorplugError
+from tensorplug.kernel_spec import KernelSpec, TensorInfo, describe
+from tensorplug.registry._slots import registering_as
+from tensorplug.registry.kernel_config import KernelConfig
+from tensorplug.registry.kernels import register_kernel
+from tensorplug.runtime import current, use_runtime
 
 __all__ = ["ABSTRACT_BACKEND", "AbstractBackend", "AbstractEvaluationError", "abstract_backend"]
 

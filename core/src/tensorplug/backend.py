@@ -11,17 +11,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from . import _validate as valid
-from ._state import backend_var, state
-from .backend_contract import Backend
-from .errors import (
-    BackendNotFoundError,
-    PluginError,
-    TensorplugError,
-    TensorplugPluginWarning,
-)
-from .registry import kernels as _kernels
-from .runtime import current
+from tensorplug import _validate as valid
+from tensorplug._state import backend_var, state
+from tensorplug.backend_contract import Backend
+from tensorplug.errors import BackendNotFoundError, PluginError, TensorplugError, TensorplugPluginWarning
+from tensorplug.registry import kernels as _kernels
+from tensorplug.runtime import current
 
 __all__ = [
     "Backend",
@@ -54,7 +49,7 @@ class BackendConfig:
 
 
 def _discover() -> None:
-    from .plugins.manager import load_plugins  # (plugin loading sits above the backends)
+    from tensorplug.plugins.manager import load_plugins  # (plugin loading sits above the backends)
 
     load_plugins()  # (in strict mode, raises the plugin error met before, every time)
 
@@ -138,7 +133,7 @@ def start_backend(name: str) -> Backend:
         except TensorplugError:
             raise
         except Exception as exc:
-            from .plugins.manager import report_backend_failure
+            from tensorplug.plugins.manager import report_backend_failure
 
             report_backend_failure(name, exc)  # strict mode: a PluginError, now and at every use
             raise TensorplugError(
@@ -157,7 +152,7 @@ def start_backend(name: str) -> Backend:
             for config_k in _kernels.kernels_for_backend(name):  # registered before the start
                 if config_k.setup_func is not None:
                     config_k.setup_func(backend)
-            from .plugins.manager import register_backend_kernels
+            from tensorplug.plugins.manager import register_backend_kernels
 
             register_backend_kernels(name)  # plugins register its kernels, set up as they come
         finally:

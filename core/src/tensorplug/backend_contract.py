@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, from_numpy_dtype
-from .errors import DeviceError
+from tensorplug.dtypes import DType, from_numpy_dtype
+from tensorplug.errors import DeviceError
 
 __all__ = ["Backend"]
 

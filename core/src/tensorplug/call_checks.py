@@ -14,14 +14,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .backend_contract import Backend
-from .errors import DTypeError, KernelError, KernelOutputError, OutOfMemoryError, ShapeError, TensorplugError
-from .kernel_spec import KernelSpec, TensorInfo, describe
-from .registry.specs import get_kernel_spec
-from .runtime import current
+from tensorplug.backend_contract import Backend
+from tensorplug.errors import (
+    DTypeError,
+    KernelError,
+    KernelOutputError,
+    OutOfMemoryError,
+    ShapeError,
+    TensorplugError,
+)
+from tensorplug.kernel_spec import KernelSpec, TensorInfo, describe
+from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.runtime import current
 
 if TYPE_CHECKING:  # (tensor.py imports the engine state, which imports this module through debug.py)
-    from .tensor import Tensor
+    from tensorplug.tensor import Tensor
 
 __all__ = ["explain_failure", "check_outputs"]
 

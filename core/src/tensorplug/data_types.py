@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, as_dtype, real_of, scalar_dtype
-from .dtypes import result_type as _promote
-from .errors import DTypeError
-from .tensor import Tensor
+from tensorplug.dtypes import DType, as_dtype, real_of, scalar_dtype
+from tensorplug.dtypes import result_type as _promote
+from tensorplug.errors import DTypeError
+from tensorplug.tensor import Tensor
 
 __all__ = ["finfo", "iinfo", "can_cast", "isdtype", "result_type", "FInfo", "IInfo"]
 

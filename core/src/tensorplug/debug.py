@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .call_checks import check_outputs
-from .errors import NonFiniteError, TensorplugError
-from .registry.specs import get_kernel_spec
+from tensorplug.call_checks import check_outputs
+from tensorplug.errors import NonFiniteError, TensorplugError
+from tensorplug.registry.specs import get_kernel_spec
 
 __all__ = ["debug_nans", "NonFiniteCheck", "ENV_DEBUG_NANS", "debug_checks", "OutputCheck",
            "ENV_DEBUG_CHECKS"]
@@ -55,9 +55,9 @@ class NonFiniteCheck:
 
 def _error(name: str, inputs: Any, outputs: tuple[Any, ...], position: int,
            values: np.ndarray) -> NonFiniteError:
-    from .engine import tensor_info
-    from .kernel_spec import describe
-    from .runtime import current
+    from tensorplug.engine import tensor_info
+    from tensorplug.kernel_spec import describe
+    from tensorplug.runtime import current
 
     out = outputs[position]
     backend = out._backend.name
@@ -100,7 +100,7 @@ def debug_checks() -> contextlib.AbstractContextManager[None]:
 @contextlib.contextmanager
 def _recording(check: NonFiniteCheck | OutputCheck) -> Iterator[None]:
     """`check` on this thread's recorders inside the block."""
-    from ._state import push_recorder, remove_recorder
+    from tensorplug._state import push_recorder, remove_recorder
 
     push_recorder(check)
     try:

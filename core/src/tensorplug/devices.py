@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _validate as valid
-from ._state import state
-from .autodiff.tape import record_custom
-from .backend import active_backend, start_backend
-from .engine import wrap
-from .errors import DeviceError
-from .ops._convert import asarray
-from .tensor import Tensor
-from .tree_util import tree_flatten, tree_unflatten
+from tensorplug import _validate as valid
+from tensorplug._state import state
+from tensorplug.autodiff.tape import record_custom
+from tensorplug.backend import active_backend, start_backend
+from tensorplug.engine import wrap
+from tensorplug.errors import DeviceError
+from tensorplug.ops._convert import asarray
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["device_put", "devices", "set_default_device", "on_device"]
 

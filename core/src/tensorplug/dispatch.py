@@ -29,18 +29,18 @@ from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter_ns as _clock
 from typing import Any, TypeVar
 
-from ._state import backend_var, profiling, recorders_var
-from .backend import Backend, active_backend  # noqa: F401  (the generated fast path calls it)
-from .call_checks import check_outputs, explain_failure
-from .dtypes import DType
-from .errors import KernelError, TensorplugError
-from .kernel_spec import REQUIRED, KernelSpec
-from .registry._slots import CHANGES
-from .registry.kernel_config import DirectCall, DirectFunc, KernelFunc
-from .registry.kernels import missing_kernel_error
-from .registry.specs import get_kernel_spec
-from .runtime import ACTIVE
-from .tensor import Tensor
+from tensorplug._state import backend_var, profiling, recorders_var
+from tensorplug.backend import Backend, active_backend  # noqa: F401  (the generated fast path calls it)
+from tensorplug.call_checks import check_outputs, explain_failure
+from tensorplug.dtypes import DType
+from tensorplug.errors import KernelError, TensorplugError
+from tensorplug.kernel_spec import REQUIRED, KernelSpec
+from tensorplug.registry._slots import CHANGES
+from tensorplug.registry.kernel_config import DirectCall, DirectFunc, KernelFunc
+from tensorplug.registry.kernels import missing_kernel_error
+from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.runtime import ACTIVE
+from tensorplug.tensor import Tensor
 
 __all__ = ["Dispatcher", "dispatcher_of", "wrap", "to_backend"]
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ArgumentError, DTypeError
+from tensorplug.errors import ArgumentError, DTypeError
 
 _ml_dtypes: Any
 try:  # bfloat16's numpy dtype (optional: core's dependencies stay numpy, pluggy, importlib-metadata, optree)

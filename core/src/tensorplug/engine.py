@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._validate import checked_size
-from .backend import active_backend
-from .call_checks import explain_failure
-from .dispatch import dispatcher_of, to_backend, wrap
-from .errors import ArgumentError, DTypeError, ShapeError
-from .kernel_spec import TensorInfo
-from .registry.specs import get_kernel_spec
-from .tensor import Tensor
+from tensorplug._validate import checked_size
+from tensorplug.backend import active_backend
+from tensorplug.call_checks import explain_failure
+from tensorplug.dispatch import dispatcher_of, to_backend, wrap
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError
+from tensorplug.kernel_spec import TensorInfo
+from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.tensor import Tensor
 
 __all__ = ["run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]
 
@@ -35,7 +35,7 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
     order; `attrs` is checked and completed from the spec. Returns a Tensor, or a tuple for a
     multi-output kernel; it is recorded for autodiff like any op.
     """
-    from .ops._convert import asarray  # ops sit above the engine
+    from tensorplug.ops._convert import asarray  # ops sit above the engine
 
     backend = active_backend()  # (started: plugins and their specs are loaded)
     if not isinstance(kernel_name, str):

@@ -12,10 +12,10 @@ gradients are written with (those of ``tensorplug.kernel_helpers`` among them).
 
 from __future__ import annotations
 
-from . import kernel_helpers as _kernel_helpers
-from ._core import register_core
-from ._version import API_VERSION
-from .backend import (
+from tensorplug import kernel_helpers as _kernel_helpers
+from tensorplug._core import register_core
+from tensorplug._version import API_VERSION
+from tensorplug.backend import (
     Backend,
     BackendConfig,
     backend_info,
@@ -24,16 +24,16 @@ from .backend import (
     start_backend,
     unregister_backend,
 )
-from .dispatch import Dispatcher
-from .engine import run_kernel, wrap
-from .gradients._util import unbroadcast
-from .jit import tracing
-from .kernel_families import family_configs
-from .kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
-from .kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
-from .plan import PlannedFunction
-from .plugins.hookspecs import hookimpl
-from .plugins.manager import (
+from tensorplug.dispatch import Dispatcher
+from tensorplug.engine import run_kernel, wrap
+from tensorplug.gradients._util import unbroadcast
+from tensorplug.jit import tracing
+from tensorplug.kernel_families import family_configs
+from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
+from tensorplug.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+from tensorplug.plan import PlannedFunction
+from tensorplug.plugins.hookspecs import hookimpl
+from tensorplug.plugins.manager import (
     PluginInfo,
     PluginProblem,
     contributions,
@@ -43,14 +43,14 @@ from .plugins.manager import (
     register_plugin,
     unregister_plugin,
 )
-from .registry.batching import (
+from tensorplug.registry.batching import (
     BatchConfig,
     find_batching_rule,
     override_batching_rule,
     register_batching_rule,
     unregister_batching_rule,
 )
-from .registry.gradients import (
+from tensorplug.registry.gradients import (
     GradConfig,
     find_gradient,
     get_gradient,
@@ -58,8 +58,8 @@ from .registry.gradients import (
     register_gradient,
     unregister_gradient,
 )
-from .registry.jvps import JvpConfig, find_jvp, override_jvp, register_jvp, unregister_jvp
-from .registry.kernels import (
+from tensorplug.registry.jvps import JvpConfig, find_jvp, override_jvp, register_jvp, unregister_jvp
+from tensorplug.registry.kernels import (
     DirectCall,
     KernelConfig,
     KernelFunc,
@@ -69,10 +69,15 @@ from .registry.kernels import (
     register_kernel,
     unregister_kernel,
 )
-from .registry.ops import OpConfig, get_op, list_ops, register_op, unregister_op
-from .registry.specs import get_kernel_spec, list_kernel_specs, register_kernel_spec, unregister_kernel_spec
-from .runtime import Runtime, use_runtime
-from .runtime import current as current_runtime
+from tensorplug.registry.ops import OpConfig, get_op, list_ops, register_op, unregister_op
+from tensorplug.registry.specs import (
+    get_kernel_spec,
+    list_kernel_specs,
+    register_kernel_spec,
+    unregister_kernel_spec,
+)
+from tensorplug.runtime import Runtime, use_runtime
+from tensorplug.runtime import current as current_runtime
 
 __all__ = [
     "API_VERSION",

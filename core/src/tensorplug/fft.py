@@ -5,21 +5,21 @@
 
 from __future__ import annotations
 
-from .ops.fft import (
-    fft,
-    fftfreq,
-    fftn,
-    fftshift,
-    hfft,
-    ifft,
-    ifftn,
-    ifftshift,
-    ihfft,
-    irfft,
-    irfftn,
-    rfft,
-    rfftfreq,
-    rfftn,
+from tensorplug.ops.fft import (
+           fft,
+           fftfreq,
+           fftn,
+           fftshift,
+           hfft,
+           ifft,
+           ifftn,
+           ifftshift,
+           ihfft,
+           irfft,
+           irfftn,
+           rfft,
+           rfftfreq,
+           rfftn,
 )
 
 __all__ = ["fft", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifftn", "ifftshift", "ihfft", "irfft",

@@ -5,17 +5,17 @@ rotate_with_offset, projective transform, and non-max suppression of boxes
 
 from __future__ import annotations
 
-from .ops.image import (
-    crop_and_resize,
-    flip_left_right,
-    non_max_suppression,
-    non_max_suppression_padded,
-    non_max_suppression_with_scores,
-    resize,
-    resize_bilinear,
-    resize_nearest_neighbor,
-    rotate_with_offset,
-    transform,
+from tensorplug.ops.image import (
+           crop_and_resize,
+           flip_left_right,
+           non_max_suppression,
+           non_max_suppression_padded,
+           non_max_suppression_with_scores,
+           resize,
+           resize_bilinear,
+           resize_nearest_neighbor,
+           rotate_with_offset,
+           transform,
 )
 
 __all__ = ["crop_and_resize", "flip_left_right", "non_max_suppression", "non_max_suppression_padded",

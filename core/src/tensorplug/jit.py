@@ -50,9 +50,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _validate as valid
-from ._jit_entries import Args, Compiled, Entry, Retrace, Trace, Write
-from ._jit_state import (
+from tensorplug import _validate as valid
+from tensorplug._jit_entries import Args, Compiled, Entry, Retrace, Trace, Write
+from tensorplug._jit_state import (
     StateLayout,
     carry_in,
     flatten,
@@ -63,7 +63,7 @@ from ._jit_state import (
     unflatten,
     written,
 )
-from ._jit_trees import (
+from tensorplug._jit_trees import (
     HOST_DTYPES,
     TRACED,
     arrays_as_tensors,
@@ -75,14 +75,14 @@ from ._jit_trees import (
     static_key,
     unflatten_out,
 )
-from ._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
-from .autodiff.tape import taping
-from .backend import Backend, active_backend
-from .dtypes import DType
-from .engine import wrap
-from .errors import ArgumentError, TensorplugError
-from .profiler import time_compiled
-from .tensor import Tensor
+from tensorplug._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
+from tensorplug.autodiff.tape import taping
+from tensorplug.backend import Backend, active_backend
+from tensorplug.dtypes import DType
+from tensorplug.engine import wrap
+from tensorplug.errors import ArgumentError, TensorplugError
+from tensorplug.profiler import time_compiled
+from tensorplug.tensor import Tensor
 
 __all__ = ["jit", "tracing"]
 

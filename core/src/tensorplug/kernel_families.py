@@ -9,9 +9,9 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ._families import import_families
-from .errors import RegistrationError
-from .registry.kernel_config import KernelConfig
+from tensorplug._families import import_families
+from tensorplug.errors import RegistrationError
+from tensorplug.registry.kernel_config import KernelConfig
 
 __all__ = ["family_configs"]
 

@@ -23,16 +23,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _image_sampling as image_sampling
-from ._activation_formulas import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values
-from ._rearrange import band_part, batch_to_space, depth_to_space, space_to_batch, space_to_depth
-from ._sparse_shapes import (
+from tensorplug import _image_sampling as image_sampling
+from tensorplug._activation_formulas import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values
+from tensorplug._rearrange import band_part, batch_to_space, depth_to_space, space_to_batch, space_to_depth
+from tensorplug._sparse_shapes import (
     check_nd_index_bounds,
     fill_empty_rows,
     sparse_reshape_indices,
     sparse_reshape_shape,
 )
-from ._windows import (
+from tensorplug._windows import (
     avg_pool_divisor,
     conv_channels_first,
     conv_transpose_padding,
@@ -41,8 +41,8 @@ from ._windows import (
     tap_slices,
     window_taps,
 )
-from .dtypes import ALL_DTYPES, accumulator_of
-from .errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
+from tensorplug.dtypes import ALL_DTYPES, accumulator_of
+from tensorplug.errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 
 __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "SELU_ALPHA",

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ._validate import shown
-from .dtypes import DType
-from .errors import ArgumentError, DTypeError, RegistrationError, ShapeError
+from tensorplug._validate import shown
+from tensorplug.dtypes import DType
+from tensorplug.errors import ArgumentError, DTypeError, RegistrationError, ShapeError
 
 __all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "describe"]
 

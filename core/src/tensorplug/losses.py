@@ -10,7 +10,7 @@ divergence) reduce the class axis first and give one value per example.
 
 from __future__ import annotations
 
-from .ops.losses import (
+from tensorplug.ops.losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     categorical_cross_entropy,
@@ -22,7 +22,7 @@ from .ops.losses import (
     mean_absolute_error,
     mean_squared_error,
 )
-from .ops.nn import softmax_cross_entropy, sparse_softmax_cross_entropy
+from tensorplug.ops.nn import softmax_cross_entropy, sparse_softmax_cross_entropy
 
 __all__ = [
     "binary_cross_entropy",

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .tensor import Tensor
+from tensorplug.tensor import Tensor
 
 __all__ = ["MemoryInfo", "memory", "live_tensors", "nbytes"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .backend import Backend, active_backend
-from .data_types import isdtype
-from .dtypes import STANDARD_DTYPES, DType, default_complex, default_float, default_int
-from .errors import DeviceError, DTypeError
+from tensorplug.backend import Backend, active_backend
+from tensorplug.data_types import isdtype
+from tensorplug.dtypes import STANDARD_DTYPES, DType, default_complex, default_float, default_int
+from tensorplug.errors import DeviceError, DTypeError
 
 __all__ = ["Info", "__array_namespace_info__"]
 

@@ -27,13 +27,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._state import plan_trace_var, push_recorder, remove_recorder
-from .backend import Backend
-from .errors import TensorplugError, TracedValueError
-from .kernel_spec import TensorInfo
-from .registry._slots import CHANGES
-from .runtime import current
-from .tensor import Tensor
+from tensorplug._state import plan_trace_var, push_recorder, remove_recorder
+from tensorplug.backend import Backend
+from tensorplug.errors import TensorplugError, TracedValueError
+from tensorplug.kernel_spec import TensorInfo
+from tensorplug.registry._slots import CHANGES
+from tensorplug.runtime import current
+from tensorplug.tensor import Tensor
 
 __all__ = ["Plan", "Step", "PlannedFunction", "trace"]
 
@@ -152,8 +152,8 @@ class Plan:
 
     def _explain(self, args: list[Any], state: list[Any], exc: Exception) -> TensorplugError:
         """Run the steps one by one to find the one that raises; its failure, explained."""
-        from .dispatch import wrap
-        from .engine import explain_failure
+        from tensorplug.dispatch import wrap
+        from tensorplug.engine import explain_failure
 
         values: dict[int, Any] = dict(enumerate(list(args) + list(state)))
         values.update(self.constants)

@@ -90,7 +90,7 @@ class Profile:
     def table(self) -> str:
         """A printable table: one row per (kernel, backend) by total time, with calls, total
         ms, mean us and bytes allocated, then the peak of live tensor bytes."""
-        from .cli._table import table
+        from tensorplug.cli._table import table
 
         rows = [(r.name, r.backend, r.source, str(r.calls), f"{r.total_ns / 1e6:.3f}",
                  f"{r.mean_us:.1f}", _size(r.bytes)) for r in self.rows()]

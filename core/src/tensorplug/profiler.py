@@ -19,11 +19,18 @@ from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import Any
 
-from ._state import gradient_var, jit_trace_var, profiling, push_recorder, recorders_var, remove_recorder
-from .memory_stats import live_tensors, nbytes
-from .profile_report import Info, KernelEvent, Profile
-from .runtime import current
-from .tensor import Tensor
+from tensorplug._state import (
+    gradient_var,
+    jit_trace_var,
+    profiling,
+    push_recorder,
+    recorders_var,
+    remove_recorder,
+)
+from tensorplug.memory_stats import live_tensors, nbytes
+from tensorplug.profile_report import Info, KernelEvent, Profile
+from tensorplug.runtime import current
+from tensorplug.tensor import Tensor
 
 __all__ = ["KernelCalls", "count_kernels", "profile", "Profile", "KernelEvent", "time_compiled"]
 

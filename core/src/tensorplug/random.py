@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .ops.categorical import categorical
-from .ops.random import normal, uniform
+from tensorplug.ops.categorical import categorical
+from tensorplug.ops.random import normal, uniform
 
 __all__ = ["normal", "uniform"]
 __all__ += ["categorical"]

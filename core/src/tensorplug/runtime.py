@@ -20,19 +20,19 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from .errors import PluginError
-from .plugins import hookspecs
-from .registry._slots import CORE_SOURCE, Registration, SlotTable, new_version
+from tensorplug.errors import PluginError
+from tensorplug.plugins import hookspecs
+from tensorplug.registry._slots import CORE_SOURCE, Registration, SlotTable, new_version
 
 if TYPE_CHECKING:
-    from .backend import Backend, BackendConfig
-    from .kernel_spec import KernelSpec
-    from .plugins.manager import PluginInfo, PluginProblem
-    from .registry.batching import BatchConfig
-    from .registry.gradients import GradConfig
-    from .registry.jvps import JvpConfig
-    from .registry.kernel_config import KernelConfig
-    from .registry.ops import OpConfig
+    from tensorplug.backend import Backend, BackendConfig
+    from tensorplug.kernel_spec import KernelSpec
+    from tensorplug.plugins.manager import PluginInfo, PluginProblem
+    from tensorplug.registry.batching import BatchConfig
+    from tensorplug.registry.gradients import GradConfig
+    from tensorplug.registry.jvps import JvpConfig
+    from tensorplug.registry.kernel_config import KernelConfig
+    from tensorplug.registry.ops import OpConfig
 
 __all__ = ["Runtime", "PluginState", "current", "use_runtime"]
 

@@ -17,14 +17,22 @@ from typing import Any
 
 import numpy as np
 
-from . import _saved_nodes as nodes
-from . import _validate as valid
-from ._checkpoint_file import AS_PARTS, FORMAT, checked_path, read, refused, safetensors_module, write
-from .backend import backend_scope
-from .dtypes import from_numpy_dtype
-from .errors import ArgumentError, CheckpointError, TensorplugError
-from .tensor import Tensor
-from .variable import Variable, _registry
+from tensorplug import _saved_nodes as nodes
+from tensorplug import _validate as valid
+from tensorplug._checkpoint_file import (
+    AS_PARTS,
+    FORMAT,
+    checked_path,
+    read,
+    refused,
+    safetensors_module,
+    write,
+)
+from tensorplug.backend import backend_scope
+from tensorplug.dtypes import from_numpy_dtype
+from tensorplug.errors import ArgumentError, CheckpointError, TensorplugError
+from tensorplug.tensor import Tensor
+from tensorplug.variable import Variable, _registry
 
 __all__ = ["save", "load"]
 
@@ -51,7 +59,7 @@ class _Writer:
         return {"kind": kind, "key": key, "dtype": dtype}
 
     def node(self, obj: Any, path: tuple[Any, ...]) -> dict[str, Any]:
-        from .optimizers.state import OptimizerState
+        from tensorplug.optimizers.state import OptimizerState
 
         if isinstance(obj, Variable):
             return {**self.array("variable", obj.numpy(), obj.dtype.name, path),
@@ -176,12 +184,12 @@ class _Reader:
         return {**node["slots"], "items": items}
 
     def tensor(self, arr: np.ndarray, backend: str | None) -> Tensor:
-        from .ops._convert import asarray
+        from tensorplug.ops._convert import asarray
 
         return asarray(arr, backend=backend)
 
     def build(self, node: Mapping[str, Any]) -> Any:
-        from .optimizers.state import OptimizerState
+        from tensorplug.optimizers.state import OptimizerState
 
         kind = node["kind"]
         if kind == "value":
@@ -210,7 +218,7 @@ class _Reader:
 
     def restore(self, node: Mapping[str, Any], like: Any, path: tuple[Any, ...]) -> Any:
         """The loaded value at `path`, checked against `like` (differences collected)."""
-        from .optimizers.state import OptimizerState
+        from tensorplug.optimizers.state import OptimizerState
 
         kind = node["kind"]
         here = _shown(path)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._state import jit_tracing, plan_trace_var
-from ._version import ARRAY_API_VERSIONS
-from .dtypes import DType
-from .errors import (
+from tensorplug._state import jit_tracing, plan_trace_var
+from tensorplug._version import ARRAY_API_VERSIONS
+from tensorplug.dtypes import DType
+from tensorplug.errors import (
     ArgumentError,
     DTypeError,
     OutOfMemoryError,
@@ -21,7 +21,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .backend import Backend
+    from tensorplug.backend import Backend
 
 __all__ = ["Tensor"]
 
@@ -175,7 +175,7 @@ class Tensor:
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
         """This tensor on `device`, a device of its backend (``tp.device_put``)."""
-        from .devices import device_put
+        from tensorplug.devices import device_put
 
         if stream is not None:
             raise ArgumentError("to_device: stream must be None; tensorplug's backends order their "
@@ -378,7 +378,7 @@ class Tensor:
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from ._pickling import reduce_tensor
+        from tensorplug._pickling import reduce_tensor
         return reduce_tensor(self)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
@@ -395,6 +395,6 @@ class Tensor:
         return _updates.At(self)
 
 
-from . import ops as _ops  # noqa: E402  (ops import Tensor; operators resolve at call time)
-from .ops import _ufuncs, _updates  # noqa: E402
-from .ops import dlpack as _dlpack  # noqa: E402
+from tensorplug import ops as _ops  # noqa: E402  (ops import Tensor; operators resolve at call time)
+from tensorplug.ops import _ufuncs, _updates  # noqa: E402
+from tensorplug.ops import dlpack as _dlpack  # noqa: E402

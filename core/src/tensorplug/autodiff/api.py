@@ -9,17 +9,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from .._state import backend_var, push_recorder, recorders_var, remove_recorder
-from ..backend import active_backend
-from ..engine import wrap
-from ..errors import AutodiffError, DTypeError
-from ..ops._convert import asarray, scalar_tensor
-from ..tensor import Tensor
-from ..tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
-from ..variable import Variable, trainable_variables
-from .closures import refusing_closures
-from .tape import Tape, backward, fresh, record_custom
+from tensorplug import _validate as valid
+from tensorplug._state import backend_var, push_recorder, recorders_var, remove_recorder
+from tensorplug.autodiff.closures import refusing_closures
+from tensorplug.autodiff.tape import Tape, backward, fresh, record_custom
+from tensorplug.backend import active_backend
+from tensorplug.engine import wrap
+from tensorplug.errors import AutodiffError, DTypeError
+from tensorplug.ops._convert import asarray, scalar_tensor
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
+from tensorplug.variable import Variable, trainable_variables
 
 __all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]
 

@@ -15,16 +15,16 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import _validate as valid
-from .._state import push_recorder, recorders_var, remove_recorder
-from ..dispatch import wrap
-from ..errors import AutodiffError
-from ..ops._convert import asarray
-from ..ops.creation import zeros_like
-from ..tensor import Tensor
-from ..tree_util import tree_flatten, tree_unflatten
-from .forward import JvpRecorder
-from .tape import CustomRule, Tape, backward, fresh, record_custom
+from tensorplug import _validate as valid
+from tensorplug._state import push_recorder, recorders_var, remove_recorder
+from tensorplug.autodiff.forward import JvpRecorder
+from tensorplug.autodiff.tape import CustomRule, Tape, backward, fresh, record_custom
+from tensorplug.dispatch import wrap
+from tensorplug.errors import AutodiffError
+from tensorplug.ops._convert import asarray
+from tensorplug.ops.creation import zeros_like
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["checkpoint"]
 

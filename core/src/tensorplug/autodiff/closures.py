@@ -10,11 +10,11 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .._state import push_recorder, recorders_var, remove_recorder
-from ..errors import AutodiffError
-from ..tensor import Tensor
-from .forward import JvpRecorder
-from .tape import Tape
+from tensorplug._state import push_recorder, recorders_var, remove_recorder
+from tensorplug.autodiff.forward import JvpRecorder
+from tensorplug.autodiff.tape import Tape
+from tensorplug.errors import AutodiffError
+from tensorplug.tensor import Tensor
 
 __all__ = ["refusing_closures"]
 

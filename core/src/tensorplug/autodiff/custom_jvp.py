@@ -12,17 +12,24 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .. import _validate as valid
-from .._state import state
-from ..engine import wrap
-from ..errors import ArgumentError, AutodiffError
-from ..ops._convert import asarray
-from ..tensor import Tensor
-from ..tree_util import PyTreeDef, array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
-from .closures import refusing_closures
-from .forward import hidden_from_forward_mode
-from .tape import record_custom
-from .transpose import transpose
+from tensorplug import _validate as valid
+from tensorplug._state import state
+from tensorplug.autodiff.closures import refusing_closures
+from tensorplug.autodiff.forward import hidden_from_forward_mode
+from tensorplug.autodiff.tape import record_custom
+from tensorplug.autodiff.transpose import transpose
+from tensorplug.engine import wrap
+from tensorplug.errors import ArgumentError, AutodiffError
+from tensorplug.ops._convert import asarray
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import (
+    PyTreeDef,
+    array_leaves,
+    is_node,
+    tree_flatten,
+    tree_structure,
+    tree_unflatten,
+)
 
 __all__ = ["custom_jvp", "CustomJvpFunction"]
 

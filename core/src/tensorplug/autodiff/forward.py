@@ -16,17 +16,17 @@ import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .. import _validate as valid
-from .._state import push_recorder, recorders_var, remove_recorder
-from ..errors import AutodiffError
-from ..ops._convert import asarray
-from ..ops.creation import zeros_like
-from ..registry.jvps import find_jvp
-from ..registry.specs import get_kernel_spec
-from ..tensor import Tensor
-from ..tree_util import array_leaves, is_node, tree_flatten, tree_unflatten
-from .tape import CustomRule, Differentiating, Entry, fresh, gradient_thunks, input_name
-from .transpose import transpose
+from tensorplug import _validate as valid
+from tensorplug._state import push_recorder, recorders_var, remove_recorder
+from tensorplug.autodiff.tape import CustomRule, Differentiating, Entry, fresh, gradient_thunks, input_name
+from tensorplug.autodiff.transpose import transpose
+from tensorplug.errors import AutodiffError
+from tensorplug.ops._convert import asarray
+from tensorplug.ops.creation import zeros_like
+from tensorplug.registry.jvps import find_jvp
+from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import array_leaves, is_node, tree_flatten, tree_unflatten
 
 __all__ = ["JvpRecorder", "jvp", "linearize", "forward_mode_records", "hidden_from_forward_mode",
            "output_tangents"]

@@ -9,16 +9,9 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import _validate as valid
-from .._state import push_recorder, remove_recorder
-from ..batching.vmap import vmap
-from ..errors import AutodiffError
-from ..ops._convert import asarray
-from ..ops.creation import eye, zeros, zeros_like
-from ..ops.manipulation import reshape
-from ..tensor import Tensor
-from ..tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
-from .api import (
+from tensorplug import _validate as valid
+from tensorplug._state import push_recorder, remove_recorder
+from tensorplug.autodiff.api import (
     _argnums,
     _checked_argnums,
     _diff_leaf,
@@ -27,8 +20,15 @@ from .api import (
     regrouped,
     watched_arguments,
 )
-from .forward import jvp
-from .tape import Tape, backward
+from tensorplug.autodiff.forward import jvp
+from tensorplug.autodiff.tape import Tape, backward
+from tensorplug.batching.vmap import vmap
+from tensorplug.errors import AutodiffError
+from tensorplug.ops._convert import asarray
+from tensorplug.ops.creation import eye, zeros, zeros_like
+from tensorplug.ops.manipulation import reshape
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 

@@ -13,15 +13,15 @@ import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .._state import gradient_var, recorders_var, state
-from ..engine import wrap
-from ..errors import AutodiffError, GradientNotFoundError
-from ..ops.creation import zeros_like
-from ..ops.elementwise import add
-from ..registry.gradients import find_gradient
-from ..registry.specs import get_kernel_spec
-from ..runtime import ACTIVE
-from ..tensor import Tensor
+from tensorplug._state import gradient_var, recorders_var, state
+from tensorplug.engine import wrap
+from tensorplug.errors import AutodiffError, GradientNotFoundError
+from tensorplug.ops.creation import zeros_like
+from tensorplug.ops.elementwise import add
+from tensorplug.registry.gradients import find_gradient
+from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.runtime import ACTIVE
+from tensorplug.tensor import Tensor
 
 __all__ = ["Differentiating", "Tape", "Entry", "CustomRule", "backward", "gradient_thunks", "record_custom",
            "fresh"]

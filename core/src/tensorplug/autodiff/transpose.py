@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._state import push_recorder, remove_recorder
-from ..ops.creation import ones_like, zeros_like
-from ..ops.reductions import sum as _sum
-from ..tensor import Tensor
-from .tape import Tape, backward
+from tensorplug._state import push_recorder, remove_recorder
+from tensorplug.autodiff.tape import Tape, backward
+from tensorplug.ops.creation import ones_like, zeros_like
+from tensorplug.ops.reductions import sum as _sum
+from tensorplug.tensor import Tensor
 
 __all__ = ["transpose"]
 

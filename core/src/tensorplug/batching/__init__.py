@@ -1,8 +1,8 @@
 """``tp.vmap`` and the core's batching rules, one module per kernel family (importing
 declares them). A kernel without a rule is batched by a loop over the batch, with a warning."""
 
-from .._families import import_families
-from .vmap import vmap
+from tensorplug._families import import_families
+from tensorplug.batching.vmap import vmap
 
 import_families(__name__)
 

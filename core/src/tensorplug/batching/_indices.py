@@ -14,16 +14,16 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..dtypes import int64
-from ..errors import IndexOutOfRangeError
-from ..ops._convert import astype
-from ..ops.creation import arange
-from ..ops.elementwise import logical_and, where
-from ..ops.manipulation import concat
-from ..registry.batching import BatchFunc
-from ..tensor import Tensor
-from ._util import Axes, Inputs, batch_size, broadcast, reshaped, select
+from tensorplug.batching._util import Axes, Inputs, batch_size, broadcast, reshaped, select
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.dtypes import int64
+from tensorplug.errors import IndexOutOfRangeError
+from tensorplug.ops._convert import astype
+from tensorplug.ops.creation import arange
+from tensorplug.ops.elementwise import logical_and, where
+from tensorplug.ops.manipulation import concat
+from tensorplug.registry.batching import BatchFunc
+from tensorplug.tensor import Tensor
 
 __all__ = ["flat_indices", "batch_column", "loop_errors"]
 

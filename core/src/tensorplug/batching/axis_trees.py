@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _validate as valid
-from ..errors import ArgumentError
-from ..tree_util import PyTreeDef, flatten_one_level, keystr, tree_flatten_with_path, tree_unflatten
+from tensorplug import _validate as valid
+from tensorplug.errors import ArgumentError
+from tensorplug.tree_util import PyTreeDef, flatten_one_level, keystr, tree_flatten_with_path, tree_unflatten
 
 __all__ = ["AxisSpec", "Leaf", "check_axes", "leaves_of", "rebuild"]
 

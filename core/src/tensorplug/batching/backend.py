@@ -23,20 +23,20 @@ from typing import Any
 
 import numpy as np
 
-from .._state import backend_var, recorders_var
-from ..backend import Backend
-from ..dispatch import dispatcher_of, to_backend, wrap
-from ..dtypes import DType
-from ..errors import KernelError, ShapeError, TracedValueError, VmapFallbackWarning
-from ..kernel_spec import TensorInfo
-from ..ops.creation import zeros
-from ..ops.manipulation import stack
-from ..registry.batching import find_batching_rule
-from ..registry.kernel_config import KernelConfig
-from ..registry.specs import get_kernel_spec
-from ..runtime import current
-from ..tensor import Tensor
-from ._util import select
+from tensorplug._state import backend_var, recorders_var
+from tensorplug.backend import Backend
+from tensorplug.batching._util import select
+from tensorplug.dispatch import dispatcher_of, to_backend, wrap
+from tensorplug.dtypes import DType
+from tensorplug.errors import KernelError, ShapeError, TracedValueError, VmapFallbackWarning
+from tensorplug.kernel_spec import TensorInfo
+from tensorplug.ops.creation import zeros
+from tensorplug.ops.manipulation import stack
+from tensorplug.registry.batching import find_batching_rule
+from tensorplug.registry.kernel_config import KernelConfig
+from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.runtime import current
+from tensorplug.tensor import Tensor
 
 __all__ = ["Batched", "BatchingBackend"]
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import Dispatcher, dispatcher_of
-from ..registry.batching import BatchConfig, BatchFunc
-from ..registry.core_entries import declare_batching_rule
-from ..tensor import Tensor
-from ._util import Axes, Inputs, all_batched, batch_size, reshaped, to_front, transposed
-from .nn import images_merged
+from tensorplug.batching._util import Axes, Inputs, all_batched, batch_size, reshaped, to_front, transposed
+from tensorplug.batching.nn import images_merged
+from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.registry.batching import BatchConfig, BatchFunc
+from tensorplug.registry.core_entries import declare_batching_rule
+from tensorplug.tensor import Tensor
 
 
 def folded(x: Tensor, axis: int) -> Tensor:

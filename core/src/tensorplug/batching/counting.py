@@ -8,11 +8,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..ops.manipulation import concat
-from ..ops.sorting import argsort
-from ..tensor import Tensor
-from ._util import Axes, Inputs, all_batched, batching_rule, reshaped
+from tensorplug.batching._util import Axes, Inputs, all_batched, batching_rule, reshaped
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.ops.manipulation import concat
+from tensorplug.ops.sorting import argsort
+from tensorplug.tensor import Tensor
 
 _DENSE_BINCOUNT, _SEARCH_SORTED = dispatcher_of("DenseBincount"), dispatcher_of("SearchSorted")
 

@@ -4,7 +4,7 @@ have one shape (activation gradients, AddN, the fused Adam update)."""
 
 from __future__ import annotations
 
-from ._util import elementwise, same_shape_elementwise
+from tensorplug.batching._util import elementwise, same_shape_elementwise
 
 elementwise(
     # unary (a batched input keeps its batch axis where it is)

@@ -3,6 +3,6 @@ shifted past it."""
 
 from __future__ import annotations
 
-from ._util import with_axes
+from tensorplug.batching._util import with_axes
 
 with_axes("Fft", "Ifft", "Rfft", "Irfft", attr="axes")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..tensor import Tensor
-from ._util import Axes, Inputs, aligned, batch_size, batching_rule, logical_rank, spread
+from tensorplug.batching._util import Axes, Inputs, aligned, batch_size, batching_rule, logical_rank, spread
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.tensor import Tensor
 
 _PRELU, _FUSED_MATMUL = dispatcher_of("Prelu"), dispatcher_of("FusedMatMul")
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..ops.creation import arange
-from ..ops.elementwise import where
-from ..tensor import Tensor
-from ._util import Axes, Inputs, batch_size, batching_rule, broadcast, reshaped, to_front
+from tensorplug.batching._util import Axes, Inputs, batch_size, batching_rule, broadcast, reshaped, to_front
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.ops.creation import arange
+from tensorplug.ops.elementwise import where
+from tensorplug.tensor import Tensor
 
 _CROP, _CROP_GRAD = dispatcher_of("CropAndResize"), dispatcher_of("CropAndResizeGradImage")
 _TRANSFORM = dispatcher_of("Transform")

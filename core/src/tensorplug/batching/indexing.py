@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..tensor import Tensor
-from ._indices import flat_indices, loop_errors
-from ._util import Axes, Inputs, batching_rule, broadcast, reshaped, to_front, transposed
+from tensorplug.batching._indices import flat_indices, loop_errors
+from tensorplug.batching._util import Axes, Inputs, batching_rule, broadcast, reshaped, to_front, transposed
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.tensor import Tensor
 
 _STRIDED_SLICE, _STRIDED_SLICE_GRAD = dispatcher_of("StridedSlice"), dispatcher_of("StridedSliceGrad")
 _GATHER, _SCATTER_ADD = dispatcher_of("Gather"), dispatcher_of("ScatterAdd")

@@ -11,14 +11,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import Dispatcher, dispatcher_of
-from ..dtypes import bool_
-from ..ops.creation import eye, zeros
-from ..ops.elementwise import where
-from ..registry.batching import BatchConfig
-from ..registry.core_entries import declare_batching_rule
-from ..tensor import Tensor
-from ._util import Axes, Inputs, batching_rule, reshaped, spread, to_front
+from tensorplug.batching._util import Axes, Inputs, batching_rule, reshaped, spread, to_front
+from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.dtypes import bool_
+from tensorplug.ops.creation import eye, zeros
+from tensorplug.ops.elementwise import where
+from tensorplug.registry.batching import BatchConfig
+from tensorplug.registry.core_entries import declare_batching_rule
+from tensorplug.tensor import Tensor
 
 
 def _blocks(dispatcher: Dispatcher) -> Any:

@@ -8,11 +8,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import Dispatcher, dispatcher_of
-from ..registry.batching import BatchConfig
-from ..registry.core_entries import declare_batching_rule
-from ..tensor import Tensor
-from ._util import (
+from tensorplug.batching._util import (
     Axes,
     Inputs,
     aligned,
@@ -23,6 +19,10 @@ from ._util import (
     to_front,
     transposed,
 )
+from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.registry.batching import BatchConfig
+from tensorplug.registry.core_entries import declare_batching_rule
+from tensorplug.tensor import Tensor
 
 _MATMUL, _EINSUM = dispatcher_of("MatMul"), dispatcher_of("Einsum")
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..ops.elementwise import where
-from ..tensor import Tensor
-from ._util import Axes, Inputs, all_batched, batching_rule, reshaped, to_front, with_axes
+from tensorplug.batching._util import Axes, Inputs, all_batched, batching_rule, reshaped, to_front, with_axes
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.ops.elementwise import where
+from tensorplug.tensor import Tensor
 
 with_axes("Roll", "SplitV", "Unpack")
 with_axes("Reverse", attr="axes")

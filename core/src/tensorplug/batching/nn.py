@@ -11,12 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..dtypes import int64
-from ..ops.creation import arange
-from ..registry.batching import BatchConfig, BatchFunc
-from ..registry.core_entries import declare_batching_rule
-from ._util import (
+from tensorplug.batching._util import (
     Axes,
     Inputs,
     all_batched,
@@ -27,6 +22,11 @@ from ._util import (
     to_front,
     with_axes,
 )
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.dtypes import int64
+from tensorplug.ops.creation import arange
+from tensorplug.registry.batching import BatchConfig, BatchFunc
+from tensorplug.registry.core_entries import declare_batching_rule
 
 with_axes("Softmax", "LogSoftmax")
 

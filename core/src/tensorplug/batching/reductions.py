@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import Dispatcher, dispatcher_of
-from ..registry.batching import BatchConfig
-from ..registry.core_entries import declare_batching_rule
-from ..tensor import Tensor
-from ._util import Axes, Inputs, reshaped, shifted, to_front, with_axes
+from tensorplug.batching._util import Axes, Inputs, reshaped, shifted, to_front, with_axes
+from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.registry.batching import BatchConfig
+from tensorplug.registry.core_entries import declare_batching_rule
+from tensorplug.tensor import Tensor
 
 with_axes("Sum", "Prod", "Max", "Min", "EuclideanNorm", "Cumsum", "Cumprod", "Sort", "ArgSort")
 

@@ -11,10 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..tensor import Tensor
-from ._indices import batch_column, loop_errors
-from ._util import Axes, Inputs, batch_size, batching_rule, broadcast, reshaped, spread, to_front
+from tensorplug.batching._indices import batch_column, loop_errors
+from tensorplug.batching._util import (
+    Axes,
+    Inputs,
+    batch_size,
+    batching_rule,
+    broadcast,
+    reshaped,
+    spread,
+    to_front,
+)
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.tensor import Tensor
 
 _GATHER_ND, _SCATTER_ND = dispatcher_of("GatherNd"), dispatcher_of("ScatterNd")
 _TENSOR_SCATTER_UPDATE = dispatcher_of("TensorScatterUpdate")

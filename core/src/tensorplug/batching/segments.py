@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch import Dispatcher, dispatcher_of
-from ..ops.nd_indexing import host_values
-from ..registry.batching import BatchConfig
-from ..registry.core_entries import declare_batching_rule
-from ..tensor import Tensor
-from ._indices import flat_indices, loop_errors
-from ._util import Axes, Inputs, batch_size, reshaped, spread, to_front
+from tensorplug.batching._indices import flat_indices, loop_errors
+from tensorplug.batching._util import Axes, Inputs, batch_size, reshaped, spread, to_front
+from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.ops.nd_indexing import host_values
+from tensorplug.registry.batching import BatchConfig
+from tensorplug.registry.core_entries import declare_batching_rule
+from tensorplug.tensor import Tensor
 
 
 def _unsorted(dispatcher: Dispatcher) -> Any:

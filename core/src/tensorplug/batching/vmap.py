@@ -24,17 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from .._state import backend_var, recorders_var
-from ..backend import Backend, active_backend
-from ..dispatch import wrap
-from ..errors import ArgumentError, ShapeError
-from ..ops._convert import asarray
-from ..ops.manipulation import broadcast_to, expand_dims, moveaxis
-from ..runtime import ACTIVE
-from ..tensor import Tensor
-from .axis_trees import AxisSpec, Leaf, check_axes, leaves_of, rebuild
-from .backend import Batched, BatchingBackend
+from tensorplug import _validate as valid
+from tensorplug._state import backend_var, recorders_var
+from tensorplug.backend import Backend, active_backend
+from tensorplug.batching.axis_trees import AxisSpec, Leaf, check_axes, leaves_of, rebuild
+from tensorplug.batching.backend import Batched, BatchingBackend
+from tensorplug.dispatch import wrap
+from tensorplug.errors import ArgumentError, ShapeError
+from tensorplug.ops._convert import asarray
+from tensorplug.ops.manipulation import broadcast_to, expand_dims, moveaxis
+from tensorplug.runtime import ACTIVE
+from tensorplug.tensor import Tensor
 
 __all__ = ["vmap"]
 

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .._version import __version__
+from tensorplug._version import __version__
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 

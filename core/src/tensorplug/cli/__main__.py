@@ -2,7 +2,7 @@
 
 import sys
 
-from . import main
+from tensorplug.cli import main
 
 if __name__ == "__main__":  # (not when a documentation tool imports every module)
     sys.exit(main())

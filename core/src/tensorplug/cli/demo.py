@@ -56,9 +56,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
     import tensorplug as tp
+    from tensorplug.cli.digits_mlp import load_digits_split, train
     from tensorplug.extend import list_plugins
-
-    from .digits_mlp import load_digits_split, train
 
     if args.backend is not None:
         try:

@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 
 import tensorplug as tp
+from tensorplug.cli.digits_cnn import CNN
 from tensorplug.optimizers import Adam
 from tensorplug.profiler import KernelCalls, count_kernels
-
-from .digits_cnn import CNN
 
 __all__ = ["Digits", "MLP", "MODELS", "Training", "TrainResult", "load_digits_split", "init_params",
            "epoch_batches", "loss_fn", "train", "SPLIT_SEED", "SIZES"]

@@ -13,13 +13,13 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import KernelSpecNotFoundError, RegistrationConflictError, RegistrationError
-from ..plugins.manager import ENV_DISABLE, ENV_STRICT, PluginProblem, list_plugins, plugin_problems
-from ..plugins.problems import diagnosing, strict_requested
-from ..registry._slots import CORE_SOURCE
-from ..runtime import current
-from . import _inventory
-from ._table import heading, plural
+from tensorplug.cli import _inventory
+from tensorplug.cli._table import heading, plural
+from tensorplug.errors import KernelSpecNotFoundError, RegistrationConflictError, RegistrationError
+from tensorplug.plugins.manager import ENV_DISABLE, ENV_STRICT, PluginProblem, list_plugins, plugin_problems
+from tensorplug.plugins.problems import diagnosing, strict_requested
+from tensorplug.registry._slots import CORE_SOURCE
+from tensorplug.runtime import current
 
 __all__ = ["add_parser", "run", "Finding", "findings", "problem_kind"]
 
@@ -116,7 +116,7 @@ def findings(started: dict[str, str | None]) -> list[Finding]:
 def _needs_findings(backends: list[str]) -> list[Finding]:
     """A gradient in force (the core's or an override) needing kernels a started backend lacks,
     for a kernel that backend has: tp.grad through it fails there."""
-    from ..testing.needs import gradient_needs, unmet_gradient_needs
+    from tensorplug.testing.needs import gradient_needs, unmet_gradient_needs
 
     if not backends:
         return []

@@ -9,12 +9,12 @@ import platform
 from collections import defaultdict
 from typing import Any
 
-from .._version import API_VERSION, __version__
-from ..backend import backend_info
-from ..plugins.manager import PluginInfo, contributions, list_plugins, plugin_problems
-from ..registry._slots import CORE_SOURCE
-from . import _inventory
-from ._table import heading, plural, table
+from tensorplug._version import API_VERSION, __version__
+from tensorplug.backend import backend_info
+from tensorplug.cli import _inventory
+from tensorplug.cli._table import heading, plural, table
+from tensorplug.plugins.manager import PluginInfo, contributions, list_plugins, plugin_problems
+from tensorplug.registry._slots import CORE_SOURCE
 
 __all__ = ["add_parser", "run", "summarize"]
 

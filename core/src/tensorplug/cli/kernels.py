@@ -11,13 +11,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..backend import list_backends
-from ..plugins.manager import plugin_problems
-from ..registry._slots import CORE_SOURCE
-from ..registry.specs import list_kernel_specs
-from ..runtime import current
-from . import _inventory
-from ._table import heading, plural, table
+from tensorplug.backend import list_backends
+from tensorplug.cli import _inventory
+from tensorplug.cli._table import heading, plural, table
+from tensorplug.plugins.manager import plugin_problems
+from tensorplug.registry._slots import CORE_SOURCE
+from tensorplug.registry.specs import list_kernel_specs
+from tensorplug.runtime import current
 
 __all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "jvp_cell", "batching_cell", "gaps",
            "needs_view"]
@@ -110,7 +110,7 @@ def gaps(backends: list[str]) -> list[str]:
 
 def needs_view(backends: list[str]) -> list[str]:
     """Print the --needs table; return one line per backend lacking kernels its gradients need."""
-    from ..testing.needs import gradient_needs, minimum_grad_kernels, unmet_gradient_needs
+    from tensorplug.testing.needs import gradient_needs, minimum_grad_kernels, unmet_gradient_needs
 
     needs = gradient_needs()
     unmet = {b: {n.kernel: missing for n, missing in unmet_gradient_needs(b, needs)} for b in backends}

@@ -14,10 +14,10 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..kernel_helpers import SELU_ALPHA, SELU_SCALE
-from ..tensor import Tensor
-from ._util import gradient, kernel, relu_grad, unbroadcast
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient, kernel, relu_grad, unbroadcast
+from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Any]]
 

@@ -32,16 +32,27 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AutodiffError
-from ..ops._convert import asarray
-from ..ops.decompositions import conj_transpose as _H
-from ..ops.decompositions import eig, eigh, inv, solve, svd
-from ..ops.elementwise import add, conj, divide, equal, imag, multiply, negative, real, subtract, where
-from ..ops.linalg import matmul
-from ..ops.manipulation import expand_dims, matrix_transpose
-from ..ops.matrix_functions import diagonal
-from ..tensor import Tensor
-from ._util import gradient, unbroadcast
+from tensorplug.errors import AutodiffError
+from tensorplug.gradients._util import gradient, unbroadcast
+from tensorplug.ops._convert import asarray
+from tensorplug.ops.decompositions import conj_transpose as _H
+from tensorplug.ops.decompositions import eig, eigh, inv, solve, svd
+from tensorplug.ops.elementwise import (
+    add,
+    conj,
+    divide,
+    equal,
+    imag,
+    multiply,
+    negative,
+    real,
+    subtract,
+    where,
+)
+from tensorplug.ops.linalg import matmul
+from tensorplug.ops.manipulation import expand_dims, matrix_transpose
+from tensorplug.ops.matrix_functions import diagonal
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

@@ -10,10 +10,10 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..specs.einsum import parse_einsum
-from ..tensor import Tensor
-from ._util import gradient
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient
+from tensorplug.specs.einsum import parse_einsum
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Any]]
 

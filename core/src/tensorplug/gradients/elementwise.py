@@ -19,9 +19,9 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..tensor import Tensor
-from ._util import gradient, relu_grad, unbroadcast
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient, relu_grad, unbroadcast
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

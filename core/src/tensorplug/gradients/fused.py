@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..specs.fused import depthwise_as_grouped
-from ..tensor import Tensor
-from ._util import gradient, kernel, unbroadcast
-from .linalg import _matmul as matmul_gradient
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient, kernel, unbroadcast
+from tensorplug.gradients.linalg import _matmul as matmul_gradient
+from tensorplug.specs.fused import depthwise_as_grouped
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 FUSED_GEOMETRY = ("strides", "padding", "dilations", "data_format")

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..tensor import Tensor
-from ._util import gradient, kernel
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient, kernel
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

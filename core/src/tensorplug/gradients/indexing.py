@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..tensor import Tensor
-from ._util import gradient, kernel
+from tensorplug.gradients._util import gradient, kernel
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..specs._rules import normalize_axis
-from ..tensor import Tensor
-from ._util import gradient, inverse_permutation, kernel, slice_axis, unbroadcast
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient, inverse_permutation, kernel, slice_axis, unbroadcast
+from tensorplug.specs._rules import normalize_axis
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Any]]
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..ops.nn import one_hot
-from ..tensor import Tensor
-from ._util import gradient
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient
+from tensorplug.ops.nn import one_hot
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

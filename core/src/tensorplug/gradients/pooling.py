@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from .._windows import output_sizes, pool_window, tap_slices, window_taps
-from ..ops.nn import one_hot
-from ..tensor import Tensor
-from ._util import gradient, kernel
+from tensorplug import ops as tp
+from tensorplug._windows import output_sizes, pool_window, tap_slices, window_taps
+from tensorplug.gradients._util import gradient, kernel
+from tensorplug.ops.nn import one_hot
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 _NEG_INF = float("-inf")

@@ -9,12 +9,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .. import ops as tp
-from ..ops._convert import caller
-from ..specs._rules import normalize_axes, normalize_axis
-from ..specs.reductions import reduced_shape
-from ..tensor import Tensor
-from ._util import gradient, inverse_permutation, kernel, permute
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient, inverse_permutation, kernel, permute
+from tensorplug.ops._convert import caller
+from tensorplug.specs._rules import normalize_axes, normalize_axis
+from tensorplug.specs.reductions import reduced_shape
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

@@ -11,10 +11,10 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..dtypes import int64
-from ..tensor import Tensor
-from ._util import gradient, kernel
+from tensorplug import ops as tp
+from tensorplug.dtypes import int64
+from tensorplug.gradients._util import gradient, kernel
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

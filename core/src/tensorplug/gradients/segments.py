@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..dtypes import DType
-from ..tensor import Tensor
-from ._util import gradient, kernel
+from tensorplug import ops as tp
+from tensorplug.dtypes import DType
+from tensorplug.gradients._util import gradient, kernel
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops as tp
-from ..ops.matrix_functions import diagonal
-from ..tensor import Tensor
-from ._util import gradient, kernel
+from tensorplug import ops as tp
+from tensorplug.gradients._util import gradient, kernel
+from tensorplug.ops.matrix_functions import diagonal
+from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Any]]
 

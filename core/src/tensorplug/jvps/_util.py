@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..autodiff.tape import Entry, gradient_thunks
-from ..dispatch import dispatcher_of
-from ..ops.creation import zeros_like
-from ..registry.core_entries import CORE_ENTRIES, declare_jvp
-from ..registry.jvps import JvpConfig, JvpFunc
-from ..tensor import Tensor
+from tensorplug.autodiff.tape import Entry, gradient_thunks
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.ops.creation import zeros_like
+from tensorplug.registry.core_entries import CORE_ENTRIES, declare_jvp
+from tensorplug.registry.jvps import JvpConfig, JvpFunc
+from tensorplug.tensor import Tensor
 
 __all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled", "broadcast"]
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..gradients._util import relu_grad
-from ..tensor import Tensor
-from ._util import elementwise_self_adjoint, jvp_rule, linear
+from tensorplug import ops as tp
+from tensorplug.gradients._util import relu_grad
+from tensorplug.jvps._util import elementwise_self_adjoint, jvp_rule, linear
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -4,8 +4,8 @@ its two backprop kernels) is bilinear in its two tensor inputs (shapes are attri
 
 from __future__ import annotations
 
-from ..specs.convolution import KERNEL_NAMES
-from ._util import multilinear
+from tensorplug.jvps._util import multilinear
+from tensorplug.specs.convolution import KERNEL_NAMES
 
 for _names in KERNEL_NAMES.values():
     multilinear(*_names)

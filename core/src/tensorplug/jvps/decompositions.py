@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..gradients.decompositions import (
+from tensorplug.gradients.decompositions import (
     conj_if_complex,
     constant_like,
     diag_matrices,
@@ -27,15 +27,15 @@ from ..gradients.decompositions import (
     reduced_qr_shape,
     reduced_svd_shape,
 )
-from ..ops.decompositions import conj_transpose as _H
-from ..ops.decompositions import eig, eigh, inv, solve, svd
-from ..ops.elementwise import add, conj, imag, multiply, negative, real, subtract
-from ..ops.linalg import matmul
-from ..ops.manipulation import expand_dims, matrix_transpose
-from ..ops.matrix_functions import diagonal
-from ..ops.reductions import sum as _sum
-from ..tensor import Tensor
-from ._util import jvp_rule
+from tensorplug.jvps._util import jvp_rule
+from tensorplug.ops.decompositions import conj_transpose as _H
+from tensorplug.ops.decompositions import eig, eigh, inv, solve, svd
+from tensorplug.ops.elementwise import add, conj, imag, multiply, negative, real, subtract
+from tensorplug.ops.linalg import matmul
+from tensorplug.ops.manipulation import expand_dims, matrix_transpose
+from tensorplug.ops.matrix_functions import diagonal
+from tensorplug.ops.reductions import sum as _sum
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 _T = matrix_transpose

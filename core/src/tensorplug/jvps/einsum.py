@@ -3,6 +3,6 @@ replaced by its tangent."""
 
 from __future__ import annotations
 
-from ._util import multilinear
+from tensorplug.jvps._util import multilinear
 
 multilinear("Einsum")

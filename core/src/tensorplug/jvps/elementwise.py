@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..tensor import Tensor
-from ._util import broadcast, elementwise_self_adjoint, jvp_rule
+from tensorplug import ops as tp
+from tensorplug.jvps._util import broadcast, elementwise_self_adjoint, jvp_rule
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -3,6 +3,6 @@ tangent is the transform of the tangent (JAX's ``ad.deflinear`` of fft_p)."""
 
 from __future__ import annotations
 
-from ._util import linear
+from tensorplug.jvps._util import linear
 
 linear("Fft", "Ifft", "Rfft", "Irfft")

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..gradients._util import kernel
-from ..gradients.fused import FUSED_GEOMETRY, pre_activation_gradient, with_bias
-from ..specs.fused import depthwise_as_grouped
-from ..tensor import Tensor
-from ._util import jvp_rule
+from tensorplug import ops as tp
+from tensorplug.gradients._util import kernel
+from tensorplug.gradients.fused import FUSED_GEOMETRY, pre_activation_gradient, with_bias
+from tensorplug.jvps._util import jvp_rule
+from tensorplug.specs.fused import depthwise_as_grouped
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 Product = Callable[[Tensor, Tensor], Tensor]

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dispatch import dispatcher_of
-from ..errors import AutodiffError
-from ..tensor import Tensor
-from ._util import filled, jvp_rule, linear
+from tensorplug.dispatch import dispatcher_of
+from tensorplug.errors import AutodiffError
+from tensorplug.jvps._util import filled, jvp_rule, linear
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -3,7 +3,7 @@ runs on the tangent: Gather and StridedSlice read it, ScatterAdd and StridedSlic
 
 from __future__ import annotations
 
-from ._util import linear
+from tensorplug.jvps._util import linear
 
 linear("Gather", positions=(0,))  # gather(tx, indices)
 linear("ScatterAdd", positions=(1,))  # scatter_add(indices, tupdates)

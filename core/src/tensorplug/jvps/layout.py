@@ -3,6 +3,6 @@ it runs on the tangent itself."""
 
 from __future__ import annotations
 
-from ._util import linear
+from tensorplug.jvps._util import linear
 
 linear("BatchToSpaceND", "DepthToSpace", "MirrorPad", "SpaceToBatchND", "SpaceToDepth")

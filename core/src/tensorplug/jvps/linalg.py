@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from ._util import multilinear
+from tensorplug.jvps._util import multilinear
 
 multilinear("MatMul")

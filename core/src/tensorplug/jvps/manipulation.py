@@ -3,7 +3,7 @@ tangents itself; Pad with a nonzero fill is affine, its tangent padded with zero
 
 from __future__ import annotations
 
-from ._util import affine, linear
+from tensorplug.jvps._util import affine, linear
 
 linear("BroadcastTo", "Concat", "Reshape", "Roll", "Stack", "Transpose")
 affine("Pad", {"constant_value": 0})

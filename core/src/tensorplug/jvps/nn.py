@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..ops.nn import one_hot
-from ..tensor import Tensor
-from ._util import jvp_rule
+from tensorplug import ops as tp
+from tensorplug.jvps._util import jvp_rule
+from tensorplug.ops.nn import one_hot
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

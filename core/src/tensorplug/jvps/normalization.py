@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..autodiff.tape import Entry, gradient_thunks
-from ..gradients._util import kernel
-from ..gradients.normalization import window_sum
-from ..tensor import Tensor
-from ._util import jvp_rule
+from tensorplug import ops as tp
+from tensorplug.autodiff.tape import Entry, gradient_thunks
+from tensorplug.gradients._util import kernel
+from tensorplug.gradients.normalization import window_sum
+from tensorplug.jvps._util import jvp_rule
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

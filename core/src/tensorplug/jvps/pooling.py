@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..autodiff.tape import Entry, gradient_thunks
-from ..errors import AutodiffError
-from ..gradients._util import kernel
-from ..ops.indexing import take_along_axis
-from ..tensor import Tensor
-from ._util import jvp_rule, linear
+from tensorplug import ops as tp
+from tensorplug.autodiff.tape import Entry, gradient_thunks
+from tensorplug.errors import AutodiffError
+from tensorplug.gradients._util import kernel
+from tensorplug.jvps._util import jvp_rule, linear
+from tensorplug.ops.indexing import take_along_axis
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 _WINDOW = ("filter_size", "strides", "pad")

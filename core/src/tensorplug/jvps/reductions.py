@@ -15,14 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..autodiff.tape import Entry, gradient_thunks
-from ..gradients.reductions import cumprod_jacobian_product
-from ..registry.core_entries import declare_jvp
-from ..registry.jvps import JvpConfig
-from ..specs._rules import normalize_axes
-from ..tensor import Tensor
-from ._util import jvp_rule, linear
+from tensorplug import ops as tp
+from tensorplug.autodiff.tape import Entry, gradient_thunks
+from tensorplug.gradients.reductions import cumprod_jacobian_product
+from tensorplug.jvps._util import jvp_rule, linear
+from tensorplug.registry.core_entries import declare_jvp
+from tensorplug.registry.jvps import JvpConfig
+from tensorplug.specs._rules import normalize_axes
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -3,7 +3,7 @@ ScatterNd's updates, TensorScatterUpdate's tensor and updates), run on the tange
 
 from __future__ import annotations
 
-from ._util import linear
+from tensorplug.jvps._util import linear
 
 linear("GatherNd", positions=(0,))
 linear("ScatterNd", positions=(1,))

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ops as tp
-from ..gradients._util import kernel
-from ..gradients.segments import extremum_hits
-from ..tensor import Tensor
-from ._util import jvp_rule, linear
+from tensorplug import ops as tp
+from tensorplug.gradients._util import kernel
+from tensorplug.gradients.segments import extremum_hits
+from tensorplug.jvps._util import jvp_rule, linear
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

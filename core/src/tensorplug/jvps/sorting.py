@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops.indexing import take_along_axis
-from ..ops.sorting import argsort
-from ..tensor import Tensor
-from ._util import jvp_rule
+from tensorplug.jvps._util import jvp_rule
+from tensorplug.ops.indexing import take_along_axis
+from tensorplug.ops.sorting import argsort
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

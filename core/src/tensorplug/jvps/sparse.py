@@ -3,7 +3,7 @@ SparseToDense's values and default value), run on the tangents."""
 
 from __future__ import annotations
 
-from ._util import linear
+from tensorplug.jvps._util import linear
 
 linear("SparseSegmentMean", "SparseSegmentSum", positions=(0,))
 linear("SparseToDense", positions=(1, 2))

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..ops.indexing import take_along_axis
-from ..tensor import Tensor
-from ._util import jvp_rule, linear
+from tensorplug.jvps._util import jvp_rule, linear
+from tensorplug.ops.indexing import take_along_axis
+from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import ops as _op_registry
-from . import (
+from tensorplug.ops import (
     arithmetic,
     bitwise,
     creation,
@@ -24,23 +23,24 @@ from . import (
     sorting,
     structure,
 )
-from ._convert import asarray, astype, to_backend
-from .arithmetic import *  # noqa: F403
-from .bitwise import *  # noqa: F403
-from .creation import *  # noqa: F403
-from .dlpack import *  # noqa: F403
-from .elementwise import *  # noqa: F403
-from .grids import *  # noqa: F403
-from .indexing import *  # noqa: F403
-from .indexing import getitem  # Tensor.__getitem__; tp.ops.getitem, not tp.getitem
-from .linalg import *  # noqa: F403
-from .manipulation import *  # noqa: F403
-from .nd_indexing import *  # noqa: F403
-from .reductions import *  # noqa: F403
-from .segments import *  # noqa: F403
-from .sets import *  # noqa: F403
-from .sorting import *  # noqa: F403
-from .structure import *  # noqa: F403
+from tensorplug.ops._convert import asarray, astype, to_backend
+from tensorplug.ops.arithmetic import *  # noqa: F403
+from tensorplug.ops.bitwise import *  # noqa: F403
+from tensorplug.ops.creation import *  # noqa: F403
+from tensorplug.ops.dlpack import *  # noqa: F403
+from tensorplug.ops.elementwise import *  # noqa: F403
+from tensorplug.ops.grids import *  # noqa: F403
+from tensorplug.ops.indexing import *  # noqa: F403
+from tensorplug.ops.indexing import getitem  # Tensor.__getitem__; tp.ops.getitem, not tp.getitem
+from tensorplug.ops.linalg import *  # noqa: F403
+from tensorplug.ops.manipulation import *  # noqa: F403
+from tensorplug.ops.nd_indexing import *  # noqa: F403
+from tensorplug.ops.reductions import *  # noqa: F403
+from tensorplug.ops.segments import *  # noqa: F403
+from tensorplug.ops.sets import *  # noqa: F403
+from tensorplug.ops.sorting import *  # noqa: F403
+from tensorplug.ops.structure import *  # noqa: F403
+from tensorplug.registry import ops as _op_registry
 
 # `+=` of each family's __all__ (not a computed list) lets type checkers see every op.
 __all__ = ["asarray", "astype", "to_backend"]
@@ -66,7 +66,7 @@ _op_registry._reserved.update(__all__, ["getitem"])
 def __getattr__(name: str) -> Any:
     if name.startswith("_"):  # dunders and private names never trigger plugin discovery
         raise AttributeError(name)
-    from ..plugins.manager import load_plugins
+    from tensorplug.plugins.manager import load_plugins
 
     load_plugins()
     func = _op_registry.get_op(name)

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
-from . import bitwise
-from . import elementwise as ew
-from .linalg import matmul
+from tensorplug.ops import bitwise
+from tensorplug.ops import elementwise as ew
+from tensorplug.ops.linalg import matmul
+from tensorplug.tensor import Tensor
 
 __all__ = ["array_ufunc"]
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import (
+from tensorplug.errors import (
     ArgumentError,
     DTypeError,
     ImmutableTensorError,
@@ -29,13 +29,13 @@ from ..errors import (
     TensorplugError,
     TracedValueError,
 )
-from ..specs._rules import fitting_value
-from ..tensor import Tensor
-from ._convert import asarray, astype
-from .elementwise import add, less, maximum, minimum, multiply, where
-from .indexing import getitem, take
-from .manipulation import broadcast_arrays, broadcast_to, reshape, stack
-from .nd_indexing import scatter_nd, tensor_scatter_update
+from tensorplug.ops._convert import asarray, astype
+from tensorplug.ops.elementwise import add, less, maximum, minimum, multiply, where
+from tensorplug.ops.indexing import getitem, take
+from tensorplug.ops.manipulation import broadcast_arrays, broadcast_to, reshape, stack
+from tensorplug.ops.nd_indexing import scatter_nd, tensor_scatter_update
+from tensorplug.specs._rules import fitting_value
+from tensorplug.tensor import Tensor
 
 __all__ = ["At"]
 

@@ -9,19 +9,19 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from ..data_types import finfo
-from ..dtypes import bool_, float32
-from ..errors import DTypeError, ShapeError
-from ..specs.fused import broadcasts_into
-from ..tensor import Tensor
-from ._convert import asarray, astype
-from .activations import real_float
-from .elementwise import add, logical_and, multiply, where
-from .indexing import take
-from .linalg import matmul
-from .manipulation import broadcast_to, expand_dims, permute_dims, reshape, squeeze
-from .nn import softmax
+from tensorplug import _validate as valid
+from tensorplug.data_types import finfo
+from tensorplug.dtypes import bool_, float32
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.ops._convert import asarray, astype
+from tensorplug.ops.activations import real_float
+from tensorplug.ops.elementwise import add, logical_and, multiply, where
+from tensorplug.ops.indexing import take
+from tensorplug.ops.linalg import matmul
+from tensorplug.ops.manipulation import broadcast_to, expand_dims, permute_dims, reshape, squeeze
+from tensorplug.ops.nn import softmax
+from tensorplug.specs.fused import broadcasts_into
+from tensorplug.tensor import Tensor
 
 __all__ = ["dot_product_attention", "embedding"]
 

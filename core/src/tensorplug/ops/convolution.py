@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _validate as valid
-from ..dtypes import default_float
-from ..errors import ArgumentError, DTypeError, ShapeError
-from ..specs.convolution import (
+from tensorplug import _validate as valid
+from tensorplug.dtypes import default_float
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError
+from tensorplug.ops._convert import astype, caller, convert_pair
+from tensorplug.ops.manipulation import reshape
+from tensorplug.specs.convolution import (
     DATA_FORMATS,
     KERNEL_NAMES,
     conv_output_shape,
@@ -22,9 +24,7 @@ from ..specs.convolution import (
     conv_transpose_shape,
     spatial_and_channels,
 )
-from ..tensor import Tensor
-from ._convert import astype, caller, convert_pair
-from .manipulation import reshape
+from tensorplug.tensor import Tensor
 
 __all__ = ["conv", "conv_transpose", "depthwise_conv", "separable_conv"]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _validate as valid
-from .._state import state
-from ..backend import active_backend, start_backend
-from ..dispatch import wrap
-from ..errors import ArgumentError, DLPackError, TensorplugError
-from ..tensor import Tensor
+from tensorplug import _validate as valid
+from tensorplug._state import state
+from tensorplug.backend import active_backend, start_backend
+from tensorplug.dispatch import wrap
+from tensorplug.errors import ArgumentError, DLPackError, TensorplugError
+from tensorplug.tensor import Tensor
 
 __all__ = ["from_dlpack"]
 
@@ -76,6 +76,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None,
         raise DLPackError(f"{op}: backend '{target.name}' cannot import a {type(x).__name__} with "
                           f"copy={copy}: {type(exc).__name__}: {str(exc).rstrip('.')}. {fix}") from exc
     out = wrap(native, target, target.dtype_of(native))  # an unsupported dtype: DTypeError
-    from ..devices import on_device
+    from tensorplug.devices import on_device
 
     return on_device(out, device, op)

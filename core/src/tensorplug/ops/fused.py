@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _validate as valid
-from ..errors import ArgumentError, ShapeError
-from ..specs.fused import ACTIVATIONS, fused_input_shapes
-from ..specs.linalg import matmul_shape
-from ..tensor import Tensor
-from ._convert import asarray, astype, caller, convert_pair, scalar_tensor
-from .activations import elu, finite, leaky_relu, prelu, real_float, relu6
-from .convolution import Ints, Padding, conv, conv_operands
-from .elementwise import add
-from .manipulation import reshape
-from .nn import relu, sigmoid
+from tensorplug import _validate as valid
+from tensorplug.errors import ArgumentError, ShapeError
+from tensorplug.ops._convert import asarray, astype, caller, convert_pair, scalar_tensor
+from tensorplug.ops.activations import elu, finite, leaky_relu, prelu, real_float, relu6
+from tensorplug.ops.convolution import Ints, Padding, conv, conv_operands
+from tensorplug.ops.elementwise import add
+from tensorplug.ops.manipulation import reshape
+from tensorplug.ops.nn import relu, sigmoid
+from tensorplug.specs.fused import ACTIVATIONS, fused_input_shapes
+from tensorplug.specs.linalg import matmul_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["fused_conv", "fused_matmul"]
 

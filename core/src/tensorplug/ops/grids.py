@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _validate as valid
-from ..dtypes import bool_
-from ..errors import ArgumentError, DTypeError, ShapeError
-from ..specs._rules import normalize_axis
-from ..tensor import Tensor
-from ._axes import promote_all
-from ._convert import asarray, caller
-from .creation import arange, zeros_like
-from .elementwise import greater_equal, less_equal, not_equal, subtract, where
-from .manipulation import broadcast_to, concat, reshape
+from tensorplug import _validate as valid
+from tensorplug.dtypes import bool_
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError
+from tensorplug.ops._axes import promote_all
+from tensorplug.ops._convert import asarray, caller
+from tensorplug.ops.creation import arange, zeros_like
+from tensorplug.ops.elementwise import greater_equal, less_equal, not_equal, subtract, where
+from tensorplug.ops.manipulation import broadcast_to, concat, reshape
+from tensorplug.specs._rules import normalize_axis
+from tensorplug.tensor import Tensor
 
 __all__ = ["diff", "meshgrid", "tril", "triu"]
 

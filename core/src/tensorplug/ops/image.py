@@ -9,16 +9,16 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _validate as valid
-from ..dtypes import float32, int32, int64
-from ..errors import ArgumentError, DTypeError, ShapeError
-from ..specs._rules import fitting_value
-from ..specs.image import FILL_MODES, METHODS, boxes_shapes, image_shape, nms_shapes, resized_shape
-from ..tensor import Tensor
-from ._convert import asarray, astype, caller, to_float
-from .elementwise import clip
-from .manipulation import expand_dims, squeeze
-from .nd_indexing import int_values
+from tensorplug import _validate as valid
+from tensorplug.dtypes import float32, int32, int64
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError
+from tensorplug.ops._convert import asarray, astype, caller, to_float
+from tensorplug.ops.elementwise import clip
+from tensorplug.ops.manipulation import expand_dims, squeeze
+from tensorplug.ops.nd_indexing import int_values
+from tensorplug.specs._rules import fitting_value
+from tensorplug.specs.image import FILL_MODES, METHODS, boxes_shapes, image_shape, nms_shapes, resized_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["crop_and_resize", "flip_left_right", "non_max_suppression", "non_max_suppression_padded",
            "non_max_suppression_with_scores", "resize", "resize_bilinear", "resize_nearest_neighbor",

@@ -14,16 +14,25 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from ..dtypes import int64
-from ..errors import DTypeError, IndexOutOfRangeError, IndexShapeError, ShapeError, TracedValueError
-from ..specs._rules import broadcast_shapes, normalize_axis
-from ..specs.indexing import gather_axis
-from ..tensor import Tensor
-from ._axes import prod
-from ._convert import asarray, astype, caller
-from .elementwise import add, floor_divide, greater_equal, less, logical_and, multiply, subtract, where
-from .manipulation import broadcast_to, moveaxis, permute_dims, reshape
+from tensorplug import _validate as valid
+from tensorplug.dtypes import int64
+from tensorplug.errors import DTypeError, IndexOutOfRangeError, IndexShapeError, ShapeError, TracedValueError
+from tensorplug.ops._axes import prod
+from tensorplug.ops._convert import asarray, astype, caller
+from tensorplug.ops.elementwise import (
+    add,
+    floor_divide,
+    greater_equal,
+    less,
+    logical_and,
+    multiply,
+    subtract,
+    where,
+)
+from tensorplug.ops.manipulation import broadcast_to, moveaxis, permute_dims, reshape
+from tensorplug.specs._rules import broadcast_shapes, normalize_axis
+from tensorplug.specs.indexing import gather_axis
+from tensorplug.tensor import Tensor
 
 __all__ = ["nonzero", "take", "take_along_axis"]  # and getitem, behind x[key]
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from ..errors import ArgumentError, DTypeError, ShapeError
-from ..specs.layout import (
+from tensorplug import _validate as valid
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError
+from tensorplug.ops._convert import asarray, caller
+from tensorplug.specs.layout import (
     DATA_FORMATS,
     MIRROR_MODES,
     batch_to_space_shape,
@@ -19,9 +20,8 @@ from ..specs.layout import (
     space_to_batch_shape,
     space_to_depth_shape,
 )
-from ..specs.manipulation import padded_shape
-from ..tensor import Tensor
-from ._convert import asarray, caller
+from tensorplug.specs.manipulation import padded_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["batch_to_space_nd", "depth_to_space", "space_to_batch_nd", "space_to_depth"]
 

@@ -10,16 +10,16 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from ..dtypes import bool_
-from ..errors import DTypeError, ShapeError
-from ..specs._rules import broadcast_shapes, normalize_axis
-from ..specs.linalg import matmul_shape
-from ..tensor import Tensor
-from ._axes import prod
-from ._convert import caller, convert_pair
-from .elementwise import conj, multiply
-from .manipulation import permute_dims, reshape
-from .reductions import sum as _sum
+from tensorplug.dtypes import bool_
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.ops._axes import prod
+from tensorplug.ops._convert import caller, convert_pair
+from tensorplug.ops.elementwise import conj, multiply
+from tensorplug.ops.manipulation import permute_dims, reshape
+from tensorplug.ops.reductions import sum as _sum
+from tensorplug.specs._rules import broadcast_shapes, normalize_axis
+from tensorplug.specs.linalg import matmul_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["matmul", "outer", "tensordot", "vecdot"]
 

@@ -15,17 +15,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import ShapeError
-from ..specs._rules import normalize_axis
-from ..tensor import Tensor
-from ._convert import astype
-from .activations import finite, real_float, softplus
-from .arithmetic import squared_difference
-from .elementwise import abs as _abs
-from .elementwise import clip, divide, log, maximum, minimum, multiply, negative, sqrt, subtract
-from .nn import _check_reduction
-from .reductions import mean as _mean
-from .reductions import sum as _sum
+from tensorplug.errors import ShapeError
+from tensorplug.ops._convert import astype
+from tensorplug.ops.activations import finite, real_float, softplus
+from tensorplug.ops.arithmetic import squared_difference
+from tensorplug.ops.elementwise import abs as _abs
+from tensorplug.ops.elementwise import clip, divide, log, maximum, minimum, multiply, negative, sqrt, subtract
+from tensorplug.ops.nn import _check_reduction
+from tensorplug.ops.reductions import mean as _mean
+from tensorplug.ops.reductions import sum as _sum
+from tensorplug.specs._rules import normalize_axis
+from tensorplug.tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "categorical_cross_entropy",
            "cosine_similarity", "hinge", "huber", "kl_divergence", "log_cosh", "mean_absolute_error",

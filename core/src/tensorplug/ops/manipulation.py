@@ -11,10 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from ..errors import ArgumentError, DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
-from ..specs._rules import broadcast_shapes, fill_number, normalize_axes, normalize_axis
-from ..specs.manipulation import (
+from tensorplug import _validate as valid
+from tensorplug.errors import ArgumentError, DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
+from tensorplug.ops._axes import promote_all
+from tensorplug.ops._convert import asarray, caller
+from tensorplug.ops.layout import mirror_pad
+from tensorplug.specs._rules import broadcast_shapes, fill_number, normalize_axes, normalize_axis
+from tensorplug.specs.manipulation import (
     broadcast_target,
     concat_shape,
     padded_shape,
@@ -23,10 +26,7 @@ from ..specs.manipulation import (
     rolled,
     stack_shape,
 )
-from ..tensor import Tensor
-from ._axes import promote_all
-from ._convert import asarray, caller
-from .layout import mirror_pad
+from tensorplug.tensor import Tensor
 
 __all__ = [
     "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "matrix_transpose",

@@ -8,21 +8,21 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from ..dtypes import bool_, default_int
-from ..errors import DTypeError, ShapeError
-from ..specs._rules import broadcast_shapes, normalize_axis
-from ..specs.decompositions import matrix_shape
-from ..tensor import Tensor
-from ._convert import asarray, convert_pair
-from .creation import eye, zeros
-from .decompositions import conj_transpose, float_matrices, inv, svd, svdvals
-from .elementwise import divide, greater, multiply, subtract, where
-from .indexing import getitem
-from .linalg import matmul
-from .manipulation import broadcast_to, expand_dims, moveaxis, reshape, stack
-from .reductions import max as _max
-from .reductions import sum as _sum
+from tensorplug import _validate as valid
+from tensorplug.dtypes import bool_, default_int
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.ops._convert import asarray, convert_pair
+from tensorplug.ops.creation import eye, zeros
+from tensorplug.ops.decompositions import conj_transpose, float_matrices, inv, svd, svdvals
+from tensorplug.ops.elementwise import divide, greater, multiply, subtract, where
+from tensorplug.ops.indexing import getitem
+from tensorplug.ops.linalg import matmul
+from tensorplug.ops.manipulation import broadcast_to, expand_dims, moveaxis, reshape, stack
+from tensorplug.ops.reductions import max as _max
+from tensorplug.ops.reductions import sum as _sum
+from tensorplug.specs._rules import broadcast_shapes, normalize_axis
+from tensorplug.specs.decompositions import matrix_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["cross", "diagonal", "matrix_power", "matrix_rank", "pinv", "trace"]
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from ..backend import active_backend
-from ..dtypes import int64
-from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
-from ..specs.scatter_nd import nd_slice_shape
-from ..tensor import Tensor
-from ._convert import asarray, astype, caller
+from tensorplug import _validate as valid
+from tensorplug.backend import active_backend
+from tensorplug.dtypes import int64
+from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
+from tensorplug.ops._convert import asarray, astype, caller
+from tensorplug.specs.scatter_nd import nd_slice_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_update"]
 

@@ -9,17 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validate as valid
-from .._state import recorders_var
-from ..dtypes import bool_, float32, int32, int64
-from ..errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
-from ..specs._rules import fill_number, normalize_axes, normalize_axis
-from ..specs.indexing import one_hot_shape
-from ..tensor import Tensor
-from ._axes import detached
-from ._convert import asarray, astype, caller, to_float
-from .elementwise import abs as _abs
-from .elementwise import (
+from tensorplug import _validate as valid
+from tensorplug._state import recorders_var
+from tensorplug.dtypes import bool_, float32, int32, int64
+from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
+from tensorplug.ops._axes import detached
+from tensorplug.ops._convert import asarray, astype, caller, to_float
+from tensorplug.ops.elementwise import abs as _abs
+from tensorplug.ops.elementwise import (
     add,
     divide,
     equal,
@@ -31,10 +28,13 @@ from .elementwise import (
     subtract,
     where,
 )
-from .manipulation import expand_dims, reshape, squeeze
-from .reductions import max as _max
-from .reductions import mean as _mean
-from .reductions import sum as _sum
+from tensorplug.ops.manipulation import expand_dims, reshape, squeeze
+from tensorplug.ops.reductions import max as _max
+from tensorplug.ops.reductions import mean as _mean
+from tensorplug.ops.reductions import sum as _sum
+from tensorplug.specs._rules import fill_number, normalize_axes, normalize_axis
+from tensorplug.specs.indexing import one_hot_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "softmax",
            "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
@@ -124,10 +124,10 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
     the same weights summed against the logits' tangent (minus ls against the labels'). Written
     with ops, so that it can be differentiated again; ls is computed where every recorder sees
     it, so the gradient, which uses it, has its own tangent in forward mode (hvp)."""
-    from .._state import state  # autodiff sits above the ops
-    from ..autodiff.forward import forward_mode_records, hidden_from_forward_mode
-    from ..autodiff.tape import record_custom
-    from ..engine import wrap
+    from tensorplug._state import state  # autodiff sits above the ops
+    from tensorplug.autodiff.forward import forward_mode_records, hidden_from_forward_mode
+    from tensorplug.autodiff.tape import record_custom
+    from tensorplug.engine import wrap
 
     def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
         shape = lg.shape
@@ -185,9 +185,9 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
     by the reduction), recorded as a custom gradient so that first-order backward skips the
     kernel's own gradient (which also serves a cotangent of backprop: second order). Not used
     while forward mode records (sparse_softmax_cross_entropy takes the one-hot path then)."""
-    from .._state import state  # autodiff sits above the ops
-    from ..autodiff.tape import record_custom
-    from ..engine import wrap
+    from tensorplug._state import state  # autodiff sits above the ops
+    from tensorplug.autodiff.tape import record_custom
+    from tensorplug.engine import wrap
 
     def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
         rows = lg.shape[0]
@@ -219,7 +219,7 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
 def _forward_mode_test() -> Any:
     """autodiff's ``forward_mode_records``, imported on first use (autodiff sits above the ops;
     an import statement per call costs about a microsecond)."""
-    from ..autodiff.forward import forward_mode_records
+    from tensorplug.autodiff.forward import forward_mode_records
     return forward_mode_records
 
 

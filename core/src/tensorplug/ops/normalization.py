@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _validate as valid
-from ..errors import ArgumentError, DTypeError, ShapeError
-from ..specs._rules import normalize_axes, normalize_axis
-from ..specs.normalization import batch_norm_shape
-from ..tensor import Tensor
-from ._convert import astype, caller, scalar_tensor, to_float
-from .elementwise import square, subtract
-from .manipulation import reshape, squeeze
-from .reductions import mean as _mean
+from tensorplug import _validate as valid
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError
+from tensorplug.ops._convert import astype, caller, scalar_tensor, to_float
+from tensorplug.ops.elementwise import square, subtract
+from tensorplug.ops.manipulation import reshape, squeeze
+from tensorplug.ops.reductions import mean as _mean
+from tensorplug.specs._rules import normalize_axes, normalize_axis
+from tensorplug.specs.normalization import batch_norm_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["batch_norm", "batch_norm_train", "layer_norm", "local_response_normalization", "moments"]
 

@@ -9,19 +9,19 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from .. import _validate as valid
-from ..errors import ArgumentError, ShapeError
-from ..specs._rules import normalize_axes
-from ..specs.decompositions import matrix_shape
-from ..tensor import Tensor
-from ._convert import asarray, caller
-from .decompositions import floating, svdvals
-from .elementwise import abs as _abs
-from .elementwise import not_equal, pow
-from .manipulation import reshape
-from .reductions import max as _max
-from .reductions import min as _min
-from .reductions import sum as _sum
+from tensorplug import _validate as valid
+from tensorplug.errors import ArgumentError, ShapeError
+from tensorplug.ops._convert import asarray, caller
+from tensorplug.ops.decompositions import floating, svdvals
+from tensorplug.ops.elementwise import abs as _abs
+from tensorplug.ops.elementwise import not_equal, pow
+from tensorplug.ops.manipulation import reshape
+from tensorplug.ops.reductions import max as _max
+from tensorplug.ops.reductions import min as _min
+from tensorplug.ops.reductions import sum as _sum
+from tensorplug.specs._rules import normalize_axes
+from tensorplug.specs.decompositions import matrix_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["matrix_norm", "vector_norm"]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _validate as valid
-from ..dtypes import default_float
-from ..errors import DTypeError
-from ..specs.creation import random_dtype
-from ..tensor import Tensor
-from ._convert import caller
+from tensorplug import _validate as valid
+from tensorplug.dtypes import default_float
+from tensorplug.errors import DTypeError
+from tensorplug.ops._convert import caller
+from tensorplug.specs.creation import random_dtype
+from tensorplug.tensor import Tensor
 
 __all__ = ["normal", "uniform"]
 

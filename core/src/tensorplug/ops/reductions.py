@@ -13,17 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _validate as valid
-from ..dtypes import accumulator_of, bfloat16, bool_, float16, float32, int8
-from ..errors import DTypeError, ShapeError
-from ..specs._rules import normalize_axes, normalize_axis
-from ..specs.reductions import arg_axis, extremum_axes
-from ..specs.sorting import ordered_dtype
-from ..tensor import Tensor
-from ._axes import prod as _prod  # `prod` is the op below
-from ._convert import asarray, astype, caller, to_float
-from .elementwise import abs as _abs
-from .elementwise import divide, equal, greater, logical_not, multiply, sqrt, square, subtract
+from tensorplug import _validate as valid
+from tensorplug.dtypes import accumulator_of, bfloat16, bool_, float16, float32, int8
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.ops._axes import prod as _prod  # `prod` is the op below
+from tensorplug.ops._convert import asarray, astype, caller, to_float
+from tensorplug.ops.elementwise import abs as _abs
+from tensorplug.ops.elementwise import divide, equal, greater, logical_not, multiply, sqrt, square, subtract
+from tensorplug.specs._rules import normalize_axes, normalize_axis
+from tensorplug.specs.reductions import arg_axis, extremum_axes
+from tensorplug.specs.sorting import ordered_dtype
+from tensorplug.tensor import Tensor
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin",
            "cumulative_sum", "cumulative_prod", "any", "all"]

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .. import _validate as valid
-from ..dtypes import bool_
-from ..errors import DTypeError
-from ..tensor import Tensor
-from ._convert import asarray, caller, convert_pair
-from .creation import full
-from .elementwise import equal, logical_not, minimum
-from .manipulation import expand_dims, reshape
-from .reductions import any as _any
-from .sorting import searchsorted, sort
+from tensorplug import _validate as valid
+from tensorplug.dtypes import bool_
+from tensorplug.errors import DTypeError
+from tensorplug.ops._convert import asarray, caller, convert_pair
+from tensorplug.ops.creation import full
+from tensorplug.ops.elementwise import equal, logical_not, minimum
+from tensorplug.ops.manipulation import expand_dims, reshape
+from tensorplug.ops.reductions import any as _any
+from tensorplug.ops.sorting import searchsorted, sort
+from tensorplug.tensor import Tensor
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 

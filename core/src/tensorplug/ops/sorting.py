@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _validate as valid
-from ..dtypes import bool_
-from ..errors import ArgumentError, DTypeError, IndexOutOfRangeError, ShapeError
-from ..specs._rules import normalize_axes
-from ..specs.sorting import SIDES, ordered_dtype, sort_axis, sorted_haystack
-from ..tensor import Tensor
-from ._convert import asarray, caller, convert_pair
-from .elementwise import not_equal
-from .indexing import take
-from .reductions import sum as _sum
+from tensorplug import _validate as valid
+from tensorplug.dtypes import bool_
+from tensorplug.errors import ArgumentError, DTypeError, IndexOutOfRangeError, ShapeError
+from tensorplug.ops._convert import asarray, caller, convert_pair
+from tensorplug.ops.elementwise import not_equal
+from tensorplug.ops.indexing import take
+from tensorplug.ops.reductions import sum as _sum
+from tensorplug.specs._rules import normalize_axes
+from tensorplug.specs.sorting import SIDES, ordered_dtype, sort_axis, sorted_haystack
+from tensorplug.tensor import Tensor
 
 __all__ = ["argsort", "count_nonzero", "searchsorted", "sort"]
 

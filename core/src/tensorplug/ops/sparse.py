@@ -15,16 +15,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import _validate as valid
-from ..backend import active_backend
-from ..dispatch import Dispatcher
-from ..dtypes import FLOAT_DTYPES, DType, int64
-from ..errors import DTypeError, IndexOutOfRangeError, ShapeError
-from ..specs._rules import fitting_value
-from ..specs.sparse import sparse_segment_shape, sparse_shapes, sparse_to_dense_shape
-from ..tensor import Tensor
-from ._convert import asarray, astype, caller
-from .nd_indexing import host_values, int_values
+from tensorplug import _validate as valid
+from tensorplug.backend import active_backend
+from tensorplug.dispatch import Dispatcher
+from tensorplug.dtypes import FLOAT_DTYPES, DType, int64
+from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError
+from tensorplug.ops._convert import asarray, astype, caller
+from tensorplug.ops.nd_indexing import host_values, int_values
+from tensorplug.specs._rules import fitting_value
+from tensorplug.specs.sparse import sparse_segment_shape, sparse_shapes, sparse_to_dense_shape
+from tensorplug.tensor import Tensor
 
 __all__ = ["segment_sum", "segment_mean", "to_dense", "reshape", "fill_empty_rows"]
 

@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _validate as valid
-from ..dtypes import int32, int64
-from ..errors import ArgumentError, DTypeError, ShapeError, TracedValueError
-from ..specs._rules import broadcast_shapes as _broadcast
-from ..specs._rules import normalize_axis
-from ..specs.einsum import parse_einsum
-from ..specs.structure import band_bounds, split_sizes, top_k_count
-from ..tensor import Tensor
-from ._axes import promote_all
-from ._convert import asarray, caller
+from tensorplug import _validate as valid
+from tensorplug.dtypes import int32, int64
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError, TracedValueError
+from tensorplug.ops._axes import promote_all
+from tensorplug.ops._convert import asarray, caller
+from tensorplug.specs._rules import broadcast_shapes as _broadcast
+from tensorplug.specs._rules import normalize_axis
+from tensorplug.specs.einsum import parse_einsum
+from tensorplug.specs.structure import band_bounds, split_sizes, top_k_count
+from tensorplug.tensor import Tensor
 
 __all__ = ["broadcast_args", "broadcast_shapes", "einsum", "split", "top_k"]
 

@@ -7,17 +7,17 @@
 
 from __future__ import annotations
 
-from . import schedules
-from .adadelta import Adadelta
-from .adagrad import Adagrad
-from .adam import Adam
-from .adamax import Adamax
-from .adamw import AdamW
-from .clipping import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
-from .optimizer import Hyperparameter, Optimizer, Step, VariableNotFoundError
-from .rmsprop import RMSprop
-from .sgd import SGD
-from .state import OptimizerState
+from tensorplug.optimizers import schedules
+from tensorplug.optimizers.adadelta import Adadelta
+from tensorplug.optimizers.adagrad import Adagrad
+from tensorplug.optimizers.adam import Adam
+from tensorplug.optimizers.adamax import Adamax
+from tensorplug.optimizers.adamw import AdamW
+from tensorplug.optimizers.clipping import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
+from tensorplug.optimizers.optimizer import Hyperparameter, Optimizer, Step, VariableNotFoundError
+from tensorplug.optimizers.rmsprop import RMSprop
+from tensorplug.optimizers.sgd import SGD
+from tensorplug.optimizers.state import OptimizerState
 
 __all__ = ["Optimizer", "OptimizerState", "Hyperparameter", "Step", "SGD", "Adam", "VariableNotFoundError",
            "AdamW", "Adagrad", "Adadelta", "Adamax", "RMSprop", "schedules",

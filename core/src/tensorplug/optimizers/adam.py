@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._state import jit_trace_var
-from ..ops._convert import caller
-from ..ops.elementwise import sqrt
-from ..runtime import ACTIVE
-from ..tensor import Tensor
-from .hyperparameters import check_moments
-from .optimizer import Hyperparameter, LearningRate, Optimizer, Step
+from tensorplug._state import jit_trace_var
+from tensorplug.ops._convert import caller
+from tensorplug.ops.elementwise import sqrt
+from tensorplug.optimizers.hyperparameters import check_moments
+from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimizer, Step
+from tensorplug.runtime import ACTIVE
+from tensorplug.tensor import Tensor
 
 __all__ = ["Adam"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._validate import shown
-from ..errors import HyperparameterError
+from tensorplug._validate import shown
+from tensorplug.errors import HyperparameterError
 
 __all__ = ["real", "check_moments", "clipping_options"]
 

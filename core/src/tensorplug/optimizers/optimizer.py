@@ -17,11 +17,11 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from .._jit_state import PackedState
-from .._state import backend_var, jit_trace_var, recorders_var
-from ..autodiff.api import stop_gradient, variable_grads
-from ..autodiff.tape import taping
-from ..errors import (
+from tensorplug._jit_state import PackedState
+from tensorplug._state import backend_var, jit_trace_var, recorders_var
+from tensorplug.autodiff.api import stop_gradient, variable_grads
+from tensorplug.autodiff.tape import taping
+from tensorplug.errors import (
     ArgumentError,
     DTypeError,
     HyperparameterError,
@@ -29,13 +29,13 @@ from ..errors import (
     StateError,
     VariableNotFoundError,
 )
-from ..tensor import Tensor
-from ..tree_util import is_node, tree_flatten, tree_unflatten
-from ..variable import Variable, _registry
-from .clipping import clip_by_global_norm, clip_by_value
-from .hyperparameters import clipping_options, real
-from .state import OptimizerState, SlotKey
-from .step import Hyperparameter, Step, on_backend
+from tensorplug.optimizers.clipping import clip_by_global_norm, clip_by_value
+from tensorplug.optimizers.hyperparameters import clipping_options, real
+from tensorplug.optimizers.state import OptimizerState, SlotKey
+from tensorplug.optimizers.step import Hyperparameter, Step, on_backend
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import is_node, tree_flatten, tree_unflatten
+from tensorplug.variable import Variable, _registry
 
 __all__ = ["Optimizer", "Hyperparameter", "Step", "VariableNotFoundError", "LearningRate"]
 
@@ -386,6 +386,6 @@ def _zeros_like(t: Tensor) -> Tensor:
 
 
 def _asarray(x: Any, dtype: Any = None, backend: str | None = None) -> Tensor:
-    from ..ops._convert import asarray
+    from tensorplug.ops._convert import asarray
     return asarray(x, dtype=dtype, backend=backend)
 

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..tensor import Tensor
-from ..tree_util import register_dataclass
+from tensorplug.tensor import Tensor
+from tensorplug.tree_util import register_dataclass
 
 __all__ = ["OptimizerState", "SlotKey"]
 

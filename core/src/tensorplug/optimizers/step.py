@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._state import state
-from ..backend import backend_scope
-from ..dtypes import float64
-from ..tensor import Tensor
+from tensorplug._state import state
+from tensorplug.backend import backend_scope
+from tensorplug.dtypes import float64
+from tensorplug.tensor import Tensor
 
 if TYPE_CHECKING:
-    from .optimizer import Optimizer
+    from tensorplug.optimizers.optimizer import Optimizer
 
 __all__ = ["Hyperparameter", "Step", "on_backend"]
 
@@ -107,5 +107,5 @@ class on_backend:
 
 
 def _asarray(x: Any, dtype: Any = None) -> Tensor:
-    from ..ops._convert import asarray
+    from tensorplug.ops._convert import asarray
     return asarray(x, dtype=dtype)

@@ -16,22 +16,11 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from .. import backend as _backend
-from .._version import API_VERSION
-from ..errors import (
-    PluginError,
-    RegistrationError,
-)
-from ..registry import batching as _batching
-from ..registry import gradients as _gradients
-from ..registry import jvps as _jvps
-from ..registry import kernels as _kernels
-from ..registry import ops as _ops
-from ..registry import specs as _specs
-from ..registry._slots import registering_as
-from ..runtime import Runtime, current, use_runtime
-from . import hookspecs
-from .problems import (
+from tensorplug import backend as _backend
+from tensorplug._version import API_VERSION
+from tensorplug.errors import PluginError, RegistrationError
+from tensorplug.plugins import hookspecs
+from tensorplug.plugins.problems import (
     ENV_STRICT,
     PluginInfo,
     PluginProblem,
@@ -42,6 +31,14 @@ from .problems import (
     report_backend_failure,
     strict,
 )
+from tensorplug.registry import batching as _batching
+from tensorplug.registry import gradients as _gradients
+from tensorplug.registry import jvps as _jvps
+from tensorplug.registry import kernels as _kernels
+from tensorplug.registry import ops as _ops
+from tensorplug.registry import specs as _specs
+from tensorplug.registry._slots import registering_as
+from tensorplug.runtime import Runtime, current, use_runtime
 
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginInfo", "PluginProblem", "load_plugins", "register_plugin",

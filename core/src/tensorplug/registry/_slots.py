@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from ..errors import RegistrationConflictError, RegistrationError
+from tensorplug.errors import RegistrationConflictError, RegistrationError
 
 CORE_SOURCE = "tensorplug-core"
 USER_SOURCE = "user code"

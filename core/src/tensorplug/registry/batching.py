@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import RegistrationError
-from ..kernel_spec import KernelSpec
-from ._rules import RuleTable
-from ._slots import Registration
+from tensorplug.errors import RegistrationError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.registry._rules import RuleTable
+from tensorplug.registry._slots import Registration
 
 __all__ = ["BatchConfig", "BatchFunc", "register_batching_rule", "unregister_batching_rule",
            "find_batching_rule", "override_batching_rule"]

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import RegistrationError
+from tensorplug.errors import RegistrationError
 
 if TYPE_CHECKING:
-    from ..kernel_spec import KernelSpec
-    from .batching import BatchConfig
-    from .gradients import GradConfig
-    from .jvps import JvpConfig
+    from tensorplug.kernel_spec import KernelSpec
+    from tensorplug.registry.batching import BatchConfig
+    from tensorplug.registry.gradients import GradConfig
+    from tensorplug.registry.jvps import JvpConfig
 
 __all__ = ["CORE_ENTRIES", "declare_spec", "declare_gradient", "declare_jvp", "declare_batching_rule"]
 

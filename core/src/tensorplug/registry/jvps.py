@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import RegistrationError
-from ..kernel_spec import KernelSpec
-from ._rules import RuleTable
-from ._slots import Registration
+from tensorplug.errors import RegistrationError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.registry._rules import RuleTable
+from tensorplug.registry._slots import Registration
 
 __all__ = ["JvpConfig", "JvpFunc", "register_jvp", "unregister_jvp", "find_jvp", "override_jvp"]
 

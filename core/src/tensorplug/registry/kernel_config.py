@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dtypes import DType
-from ..errors import RegistrationError
-from ..kernel_spec import KernelSpec
+from tensorplug.dtypes import DType
+from tensorplug.errors import RegistrationError
+from tensorplug.kernel_spec import KernelSpec
 
 __all__ = ["KernelConfig", "KernelFunc", "DirectCall", "DirectFunc", "check_kernel_config"]
 

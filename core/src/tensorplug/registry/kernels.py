@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import warnings
 
-from ..errors import KernelNotFoundError, RegistrationError, TensorplugPluginWarning
-from ..runtime import current
-from ._slots import Registration, current_source
-from .kernel_config import DirectCall, KernelConfig, KernelFunc, check_kernel_config
-from .specs import spec_not_found
+from tensorplug.errors import KernelNotFoundError, RegistrationError, TensorplugPluginWarning
+from tensorplug.registry._slots import Registration, current_source
+from tensorplug.registry.kernel_config import DirectCall, KernelConfig, KernelFunc, check_kernel_config
+from tensorplug.registry.specs import spec_not_found
+from tensorplug.runtime import current
 
 __all__ = [
     "KernelConfig",
@@ -79,7 +79,7 @@ def _active_changed(before: KernelConfig | None, after: KernelConfig | None) -> 
     active (shadowed or unregistered) is disposed, the one that becomes active is set up."""
     if before is after:
         return
-    from ..backend import kernel_changed  # (the backend module sits above the registries)
+    from tensorplug.backend import kernel_changed  # (the backend module sits above the registries)
 
     if before is not None:
         kernel_changed(before, "dispose")
@@ -114,7 +114,7 @@ def missing_kernel_error(kernel_name: str, backend_name: str) -> KernelNotFoundE
         return KernelNotFoundError(str(spec_not_found(kernel_name)))
     others = backends_with_kernel(kernel_name)
     if not others:  # backends not started yet have registered nothing: ask their plugins
-        from ..plugins.manager import offered_by_unstarted_backends  # (plugins sit above)
+        from tensorplug.plugins.manager import offered_by_unstarted_backends  # (plugins sit above)
 
         offered = offered_by_unstarted_backends(kernel_name)
         if offered:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import difflib
 
-from ..errors import KernelSpecNotFoundError
-from ..kernel_spec import KernelSpec
-from ..runtime import current
+from tensorplug.errors import KernelSpecNotFoundError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.runtime import current
 
 __all__ = [
     "register_kernel_spec",

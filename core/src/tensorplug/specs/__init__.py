@@ -3,8 +3,8 @@
 Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the kernel name.
 """
 
-from .._families import import_families
-from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+from tensorplug._families import import_families
+from tensorplug.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 
 import_families(__name__)
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import number, op_prefix, shown, shown_int
-from ..dtypes import ALL_DTYPES, DType, as_dtype
-from ..errors import DTypeError, ShapeError
-from ..kernel_spec import TensorInfo
+from tensorplug._validate import number, op_prefix, shown, shown_int
+from tensorplug.dtypes import ALL_DTYPES, DType, as_dtype
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import TensorInfo
 
 __all__ = [
     "op_prefix",

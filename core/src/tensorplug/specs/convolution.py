@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import FLOAT_DTYPES
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_int, as_shape, op_prefix
+from tensorplug.dtypes import FLOAT_DTYPES
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_int, as_shape, op_prefix
 
 Shape = Sequence[int]
 Pairs = tuple[tuple[int, int], ...]

@@ -12,11 +12,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES, DType, float32
-from ..errors import DTypeError, ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_dtype_attr, as_int, as_scalar, as_shape, fitting_value, op_prefix
+from tensorplug.dtypes import FLOAT_DTYPES, DType, float32
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_dtype_attr, as_int, as_scalar, as_shape, fitting_value, op_prefix
 
 
 def created_shape(shape: tuple[int, ...], op: str | None = None) -> tuple[int, ...]:

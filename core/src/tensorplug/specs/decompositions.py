@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import INEXACT_DTYPES, complex_of, real_of
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, broadcast_shapes, op_prefix
+from tensorplug.dtypes import INEXACT_DTYPES, complex_of, real_of
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, broadcast_shapes, op_prefix
 
 __all__ = ["square_shape", "matrix_shape", "solve_shape", "as_qr_mode", "QR_MODES", "LAPACK_DTYPES"]
 

@@ -14,11 +14,11 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ..dtypes import ALL_NUMERIC_DTYPES
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import op_prefix
+from tensorplug.dtypes import ALL_NUMERIC_DTYPES
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import op_prefix
 
 __all__ = ["Subscripts", "parse_einsum", "as_equation"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import (
+from tensorplug.dtypes import (
     ALL_DTYPES,
     ALL_NUMERIC_DTYPES,
     COMPLEX_DTYPES,
@@ -19,10 +19,10 @@ from ..dtypes import (
     bool_,
     real_of,
 )
-from ..errors import DTypeError, ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import (
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import (
     as_dtype_attr,
     as_float_or_none,
     broadcast_rule,

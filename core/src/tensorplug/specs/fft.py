@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import COMPLEX_DTYPES, FLOAT_DTYPES, complex_of, real_of
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_int, op_prefix
+from tensorplug.dtypes import COMPLEX_DTYPES, FLOAT_DTYPES, complex_of, real_of
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_int, op_prefix
 
 __all__ = ["NORMS", "as_norm", "as_lengths", "fft_axes", "FFT_FLOATS", "FFT_COMPLEX"]
 

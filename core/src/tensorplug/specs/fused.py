@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, broadcast_shapes, op_prefix
-from .convolution import _geometry, conv_output_shape, spatial_and_channels
-from .linalg import matmul_shape
+from tensorplug.dtypes import FLOAT_DTYPES
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, broadcast_shapes, op_prefix
+from tensorplug.specs.convolution import _geometry, conv_output_shape, spatial_and_channels
+from tensorplug.specs.linalg import matmul_shape
 
 __all__ = ["ACTIVATIONS", "broadcasts_into", "depthwise_as_grouped", "fused_input_shapes"]
 

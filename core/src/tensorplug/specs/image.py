@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, float32, int32, int64
-from ..errors import ShapeError
-from ..kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, as_int, op_prefix
+from tensorplug.dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, float32, int32, int64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, as_int, op_prefix
 
 METHODS = ("bilinear", "nearest")
 FILL_MODES = ("constant", "reflect", "wrap", "nearest")

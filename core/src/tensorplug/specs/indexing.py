@@ -11,11 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import ALL_DTYPES, INT_DTYPES, float32, int64
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_dtype_attr, as_int, as_scalar, as_shape, fitting_value, normalize_axis, op_prefix
+from tensorplug.dtypes import ALL_DTYPES, INT_DTYPES, float32, int64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import (
+    as_dtype_attr,
+    as_int,
+    as_scalar,
+    as_shape,
+    fitting_value,
+    normalize_axis,
+    op_prefix,
+)
 
 
 def _slices(value: Any) -> tuple[tuple[int, int, int], ...]:

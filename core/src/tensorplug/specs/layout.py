@@ -15,10 +15,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_int, op_prefix
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_int, op_prefix
 
 __all__ = ["MIRROR_MODES", "DATA_FORMATS", "mirror_padded_shape", "space_to_batch_shape",
            "batch_to_space_shape", "depth_to_space_shape", "space_to_depth_shape", "as_pairs"]

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import ALL_NUMERIC_DTYPES
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, broadcast_shapes, op_prefix
+from tensorplug.dtypes import ALL_NUMERIC_DTYPES
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, broadcast_shapes, op_prefix
 
 
 def matmul_shape(x_shape: Sequence[int], y_shape: Sequence[int], op: str | None = None, *,

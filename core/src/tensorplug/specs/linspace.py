@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import DType
-from ..errors import DTypeError, ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, as_dtype_attr, as_int, as_scalar, op_prefix
+from tensorplug.dtypes import DType
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, as_dtype_attr, as_int, as_scalar, op_prefix
 
 __all__ = ["LINSPACE", "linspace_dtype"]
 

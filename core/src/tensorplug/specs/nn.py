@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES, int32, int64
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo, describe
-from ..registry.core_entries import declare_spec
-from ._rules import as_int, normalize_axis
+from tensorplug.dtypes import FLOAT_DTYPES, int32, int64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo, describe
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_int, normalize_axis
 
 
 def _softmax_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:

@@ -14,11 +14,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_int, op_prefix
+from tensorplug.dtypes import FLOAT_DTYPES
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_int, op_prefix
 
 _PARAMS = ("scale", "offset", "mean", "variance")
 

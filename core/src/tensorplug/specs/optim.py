@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import FLOAT_DTYPES
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
+from tensorplug.dtypes import FLOAT_DTYPES
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
 
 
 def _adam_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:

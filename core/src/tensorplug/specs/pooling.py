@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._windows import output_sizes
-from ..dtypes import FLOAT_DTYPES, int64
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, as_int, op_prefix
+from tensorplug._windows import output_sizes
+from tensorplug.dtypes import FLOAT_DTYPES, int64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, as_int, op_prefix
 
 Pairs = tuple[tuple[int, int], ...]
 DATA_FORMATS = ("channels_last", "channels_first")

@@ -14,11 +14,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import INEXACT_DTYPES, NUMERIC_DTYPES, accumulator_of, bool_, int64, real_of
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_axes_or_none, as_bool, as_int, normalize_axes, normalize_axis, op_prefix
+from tensorplug.dtypes import INEXACT_DTYPES, NUMERIC_DTYPES, accumulator_of, bool_, int64, real_of
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import (
+    as_axes_or_none,
+    as_bool,
+    as_int,
+    normalize_axes,
+    normalize_axis,
+    op_prefix,
+)
 
 _AXIS = AttrSpec("axis", None, as_axes_or_none, "tuple of axes to reduce, None for all")
 _KEEPDIMS = AttrSpec("keepdims", False, as_bool, "keep reduced axes with size 1")

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import ALL_NUMERIC_DTYPES, INT_DTYPES, NUMERIC_DTYPES
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, as_int, op_prefix
+from tensorplug.dtypes import ALL_NUMERIC_DTYPES, INT_DTYPES, NUMERIC_DTYPES
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, as_int, op_prefix
 
 __all__ = ["UNSORTED_SEGMENT_SUM", "UNSORTED_SEGMENT_MAX", "UNSORTED_SEGMENT_MIN", "BINCOUNT",
            "DENSE_BINCOUNT", "segment_shape", "bincount_shape"]

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import ALL_DTYPES, NUMERIC_DTYPES, DType, bool_, int64
-from ..errors import DTypeError, ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, as_int, normalize_axis, op_prefix
+from tensorplug.dtypes import ALL_DTYPES, NUMERIC_DTYPES, DType, bool_, int64
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, as_int, normalize_axis, op_prefix
 
 #: The dtypes the family orders: real numbers and bools (False < True).
 ORDERED_DTYPES = NUMERIC_DTYPES + (bool_,)

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_, int64
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_int, as_shape, op_prefix
+from tensorplug.dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_, int64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_int, as_shape, op_prefix
 
 __all__ = ["SPARSE_SEGMENT_SUM", "SPARSE_SEGMENT_MEAN", "SPARSE_TO_DENSE", "SPARSE_RESHAPE",
            "SPARSE_FILL_EMPTY_ROWS", "sparse_segment_shape", "sparse_to_dense_shape", "sparse_shapes"]

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..dtypes import NUMERIC_DTYPES, int32, int64
-from ..errors import ShapeError
-from ..kernel_spec import AttrSpec, KernelSpec, TensorInfo
-from ..registry.core_entries import declare_spec
-from ._rules import as_bool, as_int, normalize_axis, op_prefix
+from tensorplug.dtypes import NUMERIC_DTYPES, int32, int64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.registry.core_entries import declare_spec
+from tensorplug.specs._rules import as_bool, as_int, normalize_axis, op_prefix
 
 __all__ = ["reversed_axes", "tiled_shape", "split_sizes", "band_bounds", "top_k_count"]
 

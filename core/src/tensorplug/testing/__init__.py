@@ -15,13 +15,13 @@
 - ``isolated_registries`` / ``fresh_plugin_discovery``: registry isolation for tests.
 """
 
-from .gradcheck import check_gradients
-from .inputs import BadCase, Case, Domain, accepted, sample
-from .isolation import fresh_plugin_discovery, isolated_registries
-from .jvp_check import check_jvp
-from .needs import GradientNeeds, gradient_needs, minimum_grad_kernels, needs_of
-from .opcheck import CHECKS, assert_opcheck, opcheck, supports_float64
-from .references import (
+from tensorplug.testing.gradcheck import check_gradients
+from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
+from tensorplug.testing.isolation import fresh_plugin_discovery, isolated_registries
+from tensorplug.testing.jvp_check import check_jvp
+from tensorplug.testing.needs import GradientNeeds, gradient_needs, minimum_grad_kernels, needs_of
+from tensorplug.testing.opcheck import CHECKS, assert_opcheck, opcheck, supports_float64
+from tensorplug.testing.references import (
     BadCaseMaker,
     CaseMaker,
     Reference,
@@ -30,7 +30,7 @@ from .references import (
     register_reference,
     unary_cases,
 )
-from .result import OpCheckError, OpCheckResult, Problem
+from tensorplug.testing.result import OpCheckError, OpCheckResult, Problem
 
 __all__ = [
     "CHECKS", "BadCase", "BadCaseMaker", "Case", "CaseMaker", "Domain", "GradientNeeds", "OpCheckError",

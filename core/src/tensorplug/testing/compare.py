@@ -9,7 +9,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from ..dtypes import DType, bfloat16, float16, float32, float64, is_floating_numpy, real_of
+from tensorplug.dtypes import DType, bfloat16, float16, float32, float64, is_floating_numpy, real_of
 
 __all__ = ["TOLERANCES", "Tolerance", "tolerance", "compare_values", "show_array"]
 

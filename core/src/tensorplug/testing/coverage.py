@@ -7,9 +7,9 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import cast
 
-from ..errors import TensorplugError
-from ..registry._slots import CORE_SOURCE
-from .selection import Selection
+from tensorplug.errors import TensorplugError
+from tensorplug.registry._slots import CORE_SOURCE
+from tensorplug.testing.selection import Selection
 
 __all__ = ["Plan", "make_plan", "Record", "Coverage", "parse_property"]
 
@@ -32,10 +32,10 @@ class Plan:
 
 def make_plan(backend: str) -> Plan:
     """Load the plugins, start `backend` (its kernels register then) and read the registries."""
-    from ..backend import start_backend
-    from ..plugins.manager import load_plugins
-    from ..registry.specs import list_kernel_specs
-    from ..runtime import current
+    from tensorplug.backend import start_backend
+    from tensorplug.plugins.manager import load_plugins
+    from tensorplug.registry.specs import list_kernel_specs
+    from tensorplug.runtime import current
 
     load_plugins()
     error = ""

@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ..autodiff.api import vjp
-from ..dtypes import DType, as_dtype, float64, is_floating_numpy
-from ..kernel_spec import TensorInfo, describe
-from ..ops._convert import asarray
-from ..tensor import Tensor
+from tensorplug.autodiff.api import vjp
+from tensorplug.dtypes import DType, as_dtype, float64, is_floating_numpy
+from tensorplug.kernel_spec import TensorInfo, describe
+from tensorplug.ops._convert import asarray
+from tensorplug.tensor import Tensor
 
 __all__ = ["check_gradients", "run_gradients"]
 
@@ -130,7 +130,7 @@ def _reverse(value: Callable[..., Tensor], weight: np.ndarray) -> Level:
 
 def _projected(gradient: Level, directions: list[np.ndarray], dtype: DType) -> Callable[..., Tensor]:
     """x -> sum over arguments of <gradient(x)[i], directions[i]>, a differentiable scalar."""
-    from ..ops.reductions import sum as sum_
+    from tensorplug.ops.reductions import sum as sum_
 
     units = [asarray(d, dtype=dtype) for d in directions]
 

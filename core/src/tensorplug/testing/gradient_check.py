@@ -12,17 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from ..abstract import abstract_backend
-from ..dtypes import DType, float32, float64, is_floating_numpy
-from ..engine import run_kernel
-from ..errors import DTypeError, KernelNotFoundError, ShapeError
-from ..kernel_spec import KernelSpec
-from ..registry.gradients import GradConfig, find_gradient, override_gradient
-from ..runtime import current
-from ..tensor import Tensor
-from .gradcheck import check_gradients, run_gradients
-from .inputs import Case
-from .result import OpCheckResult
+from tensorplug.abstract import abstract_backend
+from tensorplug.dtypes import DType, float32, float64, is_floating_numpy
+from tensorplug.engine import run_kernel
+from tensorplug.errors import DTypeError, KernelNotFoundError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
+from tensorplug.runtime import current
+from tensorplug.tensor import Tensor
+from tensorplug.testing.gradcheck import check_gradients, run_gradients
+from tensorplug.testing.inputs import Case
+from tensorplug.testing.result import OpCheckResult
 
 __all__ = ["check_gradient", "gradient_cases", "GRADIENT_TOLERANCES", "MAX_GRADIENT_CASES"]
 
@@ -177,7 +177,7 @@ def _check_needs(spec: KernelSpec, picked: Sequence[Case], every: Sequence[Case]
 def _check_override_needs(spec: KernelSpec, in_force: GradConfig, result: OpCheckResult) -> None:
     """The gradient in force is not the one the kit checks (another plugin's override): it is
     not held to finite differences, but tp.grad uses it, so it must find its kernels."""
-    from .needs import needs_of
+    from tensorplug.testing.needs import needs_of
 
     needs = needs_of(spec.name, in_force)
     missing = needs.missing_on(result.backend)

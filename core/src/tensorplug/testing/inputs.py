@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ALL_DTYPES, DType, from_numpy_dtype, real_of
-from ..errors import DTypeError, ShapeError, TensorplugError
-from ..kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
+from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype, real_of
+from tensorplug.errors import DTypeError, ShapeError, TensorplugError
+from tensorplug.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 
 __all__ = [
     "Domain", "Case", "BadCase", "sample", "EDGE_SHAPES", "BROADCAST_PAIRS", "NOT_BROADCASTABLE",

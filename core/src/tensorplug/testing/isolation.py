@@ -6,11 +6,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from .. import backend as _backend
-from .._state import state
-from ..errors import PluginError
-from ..plugins.manager import load_plugins
-from ..runtime import Runtime, current, use_runtime
+from tensorplug import backend as _backend
+from tensorplug._state import state
+from tensorplug.errors import PluginError
+from tensorplug.plugins.manager import load_plugins
+from tensorplug.runtime import Runtime, current, use_runtime
 
 __all__ = ["isolated_registries", "fresh_plugin_discovery"]
 

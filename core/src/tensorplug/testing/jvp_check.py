@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from ..autodiff.forward import jvp
-from ..dtypes import DType, float32, float64, is_floating_numpy
-from ..errors import KernelNotFoundError
-from ..kernel_spec import KernelSpec
-from ..ops._convert import asarray
-from ..registry.gradients import find_gradient, override_gradient
-from ..registry.jvps import find_jvp, override_jvp
-from .gradient_check import (
+from tensorplug.autodiff.forward import jvp
+from tensorplug.dtypes import DType, float32, float64, is_floating_numpy
+from tensorplug.errors import KernelNotFoundError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.ops._convert import asarray
+from tensorplug.registry.gradients import find_gradient, override_gradient
+from tensorplug.registry.jvps import find_jvp, override_jvp
+from tensorplug.testing.gradient_check import (
     GRADIENT_TOLERANCES,
     _gradient_to_check,
     _kernel_function,
@@ -26,8 +26,8 @@ from .gradient_check import (
     gradient_cases,
     rule_to_check,
 )
-from .inputs import Case
-from .result import OpCheckResult
+from tensorplug.testing.inputs import Case
+from tensorplug.testing.result import OpCheckResult
 
 __all__ = ["check_jvp", "check_kernel_jvp"]
 

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..abstract import AbstractBackend, abstract_backend
-from ..autodiff.tape import Entry, gradient_thunks
-from ..dispatch import dispatcher_of, wrap
-from ..dtypes import float32, float64, from_numpy_dtype, is_inexact_numpy
-from ..kernel_spec import KernelSpec
-from ..registry.gradients import GradConfig, find_gradient, override_gradient
-from ..registry.specs import get_kernel_spec
-from ..runtime import current
-from .gradient_check import _MAX_ELEMENTS, gradient_cases
-from .inputs import Case, generic_cases
-from .references import get_reference
+from tensorplug.abstract import AbstractBackend, abstract_backend
+from tensorplug.autodiff.tape import Entry, gradient_thunks
+from tensorplug.dispatch import dispatcher_of, wrap
+from tensorplug.dtypes import float32, float64, from_numpy_dtype, is_inexact_numpy
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
+from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.runtime import current
+from tensorplug.testing.gradient_check import _MAX_ELEMENTS, gradient_cases
+from tensorplug.testing.inputs import Case, generic_cases
+from tensorplug.testing.references import get_reference
 
 __all__ = ["GradientNeeds", "gradient_needs", "needs_of", "sample_cases", "grad_closure",
            "minimum_grad_kernels", "unmet_gradient_needs"]
@@ -97,7 +97,7 @@ def gradient_needs(kernels: Iterable[str] | None = None) -> dict[str, GradientNe
     """For each kernel with a gradient in force (or each of `kernels` that has one), in name
     order: what its gradient needs (plugins are loaded first: their gradients and overrides
     count). One abstract run for all of them."""
-    from ..plugins.manager import load_plugins
+    from tensorplug.plugins.manager import load_plugins
 
     load_plugins()
     names = sorted(current().gradients.active) if kernels is None else list(kernels)
@@ -152,8 +152,8 @@ def minimum_grad_kernels() -> list[str]:
     """The fewest kernels with which ``tp.grad`` works on a backend: what
     ``tp.grad(lambda x: tp.sum(x * x))`` dispatches on a vector (a product, a reduction to a
     scalar, reverse mode's own accumulation of two paths), closed under gradient needs."""
-    from ..autodiff.api import grad
-    from ..ops.reductions import sum as sum_
+    from tensorplug.autodiff.api import grad
+    from tensorplug.ops.reductions import sum as sum_
 
     with abstract_backend() as backend:
         grad(lambda x: sum_(x * x))(np.zeros(3, np.float64))

@@ -20,22 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import Backend, active_backend, backend_scope
-from ..debug import debug_checks
-from ..dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
-from ..engine import run_kernel
-from ..errors import KernelError, KernelOutputError, TensorplugError
-from ..kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
-from ..ops._convert import asarray
-from ..registry.specs import get_kernel_spec
-from ..tensor import Tensor
-from .batching_check import check_batching
-from .compare import Tolerance, compare_values, show_array
-from .gradient_check import check_gradient
-from .inputs import BadCase, Case, generic_bad_cases, generic_cases
-from .jvp_check import check_kernel_jvp
-from .references import Reference, get_reference
-from .result import OpCheckResult
+from tensorplug.backend import Backend, active_backend, backend_scope
+from tensorplug.debug import debug_checks
+from tensorplug.dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
+from tensorplug.engine import run_kernel
+from tensorplug.errors import KernelError, KernelOutputError, TensorplugError
+from tensorplug.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
+from tensorplug.ops._convert import asarray
+from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.tensor import Tensor
+from tensorplug.testing.batching_check import check_batching
+from tensorplug.testing.compare import Tolerance, compare_values, show_array
+from tensorplug.testing.gradient_check import check_gradient
+from tensorplug.testing.inputs import BadCase, Case, generic_bad_cases, generic_cases
+from tensorplug.testing.jvp_check import check_kernel_jvp
+from tensorplug.testing.references import Reference, get_reference
+from tensorplug.testing.result import OpCheckResult
 
 __all__ = ["opcheck", "assert_opcheck", "CHECKS", "supports_float64"]
 
@@ -154,8 +154,8 @@ def bounded(cases: list[Case], limit: int | None) -> list[Case]:
 
 
 def _implemented(spec: KernelSpec, backend: Backend, result: OpCheckResult) -> bool:
-    from ..registry.kernels import missing_kernel_error
-    from ..runtime import current
+    from tensorplug.registry.kernels import missing_kernel_error
+    from tensorplug.runtime import current
 
     if (spec.name, backend.name) in current().kernels.active:
         return True

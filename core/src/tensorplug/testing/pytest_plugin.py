@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .coverage import Coverage, Plan, Record, make_plan, parse_property
+from tensorplug.testing.coverage import Coverage, Plan, Record, make_plan, parse_property
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
-from .selection import Selection, SelectionError, load_selection
+    from tensorplug.runtime import Runtime
+from tensorplug.testing.selection import Selection, SelectionError, load_selection
 
 PROPERTY = "tensorplug-conformance"
 _KEY = pytest.StashKey["Conformance"]()
@@ -87,7 +87,7 @@ class Conformance:
 
     def check(self, check: str, kernel: str, node: pytest.Item) -> None:
         """Run opcheck for one test and fail it (message only, no traceback) on a problem."""
-        from .opcheck import opcheck
+        from tensorplug.testing.opcheck import opcheck
 
         checks = {"kernel": ("values", "errors"), "gradient": ("gradient", "jvp")}.get(check, (check,))
         try:
@@ -139,7 +139,7 @@ class Conformance:
             terminalreporter.write_line(line)
 
     def header(self) -> list[str]:
-        from ..backend import backend_info
+        from tensorplug.backend import backend_info
 
         source = next((b["source"] for b in backend_info() if b["name"] == self.backend), None)
         lines = [f"tensorplug conformance: backend '{self.backend}'"
@@ -158,7 +158,7 @@ def pytest_configure(config: pytest.Config) -> None:
     backend = config.getoption("tensorplug_backend", None)
     if not backend:
         return
-    from ..backend import list_backends
+    from tensorplug.backend import list_backends
 
     known = list_backends()
     if backend not in known:
@@ -181,7 +181,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     conf = _conformance(metafunc.config)
     if conf is None:
-        from ..backend import list_backends
+        from tensorplug.backend import list_backends
 
         pytest.fail("the tensorplug conformance suite checks one backend: pass --tensorplug-backend NAME "
                     f"(installed backends: {list_backends() or 'none'})", pytrace=False)
@@ -203,7 +203,7 @@ def tensorplug_conformance(request: pytest.FixtureRequest) -> Conformance:
 def tensorplug_runtime() -> Iterator[Runtime]:
     """A runtime of the test's own (a copy of the one in use: registries, plugins, started
     backends), swapped in for the test: what it registers, loads or starts is undone after it."""
-    from .isolation import isolated_registries
+    from tensorplug.testing.isolation import isolated_registries
 
     with isolated_registries() as runtime:
         yield runtime

@@ -3,6 +3,6 @@
 It is found through the ``tensorplug`` entry point group and uses only ``tensorplug.extend``.
 """
 
-from .backend import NumpyBackend
+from tensorplug_numpy.backend import NumpyBackend
 
 __all__ = ["NumpyBackend"]

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tensorplug.extend import API_VERSION, BackendConfig, hookimpl
-
-from . import kernels
-from .backend import NumpyBackend
+from tensorplug_numpy import kernels
+from tensorplug_numpy.backend import NumpyBackend
 
 tensorplug_api_version = API_VERSION
 BACKEND_NAME = "numpy"

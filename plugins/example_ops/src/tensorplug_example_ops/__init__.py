@@ -14,11 +14,11 @@ importable from here. The plugin uses only ``tensorplug``'s public API, ``tensor
 and (for its references) ``tensorplug.testing``.
 """
 
-from .clip_gradient import clip_gradient
-from .ema import ema
-from .erf import ERF, ERF_GRADIENT, ERF_SPEC, erf
-from .softplus import softplus
-from .straight_through import ROUND_STRAIGHT_THROUGH
+from tensorplug_example_ops.clip_gradient import clip_gradient
+from tensorplug_example_ops.ema import ema
+from tensorplug_example_ops.erf import ERF, ERF_GRADIENT, ERF_SPEC, erf
+from tensorplug_example_ops.softplus import softplus
+from tensorplug_example_ops.straight_through import ROUND_STRAIGHT_THROUGH
 
 __all__ = [
     "ERF", "ERF_GRADIENT", "ERF_SPEC", "ROUND_STRAIGHT_THROUGH",

@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.extend import KernelConfig
-
-from .erf import ERF
+from tensorplug_example_ops.erf import ERF
 
 __all__ = ["kernels_for"]
 

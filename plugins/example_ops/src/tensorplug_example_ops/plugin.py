@@ -8,13 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from tensorplug.extend import API_VERSION, OpConfig, hookimpl
-
-from . import kernels
-from .clip_gradient import clip_gradient
-from .ema import ema
-from .erf import ERF_BATCHING, ERF_GRADIENT, ERF_JVP, ERF_SPEC, erf
-from .softplus import softplus
-from .straight_through import ROUND_STRAIGHT_THROUGH, ROUND_STRAIGHT_THROUGH_JVP
+from tensorplug_example_ops import kernels
+from tensorplug_example_ops.clip_gradient import clip_gradient
+from tensorplug_example_ops.ema import ema
+from tensorplug_example_ops.erf import ERF_BATCHING, ERF_GRADIENT, ERF_JVP, ERF_SPEC, erf
+from tensorplug_example_ops.softplus import softplus
+from tensorplug_example_ops.straight_through import ROUND_STRAIGHT_THROUGH, ROUND_STRAIGHT_THROUGH_JVP
 
 #: The core API this plugin was written for; tensorplug refuses it under another one.
 tensorplug_api_version = API_VERSION
@@ -66,6 +65,6 @@ def tensorplug_ops(register: Any) -> None:
 def tensorplug_references(register: Any) -> None:
     # asked only when the testing kit runs (opcheck, the conformance suite): the kit is
     # imported here, never when the plugin loads
-    from .references import ERF_REFERENCE
+    from tensorplug_example_ops.references import ERF_REFERENCE
 
     register(ERF_REFERENCE)

@@ -13,8 +13,7 @@ import numpy as np
 
 from tensorplug.extend import KernelSpec
 from tensorplug.testing import Case, Domain, Reference, accepted, sample
-
-from .erf import ERF
+from tensorplug_example_ops.erf import ERF
 
 __all__ = ["ERF_REFERENCE", "erf_cases"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .backend import JaxBackend
+    from tensorplug_jax.backend import JaxBackend
 
 __all__ = ["BACKEND_NAME", "JaxBackend"]
 
@@ -19,7 +19,7 @@ BACKEND_NAME = "jax"
 
 def __getattr__(name: str) -> Any:
     if name == "JaxBackend":  # imports jax: only on request
-        from .backend import JaxBackend
+        from tensorplug_jax.backend import JaxBackend
 
         return JaxBackend
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,7 +22,7 @@ import jax
 from tensorplug.errors import DeviceError, TracedValueError
 
 if TYPE_CHECKING:
-    from .kernels._jit import JaxKernel
+    from tensorplug_jax.kernels._jit import JaxKernel
 
 __all__ = ["scoped", "scoped_call", "calling", "enter", "leave", "TRACER_ERRORS", "traced_error",
            "sharding_error"]

@@ -19,8 +19,7 @@ import numpy as np
 from tensorplug.dtypes import DType, from_numpy_dtype
 from tensorplug.errors import DeviceError
 from tensorplug.extend import Backend, tracing
-
-from ._scope import TRACER_ERRORS, calling, enter, leave, scoped_call, traced_error
+from tensorplug_jax._scope import TRACER_ERRORS, calling, enter, leave, scoped_call, traced_error
 
 __all__ = ["JaxBackend", "ENV_DEVICE", "device_name"]
 

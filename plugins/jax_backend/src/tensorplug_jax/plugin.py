@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorplug.extend import API_VERSION, Backend, BackendConfig, hookimpl
-
-from . import BACKEND_NAME
+from tensorplug_jax import BACKEND_NAME
 
 tensorplug_api_version = API_VERSION
 
@@ -17,7 +16,7 @@ PRIORITY = 0
 
 
 def _start() -> Backend:
-    from .backend import JaxBackend  # imports jax
+    from tensorplug_jax.backend import JaxBackend  # imports jax
 
     return JaxBackend()
 
@@ -30,7 +29,7 @@ def tensorplug_backends(register: Any) -> None:
 @hookimpl
 def tensorplug_kernels(backend_name: str, register: Any) -> None:
     if backend_name == BACKEND_NAME:
-        from . import kernels  # imports jax
+        from tensorplug_jax import kernels  # imports jax
 
         for config in kernels.all_kernels(BACKEND_NAME):
             register(config)

@@ -10,18 +10,18 @@ kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand w
 ``register_reference``.
 """
 
-from ..._families import import_families
-from ._base import (
-    REFERENCES,
-    BadCaseMaker,
-    CaseMaker,
-    Reference,
-    binary_cases,
-    reference,
-    register_reference,
-    unary_cases,
+from tensorplug._families import import_families
+from tensorplug.testing.references._base import (
+           REFERENCES,
+           BadCaseMaker,
+           CaseMaker,
+           Reference,
+           binary_cases,
+           reference,
+           register_reference,
+           unary_cases,
 )
-from .from_plugins import get_reference, plugin_references
+from tensorplug.testing.references.from_plugins import get_reference, plugin_references
 
 import_families(__name__)
 

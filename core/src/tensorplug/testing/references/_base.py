@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType
-from ...errors import RegistrationError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..compare import Tolerance
-from ..inputs import (
+from tensorplug.dtypes import DType
+from tensorplug.errors import RegistrationError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.compare import Tolerance
+from tensorplug.testing.inputs import (
     BROADCAST_PAIRS,
     EDGE_SHAPES,
     NOT_BROADCASTABLE,

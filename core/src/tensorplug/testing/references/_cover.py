@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...dtypes import DType
-from ...kernel_spec import KernelSpec
-from ..inputs import Case, accepted, sample
+from tensorplug.dtypes import DType
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import Case, accepted, sample
 
 
 def _cast(a: np.ndarray, dtype: DType, key: object) -> np.ndarray:

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, complex64, float32, float64, int64
-from ...errors import ShapeError
-from ...kernel_helpers import SELU_ALPHA, SELU_SCALE
-from ...kernel_spec import KernelSpec
-from ..inputs import BROADCAST_PAIRS, EDGE_SHAPES, BadCase, Case, Domain, accepted, sample
-from ._base import CaseMaker, broadcast_bad_cases, reference
+from tensorplug.dtypes import DType, complex64, float32, float64, int64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BROADCAST_PAIRS, EDGE_SHAPES, BadCase, Case, Domain, accepted, sample
+from tensorplug.testing.references._base import CaseMaker, broadcast_bad_cases, reference
 
 CLEAR_OF_ZERO = Domain(-3, 3, margin=0.3)
 _FLOATS = (float32, float64)

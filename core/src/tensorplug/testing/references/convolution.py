@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import bfloat16, float16, float32, float64
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ...specs.convolution import KERNEL_NAMES, conv_output_shape
-from ..inputs import BadCase, Case, sample
-from ._base import reference
+from tensorplug.dtypes import bfloat16, float16, float32, float64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.specs.convolution import KERNEL_NAMES, conv_output_shape
+from tensorplug.testing.inputs import BadCase, Case, sample
+from tensorplug.testing.references._base import reference
 
 Pairs = Sequence[tuple[int, int]]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import (
+from tensorplug.dtypes import (
     ALL_DTYPES,
     COMPLEX_DTYPES,
     FLOAT_DTYPES,
@@ -23,10 +23,10 @@ from ...dtypes import (
     int32,
     int64,
 )
-from ...errors import DTypeError, ShapeError, TensorplugError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case
-from ._base import Reference, reference, register_reference
+from tensorplug.errors import DTypeError, ShapeError, TensorplugError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case
+from tensorplug.testing.references._base import Reference, reference, register_reference
 
 
 def _attr_cases(rows: Sequence[dict[str, Any]]) -> Any:

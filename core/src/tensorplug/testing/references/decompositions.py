@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, float32, from_numpy_dtype, real_of
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import Case, accepted, sample
-from ._base import Reference as _Reference
-from ._base import reference, register_reference
-from .manipulation import BadTable, table_bad
+from tensorplug.dtypes import DType, float32, from_numpy_dtype, real_of
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import Case, accepted, sample
+from tensorplug.testing.references._base import Reference as _Reference
+from tensorplug.testing.references._base import reference, register_reference
+from tensorplug.testing.references.manipulation import BadTable, table_bad
 
 _SQUARE = [(3, 3), (2, 2, 2), (1, 1), (2, 0, 0)]
 _RECT = [(3, 2), (2, 3), (2, 3, 3), (1, 1), (2, 1, 0)]

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, float64
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, accepted, sample
-from ._base import reference
+from tensorplug.dtypes import float32, float64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, accepted, sample
+from tensorplug.testing.references._base import reference
 
 
 def _einsum_cases(spec: KernelSpec) -> list[Case]:

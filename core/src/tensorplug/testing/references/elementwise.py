@@ -12,11 +12,18 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import ALL_DTYPES, DType, complex64, float32, is_inexact_numpy
-from ...errors import DTypeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import ANY, BadCase, Case, Domain, dtype_groups, sample
-from ._base import Reference, binary_cases, broadcast_bad_cases, reference, register_reference, unary_cases
+from tensorplug.dtypes import ALL_DTYPES, DType, complex64, float32, is_inexact_numpy
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import ANY, BadCase, Case, Domain, dtype_groups, sample
+from tensorplug.testing.references._base import (
+    Reference,
+    binary_cases,
+    broadcast_bad_cases,
+    reference,
+    register_reference,
+    unary_cases,
+)
 
 CLEAR_OF_ZERO = Domain(-3, 3, margin=0.3)
 OFF_GRID = Domain(-3, 3, off_grid=True)

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import DTypeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import Case, accepted, sample
-from ._base import BadCase, reference
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import Case, accepted, sample
+from tensorplug.testing.references._base import BadCase, reference
 
 #: (input shape, axes, s, norm)
 _LAYOUTS = [((5,), (0,), (5,), "backward"), ((3, 4), (1,), (6,), "ortho"), ((3, 4), (1,), (3,), "forward"),

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import weakref
 
-from ...errors import RegistrationError
-from ...registry._slots import SlotTable, current_source
-from ...runtime import Runtime, current
-from . import _base
-from ._base import Reference, check_reference
+from tensorplug.errors import RegistrationError
+from tensorplug.registry._slots import SlotTable, current_source
+from tensorplug.runtime import Runtime, current
+from tensorplug.testing.references import _base
+from tensorplug.testing.references._base import Reference, check_reference
 
 __all__ = ["get_reference", "plugin_references"]
 
@@ -27,7 +27,7 @@ _asked: weakref.WeakKeyDictionary[Runtime, tuple[tuple[str, ...], SlotTable[str,
 
 def plugin_references() -> SlotTable[str, Reference]:
     """The references the active plugins give, by kernel name (each remembering its plugin)."""
-    from ...plugins.manager import ask_plugins, load_plugins
+    from tensorplug.plugins.manager import ask_plugins, load_plugins
 
     load_plugins()
     runtime = current()

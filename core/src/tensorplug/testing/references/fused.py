@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, bfloat16, float16, float32, float64
-from ...errors import DTypeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ...specs.fused import ACTIVATIONS, depthwise_as_grouped
-from ..inputs import BadCase, Case, Domain, sample
-from ._base import reference
-from .convolution import _conv_ref
+from tensorplug.dtypes import DType, bfloat16, float16, float32, float64
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.specs.fused import ACTIVATIONS, depthwise_as_grouped
+from tensorplug.testing.inputs import BadCase, Case, Domain, sample
+from tensorplug.testing.references._base import reference
+from tensorplug.testing.references.convolution import _conv_ref
 
 _SMALL = Domain(-1, 1)
 #: the dtypes beyond float64, each on one small case

@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float16, float32, float64, int32
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, sample
-from ._base import reference
-from ._cover import with_every_dtype
+from tensorplug.dtypes import float16, float32, float64, int32
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, sample
+from tensorplug.testing.references._base import reference
+from tensorplug.testing.references._cover import with_every_dtype
 
 
 def _js_round(v: float) -> int:

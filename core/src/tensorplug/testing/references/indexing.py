@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import ALL_NUMERIC_DTYPES, INT_DTYPES, DType, bool_, float32, float64, int64
-from ...errors import DTypeError, IndexOutOfRangeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, accepted, index_array, sample
-from ._base import reference
-from .manipulation import BadTable, Table, table_bad, table_cases
+from tensorplug.dtypes import ALL_NUMERIC_DTYPES, INT_DTYPES, DType, bool_, float32, float64, int64
+from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, accepted, index_array, sample
+from tensorplug.testing.references._base import reference
+from tensorplug.testing.references.manipulation import BadTable, Table, table_bad, table_cases
 
 
 def _index(slices: Sequence[tuple[int, int, int]]) -> Any:

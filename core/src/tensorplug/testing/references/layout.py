@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float64
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import Case, accepted, sample
-from ._base import reference
-from .manipulation import BadTable, Table, table_bad
+from tensorplug.dtypes import float64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import Case, accepted, sample
+from tensorplug.testing.references._base import reference
+from tensorplug.testing.references.manipulation import BadTable, Table, table_bad
 
 __all__ = ["few_cases"]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ShapeError
-from ._base import reference
-from .manipulation import BadTable, Table, table_bad, table_cases
+from tensorplug.errors import ShapeError
+from tensorplug.testing.references._base import reference
+from tensorplug.testing.references.manipulation import BadTable, Table, table_bad, table_cases
 
 _MATMUL: Table = [
     ([(2, 3), (3, 4)], {}), ([(1, 1), (1, 1)], {}), ([(2, 2, 3), (3, 2)], {}),

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, complex64, float32, float64, int32
-from ...errors import DTypeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case
-from ._base import reference
+from tensorplug.dtypes import DType, complex64, float32, float64, int32
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case
+from tensorplug.testing.references._base import reference
 
 
 def _cases(spec: KernelSpec) -> list[Case]:

@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, int32
-from ...errors import DTypeError, ShapeError, TensorplugError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, accepted, sample
-from ._base import reference
+from tensorplug.dtypes import float32, int32
+from tensorplug.errors import DTypeError, ShapeError, TensorplugError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, accepted, sample
+from tensorplug.testing.references._base import reference
 
 Shapes = Sequence[tuple[int, ...]]
 #: rows of (input shapes, attrs)

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import DTypeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case
-from ._base import Reference, other_dtypes, register_reference
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case
+from tensorplug.testing.references._base import Reference, other_dtypes, register_reference
 
 _LOGITS = np.array([[0.0, 1.0, -1.0, 2.0], [3.0, 0.0, 0.0, -np.inf]])
 

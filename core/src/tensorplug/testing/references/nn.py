@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, Domain, accepted, sample
-from ._base import reference
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
+from tensorplug.testing.references._base import reference
 
 _SHAPES = (((), -1), ((), 0), ((1,), -1), ((5,), -1), ((5,), 0), ((2, 3), -1), ((2, 3), 0),
            ((2, 3, 2), 1), ((0,), -1), ((2, 0), 0), ((2, 0), -1))

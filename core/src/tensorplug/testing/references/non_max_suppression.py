@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, float64
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, Domain, sample
-from ._base import reference
-from ._cover import with_every_dtype
+from tensorplug.dtypes import float32, float64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, Domain, sample
+from tensorplug.testing.references._base import reference
+from tensorplug.testing.references._cover import with_every_dtype
 
 
 def _iou(boxes: np.ndarray, i: int, j: int) -> float:

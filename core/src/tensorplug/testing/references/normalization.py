@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dtypes import float16, float32, float64
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, Domain, sample
-from ._base import reference
-from ._cover import with_every_dtype
+from tensorplug.dtypes import float16, float32, float64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, Domain, sample
+from tensorplug.testing.references._base import reference
+from tensorplug.testing.references._cover import with_every_dtype
 
 #: (the kit's gradient check takes the cases of at most 40 elements: the first only, to save time)
 _BN = [((2, 3, 4), (4,)), ((2, 3, 2, 3), (1, 3, 1, 1)), ((4, 11), ()), ((0, 3), (3,)), ((1, 1), (1,))]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, Domain, accepted, sample
-from ._base import reference
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
+from tensorplug.testing.references._base import reference
 
 _ATTRS = ({"beta1": 0.9, "beta2": 0.999, "step_size": 0.01, "epsilon_hat": 1e-7},
           {"beta1": 0.5, "beta2": 0.75, "step_size": 1.0, "epsilon_hat": 1e-3})

@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType
-from ...errors import DTypeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, Domain, accepted, sample
-from ._base import reference
+from tensorplug.dtypes import DType
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
+from tensorplug.testing.references._base import reference
 
 _WIDE = {np.dtype(np.bool_), np.dtype(np.int32)}
 SHAPES = ((), (1,), (4,), (2, 3), (3, 0), (2, 3, 2))

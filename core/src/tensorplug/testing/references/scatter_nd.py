@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, float32, float64
-from ...errors import IndexOutOfRangeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, index_array, sample
-from ._base import other_dtypes, reference
+from tensorplug.dtypes import DType, float32, float64
+from tensorplug.errors import IndexOutOfRangeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, index_array, sample
+from tensorplug.testing.references._base import other_dtypes, reference
 
 #: the whole table in float64, its first rows in float32 (few compilations: the kit stays quick)
 _PLAN = ((float64, None), (float32, 2))

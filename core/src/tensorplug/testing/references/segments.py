@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, float64, int32, int64
-from ...errors import ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, index_array, sample
-from ._base import other_dtypes, reference
+from tensorplug.dtypes import float32, float64, int32, int64
+from tensorplug.errors import ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, index_array, sample
+from tensorplug.testing.references._base import other_dtypes, reference
 
 # (data shape, ids, num_segments): ids have a prefix of data's shape
 _SEGMENTS = [((5,), [0, 2, 0, 3, 2], 4), ((4, 3), [1, -1, 1, 5], 3), ((2, 2, 3), [[0, 1], [1, 1]], 2),

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import DType, bfloat16, float32, is_floating_numpy
-from ...errors import DTypeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, Domain, accepted, sample
-from ._base import reference
+from tensorplug.dtypes import DType, bfloat16, float32, is_floating_numpy
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
+from tensorplug.testing.references._base import reference
 
 SHAPES = ((1,), (6,), (2, 5), (3, 0), (2, 3, 4))
 FEW = Domain(-2, 2)  # integers repeat: ties show whether a sort is stable

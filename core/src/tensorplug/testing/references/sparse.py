@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import float32, float64, int64
-from ...errors import DTypeError, IndexOutOfRangeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, index_array, sample
-from ._base import other_dtypes, reference
+from tensorplug.dtypes import float32, float64, int64
+from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, index_array, sample
+from tensorplug.testing.references._base import other_dtypes, reference
 
 # (data shape, indices, segment_ids, num_segments)
 _SEGMENTS = [((4, 2), [0, 1, 3], [0, 0, 2], None), ((5,), [4, 4, 0, 2], [0, 1, 1, 3], 5),

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dtypes import float32, int32, int64
-from ...errors import DTypeError, ShapeError
-from ...kernel_spec import KernelSpec
-from ..inputs import BadCase, Case, sample
-from ._base import reference
-from .layout import few_cases
-from .manipulation import table_bad
+from tensorplug.dtypes import float32, int32, int64
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernel_spec import KernelSpec
+from tensorplug.testing.inputs import BadCase, Case, sample
+from tensorplug.testing.references._base import reference
+from tensorplug.testing.references.layout import few_cases
+from tensorplug.testing.references.manipulation import table_bad
 
 reference("Reverse", few_cases([
     ([(2, 3)], {"axes": (0,)}), ([(2, 3, 4)], {"axes": (2, 0)}), ([(3,)], {"axes": (-1,)}),

@@ -9,9 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorplug.extend import KernelConfig, family_configs
-
-from .._quiet import quiet
-from ._kernel import Kernel
+from tensorplug_numpy._quiet import quiet
+from tensorplug_numpy.kernels._kernel import Kernel
 
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:

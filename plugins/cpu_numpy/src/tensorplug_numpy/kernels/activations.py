@@ -17,9 +17,8 @@ import numpy as np
 from tensorplug.dtypes import FLOAT_DTYPES
 from tensorplug.extend import DirectCall
 from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values
-
-from ._kernel import Kernel
-from .elementwise import UNSIGNED_OF_SIZE
+from tensorplug_numpy.kernels._kernel import Kernel
+from tensorplug_numpy.kernels.elementwise import UNSIGNED_OF_SIZE
 
 _SERIES_TERMS = 30  # erf's series below |z| = 2: converged to float64 there
 _FRACTION_DEPTH = 50  # erfc's continued fraction from |z| = 2 on: converged to float64 there

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._kernel import Kernel
+from tensorplug_numpy.kernels._kernel import Kernel
 
 
 def _sums(equation: str) -> bool:

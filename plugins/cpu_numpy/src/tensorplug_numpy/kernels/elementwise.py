@@ -23,9 +23,8 @@ from tensorplug.kernel_helpers import (
     elementwise_functions,
     expm1_complex_parts,
 )
-
-from .._quiet import quieted
-from ._kernel import Kernel
+from tensorplug_numpy._quiet import quieted
+from tensorplug_numpy.kernels._kernel import Kernel
 
 # The table's kernels offer their numpy function as their direct call (see DirectCall): numpy's
 # own result dtype is the spec's for the dtypes ops give them. Plain arithmetic and comparisons

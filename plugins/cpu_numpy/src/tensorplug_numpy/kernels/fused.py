@@ -10,9 +10,8 @@ from typing import Any
 import numpy as np
 
 from tensorplug.specs.fused import depthwise_as_grouped
-
-from .convolution import conv
-from .linalg import _PRODUCTS as PRODUCTS
+from tensorplug_numpy.kernels.convolution import conv
+from tensorplug_numpy.kernels.linalg import _PRODUCTS as PRODUCTS
 
 
 def _activate(y: np.ndarray, activation: str, alpha: float, weights: np.ndarray) -> np.ndarray:

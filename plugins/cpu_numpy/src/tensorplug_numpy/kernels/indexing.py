@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.kernel_helpers import check_index_bounds, normalize_axis, slice_index
-
-from ._kernel import Kernel
+from tensorplug_numpy.kernels._kernel import Kernel
 
 _ALL = slice(None)
 _INT64 = np.dtype(np.int64)

@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.kernel_helpers import batch_to_space, depth_to_space, space_to_batch, space_to_depth
-
-from ._kernel import Kernel
+from tensorplug_numpy.kernels._kernel import Kernel
 
 
 def mirror_pad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:

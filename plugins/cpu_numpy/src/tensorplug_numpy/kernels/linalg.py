@@ -15,8 +15,7 @@ import numpy as np
 
 from tensorplug.dtypes import NUMERIC_DTYPES
 from tensorplug.extend import DirectCall
-
-from ._kernel import Kernel
+from tensorplug_numpy.kernels._kernel import Kernel
 
 _matmul, _dot = np.matmul, np.ndarray.dot  # (ndarray.dot: np.dot without its __array_function__ dispatch)
 

@@ -20,8 +20,7 @@ import numpy as np
 
 from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.extend import DirectCall
-
-from ._kernel import Kernel
+from tensorplug_numpy.kernels._kernel import Kernel
 
 
 def reshape(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:

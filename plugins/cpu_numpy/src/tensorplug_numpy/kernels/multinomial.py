@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .creation import _generator
+from tensorplug_numpy.kernels.creation import _generator
 
 
 def multinomial(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:

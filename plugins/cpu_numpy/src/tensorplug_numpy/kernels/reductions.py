@@ -17,8 +17,7 @@ import numpy as np
 from tensorplug.dtypes import NUMERIC_DTYPES, float32, float64, int64
 from tensorplug.extend import DirectCall
 from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES, euclidean_norm
-
-from ._kernel import Kernel
+from tensorplug_numpy.kernels._kernel import Kernel
 
 _WIDE = dict(ACCUMULATOR_DTYPES)  # a dict of its own: the fastest lookup on the hot path
 _INT64 = np.dtype(np.int64)

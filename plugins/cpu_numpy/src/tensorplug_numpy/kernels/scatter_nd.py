@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.kernel_helpers import check_nd_index_bounds
-
-from ._kernel import Kernel
+from tensorplug_numpy.kernels._kernel import Kernel
 
 
 def _nd_index(indices: np.ndarray) -> tuple[np.ndarray, ...]:

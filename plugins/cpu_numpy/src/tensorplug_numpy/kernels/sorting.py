@@ -16,8 +16,7 @@ import numpy as np
 
 import tensorplug as tp
 from tensorplug.kernel_helpers import normalize_axis, stable_argsort
-
-from ._kernel import Kernel
+from tensorplug_numpy.kernels._kernel import Kernel
 
 _INT64 = np.dtype(np.int64)
 

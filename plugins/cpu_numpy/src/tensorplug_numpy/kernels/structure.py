@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 
 from tensorplug.kernel_helpers import band_part, stable_argsort
-
-from ._kernel import Kernel
-from .layout import moving
+from tensorplug_numpy.kernels._kernel import Kernel
+from tensorplug_numpy.kernels.layout import moving
 
 _INT64 = np.dtype(np.int64)
 

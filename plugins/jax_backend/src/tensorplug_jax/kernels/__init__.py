@@ -12,9 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorplug.extend import KernelConfig, family_configs
-
-from .._scope import scoped
-from ._jit import JaxKernel
+from tensorplug_jax._scope import scoped
+from tensorplug_jax.kernels._jit import JaxKernel
 
 
 def _where(name: str) -> Any:

@@ -14,8 +14,7 @@ from jax import lax
 from jax.scipy.special import erfc
 
 from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE, elu_values, gelu_slope, gelu_values
-
-from ._jit import JaxKernel, binary, unary, with_attrs
+from tensorplug_jax.kernels._jit import JaxKernel, binary, unary, with_attrs
 
 
 def _elu(x: Any, alpha: Any) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 import jax
 from jax import lax
 
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 _GEOMETRY = ("strides", "padding", "dilations", "groups", "data_format")
 

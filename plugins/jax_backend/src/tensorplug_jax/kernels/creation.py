@@ -17,8 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tensorplug.kernel_helpers import range_dtype, range_length
-
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 _SEED_RANGE = 2**63
 

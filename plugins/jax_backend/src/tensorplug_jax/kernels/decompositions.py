@@ -16,7 +16,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 
 def _nan_where(bad: Any, out: Any) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ._jit import JaxKernel, with_attrs
+from tensorplug_jax.kernels._jit import JaxKernel, with_attrs
 
 
 def _einsum(*operands: Any, equation: str) -> Any:

@@ -23,8 +23,7 @@ from tensorplug.kernel_helpers import (
     expm1_complex_parts,
     floor_divide_floats,
 )
-
-from ._jit import JaxKernel, binary, unary, with_attrs
+from tensorplug_jax.kernels._jit import JaxKernel, binary, unary, with_attrs
 
 
 def sigmoid(x: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 _STATIC = ("axes", "s", "norm")
 

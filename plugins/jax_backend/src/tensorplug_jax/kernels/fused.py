@@ -11,9 +11,8 @@ import jax
 import jax.numpy as jnp
 
 from tensorplug.specs.fused import depthwise_as_grouped
-
-from ._jit import with_attrs
-from .convolution import _conv
+from tensorplug_jax.kernels._jit import with_attrs
+from tensorplug_jax.kernels.convolution import _conv
 
 _FUSION = ("activation", "has_bias")
 _GEOMETRY = ("strides", "padding", "dilations", "data_format")

@@ -18,8 +18,7 @@ import numpy as np
 
 from tensorplug.errors import TracedValueError
 from tensorplug.kernel_helpers import image_sampling as sampling
-
-from ._jit import is_traced, with_attrs
+from tensorplug_jax.kernels._jit import is_traced, with_attrs
 
 
 def _scatter_add(target: Any, index: tuple[Any, ...], values: Any) -> Any:

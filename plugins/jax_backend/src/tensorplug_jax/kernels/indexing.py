@@ -22,8 +22,7 @@ from jax import lax
 
 from tensorplug.errors import TracedValueError
 from tensorplug.kernel_helpers import check_index_bounds, normalize_axis, slice_index
-
-from ._jit import is_traced, with_attrs
+from tensorplug_jax.kernels._jit import is_traced, with_attrs
 
 _ALL = slice(None)
 

@@ -10,8 +10,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from tensorplug.kernel_helpers import batch_to_space, depth_to_space, space_to_batch, space_to_depth
-
-from ._jit import JaxKernel, with_attrs
+from tensorplug_jax.kernels._jit import JaxKernel, with_attrs
 
 
 def _mirror_pad(x: Any, paddings: tuple[tuple[int, int], ...], mode: str) -> Any:

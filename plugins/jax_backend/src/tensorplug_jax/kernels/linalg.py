@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ._jit import JaxKernel, narrow
+from tensorplug_jax.kernels._jit import JaxKernel, narrow
 
 
 def _matmul(x: Any, y: Any, transpose_x: bool, transpose_y: bool) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 
 def _linspace(num: int, endpoint: bool, dtype: Any, start: Any, stop: Any) -> Any:

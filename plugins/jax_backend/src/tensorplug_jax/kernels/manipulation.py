@@ -11,7 +11,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from ._jit import JaxKernel, narrow, with_attrs
+from tensorplug_jax.kernels._jit import JaxKernel, narrow, with_attrs
 
 
 def _reshape(x: Any, shape: tuple[int, ...]) -> Any:

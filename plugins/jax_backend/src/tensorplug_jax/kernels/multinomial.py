@@ -9,8 +9,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from ._jit import with_attrs
-from .creation import _key, _random
+from tensorplug_jax.kernels._jit import with_attrs
+from tensorplug_jax.kernels.creation import _key, _random
 
 
 def _multinomial(logits: Any, num_samples: int, normalized: bool, negative: bool, seed: Any) -> Any:

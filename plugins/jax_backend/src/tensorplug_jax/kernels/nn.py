@@ -14,7 +14,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 
 def _shifted(x: Any, axis: int) -> Any:

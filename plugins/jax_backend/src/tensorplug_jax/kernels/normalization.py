@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 
 def _wide(a: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 
 def _adam_update(param: Any, grad: Any, m: Any, v: Any, beta1: Any, beta2: Any, step_size: Any,

@@ -18,8 +18,7 @@ import numpy as np
 from jax import lax
 
 from tensorplug.kernel_helpers import avg_pool_divisor, output_sizes, pool_window, tap_slices, window_taps
-
-from ._jit import with_attrs
+from tensorplug_jax.kernels._jit import with_attrs
 
 _STATIC = ("filter_size", "strides", "pad", "data_format")
 Geometry = tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]]

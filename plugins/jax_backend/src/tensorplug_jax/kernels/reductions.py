@@ -15,8 +15,7 @@ import numpy as np
 from jax import lax
 
 from tensorplug.kernel_helpers import ACCUMULATOR_DTYPES, euclidean_norm
-
-from ._jit import JaxKernel, narrow, with_attrs
+from tensorplug_jax.kernels._jit import JaxKernel, narrow, with_attrs
 
 _INT64 = np.dtype(np.int64)
 

@@ -15,8 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tensorplug.kernel_helpers import check_nd_index_bounds
-
-from ._jit import is_traced, with_attrs
+from tensorplug_jax.kernels._jit import is_traced, with_attrs
 
 
 def _nd(indices: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:

@@ -17,8 +17,7 @@ import numpy as np
 
 from tensorplug.errors import TracedValueError
 from tensorplug.kernel_helpers import stable_argsort
-
-from ._jit import is_traced, with_attrs
+from tensorplug_jax.kernels._jit import is_traced, with_attrs
 
 _INT64 = np.dtype(np.int64)
 

@@ -24,8 +24,7 @@ from tensorplug.kernel_helpers import (
     sparse_reshape_indices,
     sparse_reshape_shape,
 )
-
-from ._jit import is_traced, with_attrs
+from tensorplug_jax.kernels._jit import is_traced, with_attrs
 
 
 def _value_dependent(name: str, backend: Any, fix: str) -> TracedValueError:

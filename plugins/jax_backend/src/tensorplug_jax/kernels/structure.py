@@ -14,8 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tensorplug.kernel_helpers import band_part, stable_argsort
-
-from ._jit import JaxKernel, with_attrs
+from tensorplug_jax.kernels._jit import JaxKernel, with_attrs
 
 _INT64 = np.dtype(np.int64)
 
