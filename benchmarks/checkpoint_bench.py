@@ -35,9 +35,9 @@ import numpy as np  # noqa: E402
 
 import _common as common  # noqa: E402  (this folder's: what the benchmark scripts share)
 import tensorplug as tp  # noqa: E402
-from tensorplug._state import push_recorder, remove_recorder  # noqa: E402
-from tensorplug.autodiff.tape import Tape  # noqa: E402
-from tensorplug.memory_stats import nbytes  # noqa: E402
+from tensorplug.core.context import push_recorder, remove_recorder  # noqa: E402
+from tensorplug.tools.memory import nbytes  # noqa: E402
+from tensorplug.transforms.autodiff.tape import Tape  # noqa: E402
 
 LAYERS, WIDTH, BATCH, PER_BLOCK = 16, 256, 64, 4
 

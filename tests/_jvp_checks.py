@@ -19,10 +19,10 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jnp
-from tensorplug.autodiff.forward import _transposed
-from tensorplug.autodiff.tape import Entry
 from tensorplug.registry.jvps import find_jvp
 from tensorplug.registry.specs import get_kernel_spec
+from tensorplug.transforms.autodiff.forward import _transposed
+from tensorplug.transforms.autodiff.tape import Entry
 
 __all__ = [
     "ON_BOTH_BACKENDS",

@@ -14,7 +14,7 @@ import pytest
 
 import tensorplug as tp
 from _jax_absent import JAX_ABSENT
-from tensorplug.runtime import current
+from tensorplug.core.runtime import current
 from tensorplug.testing.isolation import isolated_registries
 
 # jax compiles every kernel for every new shape, dtype and attribute (~50 ms each on a small

@@ -249,8 +249,8 @@ def test_a_kernel_only_a_backend_not_started_yet_provides_is_named_with_it():
     its plugin is asked which kernels it would register, and the backend stays unstarted."""
     import types
 
+    from tensorplug.core.runtime import current
     from tensorplug.extend import BackendConfig, KernelConfig, KernelSpec, hookimpl, register_plugin
-    from tensorplug.runtime import current
 
     plugin = types.SimpleNamespace(tensorplug_api_version=tp.extend.API_VERSION)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug.backend import Backend
+from tensorplug.backends.lifecycle import Backend
 
 BACKENDS = ("numpy", "jax")
 

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug.autodiff.tape import Tape
-from tensorplug.memory_stats import nbytes
 from tensorplug.profiler import count_kernels
 from tensorplug.testing import check_gradients
+from tensorplug.tools.memory import nbytes
+from tensorplug.transforms.autodiff.tape import Tape
 
 BACKENDS = ["numpy", pytest.param("jax", marks=pytest.mark.jax)]
 
@@ -188,7 +188,7 @@ def test_vjp_through_a_checkpoint(backend):
 # -- what is saved and what is recomputed ----------------------------------------------------
 def _tape_of(params, x, checkpointed):
     """The tape of the loss's forward pass, watching the parameters."""
-    from tensorplug._state import push_recorder, remove_recorder
+    from tensorplug.core.context import push_recorder, remove_recorder
 
     tape = Tape([t for layer in params for t in layer])
     push_recorder(tape)

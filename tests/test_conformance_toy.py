@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from _conformance_run import run_kit
+from tensorplug.core.runtime import current
 from tensorplug.extend import list_kernel_specs
 from tensorplug.registry._slots import CORE_SOURCE
-from tensorplug.runtime import current
 
 pytestmark = pytest.mark.slow  # each test runs the kit in a subprocess, some twice
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from tensorplug.core.context import recorders_var
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +42,7 @@ def test_off_by_default_and_after_the_block():
     with tp.debug_nans():
         assert tp.exp(tp.asarray([1.0])).item() == pytest.approx(np.e)  # finite: no error
     assert np.isnan(tp.log(tp.asarray([-1.0])).item())
-    assert not any(type(r).__name__ == "NonFiniteCheck" for r in tp._state.recorders_var.get())
+    assert not any(type(r).__name__ == "NonFiniteCheck" for r in recorders_var.get())
 
 
 def test_the_environment_variable_checks_every_thread_of_the_process():

@@ -19,6 +19,7 @@ import pytest
 
 import tensorplug as tp
 import tensorplug_example_ops as example
+from tensorplug.core.runtime import current
 from tensorplug.errors import KernelSpecNotFoundError
 from tensorplug.extend import (
     Backend,
@@ -34,7 +35,6 @@ from tensorplug.extend import (
     unregister_plugin,
 )
 from tensorplug.registry._slots import CORE_SOURCE
-from tensorplug.runtime import current
 from tensorplug.testing import check_gradients
 
 PLUGIN = "tensorplug-example-ops"
@@ -278,8 +278,8 @@ def test_forward_mode_follows_the_plugins_jvp_rules():
     # Erf's rule against its derivative, and against forward mode by the transposed gradient
     got = tp.jvp(tp.ops.erf, (x,), (t,))[1].numpy()
     np.testing.assert_allclose(got, t * 2 / np.sqrt(np.pi) * np.exp(-x * x), rtol=1e-12)
-    from tensorplug.autodiff.forward import _transposed
-    from tensorplug.autodiff.tape import Entry
+    from tensorplug.transforms.autodiff.forward import _transposed
+    from tensorplug.transforms.autodiff.tape import Entry
     xt = tp.asarray(x)
     (derived,) = _transposed(Entry("Erf", (xt,), {}, (tp.ops.erf(xt),)), (tp.asarray(t),))
     np.testing.assert_allclose(derived.numpy(), got, rtol=1e-12)

@@ -341,8 +341,8 @@ def test_transform_errors(call, match):
 def test_every_differentiable_core_kernel_has_a_core_jvp_rule():
     """Forward mode never falls back to transposing a core gradient (a rule costs what the
     kernel costs; a transposition, a forward and a backward pass of the gradient)."""
+    from tensorplug.core.runtime import current
     from tensorplug.registry._slots import CORE_SOURCE
-    from tensorplug.runtime import current
 
     runtime = current()
     core_specs = [name for name, stack in runtime.specs.registrations()
@@ -357,8 +357,8 @@ def test_every_differentiable_core_kernel_has_a_core_jvp_rule():
 def test_binary_rules_broadcast_and_take_missing_tangents(name, which):
     """A binary kernel's rule against its gradient transposed: a (3, 1) and a (4,) input, a
     tangent on one or both."""
-    from tensorplug.autodiff.forward import _transposed
-    from tensorplug.autodiff.tape import Entry
+    from tensorplug.transforms.autodiff.forward import _transposed
+    from tensorplug.transforms.autodiff.tape import Entry
 
     xs = (tp.asarray(RNG.standard_normal((3, 1))), tp.asarray(RNG.standard_normal(4) + 3.0))
     (out,) = (tp.run_kernel(name, list(xs)),)

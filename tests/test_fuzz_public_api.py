@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tensorplug as tp
-from tensorplug.runtime import current
+from tensorplug.core.runtime import current
 
 EXAMPLES = int(os.environ.get("TENSORPLUG_FUZZ_EXAMPLES", "20"))
 NAMESPACES = {"tp": tp, "tp.nn": tp.nn, "tp.random": tp.random, "tp.linalg": tp.linalg, "tp.fft": tp.fft}

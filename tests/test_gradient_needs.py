@@ -1,4 +1,4 @@
-"""Every kernel a gradient needs, found at once by running it abstractly (tensorplug.abstract,
+"""Every kernel a gradient needs, found at once by running it abstractly (tensorplug.transforms.abstract,
 tensorplug.testing.needs), and reported by the kit, `tensorplug kernels --needs` and
 `tensorplug doctor` (issue 18 item 1, issue 17 item 5)."""
 
@@ -12,16 +12,16 @@ import pytest
 
 import tensorplug as tp
 from _toy_backend import install_toy_backend
-from tensorplug.abstract import ABSTRACT_BACKEND, abstract_backend
-from tensorplug.autodiff.tape import Entry, gradient_thunks
 from tensorplug.cli import main
+from tensorplug.core.runtime import current
 from tensorplug.errors import KernelNotFoundError
 from tensorplug.extend import GradConfig, get_kernel_spec, register_gradient
 from tensorplug.profiler import count_kernels
 from tensorplug.registry._slots import registering_as
-from tensorplug.runtime import current
 from tensorplug.testing import opcheck
 from tensorplug.testing.needs import gradient_needs, minimum_grad_kernels, needs_of, sample_cases
+from tensorplug.transforms.abstract import ABSTRACT_BACKEND, abstract_backend
+from tensorplug.transforms.autodiff.tape import Entry, gradient_thunks
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "writing-a-backend.md"
 CORE_GRADIENTS = sorted(current().gradients.active)  # the core's, registered at import

@@ -75,7 +75,7 @@ import tensorplug as tp
 print(tp.add(tp.asarray([1, 2]), tp.asarray([10, 20])).tolist())
 print(tp.sum(tp.asarray([1.0, 2.0])).item())
 print(tp.grad(lambda x: tp.sum(x * x))(tp.asarray([3.0])).tolist())
-from tensorplug.runtime import current
+from tensorplug.core.runtime import current
 print(current().kernels.registration(("Add", "numpy")).source)
 """
 

@@ -25,7 +25,7 @@ def test_import_tensorplug_imports_no_plugin_and_no_backend_library():
         bad = sorted(m for m in sys.modules
                      if m.split(".")[0] in ("tensorplug_numpy", "tensorplug_jax", "jax", "jaxlib", "torch"))
         print(bad)
-        from tensorplug.runtime import current
+        from tensorplug.core.runtime import current
         print(current().plugins.loaded)
     """)
     assert proc.returncode == 0, proc.stderr
@@ -39,7 +39,7 @@ def test_import_registers_the_cores_entries_and_nothing_else():
         import tensorplug
         from tensorplug.registry._slots import CORE_SOURCE
         from tensorplug.registry.core_entries import CORE_ENTRIES
-        from tensorplug.runtime import current
+        from tensorplug.core.runtime import current
         runtime = current()
         print(all(getattr(runtime, a).active == entries for a, entries in CORE_ENTRIES.items()))
         print({r.source for t in runtime.tables().values() for _, s in t.registrations() for r in s}

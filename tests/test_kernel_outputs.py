@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug.debug import OutputCheck, checks_from_environment
+from tensorplug.core.context import recorders_var
 from tensorplug.extend import (
     DirectCall,
     Dispatcher,
@@ -26,6 +26,7 @@ from tensorplug.extend import (
 )
 from tensorplug.registry._slots import registering_as
 from tensorplug.testing import opcheck
+from tensorplug.tools.debug import OutputCheck, checks_from_environment
 
 SOURCE = "wrong-outputs (tests)"
 OTHER = {"numpy": "jax", "jax": "numpy"}
@@ -153,7 +154,7 @@ def test_debug_checks_catch_a_kernel_wrong_only_on_its_second_call(backend, path
     wrong_shape = _message(r"float32\[3, 1\] as output 'out'", r"float32\[3\]", path)
     with tp.debug_checks(), pytest.raises(tp.KernelOutputError, match=wrong_shape):
         same(x)  # ...unless debug checks are on
-    assert not any(isinstance(r, OutputCheck) for r in tp._state.recorders_var.get())
+    assert not any(isinstance(r, OutputCheck) for r in recorders_var.get())
 
 
 def test_debug_checks_take_a_tuple_of_one_from_a_kernel_of_as_many_outputs_as_its_attributes_say(backend):

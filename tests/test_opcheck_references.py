@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from tensorplug.core.runtime import current
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError
 from tensorplug.extend import get_kernel_spec, list_kernel_specs
 from tensorplug.registry._slots import CORE_SOURCE
-from tensorplug.runtime import current
 from tensorplug.testing import check_gradients
 from tensorplug.testing.compare import compare_values, tolerance
 from tensorplug.testing.inputs import Domain, accepted, generic_bad_cases, generic_cases, sample

@@ -1,4 +1,4 @@
-"""Copying and pickling tensors and Variables on each backend (tensorplug._pickling): a tensor's
+"""Copying and pickling tensors and Variables on each backend (tensorplug.io.pickling): a tensor's
 copies are the tensor itself; pickled, it comes back on its backend with its dtype and values;
 a Variable's copy is a new Variable under a free name; an unpickled Variable keeps its name
 when it is free; tensors without values of their own (tp.jit, tp.vmap) refuse clearly."""
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug._pickling import restore_tensor
+from tensorplug.io.pickling import restore_tensor
 
 BACKENDS = ("numpy", "jax")
 

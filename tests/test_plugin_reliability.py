@@ -16,6 +16,7 @@ import pytest
 import tensorplug as tp
 from _toy_dist import ToyDist, forget, make_dist
 from tensorplug.cli import main
+from tensorplug.core.runtime import current
 from tensorplug.errors import RegistrationConflictError, TensorplugPluginWarning
 from tensorplug.extend import (
     GradConfig,
@@ -26,7 +27,6 @@ from tensorplug.extend import (
     unregister_plugin,
 )
 from tensorplug.registry._slots import CORE_SOURCE, registering_as
-from tensorplug.runtime import current
 from tensorplug.testing.isolation import fresh_plugin_discovery
 
 EXAMPLE = "tensorplug-example-ops"

@@ -19,6 +19,7 @@ import pytest
 
 import tensorplug as tp
 from _toy_dist import ToyDist, forget, make_dist
+from tensorplug.core.runtime import current
 from tensorplug.errors import PluginError, PluginVersionError, TensorplugPluginWarning
 from tensorplug.extend import (
     contributions,
@@ -30,7 +31,6 @@ from tensorplug.extend import (
     register_plugin,
     unregister_plugin,
 )
-from tensorplug.runtime import current
 from tensorplug.testing.isolation import fresh_plugin_discovery
 
 NUMPY_PLUGIN = "tensorplug-backend-numpy"

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug._state import profiling, recorders_var
-from tensorplug.dispatch import wrap
-from tensorplug.memory_stats import MemoryInfo
-from tensorplug.profile_report import KernelEvent, Profile
+from tensorplug.core.context import profiling, recorders_var
+from tensorplug.kernels.dispatcher import wrap
+from tensorplug.tools.memory import MemoryInfo
+from tensorplug.tools.profile_report import KernelEvent, Profile
 
 NUMPY = "tensorplug-backend-numpy"
 

@@ -12,6 +12,7 @@ import pytest
 
 import tensorplug as tp
 from _toy_backend import ToyBackend, install_toy_backend
+from tensorplug.core.runtime import current
 from tensorplug.errors import KernelSpecNotFoundError
 from tensorplug.extend import (
     BackendConfig,
@@ -41,7 +42,6 @@ from tensorplug.extend import (
     unregister_op,
 )
 from tensorplug.registry._slots import CORE_SOURCE, USER_SOURCE, registering_as
-from tensorplug.runtime import current
 
 NUMPY_PLUGIN = "tensorplug-backend-numpy"
 

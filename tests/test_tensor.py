@@ -329,7 +329,7 @@ def test_a_variable_only_a_reference_cycle_keeps_is_not_live():
 def test_variable_dtype_and_trainable():
     v = tp.Variable([1, 2], dtype=tp.float64, trainable=False, name="toy_frozen")
     assert v.dtype is tp.float64 and not v.trainable
-    from tensorplug.variable import trainable_variables
+    from tensorplug.core.variable import trainable_variables
     w = tp.Variable(1.0, name="toy_trained")
     assert all(t is not v for t in trainable_variables())
     assert any(t is w for t in trainable_variables())

@@ -13,7 +13,7 @@ import pytest
 
 import tensorplug as tp
 from _jax_reference import jax, jax_in_64_bits, jnp  # noqa: F401  (the fixture: 64-bit references)
-from tensorplug.batching.backend import BatchingBackend
+from tensorplug.transforms.vmap.batching_backend import BatchingBackend
 
 BACKENDS = ("numpy", "jax")
 B = 3  # the batch size

@@ -6,9 +6,9 @@ tensorplug`` makes its default runtime so, and registers nothing else."""
 from __future__ import annotations
 
 from tensorplug import batching, gradients, jvps, specs  # noqa: F401  (their family modules declare the entries)
+from tensorplug.core.runtime import Runtime
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.registry.core_entries import CORE_ENTRIES
-from tensorplug.runtime import Runtime
 
 __all__ = ["register_core"]
 

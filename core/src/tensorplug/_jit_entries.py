@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tensorplug._jit_state import StateLayout
-from tensorplug.backend import Backend
+from tensorplug.backends.lifecycle import Backend
 
 __all__ = ["Args", "Trace", "Retrace", "Write", "Compiled", "Entry"]
 

@@ -121,7 +121,7 @@ class KernelError(TensorplugError, RuntimeError):
 class KernelOutputError(KernelError):
     """A kernel returned what its spec does not promise (another number of outputs, no native
     array of its backend, another dtype or shape): a backend bug, caught by the dispatcher's
-    output checks (``tensorplug.call_checks``)."""
+    output checks (``tensorplug.kernels.call_checks``)."""
 
 
 class TracedValueError(TensorplugError, TypeError):

@@ -50,7 +50,6 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
 from tensorplug._jit_entries import Args, Compiled, Entry, Retrace, Trace, Write
 from tensorplug._jit_state import (
     StateLayout,
@@ -75,14 +74,15 @@ from tensorplug._jit_trees import (
     static_key,
     unflatten_out,
 )
-from tensorplug._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
-from tensorplug.autodiff.tape import taping
-from tensorplug.backend import Backend, active_backend
+from tensorplug.backends.lifecycle import Backend, active_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.context import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
-from tensorplug.engine import wrap
 from tensorplug.errors import ArgumentError, TensorplugError
+from tensorplug.kernels.run import wrap
 from tensorplug.profiler import time_compiled
-from tensorplug.tensor import Tensor
+from tensorplug.transforms.autodiff.tape import taping
 
 __all__ = ["jit", "tracing"]
 

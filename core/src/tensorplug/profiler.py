@@ -1,6 +1,6 @@
 """Which kernels ran, on which backend, registered by whom, and what they cost:
 ``with count_kernels() as calls:`` counts them; ``with tp.profile() as prof:`` records each
-call's time, shapes and bytes (``tensorplug.profile_report`` holds what it gives).
+call's time, shapes and bytes (``tensorplug.tools.profile_report`` holds what it gives).
 
 Both ride on the engine's recorder list (the one tapes use), so they cost nothing while off:
 the dispatcher takes time stamps only while a profile records somewhere in the process.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import Any
 
-from tensorplug._state import (
+from tensorplug.core.context import (
     gradient_var,
     jit_trace_var,
     profiling,
@@ -27,10 +27,10 @@ from tensorplug._state import (
     recorders_var,
     remove_recorder,
 )
-from tensorplug.memory_stats import live_tensors, nbytes
-from tensorplug.profile_report import Info, KernelEvent, Profile
-from tensorplug.runtime import current
-from tensorplug.tensor import Tensor
+from tensorplug.core.runtime import current
+from tensorplug.core.tensor import Tensor
+from tensorplug.tools.memory import live_tensors, nbytes
+from tensorplug.tools.profile_report import Info, KernelEvent, Profile
 
 __all__ = ["KernelCalls", "count_kernels", "profile", "Profile", "KernelEvent", "time_compiled"]
 

@@ -2,7 +2,7 @@
 declares them). A kernel without a rule is batched by a loop over the batch, with a warning."""
 
 from tensorplug._families import import_families
-from tensorplug.batching.vmap import vmap
+from tensorplug.transforms.vmap.api import vmap
 
 import_families(__name__)
 

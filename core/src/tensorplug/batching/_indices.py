@@ -15,15 +15,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug.batching._util import Axes, Inputs, batch_size, broadcast, reshaped, select
-from tensorplug.dispatch import dispatcher_of
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import int64
 from tensorplug.errors import IndexOutOfRangeError
+from tensorplug.kernels.dispatcher import dispatcher_of
 from tensorplug.ops._convert import astype
 from tensorplug.ops.creation import arange
 from tensorplug.ops.elementwise import logical_and, where
 from tensorplug.ops.manipulation import concat
 from tensorplug.registry.batching import BatchFunc
-from tensorplug.tensor import Tensor
 
 __all__ = ["flat_indices", "batch_column", "loop_errors"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import Dispatcher, dispatcher_of
 from tensorplug.registry.batching import BatchConfig, BatchFunc
 from tensorplug.registry.core_entries import declare_batching_rule
-from tensorplug.tensor import Tensor
 
 __all__ = ["batching_rule", "reshaped", "transposed", "broadcast", "select", "to_front", "moved", "spread",
            "batch_size", "logical_rank", "aligned", "all_batched", "elementwise", "same_shape_elementwise",

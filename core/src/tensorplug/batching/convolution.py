@@ -17,10 +17,10 @@ from typing import Any
 
 from tensorplug.batching._util import Axes, Inputs, all_batched, batch_size, reshaped, to_front, transposed
 from tensorplug.batching.nn import images_merged
-from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import Dispatcher, dispatcher_of
 from tensorplug.registry.batching import BatchConfig, BatchFunc
 from tensorplug.registry.core_entries import declare_batching_rule
-from tensorplug.tensor import Tensor
 
 
 def folded(x: Tensor, axis: int) -> Tensor:

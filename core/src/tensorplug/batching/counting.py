@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug.batching._util import Axes, Inputs, all_batched, batching_rule, reshaped
-from tensorplug.dispatch import dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import dispatcher_of
 from tensorplug.ops.manipulation import concat
 from tensorplug.ops.sorting import argsort
-from tensorplug.tensor import Tensor
 
 _DENSE_BINCOUNT, _SEARCH_SORTED = dispatcher_of("DenseBincount"), dispatcher_of("SearchSorted")
 

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug.batching._util import Axes, Inputs, aligned, batch_size, batching_rule, logical_rank, spread
-from tensorplug.dispatch import dispatcher_of
-from tensorplug.tensor import Tensor
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import dispatcher_of
 
 _PRELU, _FUSED_MATMUL = dispatcher_of("Prelu"), dispatcher_of("FusedMatMul")
 

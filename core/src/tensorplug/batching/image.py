@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug.batching._util import Axes, Inputs, batch_size, batching_rule, broadcast, reshaped, to_front
-from tensorplug.dispatch import dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import dispatcher_of
 from tensorplug.ops.creation import arange
 from tensorplug.ops.elementwise import where
-from tensorplug.tensor import Tensor
 
 _CROP, _CROP_GRAD = dispatcher_of("CropAndResize"), dispatcher_of("CropAndResizeGradImage")
 _TRANSFORM = dispatcher_of("Transform")

@@ -8,8 +8,8 @@ from typing import Any
 
 from tensorplug.batching._indices import flat_indices, loop_errors
 from tensorplug.batching._util import Axes, Inputs, batching_rule, broadcast, reshaped, to_front, transposed
-from tensorplug.dispatch import dispatcher_of
-from tensorplug.tensor import Tensor
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import dispatcher_of
 
 _STRIDED_SLICE, _STRIDED_SLICE_GRAD = dispatcher_of("StridedSlice"), dispatcher_of("StridedSliceGrad")
 _GATHER, _SCATTER_ADD = dispatcher_of("Gather"), dispatcher_of("ScatterAdd")

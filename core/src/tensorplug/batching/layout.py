@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug.batching._util import Axes, Inputs, batching_rule, reshaped, spread, to_front
-from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_
+from tensorplug.kernels.dispatcher import Dispatcher, dispatcher_of
 from tensorplug.ops.creation import eye, zeros
 from tensorplug.ops.elementwise import where
 from tensorplug.registry.batching import BatchConfig
 from tensorplug.registry.core_entries import declare_batching_rule
-from tensorplug.tensor import Tensor
 
 
 def _blocks(dispatcher: Dispatcher) -> Any:

@@ -19,10 +19,10 @@ from tensorplug.batching._util import (
     to_front,
     transposed,
 )
-from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import Dispatcher, dispatcher_of
 from tensorplug.registry.batching import BatchConfig
 from tensorplug.registry.core_entries import declare_batching_rule
-from tensorplug.tensor import Tensor
 
 _MATMUL, _EINSUM = dispatcher_of("MatMul"), dispatcher_of("Einsum")
 

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug.batching._util import Axes, Inputs, all_batched, batching_rule, reshaped, to_front, with_axes
-from tensorplug.dispatch import dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import dispatcher_of
 from tensorplug.ops.elementwise import where
-from tensorplug.tensor import Tensor
 
 with_axes("Roll", "SplitV", "Unpack")
 with_axes("Reverse", attr="axes")

@@ -22,8 +22,8 @@ from tensorplug.batching._util import (
     to_front,
     with_axes,
 )
-from tensorplug.dispatch import dispatcher_of
 from tensorplug.dtypes import int64
+from tensorplug.kernels.dispatcher import dispatcher_of
 from tensorplug.ops.creation import arange
 from tensorplug.registry.batching import BatchConfig, BatchFunc
 from tensorplug.registry.core_entries import declare_batching_rule

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug.batching._util import Axes, Inputs, reshaped, shifted, to_front, with_axes
-from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import Dispatcher, dispatcher_of
 from tensorplug.registry.batching import BatchConfig
 from tensorplug.registry.core_entries import declare_batching_rule
-from tensorplug.tensor import Tensor
 
 with_axes("Sum", "Prod", "Max", "Min", "EuclideanNorm", "Cumsum", "Cumprod", "Sort", "ArgSort")
 

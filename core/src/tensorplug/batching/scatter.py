@@ -22,8 +22,8 @@ from tensorplug.batching._util import (
     spread,
     to_front,
 )
-from tensorplug.dispatch import dispatcher_of
-from tensorplug.tensor import Tensor
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import dispatcher_of
 
 _GATHER_ND, _SCATTER_ND = dispatcher_of("GatherNd"), dispatcher_of("ScatterNd")
 _TENSOR_SCATTER_UPDATE = dispatcher_of("TensorScatterUpdate")

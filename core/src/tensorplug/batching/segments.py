@@ -18,11 +18,11 @@ import numpy as np
 
 from tensorplug.batching._indices import flat_indices, loop_errors
 from tensorplug.batching._util import Axes, Inputs, batch_size, reshaped, spread, to_front
-from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import Dispatcher, dispatcher_of
 from tensorplug.ops.nd_indexing import host_values
 from tensorplug.registry.batching import BatchConfig
 from tensorplug.registry.core_entries import declare_batching_rule
-from tensorplug.tensor import Tensor
 
 
 def _unsorted(dispatcher: Dispatcher) -> Any:

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from tensorplug._version import __version__
+from tensorplug.core.version import __version__
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 

@@ -10,12 +10,12 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from tensorplug import backend as _backend
-from tensorplug._version import __version__
+from tensorplug.backends import lifecycle as _backend
+from tensorplug.core.runtime import current
+from tensorplug.core.version import __version__
 from tensorplug.errors import PluginError, TensorplugPluginWarning
 from tensorplug.plugins import manager as _manager
 from tensorplug.registry._slots import CORE_SOURCE, USER_SOURCE, Registration
-from tensorplug.runtime import current
 
 __all__ = ["USER_SOURCE", "Override", "load_quietly", "start_backends", "overrides", "label", "key_text",
            "default_backend", "environment"]

@@ -15,11 +15,11 @@ from typing import Any
 
 from tensorplug.cli import _inventory
 from tensorplug.cli._table import heading, plural
+from tensorplug.core.runtime import current
 from tensorplug.errors import KernelSpecNotFoundError, RegistrationConflictError, RegistrationError
 from tensorplug.plugins.manager import ENV_DISABLE, ENV_STRICT, PluginProblem, list_plugins, plugin_problems
 from tensorplug.plugins.problems import diagnosing, strict_requested
 from tensorplug.registry._slots import CORE_SOURCE
-from tensorplug.runtime import current
 
 __all__ = ["add_parser", "run", "Finding", "findings", "problem_kind"]
 

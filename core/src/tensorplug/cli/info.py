@@ -9,10 +9,10 @@ import platform
 from collections import defaultdict
 from typing import Any
 
-from tensorplug._version import API_VERSION, __version__
-from tensorplug.backend import backend_info
+from tensorplug.backends.lifecycle import backend_info
 from tensorplug.cli import _inventory
 from tensorplug.cli._table import heading, plural, table
+from tensorplug.core.version import API_VERSION, __version__
 from tensorplug.plugins.manager import PluginInfo, contributions, list_plugins, plugin_problems
 from tensorplug.registry._slots import CORE_SOURCE
 

@@ -11,13 +11,13 @@ import argparse
 import sys
 from typing import Any
 
-from tensorplug.backend import list_backends
+from tensorplug.backends.lifecycle import list_backends
 from tensorplug.cli import _inventory
 from tensorplug.cli._table import heading, plural, table
+from tensorplug.core.runtime import current
 from tensorplug.plugins.manager import plugin_problems
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.registry.specs import list_kernel_specs
-from tensorplug.runtime import current
 
 __all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "jvp_cell", "batching_cell", "gaps",
            "needs_view"]

@@ -7,14 +7,14 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tensorplug.dispatch import Dispatcher, dispatcher_of
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import KernelNotFoundError
+from tensorplug.kernels.dispatcher import Dispatcher, dispatcher_of
 from tensorplug.ops.elementwise import greater, where
 from tensorplug.ops.manipulation import permute_dims
 from tensorplug.registry.core_entries import declare_gradient
 from tensorplug.registry.gradients import GradConfig, GradFunc
 from tensorplug.registry.specs import get_kernel_spec
-from tensorplug.tensor import Tensor
 
 __all__ = ["unbroadcast", "gradient", "kernel", "relu_grad", "slice_axis", "permute", "inverse_permutation"]
 

@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, kernel, relu_grad, unbroadcast
 from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Any]]
 

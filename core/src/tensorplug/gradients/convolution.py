@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, kernel
 from tensorplug.specs.convolution import KERNEL_NAMES
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 _GEOMETRY = ("strides", "padding", "dilations", "groups", "data_format")

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError
 from tensorplug.gradients._util import gradient, unbroadcast
 from tensorplug.ops._convert import asarray
@@ -52,7 +53,6 @@ from tensorplug.ops.elementwise import (
 from tensorplug.ops.linalg import matmul
 from tensorplug.ops.manipulation import expand_dims, matrix_transpose
 from tensorplug.ops.matrix_functions import diagonal
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

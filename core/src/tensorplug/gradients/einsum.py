@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient
 from tensorplug.specs.einsum import parse_einsum
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Any]]
 

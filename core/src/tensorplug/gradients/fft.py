@@ -19,12 +19,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, kernel
 from tensorplug.ops.elementwise import add, multiply
 from tensorplug.ops.fft import SWAPPED_NORMS as _SWAPPED
 from tensorplug.ops.fft import fit_length, reverse_index
 from tensorplug.ops.manipulation import concat
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

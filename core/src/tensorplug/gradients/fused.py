@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, kernel, unbroadcast
 from tensorplug.gradients.linalg import _matmul as matmul_gradient
 from tensorplug.specs.fused import depthwise_as_grouped
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 FUSED_GEOMETRY = ("strides", "padding", "dilations", "data_format")

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, kernel, slice_axis
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

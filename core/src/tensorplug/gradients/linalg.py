@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, unbroadcast
 from tensorplug.ops._convert import caller
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

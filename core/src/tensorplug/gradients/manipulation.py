@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, inverse_permutation, kernel, slice_axis, unbroadcast
 from tensorplug.specs._rules import normalize_axis
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Any]]
 

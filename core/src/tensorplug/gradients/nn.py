@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient
 from tensorplug.ops.nn import one_hot
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug import ops as tp
-from tensorplug._windows import output_sizes, pool_window, tap_slices, window_taps
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, kernel
+from tensorplug.kernel_helpers.windows import output_sizes, pool_window, tap_slices, window_taps
 from tensorplug.ops.nn import one_hot
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 _NEG_INF = float("-inf")

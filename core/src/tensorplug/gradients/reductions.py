@@ -10,11 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, inverse_permutation, kernel, permute
 from tensorplug.ops._convert import caller
 from tensorplug.specs._rules import normalize_axes, normalize_axis
 from tensorplug.specs.reductions import reduced_shape
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, kernel
 from tensorplug.ops.indexing import take_along_axis
 from tensorplug.specs._rules import normalize_axis
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

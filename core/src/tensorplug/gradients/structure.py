@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import gradient, kernel
 from tensorplug.ops.matrix_functions import diagonal
-from tensorplug.tensor import Tensor
 
 Grads = Mapping[str, Callable[[], Any]]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tensorplug.autodiff.tape import Entry, gradient_thunks
-from tensorplug.dispatch import dispatcher_of
+from tensorplug.core.tensor import Tensor
+from tensorplug.kernels.dispatcher import dispatcher_of
 from tensorplug.ops.creation import zeros_like
 from tensorplug.registry.core_entries import CORE_ENTRIES, declare_jvp
 from tensorplug.registry.jvps import JvpConfig, JvpFunc
-from tensorplug.tensor import Tensor
+from tensorplug.transforms.autodiff.tape import Entry, gradient_thunks
 
 __all__ = ["jvp_rule", "linear", "elementwise_self_adjoint", "filled", "broadcast"]
 

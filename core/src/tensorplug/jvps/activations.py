@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import relu_grad
 from tensorplug.jvps._util import elementwise_self_adjoint, jvp_rule, linear
-from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

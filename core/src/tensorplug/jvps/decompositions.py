@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients.decompositions import (
     conj_if_complex,
     constant_like,
@@ -35,7 +36,6 @@ from tensorplug.ops.linalg import matmul
 from tensorplug.ops.manipulation import expand_dims, matrix_transpose
 from tensorplug.ops.matrix_functions import diagonal
 from tensorplug.ops.reductions import sum as _sum
-from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 _T = matrix_transpose

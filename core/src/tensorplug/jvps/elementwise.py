@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.jvps._util import broadcast, elementwise_self_adjoint, jvp_rule
-from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import kernel
 from tensorplug.gradients.fused import FUSED_GEOMETRY, pre_activation_gradient, with_bias
 from tensorplug.jvps._util import jvp_rule
 from tensorplug.specs.fused import depthwise_as_grouped
-from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 Product = Callable[[Tensor, Tensor], Tensor]

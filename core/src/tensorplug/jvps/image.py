@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tensorplug.dispatch import dispatcher_of
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError
 from tensorplug.jvps._util import filled, jvp_rule, linear
-from tensorplug.tensor import Tensor
+from tensorplug.kernels.dispatcher import dispatcher_of
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.jvps._util import jvp_rule
 from tensorplug.ops.nn import one_hot
-from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug import ops as tp
-from tensorplug.autodiff.tape import Entry, gradient_thunks
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import kernel
 from tensorplug.gradients.normalization import window_sum
 from tensorplug.jvps._util import jvp_rule
-from tensorplug.tensor import Tensor
+from tensorplug.transforms.autodiff.tape import Entry, gradient_thunks
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug import ops as tp
-from tensorplug.autodiff.tape import Entry, gradient_thunks
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError
 from tensorplug.gradients._util import kernel
 from tensorplug.jvps._util import jvp_rule, linear
 from tensorplug.ops.indexing import take_along_axis
-from tensorplug.tensor import Tensor
+from tensorplug.transforms.autodiff.tape import Entry, gradient_thunks
 
 Tangents = tuple[Tensor | None, ...]
 _WINDOW = ("filter_size", "strides", "pad")

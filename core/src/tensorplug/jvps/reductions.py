@@ -16,13 +16,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug import ops as tp
-from tensorplug.autodiff.tape import Entry, gradient_thunks
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients.reductions import cumprod_jacobian_product
 from tensorplug.jvps._util import jvp_rule, linear
 from tensorplug.registry.core_entries import declare_jvp
 from tensorplug.registry.jvps import JvpConfig
 from tensorplug.specs._rules import normalize_axes
-from tensorplug.tensor import Tensor
+from tensorplug.transforms.autodiff.tape import Entry, gradient_thunks
 
 Tangents = tuple[Tensor | None, ...]
 

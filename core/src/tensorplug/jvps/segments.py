@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug import ops as tp
+from tensorplug.core.tensor import Tensor
 from tensorplug.gradients._util import kernel
 from tensorplug.gradients.segments import extremum_hits
 from tensorplug.jvps._util import jvp_rule, linear
-from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

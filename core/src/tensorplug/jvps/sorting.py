@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.jvps._util import jvp_rule
 from tensorplug.ops.indexing import take_along_axis
 from tensorplug.ops.sorting import argsort
-from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

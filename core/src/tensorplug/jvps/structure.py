@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.jvps._util import jvp_rule, linear
 from tensorplug.ops.indexing import take_along_axis
-from tensorplug.tensor import Tensor
 
 Tangents = tuple[Tensor | None, ...]
 

@@ -10,10 +10,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, result_type
-from tensorplug.engine import wrap
+from tensorplug.kernels.run import wrap
 from tensorplug.ops._convert import asarray, astype
-from tensorplug.tensor import Tensor
 
 __all__ = ["promote_all", "detached", "prod"]
 

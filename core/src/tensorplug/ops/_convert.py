@@ -8,12 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
-from tensorplug._state import backend_var
-from tensorplug._validate import shown
-from tensorplug.backend import Backend, active_backend, start_backend
-from tensorplug.dispatch import Dispatcher, wrap
-from tensorplug.dispatch import to_backend as to_native
+from tensorplug.backends.lifecycle import Backend, active_backend, start_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.context import backend_var
+from tensorplug.core.tensor import Tensor
+from tensorplug.core.validate import shown
 from tensorplug.dtypes import (
     DType,
     default_complex,
@@ -24,8 +23,9 @@ from tensorplug.dtypes import (
     scalar_dtype,
 )
 from tensorplug.errors import CopyError, DTypeError, KernelNotFoundError, TensorplugError
+from tensorplug.kernels.dispatcher import Dispatcher, wrap
+from tensorplug.kernels.dispatcher import to_backend as to_native
 from tensorplug.specs.elementwise import cast_target
-from tensorplug.tensor import Tensor
 
 __all__ = ["asarray", "convert_pair", "to_float", "caller", "is_tensor", "to_backend"]
 
@@ -95,7 +95,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     if copy is not None and copy.__class__ is not bool:
         copy = valid.flag(copy, "asarray", "copy")
     if device is not None:
-        from tensorplug.devices import on_device
+        from tensorplug.backends.devices import on_device
 
         t = asarray(obj, dtype=dtype, copy=copy, backend=backend)
         if copy is False and isinstance(device, str) and device != t.device:
@@ -178,7 +178,7 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> T
     """x converted to `dtype` (the same tensor if the dtype already matches: tensors are
     immutable, so `copy` changes nothing), on `device` if given."""
     if device is not None:
-        from tensorplug.devices import device_put
+        from tensorplug.backends.devices import device_put
 
         return device_put(astype(x, dtype), device)
     x = asarray(x)

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.ops import bitwise
 from tensorplug.ops import elementwise as ew
 from tensorplug.ops.linalg import matmul
-from tensorplug.tensor import Tensor
 
 __all__ = ["array_ufunc"]
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import (
     ArgumentError,
     DTypeError,
@@ -35,7 +36,6 @@ from tensorplug.ops.indexing import getitem, take
 from tensorplug.ops.manipulation import broadcast_arrays, broadcast_to, reshape, stack
 from tensorplug.ops.nd_indexing import scatter_nd, tensor_scatter_update
 from tensorplug.specs._rules import fitting_value
-from tensorplug.tensor import Tensor
 
 __all__ = ["At"]
 

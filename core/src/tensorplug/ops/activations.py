@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.ops._convert import caller, convert_pair, to_float
 from tensorplug.ops.elementwise import multiply, sigmoid, tanh
 from tensorplug.specs.activations import prelu_alpha_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["elu", "gelu", "leaky_relu", "log_sigmoid", "mish", "prelu", "relu6", "selu", "silu",
            "softplus", "step", "swish"]

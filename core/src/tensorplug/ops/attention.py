@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
-from tensorplug.data_types import finfo
+from tensorplug.core import validate as valid
+from tensorplug.core.dtype_functions import finfo
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_, float32
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.ops._convert import asarray, astype
@@ -21,7 +22,6 @@ from tensorplug.ops.linalg import matmul
 from tensorplug.ops.manipulation import broadcast_to, expand_dims, permute_dims, reshape, squeeze
 from tensorplug.ops.nn import softmax
 from tensorplug.specs.fused import broadcasts_into
-from tensorplug.tensor import Tensor
 
 __all__ = ["dot_product_attention", "embedding"]
 

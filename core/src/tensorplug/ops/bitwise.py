@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import DTypeError
 from tensorplug.ops._convert import asarray, caller, convert_pair
 from tensorplug.ops.elementwise import _named
-from tensorplug.tensor import Tensor
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
            "bitwise_right_shift"]

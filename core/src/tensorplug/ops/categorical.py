@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.ops._convert import caller, to_float
 from tensorplug.ops.manipulation import reshape
 from tensorplug.specs.multinomial import multinomial_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["categorical"]
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import default_float
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.ops._convert import astype, caller, convert_pair
@@ -24,7 +25,6 @@ from tensorplug.specs.convolution import (
     conv_transpose_shape,
     spatial_and_channels,
 )
-from tensorplug.tensor import Tensor
 
 __all__ = ["conv", "conv_transpose", "depthwise_conv", "separable_conv"]
 

@@ -6,15 +6,15 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from tensorplug import _validate as valid
-from tensorplug.backend import active_backend
+from tensorplug.backends.lifecycle import active_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, default_complex, default_float, default_int, scalar_dtype
 from tensorplug.errors import ShapeError
 from tensorplug.ops._convert import asarray, caller
 from tensorplug.specs._rules import fitting_value
 from tensorplug.specs.creation import checked_range
 from tensorplug.specs.linspace import linspace_dtype
-from tensorplug.tensor import Tensor
 
 __all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "eye", "linspace"]
@@ -26,10 +26,10 @@ _LINSPACE = caller("LinSpace")
 
 
 def on_device(t: Tensor, device: Any, op: str) -> Tensor:
-    """`t` on `device` (``tensorplug.devices.on_device``; imported late: devices imports ops)."""
+    """`t` on `device` (``tensorplug.backends.devices.on_device``; imported late: devices imports ops)."""
     if device is None:
         return t
-    from tensorplug.devices import on_device as put
+    from tensorplug.backends.devices import on_device as put
 
     return put(t, device, op)
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.ops._convert import asarray, caller, convert_pair
 from tensorplug.ops.elementwise import conj
 from tensorplug.ops.manipulation import matrix_transpose, reshape
 from tensorplug.specs.decompositions import LAPACK_DTYPES, QR_MODES, matrix_shape, solve_shape, square_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["conj_transpose", "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky",
            "det", "eig", "eigh", "eigvals", "eigvalsh",

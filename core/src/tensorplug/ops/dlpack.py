@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug import _validate as valid
-from tensorplug._state import state
-from tensorplug.backend import active_backend, start_backend
-from tensorplug.dispatch import wrap
+from tensorplug.backends.lifecycle import active_backend, start_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.context import state
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, DLPackError, TensorplugError
-from tensorplug.tensor import Tensor
+from tensorplug.kernels.dispatcher import wrap
 
 __all__ = ["from_dlpack"]
 
@@ -76,6 +76,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None,
         raise DLPackError(f"{op}: backend '{target.name}' cannot import a {type(x).__name__} with "
                           f"copy={copy}: {type(exc).__name__}: {str(exc).rstrip('.')}. {fix}") from exc
     out = wrap(native, target, target.dtype_of(native))  # an unsupported dtype: DTypeError
-    from tensorplug.devices import on_device
+    from tensorplug.backends.devices import on_device
 
     return on_device(out, device, op)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float32, float64
 from tensorplug.errors import ShapeError
 from tensorplug.ops.activations import real_float
 from tensorplug.ops.elementwise import greater_equal, multiply, where
 from tensorplug.ops.random import uniform
-from tensorplug.tensor import Tensor
 
 __all__ = ["dropout"]
 

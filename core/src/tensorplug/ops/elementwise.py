@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, bool_
 from tensorplug.errors import DTypeError
 from tensorplug.ops._convert import asarray, astype, caller, convert_pair, to_float
 from tensorplug.ops.creation import zeros_like
 from tensorplug.specs._rules import broadcast_shapes
-from tensorplug.tensor import Tensor
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "floor_divide", "pow", "maximum", "minimum",

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from tensorplug import _validate as valid
-from tensorplug.backend import active_backend
+from tensorplug.backends.lifecycle import active_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import complex_of, default_float
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.ops._convert import asarray, astype, caller
@@ -23,7 +24,6 @@ from tensorplug.ops.creation import arange
 from tensorplug.ops.elementwise import conj, multiply
 from tensorplug.ops.manipulation import concat, flip, pad, roll
 from tensorplug.specs.fft import FFT_COMPLEX, FFT_FLOATS, NORMS, fft_axes
-from tensorplug.tensor import Tensor
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
            "rfftfreq", "fftshift", "ifftshift", "fit_length", "reverse_index", "SWAPPED_NORMS"]
@@ -252,7 +252,7 @@ def _frequencies(op: str, n: Any, d: Any, dtype: Any, device: Any) -> tuple[int,
 def _placed(t: Tensor, device: Any) -> Tensor:
     if device is None:
         return t
-    from tensorplug.devices import device_put
+    from tensorplug.backends.devices import device_put
 
     return device_put(t, device)
 

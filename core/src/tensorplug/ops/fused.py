@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.ops._convert import asarray, astype, caller, convert_pair, scalar_tensor
 from tensorplug.ops.activations import elu, finite, leaky_relu, prelu, real_float, relu6
@@ -17,7 +18,6 @@ from tensorplug.ops.manipulation import reshape
 from tensorplug.ops.nn import relu, sigmoid
 from tensorplug.specs.fused import ACTIVATIONS, fused_input_shapes
 from tensorplug.specs.linalg import matmul_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["fused_conv", "fused_matmul"]
 

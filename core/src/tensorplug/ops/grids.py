@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.ops._axes import promote_all
@@ -16,7 +17,6 @@ from tensorplug.ops.creation import arange, zeros_like
 from tensorplug.ops.elementwise import greater_equal, less_equal, not_equal, subtract, where
 from tensorplug.ops.manipulation import broadcast_to, concat, reshape
 from tensorplug.specs._rules import normalize_axis
-from tensorplug.tensor import Tensor
 
 __all__ = ["diff", "meshgrid", "tril", "triu"]
 

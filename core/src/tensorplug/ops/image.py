@@ -9,7 +9,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float32, int32, int64
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.ops._convert import asarray, astype, caller, to_float
@@ -18,7 +19,6 @@ from tensorplug.ops.manipulation import expand_dims, squeeze
 from tensorplug.ops.nd_indexing import int_values
 from tensorplug.specs._rules import fitting_value
 from tensorplug.specs.image import FILL_MODES, METHODS, boxes_shapes, image_shape, nms_shapes, resized_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["crop_and_resize", "flip_left_right", "non_max_suppression", "non_max_suppression_padded",
            "non_max_suppression_with_scores", "resize", "resize_bilinear", "resize_nearest_neighbor",

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import int64
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, IndexShapeError, ShapeError, TracedValueError
 from tensorplug.ops._axes import prod
@@ -32,7 +33,6 @@ from tensorplug.ops.elementwise import (
 from tensorplug.ops.manipulation import broadcast_to, moveaxis, permute_dims, reshape
 from tensorplug.specs._rules import broadcast_shapes, normalize_axis
 from tensorplug.specs.indexing import gather_axis
-from tensorplug.tensor import Tensor
 
 __all__ = ["nonzero", "take", "take_along_axis"]  # and getitem, behind x[key]
 

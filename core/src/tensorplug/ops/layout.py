@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.ops._convert import asarray, caller
 from tensorplug.specs.layout import (
@@ -21,7 +22,6 @@ from tensorplug.specs.layout import (
     space_to_depth_shape,
 )
 from tensorplug.specs.manipulation import padded_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["batch_to_space_nd", "depth_to_space", "space_to_batch_nd", "space_to_depth"]
 

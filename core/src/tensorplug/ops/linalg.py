@@ -10,6 +10,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.ops._axes import prod
@@ -19,7 +20,6 @@ from tensorplug.ops.manipulation import permute_dims, reshape
 from tensorplug.ops.reductions import sum as _sum
 from tensorplug.specs._rules import broadcast_shapes, normalize_axis
 from tensorplug.specs.linalg import matmul_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["matmul", "outer", "tensordot", "vecdot"]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ShapeError
 from tensorplug.ops._convert import astype
 from tensorplug.ops.activations import finite, real_float, softplus
@@ -25,7 +26,6 @@ from tensorplug.ops.nn import _check_reduction
 from tensorplug.ops.reductions import mean as _mean
 from tensorplug.ops.reductions import sum as _sum
 from tensorplug.specs._rules import normalize_axis
-from tensorplug.tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "categorical_cross_entropy",
            "cosine_similarity", "hinge", "huber", "kl_divergence", "log_cosh", "mean_absolute_error",

@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, DTypeError, IndexOutOfRangeError, OutOfMemoryError, ShapeError
 from tensorplug.ops._axes import promote_all
 from tensorplug.ops._convert import asarray, caller
@@ -26,7 +27,6 @@ from tensorplug.specs.manipulation import (
     rolled,
     stack_shape,
 )
-from tensorplug.tensor import Tensor
 
 __all__ = [
     "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "matrix_transpose",

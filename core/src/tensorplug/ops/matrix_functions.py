@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_, default_int
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.ops._convert import asarray, convert_pair
@@ -22,7 +23,6 @@ from tensorplug.ops.reductions import max as _max
 from tensorplug.ops.reductions import sum as _sum
 from tensorplug.specs._rules import broadcast_shapes, normalize_axis
 from tensorplug.specs.decompositions import matrix_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["cross", "diagonal", "matrix_power", "matrix_rank", "pinv", "trace"]
 

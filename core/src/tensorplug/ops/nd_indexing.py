@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
-from tensorplug.backend import active_backend
+from tensorplug.backends.lifecycle import active_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import int64
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from tensorplug.ops._convert import asarray, astype, caller
 from tensorplug.specs.scatter_nd import nd_slice_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_update"]
 

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
-from tensorplug._state import recorders_var
+from tensorplug.core import validate as valid
+from tensorplug.core.context import recorders_var
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_, float32, int32, int64
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
 from tensorplug.ops._axes import detached
@@ -34,7 +35,6 @@ from tensorplug.ops.reductions import mean as _mean
 from tensorplug.ops.reductions import sum as _sum
 from tensorplug.specs._rules import fill_number, normalize_axes, normalize_axis
 from tensorplug.specs.indexing import one_hot_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "softmax",
            "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
@@ -124,10 +124,10 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
     the same weights summed against the logits' tangent (minus ls against the labels'). Written
     with ops, so that it can be differentiated again; ls is computed where every recorder sees
     it, so the gradient, which uses it, has its own tangent in forward mode (hvp)."""
-    from tensorplug._state import state  # autodiff sits above the ops
-    from tensorplug.autodiff.forward import forward_mode_records, hidden_from_forward_mode
-    from tensorplug.autodiff.tape import record_custom
-    from tensorplug.engine import wrap
+    from tensorplug.core.context import state  # autodiff sits above the ops
+    from tensorplug.kernels.run import wrap
+    from tensorplug.transforms.autodiff.forward import forward_mode_records, hidden_from_forward_mode
+    from tensorplug.transforms.autodiff.tape import record_custom
 
     def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
         shape = lg.shape
@@ -185,9 +185,9 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
     by the reduction), recorded as a custom gradient so that first-order backward skips the
     kernel's own gradient (which also serves a cotangent of backprop: second order). Not used
     while forward mode records (sparse_softmax_cross_entropy takes the one-hot path then)."""
-    from tensorplug._state import state  # autodiff sits above the ops
-    from tensorplug.autodiff.tape import record_custom
-    from tensorplug.engine import wrap
+    from tensorplug.core.context import state  # autodiff sits above the ops
+    from tensorplug.kernels.run import wrap
+    from tensorplug.transforms.autodiff.tape import record_custom
 
     def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
         rows = lg.shape[0]
@@ -219,7 +219,7 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
 def _forward_mode_test() -> Any:
     """autodiff's ``forward_mode_records``, imported on first use (autodiff sits above the ops;
     an import statement per call costs about a microsecond)."""
-    from tensorplug.autodiff.forward import forward_mode_records
+    from tensorplug.transforms.autodiff.forward import forward_mode_records
     return forward_mode_records
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.ops._convert import astype, caller, scalar_tensor, to_float
 from tensorplug.ops.elementwise import square, subtract
@@ -14,7 +15,6 @@ from tensorplug.ops.manipulation import reshape, squeeze
 from tensorplug.ops.reductions import mean as _mean
 from tensorplug.specs._rules import normalize_axes, normalize_axis
 from tensorplug.specs.normalization import batch_norm_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["batch_norm", "batch_norm_train", "layer_norm", "local_response_normalization", "moments"]
 

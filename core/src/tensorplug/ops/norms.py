@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.ops._convert import asarray, caller
 from tensorplug.ops.decompositions import floating, svdvals
@@ -21,7 +22,6 @@ from tensorplug.ops.reductions import min as _min
 from tensorplug.ops.reductions import sum as _sum
 from tensorplug.specs._rules import normalize_axes
 from tensorplug.specs.decompositions import matrix_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["matrix_norm", "vector_norm"]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.ops._convert import asarray, caller, to_float
 from tensorplug.ops.manipulation import expand_dims, squeeze
 from tensorplug.specs.pooling import DATA_FORMATS, dilation_shape, padding_pairs, pooled_shape, spatial_axes
-from tensorplug.tensor import Tensor
 
 __all__ = ["avg_pool", "dilation2d", "max_pool", "max_pool_with_argmax"]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import default_float
 from tensorplug.errors import DTypeError
 from tensorplug.ops._convert import caller
 from tensorplug.specs.creation import random_dtype
-from tensorplug.tensor import Tensor
 
 __all__ = ["normal", "uniform"]
 

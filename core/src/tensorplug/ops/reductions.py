@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import accumulator_of, bfloat16, bool_, float16, float32, int8
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.ops._axes import prod as _prod  # `prod` is the op below
@@ -23,7 +24,6 @@ from tensorplug.ops.elementwise import divide, equal, greater, logical_not, mult
 from tensorplug.specs._rules import normalize_axes, normalize_axis
 from tensorplug.specs.reductions import arg_axis, extremum_axes
 from tensorplug.specs.sorting import ordered_dtype
-from tensorplug.tensor import Tensor
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin",
            "cumulative_sum", "cumulative_prod", "any", "all"]

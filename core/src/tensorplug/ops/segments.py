@@ -16,17 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
-from tensorplug.backend import active_backend
-from tensorplug.dispatch import Dispatcher
+from tensorplug.backends.lifecycle import active_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import ALL_NUMERIC_DTYPES, NUMERIC_DTYPES
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
+from tensorplug.kernels.dispatcher import Dispatcher
 from tensorplug.ops._convert import asarray, caller, to_float
 from tensorplug.ops.elementwise import divide, maximum
 from tensorplug.ops.manipulation import reshape
 from tensorplug.ops.nd_indexing import host_values, int_values
 from tensorplug.specs.segments import bincount_shape, segment_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["segment_sum", "segment_mean", "segment_max", "segment_min", "bincount", "dense_bincount"]
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_
 from tensorplug.errors import DTypeError
 from tensorplug.ops._convert import asarray, caller, convert_pair
@@ -26,7 +27,6 @@ from tensorplug.ops.elementwise import equal, logical_not, minimum
 from tensorplug.ops.manipulation import expand_dims, reshape
 from tensorplug.ops.reductions import any as _any
 from tensorplug.ops.sorting import searchsorted, sort
-from tensorplug.tensor import Tensor
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_
 from tensorplug.errors import ArgumentError, DTypeError, IndexOutOfRangeError, ShapeError
 from tensorplug.ops._convert import asarray, caller, convert_pair
@@ -18,7 +19,6 @@ from tensorplug.ops.indexing import take
 from tensorplug.ops.reductions import sum as _sum
 from tensorplug.specs._rules import normalize_axes
 from tensorplug.specs.sorting import SIDES, ordered_dtype, sort_axis, sorted_haystack
-from tensorplug.tensor import Tensor
 
 __all__ = ["argsort", "count_nonzero", "searchsorted", "sort"]
 

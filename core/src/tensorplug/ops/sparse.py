@@ -15,16 +15,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tensorplug import _validate as valid
-from tensorplug.backend import active_backend
-from tensorplug.dispatch import Dispatcher
+from tensorplug.backends.lifecycle import active_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import FLOAT_DTYPES, DType, int64
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError
+from tensorplug.kernels.dispatcher import Dispatcher
 from tensorplug.ops._convert import asarray, astype, caller
 from tensorplug.ops.nd_indexing import host_values, int_values
 from tensorplug.specs._rules import fitting_value
 from tensorplug.specs.sparse import sparse_segment_shape, sparse_shapes, sparse_to_dense_shape
-from tensorplug.tensor import Tensor
 
 __all__ = ["segment_sum", "segment_mean", "to_dense", "reshape", "fill_empty_rows"]
 

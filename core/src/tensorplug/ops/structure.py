@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tensorplug import _validate as valid
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import int32, int64
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError, TracedValueError
 from tensorplug.ops._axes import promote_all
@@ -16,7 +17,6 @@ from tensorplug.specs._rules import broadcast_shapes as _broadcast
 from tensorplug.specs._rules import normalize_axis
 from tensorplug.specs.einsum import parse_einsum
 from tensorplug.specs.structure import band_bounds, split_sizes, top_k_count
-from tensorplug.tensor import Tensor
 
 __all__ = ["broadcast_args", "broadcast_shapes", "einsum", "split", "top_k"]
 

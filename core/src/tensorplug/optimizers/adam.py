@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tensorplug._state import jit_trace_var
+from tensorplug.core.context import jit_trace_var
+from tensorplug.core.runtime import ACTIVE
+from tensorplug.core.tensor import Tensor
 from tensorplug.ops._convert import caller
 from tensorplug.ops.elementwise import sqrt
 from tensorplug.optimizers.hyperparameters import check_moments
 from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimizer, Step
-from tensorplug.runtime import ACTIVE
-from tensorplug.tensor import Tensor
 
 __all__ = ["Adam"]
 

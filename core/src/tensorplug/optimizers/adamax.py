@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.ops.elementwise import abs as tp_abs
 from tensorplug.ops.elementwise import maximum
 from tensorplug.optimizers.hyperparameters import check_moments
 from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimizer, Step
-from tensorplug.tensor import Tensor
 
 __all__ = ["Adamax"]
 

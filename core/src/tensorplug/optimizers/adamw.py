@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import HyperparameterError
 from tensorplug.optimizers.adam import Adam
 from tensorplug.optimizers.hyperparameters import real
 from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Step
-from tensorplug.tensor import Tensor
 
 __all__ = ["AdamW"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tensorplug._validate import shown
+from tensorplug.core.validate import shown
 from tensorplug.errors import HyperparameterError
 
 __all__ = ["real", "check_moments", "clipping_options"]

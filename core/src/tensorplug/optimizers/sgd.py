@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import HyperparameterError
 from tensorplug.optimizers.hyperparameters import real
 from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimizer, Step
-from tensorplug.tensor import Tensor
 
 __all__ = ["SGD"]
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tensorplug.tensor import Tensor
+from tensorplug.core.tensor import Tensor
 from tensorplug.tree_util import register_dataclass
 
 __all__ = ["OptimizerState", "SlotKey"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from tensorplug._state import state
-from tensorplug.backend import backend_scope
+from tensorplug.backends.lifecycle import backend_scope
+from tensorplug.core.context import state
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64
-from tensorplug.tensor import Tensor
 
 if TYPE_CHECKING:
     from tensorplug.optimizers.optimizer import Optimizer

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from tensorplug import backend as _backend
-from tensorplug._version import API_VERSION
+from tensorplug.backends import lifecycle as _backend
+from tensorplug.core.runtime import Runtime, current, use_runtime
+from tensorplug.core.version import API_VERSION
 from tensorplug.errors import PluginError, RegistrationError
 from tensorplug.plugins import hookspecs
 from tensorplug.plugins.problems import (
@@ -38,7 +39,6 @@ from tensorplug.registry import kernels as _kernels
 from tensorplug.registry import ops as _ops
 from tensorplug.registry import specs as _specs
 from tensorplug.registry._slots import registering_as
-from tensorplug.runtime import Runtime, current, use_runtime
 
 __all__ = [
     "ENTRY_POINT_GROUP", "PluginInfo", "PluginProblem", "load_plugins", "register_plugin",

@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.runtime import PluginState, current
 from tensorplug.errors import (
     PluginError,
     PluginVersionError,
     RegistrationConflictError,
     TensorplugPluginWarning,
 )
-from tensorplug.runtime import PluginState, current
 
 __all__ = ["ENV_STRICT", "PluginInfo", "PluginProblem", "plugin_state", "raise_problems", "strict",
            "strict_requested", "diagnosing", "report", "deferring_strict_errors", "report_backend_failure"]

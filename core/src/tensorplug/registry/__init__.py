@@ -1,1 +1,1 @@
-"""Registries of kernel specs, kernels, gradients (and, in tensorplug.backend, backends)."""
+"""Registries of kernel specs, kernels, gradients (and, in tensorplug.backends.lifecycle, backends)."""

@@ -9,11 +9,11 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
+from tensorplug.core.runtime import ACTIVE, current
 from tensorplug.errors import RegistrationError
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry._slots import Registration, SlotTable
 from tensorplug.registry.specs import spec_not_found
-from tensorplug.runtime import ACTIVE, current
 
 C = TypeVar("C")
 

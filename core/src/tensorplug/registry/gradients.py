@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.runtime import current
 from tensorplug.errors import GradientNotFoundError, RegistrationError
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry._rules import RuleTable
 from tensorplug.registry._slots import Registration
-from tensorplug.runtime import current
 
 __all__ = [
     "GradConfig",

@@ -1,6 +1,6 @@
 """The JVP rule registry: kernel name -> JvpConfig (forward mode), plus scoped per-thread
 overrides. A kernel without a rule still has a JVP where it has a gradient: forward mode
-derives it by transposing the gradient (``tensorplug.autodiff.forward``)."""
+derives it by transposing the gradient (``tensorplug.transforms.autodiff.forward``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tensorplug.errors import RegistrationError
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry._rules import RuleTable
 from tensorplug.registry._slots import Registration
 

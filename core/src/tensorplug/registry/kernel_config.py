@@ -13,13 +13,13 @@ from typing import Any
 
 from tensorplug.dtypes import DType
 from tensorplug.errors import RegistrationError
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.spec import KernelSpec
 
 __all__ = ["KernelConfig", "KernelFunc", "DirectCall", "DirectFunc", "check_kernel_config"]
 
 #: A kernel: ``kernel_func(inputs, attrs, backend)`` where ``inputs`` is a tuple of
 #: backend-native arrays in spec order; returns one native array, or a tuple for several outputs,
-#: of the dtypes and shapes its spec's rule gives (``tensorplug.call_checks.check_outputs``).
+#: of the dtypes and shapes its spec's rule gives (``tensorplug.kernels.call_checks.check_outputs``).
 KernelFunc = Callable[[tuple[Any, ...], dict[str, Any], Any], Any]
 #: A direct function: the native inputs, positionally, to the one native output.
 DirectFunc = Callable[..., Any]

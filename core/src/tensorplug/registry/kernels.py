@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import warnings
 
+from tensorplug.core.runtime import current
 from tensorplug.errors import KernelNotFoundError, RegistrationError, TensorplugPluginWarning
 from tensorplug.registry._slots import Registration, current_source
 from tensorplug.registry.kernel_config import DirectCall, KernelConfig, KernelFunc, check_kernel_config
 from tensorplug.registry.specs import spec_not_found
-from tensorplug.runtime import current
 
 __all__ = [
     "KernelConfig",
@@ -79,7 +79,7 @@ def _active_changed(before: KernelConfig | None, after: KernelConfig | None) -> 
     active (shadowed or unregistered) is disposed, the one that becomes active is set up."""
     if before is after:
         return
-    from tensorplug.backend import kernel_changed  # (the backend module sits above the registries)
+    from tensorplug.backends.lifecycle import kernel_changed  # (the backend module sits above the registries)
 
     if before is not None:
         kernel_changed(before, "dispose")

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.runtime import current
 from tensorplug.errors import RegistrationError
 from tensorplug.registry._slots import Registration
-from tensorplug.runtime import current
 
 __all__ = ["OpConfig", "register_op", "unregister_op", "get_op", "list_ops"]
 

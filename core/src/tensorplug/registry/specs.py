@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import difflib
 
+from tensorplug.core.runtime import current
 from tensorplug.errors import KernelSpecNotFoundError
-from tensorplug.kernel_spec import KernelSpec
-from tensorplug.runtime import current
+from tensorplug.kernels.spec import KernelSpec
 
 __all__ = [
     "register_kernel_spec",

@@ -4,7 +4,7 @@ Each spec is a module constant (``elementwise.ADD`` ...) whose ``.name`` is the 
 """
 
 from tensorplug._families import import_families
-from tensorplug.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 
 import_families(__name__)
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug._validate import number, op_prefix, shown, shown_int
+from tensorplug.core.validate import number, op_prefix, shown, shown_int
 from tensorplug.dtypes import ALL_DTYPES, DType, as_dtype
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernel_spec import TensorInfo
+from tensorplug.kernels.spec import TensorInfo
 
 __all__ = [
     "op_prefix",

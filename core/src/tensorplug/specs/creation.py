@@ -4,7 +4,7 @@ values on one backend (streams differ between backends).
 
 ``random_dtype`` and ``range_length`` are the family's rules, shared with the creation and
 random ops; ``created_shape`` is the kernels' check of a shape (the ops check theirs earlier,
-naming the argument, with ``tensorplug._validate.new_shape``)."""
+naming the argument, with ``tensorplug.core.validate.new_shape``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from tensorplug.dtypes import FLOAT_DTYPES, DType, float32
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_dtype_attr, as_int, as_scalar, as_shape, fitting_value, op_prefix
 

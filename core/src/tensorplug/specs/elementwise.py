@@ -20,7 +20,7 @@ from tensorplug.dtypes import (
     real_of,
 )
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import (
     as_dtype_attr,

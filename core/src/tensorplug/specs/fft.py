@@ -25,7 +25,7 @@ from typing import Any
 
 from tensorplug.dtypes import COMPLEX_DTYPES, FLOAT_DTYPES, complex_of, real_of
 from tensorplug.errors import ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_int, op_prefix
 

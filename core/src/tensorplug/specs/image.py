@@ -5,7 +5,7 @@ RotateWithOffset, Transform, and NonMaxSuppressionV3/V4/V5 (their outputs' lengt
 scores' values unless padded).
 
 The shape rules here are the family's, shared with the ops (``image_shape``, ``boxes_shapes``,
-``nms_shapes``); the sampling arithmetic is ``tensorplug._image_sampling``, shared with the
+``nms_shapes``); the sampling arithmetic is ``tensorplug.kernel_helpers.image_sampling``, shared with the
 kernels through ``tensorplug.kernel_helpers`` (``image_sampling``).
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from tensorplug.dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, float32, int32, int64
 from tensorplug.errors import ShapeError
-from tensorplug.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_bool, as_int, op_prefix
 

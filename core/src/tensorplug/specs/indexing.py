@@ -13,7 +13,7 @@ from typing import Any
 
 from tensorplug.dtypes import ALL_DTYPES, INT_DTYPES, float32, int64
 from tensorplug.errors import ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import (
     as_dtype_attr,

@@ -9,7 +9,7 @@ from typing import Any
 
 from tensorplug.dtypes import ALL_NUMERIC_DTYPES
 from tensorplug.errors import ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_bool, broadcast_shapes, op_prefix
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from tensorplug.dtypes import DType
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_bool, as_dtype_attr, as_int, as_scalar, op_prefix
 

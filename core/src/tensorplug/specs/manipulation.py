@@ -12,9 +12,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tensorplug._validate import shown_int, shown_shape
+from tensorplug.core.validate import shown_int, shown_shape
 from tensorplug.errors import ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_int, as_scalar, as_shape, fitting_value, normalize_axis, op_prefix
 

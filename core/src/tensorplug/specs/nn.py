@@ -8,7 +8,7 @@ from typing import Any
 
 from tensorplug.dtypes import FLOAT_DTYPES, int32, int64
 from tensorplug.errors import ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo, describe
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo, describe
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_int, normalize_axis
 

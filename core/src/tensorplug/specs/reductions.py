@@ -16,7 +16,7 @@ from typing import Any
 
 from tensorplug.dtypes import INEXACT_DTYPES, NUMERIC_DTYPES, accumulator_of, bool_, int64, real_of
 from tensorplug.errors import ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import (
     as_axes_or_none,

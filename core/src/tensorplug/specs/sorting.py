@@ -20,7 +20,7 @@ from typing import Any
 
 from tensorplug.dtypes import ALL_DTYPES, NUMERIC_DTYPES, DType, bool_, int64
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_bool, as_int, normalize_axis, op_prefix
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from tensorplug.dtypes import NUMERIC_DTYPES, int32, int64
 from tensorplug.errors import ShapeError
-from tensorplug.kernel_spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 from tensorplug.specs._rules import as_bool, as_int, normalize_axis, op_prefix
 

@@ -16,16 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.batching.vmap import vmap
 from tensorplug.dtypes import from_numpy_dtype, is_inexact_numpy
-from tensorplug.engine import run_kernel
 from tensorplug.errors import DTypeError, KernelNotFoundError, ShapeError, VmapFallbackWarning
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.run import run_kernel
+from tensorplug.kernels.spec import KernelSpec
 from tensorplug.ops._convert import asarray
 from tensorplug.registry.batching import find_batching_rule
 from tensorplug.testing.compare import compare_values
 from tensorplug.testing.inputs import Case
 from tensorplug.testing.result import OpCheckResult
+from tensorplug.transforms.vmap.api import vmap
 
 __all__ = ["check_batching", "batching_cases", "MAX_BATCHING_CASES"]
 

@@ -32,10 +32,10 @@ class Plan:
 
 def make_plan(backend: str) -> Plan:
     """Load the plugins, start `backend` (its kernels register then) and read the registries."""
-    from tensorplug.backend import start_backend
+    from tensorplug.backends.lifecycle import start_backend
+    from tensorplug.core.runtime import current
     from tensorplug.plugins.manager import load_plugins
     from tensorplug.registry.specs import list_kernel_specs
-    from tensorplug.runtime import current
 
     load_plugins()
     error = ""

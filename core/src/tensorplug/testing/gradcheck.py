@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.autodiff.api import vjp
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, as_dtype, float64, is_floating_numpy
-from tensorplug.kernel_spec import TensorInfo, describe
+from tensorplug.kernels.spec import TensorInfo, describe
 from tensorplug.ops._convert import asarray
-from tensorplug.tensor import Tensor
+from tensorplug.transforms.autodiff.api import vjp
 
 __all__ = ["check_gradients", "run_gradients"]
 

@@ -12,17 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.abstract import abstract_backend
+from tensorplug.core.runtime import current
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, float32, float64, is_floating_numpy
-from tensorplug.engine import run_kernel
 from tensorplug.errors import DTypeError, KernelNotFoundError, ShapeError
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.run import run_kernel
+from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
-from tensorplug.runtime import current
-from tensorplug.tensor import Tensor
 from tensorplug.testing.gradcheck import check_gradients, run_gradients
 from tensorplug.testing.inputs import Case
 from tensorplug.testing.result import OpCheckResult
+from tensorplug.transforms.abstract import abstract_backend
 
 __all__ = ["check_gradient", "gradient_cases", "GRADIENT_TOLERANCES", "MAX_GRADIENT_CASES"]
 

@@ -1,4 +1,4 @@
-"""Registry isolation for tests: a runtime of the test's own (``tensorplug.runtime``), swapped in
+"""Registry isolation for tests: a runtime of the test's own (``tensorplug.core.runtime``), swapped in
 for the block, so that nothing it registers, starts or loads outlives it."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from tensorplug import backend as _backend
-from tensorplug._state import state
+from tensorplug.backends import lifecycle as _backend
+from tensorplug.core.context import state
+from tensorplug.core.runtime import Runtime, current, use_runtime
 from tensorplug.errors import PluginError
 from tensorplug.plugins.manager import load_plugins
-from tensorplug.runtime import Runtime, current, use_runtime
 
 __all__ = ["isolated_registries", "fresh_plugin_discovery"]
 

@@ -10,10 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.autodiff.forward import jvp
 from tensorplug.dtypes import DType, float32, float64, is_floating_numpy
 from tensorplug.errors import KernelNotFoundError
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.spec import KernelSpec
 from tensorplug.ops._convert import asarray
 from tensorplug.registry.gradients import find_gradient, override_gradient
 from tensorplug.registry.jvps import find_jvp, override_jvp
@@ -28,6 +27,7 @@ from tensorplug.testing.gradient_check import (
 )
 from tensorplug.testing.inputs import Case
 from tensorplug.testing.result import OpCheckResult
+from tensorplug.transforms.autodiff.forward import jvp
 
 __all__ = ["check_jvp", "check_kernel_jvp"]
 

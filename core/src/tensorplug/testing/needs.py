@@ -1,7 +1,7 @@
 """Which kernels each gradient needs, found at once by running it abstractly.
 
 Each gradient in force (the core's, or a plugin's override) runs on the abstract backend
-(``tensorplug.abstract``: kernels that give placeholders of the spec's output shapes and
+(``tensorplug.transforms.abstract``: kernels that give placeholders of the spec's output shapes and
 dtypes) over the kit's sample inputs of its kernel, the way ``tp.grad``'s backward pass calls
 it; the kernel names it dispatched are what it needs. A backend lacking any of them cannot run
 ``tp.grad`` through that kernel. ``tensorplug kernels --needs``, ``tensorplug doctor`` and the
@@ -16,17 +16,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tensorplug.abstract import AbstractBackend, abstract_backend
-from tensorplug.autodiff.tape import Entry, gradient_thunks
-from tensorplug.dispatch import dispatcher_of, wrap
+from tensorplug.core.runtime import current
 from tensorplug.dtypes import float32, float64, from_numpy_dtype, is_inexact_numpy
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.dispatcher import dispatcher_of, wrap
+from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
 from tensorplug.registry.specs import get_kernel_spec
-from tensorplug.runtime import current
 from tensorplug.testing.gradient_check import _MAX_ELEMENTS, gradient_cases
 from tensorplug.testing.inputs import Case, generic_cases
 from tensorplug.testing.references import get_reference
+from tensorplug.transforms.abstract import AbstractBackend, abstract_backend
+from tensorplug.transforms.autodiff.tape import Entry, gradient_thunks
 
 __all__ = ["GradientNeeds", "gradient_needs", "needs_of", "sample_cases", "grad_closure",
            "minimum_grad_kernels", "unmet_gradient_needs"]
@@ -152,8 +152,8 @@ def minimum_grad_kernels() -> list[str]:
     """The fewest kernels with which ``tp.grad`` works on a backend: what
     ``tp.grad(lambda x: tp.sum(x * x))`` dispatches on a vector (a product, a reduction to a
     scalar, reverse mode's own accumulation of two paths), closed under gradient needs."""
-    from tensorplug.autodiff.api import grad
     from tensorplug.ops.reductions import sum as sum_
+    from tensorplug.transforms.autodiff.api import grad
 
     with abstract_backend() as backend:
         grad(lambda x: sum_(x * x))(np.zeros(3, np.float64))

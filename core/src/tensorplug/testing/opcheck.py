@@ -20,15 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.backend import Backend, active_backend, backend_scope
-from tensorplug.debug import debug_checks
+from tensorplug.backends.lifecycle import Backend, active_backend, backend_scope
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
-from tensorplug.engine import run_kernel
 from tensorplug.errors import KernelError, KernelOutputError, TensorplugError
-from tensorplug.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
+from tensorplug.kernels.run import run_kernel
+from tensorplug.kernels.spec import REQUIRED, KernelSpec, TensorInfo, describe
 from tensorplug.ops._convert import asarray
 from tensorplug.registry.specs import get_kernel_spec
-from tensorplug.tensor import Tensor
 from tensorplug.testing.batching_check import check_batching
 from tensorplug.testing.compare import Tolerance, compare_values, show_array
 from tensorplug.testing.gradient_check import check_gradient
@@ -36,6 +35,7 @@ from tensorplug.testing.inputs import BadCase, Case, generic_bad_cases, generic_
 from tensorplug.testing.jvp_check import check_kernel_jvp
 from tensorplug.testing.references import Reference, get_reference
 from tensorplug.testing.result import OpCheckResult
+from tensorplug.tools.debug import debug_checks
 
 __all__ = ["opcheck", "assert_opcheck", "CHECKS", "supports_float64"]
 
@@ -154,8 +154,8 @@ def bounded(cases: list[Case], limit: int | None) -> list[Case]:
 
 
 def _implemented(spec: KernelSpec, backend: Backend, result: OpCheckResult) -> bool:
+    from tensorplug.core.runtime import current
     from tensorplug.registry.kernels import missing_kernel_error
-    from tensorplug.runtime import current
 
     if (spec.name, backend.name) in current().kernels.active:
         return True

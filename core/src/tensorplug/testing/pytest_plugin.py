@@ -24,7 +24,7 @@ import pytest
 from tensorplug.testing.coverage import Coverage, Plan, Record, make_plan, parse_property
 
 if TYPE_CHECKING:
-    from tensorplug.runtime import Runtime
+    from tensorplug.core.runtime import Runtime
 from tensorplug.testing.selection import Selection, SelectionError, load_selection
 
 PROPERTY = "tensorplug-conformance"
@@ -139,7 +139,7 @@ class Conformance:
             terminalreporter.write_line(line)
 
     def header(self) -> list[str]:
-        from tensorplug.backend import backend_info
+        from tensorplug.backends.lifecycle import backend_info
 
         source = next((b["source"] for b in backend_info() if b["name"] == self.backend), None)
         lines = [f"tensorplug conformance: backend '{self.backend}'"
@@ -158,7 +158,7 @@ def pytest_configure(config: pytest.Config) -> None:
     backend = config.getoption("tensorplug_backend", None)
     if not backend:
         return
-    from tensorplug.backend import list_backends
+    from tensorplug.backends.lifecycle import list_backends
 
     known = list_backends()
     if backend not in known:
@@ -181,7 +181,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     conf = _conformance(metafunc.config)
     if conf is None:
-        from tensorplug.backend import list_backends
+        from tensorplug.backends.lifecycle import list_backends
 
         pytest.fail("the tensorplug conformance suite checks one backend: pass --tensorplug-backend NAME "
                     f"(installed backends: {list_backends() or 'none'})", pytrace=False)

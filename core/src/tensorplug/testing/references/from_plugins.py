@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import weakref
 
+from tensorplug.core.runtime import Runtime, current
 from tensorplug.errors import RegistrationError
 from tensorplug.registry._slots import SlotTable, current_source
-from tensorplug.runtime import Runtime, current
 from tensorplug.testing.references import _base
 from tensorplug.testing.references._base import Reference, check_reference
 

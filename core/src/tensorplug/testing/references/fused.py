@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorplug.dtypes import DType, bfloat16, float16, float32, float64
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernel_spec import KernelSpec
+from tensorplug.kernels.spec import KernelSpec
 from tensorplug.specs.fused import ACTIVATIONS, depthwise_as_grouped
 from tensorplug.testing.inputs import BadCase, Case, Domain, sample
 from tensorplug.testing.references._base import reference

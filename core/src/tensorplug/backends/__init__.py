@@ -1,0 +1,1 @@
+"""Backends: their registry and lifecycle (``tp.set_backend``), the ``Backend`` contract, devices."""

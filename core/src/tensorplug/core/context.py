@@ -1,0 +1,78 @@
+"""Per-thread (per-context) engine state: the active backend and the active recorders (tapes
+being recorded, kernel counters, profiles). Kept in ContextVars: a read costs a few tens of
+nanoseconds, and each thread starts with its own (empty) values.
+
+A recorder has ``record(name, inputs, attrs, outputs, custom=None, start=0, direct=None)``,
+called after every kernel call in its context: `inputs` and `outputs` are Tensors, `custom` a
+custom gradient's function (an entry that is no kernel call), `start` the
+``time.perf_counter_ns()`` taken just before the kernel ran while a profile is recording in the
+process (else 0), `direct` the direct function (``DirectCall``) the dispatcher ran in place of
+the kernel function (None: the kernel function ran; the planner replays what ran)."""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any
+
+from tensorplug.tools.debug import checks_from_environment
+
+__all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
+           "remove_recorder", "state", "profiling", "gradient_var"]
+
+backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
+# (every context starts with the NaN check when TENSORPLUG_DEBUG_NANS is set: see tensorplug.tools.debug)
+recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
+    "tensorplug_recorders", default=checks_from_environment()  # noqa: B039  (a tuple: immutable)
+)
+# The tp.jit trace in progress in this context (tensorplug._jit_entries.Trace), or None: Variables and
+# optimizers report to it what state they read and write.
+jit_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_jit_trace", default=None)
+# How many tp.jit traces are in progress in the process (any thread): when 0, hot paths skip
+# reading jit_trace_var.
+jit_tracing = [0]
+# The planner's recorder while it traces a function in this context (tensorplug.plan), or None:
+# it knows which native arrays depend on the function's inputs (their values cannot be read).
+plan_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_plan_trace", default=None)
+# How many profiles (tp.profile) are recording in the process (any thread): when 0, the
+# dispatcher takes no time stamps.
+profiling = [0]
+# While the tape's backward pass runs in this context: a one-item list holding the name of the
+# kernel whose gradient is running (the profiler reads it); None otherwise.
+gradient_var: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("tensorplug_gradient",
+                                                                                default=None)
+
+
+def push_recorder(recorder: Any) -> None:
+    recorders_var.set(recorders_var.get() + (recorder,))
+
+
+def remove_recorder(recorder: Any) -> None:
+    current = recorders_var.get()
+    for i in range(len(current) - 1, -1, -1):
+        if current[i] is recorder:
+            recorders_var.set(current[:i] + current[i + 1:])
+            return
+
+
+class _StateView:
+    """Attribute-style access to the context variables, for code off the hot path."""
+
+    @property
+    def backend(self) -> Any:
+        return backend_var.get()
+
+    @backend.setter
+    def backend(self, value: Any) -> None:
+        backend_var.set(value)
+
+    @property
+    def tapes(self) -> tuple[Any, ...]:
+        """The active recorders, innermost last (tapes and other recorders such as counters)."""
+        return recorders_var.get()
+
+    @tapes.setter
+    def tapes(self, value: tuple[Any, ...]) -> None:
+        recorders_var.set(tuple(value))
+
+
+state = _StateView()

@@ -1,0 +1,192 @@
+"""The runtime: the one object holding everything tensorplug keeps between calls: the registries
+(kernel specs, kernels, gradients, JVP rules, batching rules, ops, backends), the started
+backends and the plugin manager's state (pluggy keeps all of its own on one ``PluginManager``;
+tensorplug does the same).
+
+Code reaches it through ``current()``, and only through its attributes and methods. Tests and
+the conformance kit swap another in with ``use_runtime`` (``tensorplug.testing`` has fixtures
+for it); versions of its registries are unique across runtimes, so a dispatcher bound under one
+runtime binds again under the next.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from tensorplug.errors import PluginError
+from tensorplug.plugins import hookspecs
+from tensorplug.registry._slots import CORE_SOURCE, Registration, SlotTable, new_version
+
+if TYPE_CHECKING:
+    from tensorplug.backends.lifecycle import Backend, BackendConfig
+    from tensorplug.kernels.spec import KernelSpec
+    from tensorplug.plugins.manager import PluginInfo, PluginProblem
+    from tensorplug.registry.batching import BatchConfig
+    from tensorplug.registry.gradients import GradConfig
+    from tensorplug.registry.jvps import JvpConfig
+    from tensorplug.registry.kernel_config import KernelConfig
+    from tensorplug.registry.ops import OpConfig
+
+__all__ = ["Runtime", "PluginState", "current", "use_runtime"]
+
+PROJECT_NAME = "tensorplug"  # pluggy's project name: hook markers and specs carry it
+
+
+def new_plugin_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+@dataclass
+class PluginState:
+    """The plugin manager's state: pluggy's manager, the plugins tensorplug knows of (by name),
+    the problems met loading them, whether the entry points were scanned, and in strict mode
+    the error met (raised at every use until the environment is fixed)."""
+
+    #: pluggy's manager (made on first use: ``pm``)
+    manager: pluggy.PluginManager | None = None
+    plugins: dict[str, PluginInfo] = field(default_factory=dict)
+    problems: list[PluginProblem] = field(default_factory=list)
+    loaded: bool = False
+    loading: bool = False  # (the entry points are being loaded, by the thread holding `lock`)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    #: in strict mode, the PluginError met loading plugins: raised again at every use
+    strict_error: PluginError | None = None
+    #: `pm` is another state's too (a copy's): `writable_pm` gives this state one of its own
+    shared_pm: bool = False
+
+    @property
+    def pm(self) -> pluggy.PluginManager:
+        """Pluggy's manager, with tensorplug's hook specs (to read: see ``writable_pm``)."""
+        if self.manager is None:
+            self.manager = new_plugin_manager()
+        return self.manager
+
+    def copy(self) -> PluginState:
+        """The same plugins and problems, sharing pluggy's manager until either state registers
+        or unregisters a plugin (``writable_pm``)."""
+        self.shared_pm = self.manager is not None
+        plugins = {n: dataclasses.replace(i) for n, i in self.plugins.items()}
+        return PluginState(manager=self.manager, plugins=plugins, problems=list(self.problems),
+                           loaded=self.loaded, strict_error=self.strict_error, shared_pm=self.shared_pm)
+
+    def writable_pm(self) -> pluggy.PluginManager:
+        """Pluggy's manager, made this state's own first if it is shared: call before
+        registering or unregistering a plugin with it."""
+        if self.shared_pm:
+            pm = new_plugin_manager()
+            for name, plugin in self.pm.list_name_plugin():
+                if name is not None and plugin is not None:
+                    pm.register(plugin, name=name)
+            self.manager, self.shared_pm = pm, False
+        return self.pm
+
+
+class Runtime:
+    """Registries, started backends and plugins: the whole of tensorplug's global state."""
+
+    def __init__(self) -> None:
+        self.specs: SlotTable[str, KernelSpec] = SlotTable("kernel spec", lambda k: f"Kernel spec '{k}'")
+        self.kernels: SlotTable[tuple[str, str], KernelConfig] = SlotTable(
+            "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'")
+        self.gradients: SlotTable[str, GradConfig] = SlotTable(
+            "gradient", lambda k: f"Gradient of kernel '{k}'")
+        self.jvps: SlotTable[str, JvpConfig] = SlotTable("JVP rule", lambda k: f"JVP rule of kernel '{k}'")
+        self.batching: SlotTable[str, BatchConfig] = SlotTable(
+            "batching rule", lambda k: f"Batching rule of kernel '{k}'")
+        self.ops: SlotTable[str, OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
+        self.backends: SlotTable[str, BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
+        #: started backends, by name; backends being started (by the thread holding
+        #: `start_lock`: kernel setup sees them, other threads only once their kernels are in)
+        self.instances: dict[str, Backend] = {}
+        self.starting: dict[str, Backend] = {}
+        self.start_lock = threading.RLock()
+        #: the backend threads use until they choose one (None: the highest priority that starts)
+        self.default_backend: str | None = None
+        self.plugins = PluginState()
+        #: registrants already told that their kernels' function attributes are ignored
+        self.warned_legacy: set[str] = set()
+        #: kernels whose vmap loop fallback was warned about (once each)
+        self.warned_loops: set[str] = set()
+        #: caches of what the registries say (a copy starts them empty): backward's plan of each
+        #: kernel's gradient (autodiff/tape.py), by kernel name; vmap's batching levels not in
+        #: use (batching/vmap.py), by the backend beneath and batch size
+        self.grad_plans: dict[str, Any] = {}
+        self.vmap_levels: dict[tuple[Backend, int], Any] = {}
+
+    def tables(self) -> dict[str, SlotTable[Any, Any]]:
+        """Every registry, by what it holds ('backend', 'kernel spec', 'kernel', 'gradient',
+        'JVP rule', 'batching rule', 'op')."""
+        return {t.what: t for t in (self.backends, self.specs, self.kernels, self.gradients, self.jvps,
+                                    self.batching, self.ops)}
+
+    def copy(self) -> Runtime:
+        """A runtime of its own with the same registrations, started backends (the same
+        instances), default backend and plugins: what it changes stays in it."""
+        runtime = Runtime()
+        runtime._take_tables(self, None)
+        runtime.instances = dict(self.instances)
+        runtime.default_backend = self.default_backend
+        runtime.plugins = self.plugins.copy()
+        runtime.warned_legacy = set(self.warned_legacy)
+        runtime.warned_loops = set(self.warned_loops)
+        return runtime
+
+    def core_only(self) -> Runtime:
+        """A runtime holding the core's registrations alone: no plugin loaded (the next backend
+        use scans the entry points), no backend started."""
+        runtime = Runtime()
+        runtime._take_tables(self, lambda r: r.source == CORE_SOURCE)
+        return runtime
+
+    def _take_tables(self, other: Runtime, keep: Any) -> None:
+        for name, table in other.tables().items():
+            mine = table.copy(keep)
+            setattr(self, _ATTRIBUTES[name], mine)
+
+    def registrations_by(self, source: str) -> dict[str, list[Registration[Any]]]:
+        """What `source` registered, by registry."""
+        return {what: [r for _, stack in table.registrations() for r in stack if r.source == source]
+                for what, table in self.tables().items()}
+
+
+_ATTRIBUTES = {"kernel spec": "specs", "kernel": "kernels", "gradient": "gradients", "JVP rule": "jvps",
+               "batching rule": "batching", "op": "ops", "backend": "backends"}
+
+
+class _Active:
+    """Which runtime is in use (one per process, as pluggy's manager is one per project)."""
+
+    __slots__ = ("runtime",)
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+
+ACTIVE = _Active(Runtime())
+
+
+def current() -> Runtime:
+    """The runtime in use."""
+    return ACTIVE.runtime
+
+
+@contextlib.contextmanager
+def use_runtime(runtime: Runtime) -> Iterator[Runtime]:
+    """Use `runtime` inside the block (in the whole process), the previous one again after it."""
+    previous = ACTIVE.runtime
+    ACTIVE.runtime = runtime
+    new_version()  # what caches learned from the previous runtime's registries is out of date
+    try:
+        yield runtime
+    finally:
+        ACTIVE.runtime = previous
+        new_version()

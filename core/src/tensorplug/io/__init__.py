@@ -1,0 +1,1 @@
+"""Input and output: ``tp.save``/``tp.load`` and their checkpoint files, pickling."""

@@ -1,0 +1,1 @@
+"""Kernels: the kernel spec, the dispatcher an op calls, ``run_kernel``, and the checks of one call."""

@@ -1,0 +1,1 @@
+"""``tp.vmap``: the transform, its axis trees and the batching backend it runs ops on."""
