@@ -7,16 +7,6 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 
 from __future__ import annotations
 
-from tensorplug.core.version import API_VERSION, ARRAY_API_VERSIONS, __version__
-
-# isort: off
-# Order matters: specs first, then Tensor (its operators import the ops, which import the
-# engine, which needs Tensor), then the other families (they use ops) with register_core.
-from tensorplug import specs  # noqa: F401  (the core's kernel specs, declared)
-from tensorplug.core.tensor import Tensor
-from tensorplug._core import register_core as _register_core  # (its gradients, JVP and batching rules)
-# isort: on
-
 from tensorplug import (
     dtypes,
     extend,
@@ -31,6 +21,7 @@ from tensorplug import (
     sparse,
     tree_util,
 )
+from tensorplug._core import register_core as _register_core
 from tensorplug.backends.devices import device_put, devices, set_default_device
 from tensorplug.backends.lifecycle import (
     backend_scope,
@@ -43,7 +34,9 @@ from tensorplug.core.constants import e, inf, nan, newaxis, pi
 from tensorplug.core.dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
 from tensorplug.core.namespace_info import __array_namespace_info__
 from tensorplug.core.runtime import current as _current
+from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable
+from tensorplug.core.version import API_VERSION, ARRAY_API_VERSIONS, __version__
 from tensorplug.dtypes import (
     DType,
     bfloat16,
@@ -113,6 +106,7 @@ from tensorplug.ops.segments import *  # noqa: F403
 from tensorplug.ops.sets import *  # noqa: F403
 from tensorplug.ops.sorting import *  # noqa: F403
 from tensorplug.ops.structure import *  # noqa: F403
+from tensorplug.ops.tensor_methods import attach_methods as _attach_methods
 from tensorplug.profiler import profile
 from tensorplug.tools.debug import debug_checks, debug_nans
 from tensorplug.tools.memory import memory
@@ -159,4 +153,5 @@ __all__ += ["losses"]
 __all__ += ["sparse"]
 __all__ += ["image"]
 
+_attach_methods(Tensor)  # Tensor's operators and its methods that are ops
 _register_core(_current())  # the default runtime: the core's entries; nothing else registers at import

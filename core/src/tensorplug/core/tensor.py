@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from tensorplug.errors import (
 
 if TYPE_CHECKING:
     from tensorplug.backends.lifecycle import Backend
+    from tensorplug.ops._updates import At
 
 __all__ = ["Tensor"]
 
@@ -88,19 +90,6 @@ class Tensor:
         """The backend-native array (for kernels and backend authors; do not mutate it)."""
         return self._data
 
-    @property
-    def T(self) -> Tensor:
-        """The transpose of a 2-d tensor; ShapeError for any other rank (use ``.mT``)."""
-        if self.ndim != 2:
-            raise ShapeError(f"Tensor.T needs a 2-d tensor, got shape {self.shape}; use .mT or "
-                             "tp.permute_dims.")
-        return _ops.permute_dims(self, (1, 0))
-
-    @property
-    def mT(self) -> Tensor:
-        """The transpose of the last two axes (``tp.matrix_transpose``); needs at least 2 axes."""
-        return _ops.matrix_transpose(self)
-
     # -- conversion -------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The values as a read-only numpy array (it may share memory with the tensor, which
@@ -141,11 +130,6 @@ class Tensor:
                     "(e.g. tp.where), or call it outside tp.jit."
                 )
 
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """numpy ufuncs on tensors: ``np.exp(t)`` and ``np_array + t`` run tensorplug's ops (a
-        Tensor comes back); other ufuncs run in numpy on the values (see ``ops._ufuncs``)."""
-        return _ufuncs.array_ufunc(ufunc, method, inputs, kwargs)
-
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         arr = self.numpy()
         if dtype is not None:
@@ -165,42 +149,13 @@ class Tensor:
         """The values as nested Python lists (a scalar gives a Python number)."""
         return self.numpy().tolist()
 
-    def astype(self, dtype: Any, *, copy: bool = True, device: Any = None) -> Tensor:
-        """This tensor cast to `dtype` (``tp.astype``); the same tensor if it already has it."""
-        return _ops.astype(self, dtype, copy=copy, device=device)
-
-    def to(self, backend: str) -> Tensor:
-        """This tensor's values on another backend."""
-        return _ops.to_backend(self, backend)
-
-    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
-        """This tensor on `device`, a device of its backend (``tp.device_put``)."""
-        from tensorplug.backends.devices import device_put
-
-        if stream is not None:
-            raise ArgumentError("to_device: stream must be None; tensorplug's backends order their "
-                                "work themselves.")
-        return device_put(self, device)
-
-    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        """A DLPack capsule of the values for another library's ``from_dlpack`` (zero-copy where
-        the backend allows; consumers must not write to it: tensors are immutable)."""
-        return _dlpack.to_dlpack(self, stream, max_version, dl_device, copy)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        """``(device_type, device_id)`` of the values as DLPack numbers them (1 = CPU)."""
-        return _dlpack.dlpack_device(self)
-
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The tensorplug module, the Array API namespace of tensors (for ``api_version``
         None, the latest of ``ARRAY_API_VERSIONS``, or an earlier one it includes)."""
-        import tensorplug
-
         if api_version is not None and api_version not in ARRAY_API_VERSIONS:
             raise ArgumentError(f"tensorplug implements the Array API standard {ARRAY_API_VERSIONS[-1]} "
                                 f"(and {', '.join(ARRAY_API_VERSIONS[:-1])}), not {api_version!r}.")
-        return tensorplug
+        return sys.modules["tensorplug"]  # (the package this module is in: loaded before it)
 
     def __complex__(self) -> complex:
         return complex(self.item())
@@ -258,118 +213,61 @@ class Tensor:
 
     __hash__ = None  # type: ignore[assignment]
 
-    # -- operators --------------------------------------------------------------------------
-    def __add__(self, other: Any) -> Tensor:
-        return _ops.add(self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return _ops.add(other, self)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _ops.subtract(self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _ops.subtract(other, self)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return _ops.multiply(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _ops.multiply(other, self)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _ops.divide(self, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _ops.divide(other, self)
-
-    def __floordiv__(self, other: Any) -> Tensor:
-        return _ops.floor_divide(self, other)
-
-    def __rfloordiv__(self, other: Any) -> Tensor:
-        return _ops.floor_divide(other, self)
-
-    def __mod__(self, other: Any) -> Tensor:
-        return _ops.remainder(self, other)
-
-    def __rmod__(self, other: Any) -> Tensor:
-        return _ops.remainder(other, self)
-
-    def __pow__(self, other: Any) -> Tensor:
-        return _ops.pow(self, other)
-
-    def __rpow__(self, other: Any) -> Tensor:
-        return _ops.pow(other, self)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _ops.matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _ops.matmul(other, self)
-
-    def __neg__(self) -> Tensor:
-        return _ops.negative(self)
-
     def __pos__(self) -> Tensor:
         return self
 
-    def __abs__(self) -> Tensor:
-        return _ops.abs(self)
-
-    # bitwise on integer tensors; on bool tensors (one bit each) the same is the logical op
-    def __invert__(self) -> Tensor:
-        return _ops.bitwise_invert(self)
-
-    def __and__(self, other: Any) -> Tensor:
-        return _ops.bitwise_and(self, other)
-
-    def __rand__(self, other: Any) -> Tensor:
-        return _ops.bitwise_and(other, self)
-
-    def __or__(self, other: Any) -> Tensor:
-        return _ops.bitwise_or(self, other)
-
-    def __ror__(self, other: Any) -> Tensor:
-        return _ops.bitwise_or(other, self)
-
-    def __xor__(self, other: Any) -> Tensor:
-        return _ops.bitwise_xor(self, other)
-
-    def __rxor__(self, other: Any) -> Tensor:
-        return _ops.bitwise_xor(other, self)
-
-    def __lshift__(self, other: Any) -> Tensor:
-        return _ops.bitwise_left_shift(self, other)
-
-    def __rlshift__(self, other: Any) -> Tensor:
-        return _ops.bitwise_left_shift(other, self)
-
-    def __rshift__(self, other: Any) -> Tensor:
-        return _ops.bitwise_right_shift(self, other)
-
-    def __rrshift__(self, other: Any) -> Tensor:
-        return _ops.bitwise_right_shift(other, self)
-
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _ops.equal(self, other)
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _ops.not_equal(self, other)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return _ops.less(self, other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return _ops.less_equal(self, other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return _ops.greater(self, other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return _ops.greater_equal(self, other)
-
-    def __getitem__(self, key: Any) -> Tensor:
-        return _ops.getitem(self, key)
+    if TYPE_CHECKING:  # set on the class by tensorplug.ops.tensor_methods (they are ops)
+        @property
+        def T(self) -> Tensor: ...
+        @property
+        def mT(self) -> Tensor: ...
+        @property
+        def at(self) -> At: ...
+        def astype(self, dtype: Any, *, copy: bool = True, device: Any = None) -> Tensor: ...
+        def to(self, backend: str) -> Tensor: ...
+        def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor: ...
+        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any: ...
+        def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                       dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any: ...
+        def __dlpack_device__(self) -> tuple[int, int]: ...
+        def __reduce__(self) -> tuple[Any, ...]: ...
+        def __getitem__(self, key: Any) -> Tensor: ...
+        def __setitem__(self, key: Any, value: Any, /) -> None: ...
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __floordiv__(self, other: Any) -> Tensor: ...
+        def __rfloordiv__(self, other: Any) -> Tensor: ...
+        def __mod__(self, other: Any) -> Tensor: ...
+        def __rmod__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __rmatmul__(self, other: Any) -> Tensor: ...
+        def __and__(self, other: Any) -> Tensor: ...
+        def __rand__(self, other: Any) -> Tensor: ...
+        def __or__(self, other: Any) -> Tensor: ...
+        def __ror__(self, other: Any) -> Tensor: ...
+        def __xor__(self, other: Any) -> Tensor: ...
+        def __rxor__(self, other: Any) -> Tensor: ...
+        def __lshift__(self, other: Any) -> Tensor: ...
+        def __rlshift__(self, other: Any) -> Tensor: ...
+        def __rshift__(self, other: Any) -> Tensor: ...
+        def __rrshift__(self, other: Any) -> Tensor: ...
+        def __eq__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __ne__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __lt__(self, other: Any) -> Tensor: ...
+        def __le__(self, other: Any) -> Tensor: ...
+        def __gt__(self, other: Any) -> Tensor: ...
+        def __ge__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
 
     def __copy__(self) -> Tensor:  # (copying and pickling: see tensorplug.io.pickling)
         return self  # (immutable, as a tuple is: the copy is the tensor itself)
@@ -377,24 +275,4 @@ class Tensor:
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         return self
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        from tensorplug.io.pickling import reduce_tensor
-        return reduce_tensor(self)
 
-    def __setitem__(self, key: Any, value: Any, /) -> None:
-        """Always ImmutableTensorError: tensors are immutable; ``x = x.at[key].set(value)``."""
-        raise _updates.immutable_error(key)
-
-    @property
-    def at(self) -> _updates.At:
-        """Functional updates, as JAX's: ``x.at[key].set(v)`` (``.add``, ``.multiply``, ``.min``,
-        ``.max``, ``.get``) returns a new tensor, x with the places ``x[key]`` addresses updated;
-        differentiable with respect to x and v. Inside ``tp.jit`` and ``tp.vmap``, where a key
-        tensor's values are unknown, ``.set`` and ``.add`` take integer tensors for x's leading
-        axes (``x.at[i].add(v)``, ``x.at[i, j].set(v)``)."""
-        return _updates.At(self)
-
-
-from tensorplug import ops as _ops  # noqa: E402  (ops import Tensor; operators resolve at call time)
-from tensorplug.ops import _ufuncs, _updates  # noqa: E402
-from tensorplug.ops import dlpack as _dlpack  # noqa: E402

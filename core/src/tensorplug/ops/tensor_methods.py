@@ -1,0 +1,127 @@
+"""Tensor's methods that are ops (as JAX's ``array_methods``): the Python operators, ``x[key]``,
+``x.at[...]``, ``.T`` and ``.mT``, ``astype``, ``to``, ``to_device``, numpy's ufuncs, DLPack and
+pickling. Ops take and return Tensors, so ``core/tensor.py`` cannot import them without an
+import circle: ``attach_methods`` sets them on the class instead, once, when ``tensorplug`` is
+imported (``tensorplug/__init__.py`` calls it), and the class body declares them for type
+checkers. An operator is the op itself (``Tensor.__add__ is tp.add``): ``x + y`` calls
+``tp.add(x, y)`` with no frame between."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tensorplug.backends.devices import device_put
+from tensorplug.core.tensor import Tensor
+from tensorplug.errors import ArgumentError, ShapeError
+from tensorplug.io.pickling import reduce_tensor
+from tensorplug.ops import bitwise, dlpack, elementwise
+from tensorplug.ops._convert import astype, to_backend
+from tensorplug.ops._ufuncs import array_ufunc
+from tensorplug.ops._updates import At, immutable_error
+from tensorplug.ops.indexing import getitem
+from tensorplug.ops.linalg import matmul
+from tensorplug.ops.manipulation import matrix_transpose, permute_dims
+
+__all__ = ["attach_methods"]
+
+#: the binary operators: ``x <op> y`` is ``op(x, y)``; the reflected ``y <op> x`` is ``op(y, x)``
+BINARY: dict[str, Callable[[Any, Any], Tensor]] = {
+    "add": elementwise.add, "sub": elementwise.subtract, "mul": elementwise.multiply,
+    "truediv": elementwise.divide, "floordiv": elementwise.floor_divide, "mod": elementwise.remainder,
+    "pow": elementwise.pow, "matmul": matmul,
+    # bitwise on integer tensors; on bool tensors (one bit each) the same is the logical op
+    "and": bitwise.bitwise_and, "or": bitwise.bitwise_or, "xor": bitwise.bitwise_xor,
+    "lshift": bitwise.bitwise_left_shift, "rshift": bitwise.bitwise_right_shift,
+}
+#: the comparisons (a bool tensor) and the unary operators, by their method names
+OTHERS: dict[str, Callable[..., Tensor]] = {
+    "__eq__": elementwise.equal, "__ne__": elementwise.not_equal, "__lt__": elementwise.less,
+    "__le__": elementwise.less_equal, "__gt__": elementwise.greater, "__ge__": elementwise.greater_equal,
+    "__neg__": elementwise.negative, "__abs__": elementwise.abs, "__invert__": bitwise.bitwise_invert,
+    "__getitem__": getitem,
+}
+
+
+def _reflected(op: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+    def method(self: Tensor, other: Any) -> Tensor:
+        return op(other, self)
+
+    method.__name__ = method.__qualname__ = f"reflected_{op.__name__}"
+    method.__doc__ = f"``{op.__name__}(other, self)``."
+    return method
+
+
+def _transpose(self: Tensor) -> Tensor:
+    """The transpose of a 2-d tensor; ShapeError for any other rank (use ``.mT``)."""
+    if self.ndim != 2:
+        raise ShapeError(f"Tensor.T needs a 2-d tensor, got shape {self.shape}; use .mT or "
+                            "tp.permute_dims.")
+    return permute_dims(self, (1, 0))
+
+
+def _astype(self: Tensor, dtype: Any, *, copy: bool = True, device: Any = None) -> Tensor:
+    """This tensor cast to `dtype` (``tp.astype``); the same tensor if it already has it."""
+    return astype(self, dtype, copy=copy, device=device)
+
+
+def _to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
+    """This tensor on `device`, a device of its backend (``tp.device_put``)."""
+    if stream is not None:
+        raise ArgumentError("to_device: stream must be None; tensorplug's backends order their "
+                            "work themselves.")
+    return device_put(self, device)
+
+
+def _array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """numpy ufuncs on tensors: ``np.exp(t)`` and ``np_array + t`` run tensorplug's ops (a
+    Tensor comes back); other ufuncs run in numpy on the values (see ``ops._ufuncs``)."""
+    return array_ufunc(ufunc, method, inputs, kwargs)
+
+
+def _dlpack(self: Tensor, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+            dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+    """A DLPack capsule of the values for another library's ``from_dlpack`` (zero-copy where
+    the backend allows; consumers must not write to it: tensors are immutable)."""
+    return dlpack.to_dlpack(self, stream, max_version, dl_device, copy)
+
+
+def _setitem(self: Tensor, key: Any, value: Any, /) -> None:
+    """Always ImmutableTensorError: tensors are immutable; ``x = x.at[key].set(value)``."""
+    raise immutable_error(key)
+
+
+def _at(self: Tensor) -> At:
+    """Functional updates, as JAX's: ``x.at[key].set(v)`` (``.add``, ``.multiply``, ``.min``,
+    ``.max``, ``.get``) returns a new tensor, x with the places ``x[key]`` addresses updated;
+    differentiable with respect to x and v. Inside ``tp.jit`` and ``tp.vmap``, where a key
+    tensor's values are unknown, ``.set`` and ``.add`` take integer tensors for x's leading
+    axes (``x.at[i].add(v)``, ``x.at[i, j].set(v)``)."""
+    return At(self)
+
+
+#: the other methods, by name
+METHODS: dict[str, Any] = {
+    "T": property(_transpose),
+    "mT": property(matrix_transpose, doc="The transpose of the last two axes (``tp.matrix_transpose``); "
+                                         "needs at least 2 axes."),
+    "at": property(_at),
+    "astype": _astype,
+    "to": to_backend,
+    "to_device": _to_device,
+    "__array_ufunc__": _array_ufunc,
+    "__dlpack__": _dlpack,
+    "__dlpack_device__": dlpack.dlpack_device,
+    "__setitem__": _setitem,
+    "__reduce__": reduce_tensor,
+}
+
+
+def attach_methods(cls: type[Tensor]) -> None:
+    """Set the methods above on `cls` (Tensor)."""
+    for name, op in BINARY.items():
+        setattr(cls, f"__{name}__", op)
+        setattr(cls, f"__r{name}__", _reflected(op))
+    for name, method in {**OTHERS, **METHODS}.items():
+        setattr(cls, name, method)
+
