@@ -323,7 +323,7 @@ def _strict_divide(inputs, attrs, backend):
 def test_invalid_dtypes_are_explained_from_the_spec_and_chained(toy):
     """Ops hand kernels valid inputs; the fast path they use checks nothing while the kernel
     succeeds, and explains the failure from the spec when it raises."""
-    from tensorplug.ops._convert import caller
+    from tensorplug.families._common.convert import caller
 
     with registering_as(TOY_SOURCE):
         register_kernel(KernelConfig("Divide", "toy", _strict_divide), override=True)
@@ -392,7 +392,7 @@ def test_a_failing_kernel_with_attributes_its_spec_refuses_is_explained_with_the
     def raising_clip(inputs, attrs, backend):
         raise ValueError("clip bounds are crossed")
 
-    from tensorplug.ops._convert import caller
+    from tensorplug.families._common.convert import caller
 
     register_kernel(KernelConfig("Clip", "numpy", raising_clip), override=True)
     message = (r"Kernel 'Clip' on backend 'numpy' \(inputs x: float32\[\], attrs \{'min': 2\.0, "

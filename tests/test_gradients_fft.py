@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug.gradients._util import kernel
+from tensorplug.families._common.gradient_util import kernel
 from tensorplug.registry.gradients import get_gradient
 from tensorplug.testing import check_gradients
 

@@ -244,7 +244,9 @@ def test_from_numpy_copies(on_jax):
 
 # -- errors -----------------------------------------------------------------------------------
 def test_a_kernel_refusing_its_inputs_is_explained_from_the_spec_and_chained(on_jax):
-    from tensorplug.ops._convert import caller  # the ops' fast path: no spec check before the kernel
+    from tensorplug.families._common.convert import (
+        caller,  # the ops' fast path: no spec check before the kernel
+    )
 
     with pytest.raises(tp.ShapeError, match=r"Kernel 'MatMul' on backend 'jax'.*do not fit") as exc:
         caller("MatMul")((tp.ones((2, 3)), tp.ones((2, 3))), {"transpose_x": False, "transpose_y": False})

@@ -15,7 +15,7 @@ import tensorplug.extend
 from tensorplug import kernel_helpers as kh
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 from tensorplug.extend import KernelSpec, TensorInfo, get_kernel_spec
-from tensorplug.specs import elementwise as elementwise_specs
+from tensorplug.families.elementwise import spec as elementwise_specs
 
 WHERE = r"Kernel 'K' on backend 'b': "
 

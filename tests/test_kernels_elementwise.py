@@ -23,7 +23,7 @@ from _kernel_helpers import (
 )
 from tensorplug.dtypes import is_floating_numpy
 from tensorplug.extend import KernelSpec, get_kernel_spec
-from tensorplug.specs import elementwise as elementwise_specs
+from tensorplug.families.elementwise import spec as elementwise_specs
 from tensorplug.testing.references import get_reference
 
 

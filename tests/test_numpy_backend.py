@@ -59,9 +59,9 @@ def test_every_numpy_kernel_is_registered_by_the_plugin():
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_one_kernel_module_per_spec_family(family):
-    """kernels/<family>.py implements exactly the kernels tensorplug/specs/<family>.py declares."""
+    """kernels/<family>.py implements exactly the kernels tensorplug/families/<family>/spec.py declares."""
     kernels = importlib.import_module(f"tensorplug_numpy.kernels.{family}").KERNELS
-    specs = importlib.import_module(f"tensorplug.specs.{family}")
+    specs = importlib.import_module(f"tensorplug.families.{family}.spec")
     declared = {v.name for v in vars(specs).values() if isinstance(v, tp.extend.KernelSpec)}
     assert set(kernels) == declared
     assert all(callable(f) or isinstance(f, Kernel) for f in kernels.values())

@@ -23,7 +23,7 @@ from tensorplug.extend import (
     register_kernel_spec,
     unregister_gradient,
 )
-from tensorplug.specs._rules import same_as_first
+from tensorplug.kernels.shape_rules import same_as_first
 from tensorplug.testing import OpCheckError, Reference, assert_opcheck, opcheck, register_reference
 from tensorplug.testing.references import REFERENCES
 

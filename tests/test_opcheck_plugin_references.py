@@ -26,7 +26,7 @@ from tensorplug.extend import (
     register_kernel_spec,
     register_plugin,
 )
-from tensorplug.specs._rules import same_as_first
+from tensorplug.kernels.shape_rules import same_as_first
 from tensorplug.testing import Case, OpCheckError, Reference, assert_opcheck, opcheck, unary_cases
 from tensorplug.testing.inputs import generic_cases, generic_domain
 from tensorplug.testing.references import get_reference, plugin_references

@@ -1,6 +1,6 @@
 """The kernel specs are the one source of shape rules and their messages: an op that checks an
 axis or a shape before it dispatches asks its kernel's spec (the rule functions of
-``tensorplug.specs``), so the op and the spec refuse the same inputs with the same words (the
+``tensorplug.families.<family>.spec``), so the op and the spec refuse the same inputs with the same words (the
 op's name in front), and agree on the output shapes of good ones."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 
 import tensorplug as tp
 from tensorplug.extend import TensorInfo, get_kernel_spec
-from tensorplug.specs._rules import broadcast_shapes, normalize_axes, normalize_axis, op_prefix
-from tensorplug.specs.linalg import matmul_shape
-from tensorplug.specs.manipulation import broadcast_target, permutation, reshaped_shape
+from tensorplug.families.linalg.spec import matmul_shape
+from tensorplug.families.manipulation.spec import broadcast_target, permutation, reshaped_shape
+from tensorplug.kernels.shape_rules import broadcast_shapes, normalize_axes, normalize_axis, op_prefix
 
 A = np.ones((2, 3, 4), np.float32)
 F32, F64, I64 = tp.float32, tp.float64, tp.int64

@@ -21,7 +21,6 @@ from tensorplug import (
     sparse,
     tree_util,
 )
-from tensorplug._core import register_core as _register_core
 from tensorplug.backends.devices import device_put, devices, set_default_device
 from tensorplug.backends.lifecycle import (
     backend_scope,
@@ -85,6 +84,16 @@ from tensorplug.errors import (
     TracedValueError,
     VariableNotFoundError,
 )
+from tensorplug.families.creation.ops import *  # noqa: F403
+from tensorplug.families.elementwise.ops import *  # noqa: F403
+from tensorplug.families.indexing.ops import *  # noqa: F403
+from tensorplug.families.linalg.ops import *  # noqa: F403
+from tensorplug.families.manipulation.ops import *  # noqa: F403
+from tensorplug.families.reductions.ops import *  # noqa: F403
+from tensorplug.families.registration import register_core as _register_core
+from tensorplug.families.segments.ops import *  # noqa: F403
+from tensorplug.families.sorting.ops import *  # noqa: F403
+from tensorplug.families.structure.ops import *  # noqa: F403
 from tensorplug.io.saving import load, save
 from tensorplug.jit import jit
 from tensorplug.kernels.run import run_kernel
@@ -93,19 +102,10 @@ from tensorplug.kernels.run import run_kernel
 from tensorplug.ops import asarray, astype, to_backend
 from tensorplug.ops.arithmetic import *  # noqa: F403
 from tensorplug.ops.bitwise import *  # noqa: F403
-from tensorplug.ops.creation import *  # noqa: F403
 from tensorplug.ops.dlpack import *  # noqa: F403
-from tensorplug.ops.elementwise import *  # noqa: F403
 from tensorplug.ops.grids import *  # noqa: F403
-from tensorplug.ops.indexing import *  # noqa: F403
-from tensorplug.ops.linalg import *  # noqa: F403
-from tensorplug.ops.manipulation import *  # noqa: F403
 from tensorplug.ops.nd_indexing import *  # noqa: F403
-from tensorplug.ops.reductions import *  # noqa: F403
-from tensorplug.ops.segments import *  # noqa: F403
 from tensorplug.ops.sets import *  # noqa: F403
-from tensorplug.ops.sorting import *  # noqa: F403
-from tensorplug.ops.structure import *  # noqa: F403
 from tensorplug.ops.tensor_methods import attach_methods as _attach_methods
 from tensorplug.profiler import profile
 from tensorplug.tools.debug import debug_checks, debug_nans

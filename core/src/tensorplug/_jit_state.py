@@ -188,7 +188,7 @@ def leaf_layout(shape: tuple[int, ...], dtype: DType) -> StateLayout:
 
 def cut(buffer: Tensor, spec: Buffer, layout: StateLayout) -> list[Tensor]:
     """The tensors of a packed buffer, cut out of it with ops (in a trace: traced ops)."""
-    from tensorplug.ops.manipulation import reshape
+    from tensorplug.families.manipulation.ops import reshape
 
     out = []
     start = 0
@@ -202,7 +202,7 @@ def cut(buffer: Tensor, spec: Buffer, layout: StateLayout) -> list[Tensor]:
 
 def pack(tensors: Sequence[Tensor]) -> Tensor:
     """Tensors of one dtype flattened and joined (ops)."""
-    from tensorplug.ops.manipulation import concat
+    from tensorplug.families.manipulation.ops import concat
 
     return concat(list(tensors), axis=None)
 

@@ -13,7 +13,6 @@ gradients are written with (those of ``tensorplug.kernel_helpers`` among them).
 from __future__ import annotations
 
 from tensorplug import kernel_helpers as _kernel_helpers
-from tensorplug._core import register_core
 from tensorplug.backends.lifecycle import (
     Backend,
     BackendConfig,
@@ -26,7 +25,8 @@ from tensorplug.backends.lifecycle import (
 from tensorplug.core.runtime import Runtime, use_runtime
 from tensorplug.core.runtime import current as current_runtime
 from tensorplug.core.version import API_VERSION
-from tensorplug.gradients._util import unbroadcast
+from tensorplug.families._common.gradient_util import unbroadcast
+from tensorplug.families.registration import register_core
 from tensorplug.jit import tracing
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
 from tensorplug.kernels.dispatcher import Dispatcher

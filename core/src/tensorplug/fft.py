@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from tensorplug.ops.fft import (
+from tensorplug.families.fft.ops import (
            fft,
            fftfreq,
            fftn,

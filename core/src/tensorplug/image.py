@@ -5,7 +5,7 @@ rotate_with_offset, projective transform, and non-max suppression of boxes
 
 from __future__ import annotations
 
-from tensorplug.ops.image import (
+from tensorplug.families.image.ops import (
            crop_and_resize,
            flip_left_right,
            non_max_suppression,

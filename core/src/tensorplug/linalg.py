@@ -8,7 +8,7 @@ functions as ``tp.matmul`` and the others.
 
 from __future__ import annotations
 
-from tensorplug.ops.decompositions import (
+from tensorplug.families.decompositions.ops import (
     EighResult,
     EigResult,
     QRResult,
@@ -27,11 +27,11 @@ from tensorplug.ops.decompositions import (
     svd,
     svdvals,
 )
-from tensorplug.ops.linalg import matmul, outer, tensordot, vecdot
-from tensorplug.ops.manipulation import matrix_transpose
+from tensorplug.families.linalg.ops import matmul, outer, tensordot, vecdot
+from tensorplug.families.manipulation.ops import matrix_transpose
+from tensorplug.families.structure.ops import band_part, tensor_diag
 from tensorplug.ops.matrix_functions import cross, diagonal, matrix_power, matrix_rank, pinv, trace
 from tensorplug.ops.norms import matrix_norm, vector_norm
-from tensorplug.ops.structure import band_part, tensor_diag
 
 __all__ = [
     "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult",

@@ -10,6 +10,7 @@ divergence) reduce the class axis first and give one value per example.
 
 from __future__ import annotations
 
+from tensorplug.families.nn.ops import softmax_cross_entropy, sparse_softmax_cross_entropy
 from tensorplug.ops.losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -22,7 +23,6 @@ from tensorplug.ops.losses import (
     mean_absolute_error,
     mean_squared_error,
 )
-from tensorplug.ops.nn import softmax_cross_entropy, sparse_softmax_cross_entropy
 
 __all__ = [
     "binary_cross_entropy",

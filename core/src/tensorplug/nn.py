@@ -4,14 +4,17 @@ space/depth/batch rearrangements. Losses with ``reduction=`` are in ``tp.losses`
 
 from __future__ import annotations
 
-from tensorplug.ops import activations as _activations
-from tensorplug.ops.activations import *  # noqa: F403
-from tensorplug.ops.attention import dot_product_attention, embedding
-from tensorplug.ops.convolution import conv, conv_transpose, depthwise_conv, separable_conv
-from tensorplug.ops.dropout import dropout
-from tensorplug.ops.fused import fused_conv, fused_matmul
-from tensorplug.ops.layout import batch_to_space_nd, depth_to_space, space_to_batch_nd, space_to_depth
-from tensorplug.ops.nn import (
+from tensorplug.families.activations import ops as _activations
+from tensorplug.families.activations.ops import *  # noqa: F403
+from tensorplug.families.convolution.ops import conv, conv_transpose, depthwise_conv, separable_conv
+from tensorplug.families.fused.ops import fused_conv, fused_matmul
+from tensorplug.families.layout.ops import (
+    batch_to_space_nd,
+    depth_to_space,
+    space_to_batch_nd,
+    space_to_depth,
+)
+from tensorplug.families.nn.ops import (
     log_softmax,
     logsumexp,
     one_hot,
@@ -21,14 +24,16 @@ from tensorplug.ops.nn import (
     softmax_cross_entropy,
     sparse_softmax_cross_entropy,
 )
-from tensorplug.ops.normalization import (
+from tensorplug.families.normalization.ops import (
     batch_norm,
     batch_norm_train,
     layer_norm,
     local_response_normalization,
     moments,
 )
-from tensorplug.ops.pooling import avg_pool, dilation2d, max_pool, max_pool_with_argmax
+from tensorplug.families.pooling.ops import avg_pool, dilation2d, max_pool, max_pool_with_argmax
+from tensorplug.ops.attention import dot_product_attention, embedding
+from tensorplug.ops.dropout import dropout
 
 __all__ = [
     "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "softmax", "softmax_cross_entropy",

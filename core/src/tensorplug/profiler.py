@@ -79,7 +79,7 @@ def count_kernels() -> Iterator[KernelCalls]:
 # -- tp.profile -------------------------------------------------------------------------------
 _lock = threading.Lock()
 _OP_MODULES = "tensorplug.ops."
-_NAMESPACED = {"tensorplug.ops.nn": "nn.", "tensorplug.ops.random": "random."}
+_NAMESPACED = {"tensorplug.families.nn.ops": "nn.", "tensorplug.ops.random": "random."}
 
 
 class _LiveBytes:

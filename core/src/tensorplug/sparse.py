@@ -4,6 +4,6 @@ fill_empty_rows."""
 
 from __future__ import annotations
 
-from tensorplug.ops.sparse import fill_empty_rows, reshape, segment_mean, segment_sum, to_dense
+from tensorplug.families.sparse.ops import fill_empty_rows, reshape, segment_mean, segment_sum, to_dense
 
 __all__ = ["fill_empty_rows", "reshape", "segment_mean", "segment_sum", "to_dense"]

@@ -13,8 +13,8 @@ from tensorplug.core import validate as valid
 from tensorplug.core.context import state
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import DeviceError
+from tensorplug.families._common.convert import asarray
 from tensorplug.kernels.run import wrap
-from tensorplug.ops._convert import asarray
 from tensorplug.transforms.autodiff.tape import record_custom
 from tensorplug.tree_util import tree_flatten, tree_unflatten
 

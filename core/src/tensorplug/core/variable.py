@@ -39,7 +39,7 @@ class Variable(Tensor):
 
     def __init__(self, initial_value: Any, name: str | None = None, trainable: bool = True,
                  dtype: Any = None) -> None:
-        from tensorplug.ops._convert import asarray
+        from tensorplug.families._common.convert import asarray
 
         if jit_trace_var.get() is not None:
             raise TracedValueError(
@@ -101,7 +101,7 @@ class Variable(Tensor):
         if isinstance(value, Tensor) and value._backend is backend and value._dtype is self._dtype:
             new = value._data  # already this variable's dtype and backend: no conversion
         else:
-            from tensorplug.ops._convert import asarray
+            from tensorplug.families._common.convert import asarray
             try:
                 new = asarray(value, dtype=self._dtype, backend=backend.name)._data
             except TracedValueError as exc:
@@ -159,7 +159,7 @@ class Variable(Tensor):
         the value until the call ends); after a compiled call, moved to this Variable's own
         backend when the call ran on another."""
         if state._backend is not self._backend and jit_trace_var.get() is None:
-            from tensorplug.ops._convert import asarray
+            from tensorplug.families._common.convert import asarray
             state = asarray(state, dtype=self._dtype, backend=self._backend.name)
         self._value, self._backend, self._value_tensor = state._data, state._backend, state
 

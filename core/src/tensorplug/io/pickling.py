@@ -23,7 +23,7 @@ import numpy as np
 from tensorplug.backends.lifecycle import backend_scope
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable, name_taken
-from tensorplug.ops._convert import asarray
+from tensorplug.families._common.convert import asarray
 
 __all__ = ["reduce_tensor", "restore_tensor", "copy_variable", "reduce_variable", "restore_variable"]
 

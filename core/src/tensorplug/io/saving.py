@@ -184,7 +184,7 @@ class _Reader:
         return {**node["slots"], "items": items}
 
     def tensor(self, arr: np.ndarray, backend: str | None) -> Tensor:
-        from tensorplug.ops._convert import asarray
+        from tensorplug.families._common.convert import asarray
 
         return asarray(arr, backend=backend)
 

@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from tensorplug.dtypes import ALL_DTYPES, accumulator_of
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
+from tensorplug.families.fused.spec import depthwise_as_grouped
 from tensorplug.kernel_helpers import image_sampling
 from tensorplug.kernel_helpers.activation_formulas import (
     SELU_ALPHA,
@@ -60,7 +61,8 @@ __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "SELU_ALPHA",
     "SELU_SCALE", "UNARY_KERNELS", "avg_pool_divisor", "band_part", "batch_to_space",
     "check_index_bounds", "check_nd_index_bounds", "clip_bounds", "conv_channels_first",
-    "conv_transpose_padding", "depth_to_space", "elementwise_functions", "elu_values", "euclidean_norm",
+    "conv_transpose_padding", "depth_to_space", "depthwise_as_grouped", "elementwise_functions",
+    "elu_values", "euclidean_norm",
     "expm1_complex_parts", "fill_empty_rows", "floor_divide_floats", "gelu_slope", "gelu_values",
     "normalize_axis", "output_sizes", "pool_window", "range_dtype", "range_length", "slice_index",
     "space_to_batch", "space_to_depth", "sparse_reshape_indices", "sparse_reshape_shape",

@@ -35,7 +35,7 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
     order; `attrs` is checked and completed from the spec. Returns a Tensor, or a tuple for a
     multi-output kernel; it is recorded for autodiff like any op.
     """
-    from tensorplug.ops._convert import asarray  # ops sit above the engine
+    from tensorplug.families._common.convert import asarray  # ops sit above the engine
 
     backend = active_backend()  # (started: plugins and their specs are loaded)
     if not isinstance(kernel_name, str):

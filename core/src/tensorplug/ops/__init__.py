@@ -1,4 +1,6 @@
-"""tensorplug's public ops, one module per family. Ops added by plugins are reachable here
+"""``tp.ops``: tensorplug's public ops, gathered: each kernel family's (``families/<family>/ops.py``)
+and those in this package, which belong to no one family (written with the families' ops, or,
+as ``tensor_methods``, Tensor's methods that are ops). Ops added by plugins are reachable here
 too, as ``tp.ops.<name>`` (looked up in the op registry on attribute access). The ``nn`` and
 ``random`` families are public as the namespaces ``tp.nn`` and ``tp.random``."""
 
@@ -6,40 +8,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorplug.ops import (
-    arithmetic,
-    bitwise,
-    creation,
-    dlpack,
-    elementwise,
-    grids,
-    indexing,
-    linalg,
-    manipulation,
-    nd_indexing,
-    reductions,
-    segments,
-    sets,
-    sorting,
-    structure,
-)
-from tensorplug.ops._convert import asarray, astype, to_backend
+from tensorplug.families._common.convert import asarray, astype, to_backend
+from tensorplug.families.creation import ops as creation
+from tensorplug.families.creation.ops import *  # noqa: F403
+from tensorplug.families.elementwise import ops as elementwise
+from tensorplug.families.elementwise.ops import *  # noqa: F403
+from tensorplug.families.indexing import ops as indexing
+from tensorplug.families.indexing.ops import *  # noqa: F403
+from tensorplug.families.indexing.ops import getitem  # Tensor.__getitem__; tp.ops.getitem, not tp.getitem
+from tensorplug.families.linalg import ops as linalg
+from tensorplug.families.linalg.ops import *  # noqa: F403
+from tensorplug.families.manipulation import ops as manipulation
+from tensorplug.families.manipulation.ops import *  # noqa: F403
+from tensorplug.families.reductions import ops as reductions
+from tensorplug.families.reductions.ops import *  # noqa: F403
+from tensorplug.families.segments import ops as segments
+from tensorplug.families.segments.ops import *  # noqa: F403
+from tensorplug.families.sorting import ops as sorting
+from tensorplug.families.sorting.ops import *  # noqa: F403
+from tensorplug.families.structure import ops as structure
+from tensorplug.families.structure.ops import *  # noqa: F403
+from tensorplug.ops import arithmetic, bitwise, dlpack, grids, nd_indexing, sets
 from tensorplug.ops.arithmetic import *  # noqa: F403
 from tensorplug.ops.bitwise import *  # noqa: F403
-from tensorplug.ops.creation import *  # noqa: F403
 from tensorplug.ops.dlpack import *  # noqa: F403
-from tensorplug.ops.elementwise import *  # noqa: F403
 from tensorplug.ops.grids import *  # noqa: F403
-from tensorplug.ops.indexing import *  # noqa: F403
-from tensorplug.ops.indexing import getitem  # Tensor.__getitem__; tp.ops.getitem, not tp.getitem
-from tensorplug.ops.linalg import *  # noqa: F403
-from tensorplug.ops.manipulation import *  # noqa: F403
 from tensorplug.ops.nd_indexing import *  # noqa: F403
-from tensorplug.ops.reductions import *  # noqa: F403
-from tensorplug.ops.segments import *  # noqa: F403
 from tensorplug.ops.sets import *  # noqa: F403
-from tensorplug.ops.sorting import *  # noqa: F403
-from tensorplug.ops.structure import *  # noqa: F403
 from tensorplug.registry import ops as _op_registry
 
 # `+=` of each family's __all__ (not a computed list) lets type checkers see every op.

@@ -30,12 +30,12 @@ from tensorplug.errors import (
     TensorplugError,
     TracedValueError,
 )
-from tensorplug.ops._convert import asarray, astype
-from tensorplug.ops.elementwise import add, less, maximum, minimum, multiply, where
-from tensorplug.ops.indexing import getitem, take
-from tensorplug.ops.manipulation import broadcast_arrays, broadcast_to, reshape, stack
+from tensorplug.families._common.convert import asarray, astype
+from tensorplug.families.elementwise.ops import add, less, maximum, minimum, multiply, where
+from tensorplug.families.indexing.ops import getitem, take
+from tensorplug.families.manipulation.ops import broadcast_arrays, broadcast_to, reshape, stack
+from tensorplug.kernels.shape_rules import fitting_value
 from tensorplug.ops.nd_indexing import scatter_nd, tensor_scatter_update
-from tensorplug.specs._rules import fitting_value
 
 __all__ = ["At"]
 

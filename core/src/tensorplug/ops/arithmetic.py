@@ -9,8 +9,8 @@ from typing import Any
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_, complex_of, result_type
 from tensorplug.errors import ArgumentError, DTypeError
-from tensorplug.ops._convert import asarray, astype, caller, convert_pair, to_float
-from tensorplug.specs.activations import add_n_shape
+from tensorplug.families._common.convert import asarray, astype, caller, convert_pair, to_float
+from tensorplug.families.activations.spec import add_n_shape
 
 __all__ = ["add_n", "complex", "rsqrt", "squared_difference"]
 

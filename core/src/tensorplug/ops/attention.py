@@ -14,14 +14,14 @@ from tensorplug.core.dtype_functions import finfo
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_, float32
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.ops._convert import asarray, astype
-from tensorplug.ops.activations import real_float
-from tensorplug.ops.elementwise import add, logical_and, multiply, where
-from tensorplug.ops.indexing import take
-from tensorplug.ops.linalg import matmul
-from tensorplug.ops.manipulation import broadcast_to, expand_dims, permute_dims, reshape, squeeze
-from tensorplug.ops.nn import softmax
-from tensorplug.specs.fused import broadcasts_into
+from tensorplug.families._common.convert import asarray, astype
+from tensorplug.families.activations.ops import real_float
+from tensorplug.families.elementwise.ops import add, logical_and, multiply, where
+from tensorplug.families.fused.spec import broadcasts_into
+from tensorplug.families.indexing.ops import take
+from tensorplug.families.linalg.ops import matmul
+from tensorplug.families.manipulation.ops import broadcast_to, expand_dims, permute_dims, reshape, squeeze
+from tensorplug.families.nn.ops import softmax
 
 __all__ = ["dot_product_attention", "embedding"]
 

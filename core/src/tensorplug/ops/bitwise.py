@@ -10,8 +10,8 @@ from typing import Any
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import DTypeError
-from tensorplug.ops._convert import asarray, caller, convert_pair
-from tensorplug.ops.elementwise import _named
+from tensorplug.families._common.convert import asarray, caller, convert_pair
+from tensorplug.families.elementwise.ops import _named
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
            "bitwise_right_shift"]

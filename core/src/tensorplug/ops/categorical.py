@@ -7,9 +7,9 @@ from typing import Any
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.ops._convert import caller, to_float
-from tensorplug.ops.manipulation import reshape
-from tensorplug.specs.multinomial import multinomial_shape
+from tensorplug.families._common.convert import caller, to_float
+from tensorplug.families.manipulation.ops import reshape
+from tensorplug.families.multinomial.spec import multinomial_shape
 
 __all__ = ["categorical"]
 

@@ -9,8 +9,8 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float32, float64
 from tensorplug.errors import ShapeError
-from tensorplug.ops.activations import real_float
-from tensorplug.ops.elementwise import greater_equal, multiply, where
+from tensorplug.families.activations.ops import real_float
+from tensorplug.families.elementwise.ops import greater_equal, multiply, where
 from tensorplug.ops.random import uniform
 
 __all__ = ["dropout"]

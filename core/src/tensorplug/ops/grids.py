@@ -11,12 +11,12 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
-from tensorplug.ops._axes import promote_all
-from tensorplug.ops._convert import asarray, caller
-from tensorplug.ops.creation import arange, zeros_like
-from tensorplug.ops.elementwise import greater_equal, less_equal, not_equal, subtract, where
-from tensorplug.ops.manipulation import broadcast_to, concat, reshape
-from tensorplug.specs._rules import normalize_axis
+from tensorplug.families._common.axes import promote_all
+from tensorplug.families._common.convert import asarray, caller
+from tensorplug.families.creation.ops import arange, zeros_like
+from tensorplug.families.elementwise.ops import greater_equal, less_equal, not_equal, subtract, where
+from tensorplug.families.manipulation.ops import broadcast_to, concat, reshape
+from tensorplug.kernels.shape_rules import normalize_axis
 
 __all__ = ["diff", "meshgrid", "tril", "triu"]
 

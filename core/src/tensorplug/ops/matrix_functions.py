@@ -12,17 +12,17 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_, default_int
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.ops._convert import asarray, convert_pair
-from tensorplug.ops.creation import eye, zeros
-from tensorplug.ops.decompositions import conj_transpose, float_matrices, inv, svd, svdvals
-from tensorplug.ops.elementwise import divide, greater, multiply, subtract, where
-from tensorplug.ops.indexing import getitem
-from tensorplug.ops.linalg import matmul
-from tensorplug.ops.manipulation import broadcast_to, expand_dims, moveaxis, reshape, stack
-from tensorplug.ops.reductions import max as _max
-from tensorplug.ops.reductions import sum as _sum
-from tensorplug.specs._rules import broadcast_shapes, normalize_axis
-from tensorplug.specs.decompositions import matrix_shape
+from tensorplug.families._common.convert import asarray, convert_pair
+from tensorplug.families.creation.ops import eye, zeros
+from tensorplug.families.decompositions.ops import conj_transpose, float_matrices, inv, svd, svdvals
+from tensorplug.families.decompositions.spec import matrix_shape
+from tensorplug.families.elementwise.ops import divide, greater, multiply, subtract, where
+from tensorplug.families.indexing.ops import getitem
+from tensorplug.families.linalg.ops import matmul
+from tensorplug.families.manipulation.ops import broadcast_to, expand_dims, moveaxis, reshape, stack
+from tensorplug.families.reductions.ops import max as _max
+from tensorplug.families.reductions.ops import sum as _sum
+from tensorplug.kernels.shape_rules import broadcast_shapes, normalize_axis
 
 __all__ = ["cross", "diagonal", "matrix_power", "matrix_rank", "pinv", "trace"]
 

@@ -22,8 +22,8 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import int64
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
-from tensorplug.ops._convert import asarray, astype, caller
-from tensorplug.specs.scatter_nd import nd_slice_shape
+from tensorplug.families._common.convert import asarray, astype, caller
+from tensorplug.families.scatter_nd.spec import nd_slice_shape
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_update"]
 

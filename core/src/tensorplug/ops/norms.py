@@ -12,16 +12,16 @@ from typing import Any, Literal
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, ShapeError
-from tensorplug.ops._convert import asarray, caller
-from tensorplug.ops.decompositions import floating, svdvals
-from tensorplug.ops.elementwise import abs as _abs
-from tensorplug.ops.elementwise import not_equal, pow
-from tensorplug.ops.manipulation import reshape
-from tensorplug.ops.reductions import max as _max
-from tensorplug.ops.reductions import min as _min
-from tensorplug.ops.reductions import sum as _sum
-from tensorplug.specs._rules import normalize_axes
-from tensorplug.specs.decompositions import matrix_shape
+from tensorplug.families._common.convert import asarray, caller
+from tensorplug.families.decompositions.ops import floating, svdvals
+from tensorplug.families.decompositions.spec import matrix_shape
+from tensorplug.families.elementwise.ops import abs as _abs
+from tensorplug.families.elementwise.ops import not_equal, pow
+from tensorplug.families.manipulation.ops import reshape
+from tensorplug.families.reductions.ops import max as _max
+from tensorplug.families.reductions.ops import min as _min
+from tensorplug.families.reductions.ops import sum as _sum
+from tensorplug.kernels.shape_rules import normalize_axes
 
 __all__ = ["matrix_norm", "vector_norm"]
 

@@ -10,8 +10,8 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import default_float
 from tensorplug.errors import DTypeError
-from tensorplug.ops._convert import caller
-from tensorplug.specs.creation import random_dtype
+from tensorplug.families._common.convert import caller
+from tensorplug.families.creation.spec import random_dtype
 
 __all__ = ["normal", "uniform"]
 

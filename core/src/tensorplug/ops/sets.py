@@ -21,12 +21,12 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_
 from tensorplug.errors import DTypeError
-from tensorplug.ops._convert import asarray, caller, convert_pair
-from tensorplug.ops.creation import full
-from tensorplug.ops.elementwise import equal, logical_not, minimum
-from tensorplug.ops.manipulation import expand_dims, reshape
-from tensorplug.ops.reductions import any as _any
-from tensorplug.ops.sorting import searchsorted, sort
+from tensorplug.families._common.convert import asarray, caller, convert_pair
+from tensorplug.families.creation.ops import full
+from tensorplug.families.elementwise.ops import equal, logical_not, minimum
+from tensorplug.families.manipulation.ops import expand_dims, reshape
+from tensorplug.families.reductions.ops import any as _any
+from tensorplug.families.sorting.ops import searchsorted, sort
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 

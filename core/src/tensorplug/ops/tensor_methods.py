@@ -14,14 +14,15 @@ from typing import Any
 from tensorplug.backends.devices import device_put
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, ShapeError
+from tensorplug.families._common.convert import astype, to_backend
+from tensorplug.families.elementwise import ops as elementwise
+from tensorplug.families.indexing.ops import getitem
+from tensorplug.families.linalg.ops import matmul
+from tensorplug.families.manipulation.ops import matrix_transpose, permute_dims
 from tensorplug.io.pickling import reduce_tensor
-from tensorplug.ops import bitwise, dlpack, elementwise
-from tensorplug.ops._convert import astype, to_backend
+from tensorplug.ops import bitwise, dlpack
 from tensorplug.ops._ufuncs import array_ufunc
 from tensorplug.ops._updates import At, immutable_error
-from tensorplug.ops.indexing import getitem
-from tensorplug.ops.linalg import matmul
-from tensorplug.ops.manipulation import matrix_transpose, permute_dims
 
 __all__ = ["attach_methods"]
 

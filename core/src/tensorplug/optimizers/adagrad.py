@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import HyperparameterError
-from tensorplug.ops.elementwise import sqrt
+from tensorplug.families.elementwise.ops import sqrt
 from tensorplug.optimizers.hyperparameters import real
 from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimizer, Step
 

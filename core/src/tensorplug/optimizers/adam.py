@@ -8,8 +8,8 @@ from typing import Any
 from tensorplug.core.context import jit_trace_var
 from tensorplug.core.runtime import ACTIVE
 from tensorplug.core.tensor import Tensor
-from tensorplug.ops._convert import caller
-from tensorplug.ops.elementwise import sqrt
+from tensorplug.families._common.convert import caller
+from tensorplug.families.elementwise.ops import sqrt
 from tensorplug.optimizers.hyperparameters import check_moments
 from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimizer, Step
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tensorplug.core.tensor import Tensor
-from tensorplug.ops.elementwise import abs as tp_abs
-from tensorplug.ops.elementwise import maximum
+from tensorplug.families.elementwise.ops import abs as tp_abs
+from tensorplug.families.elementwise.ops import maximum
 from tensorplug.optimizers.hyperparameters import check_moments
 from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimizer, Step
 

@@ -10,10 +10,10 @@ from typing import Any
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64
 from tensorplug.errors import ArgumentError, DTypeError
-from tensorplug.ops._convert import asarray
-from tensorplug.ops.elementwise import abs as tp_abs
-from tensorplug.ops.elementwise import clip, maximum, sqrt
-from tensorplug.ops.reductions import sum as tp_sum
+from tensorplug.families._common.convert import asarray
+from tensorplug.families.elementwise.ops import abs as tp_abs
+from tensorplug.families.elementwise.ops import clip, maximum, sqrt
+from tensorplug.families.reductions.ops import sum as tp_sum
 from tensorplug.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["clip_by_global_norm", "clip_by_norm", "clip_by_value", "global_norm"]

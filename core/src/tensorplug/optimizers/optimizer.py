@@ -386,6 +386,6 @@ def _zeros_like(t: Tensor) -> Tensor:
 
 
 def _asarray(x: Any, dtype: Any = None, backend: str | None = None) -> Tensor:
-    from tensorplug.ops._convert import asarray
+    from tensorplug.families._common.convert import asarray
     return asarray(x, dtype=dtype, backend=backend)
 

@@ -16,8 +16,8 @@ from typing import Any
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64
 from tensorplug.errors import ArgumentError
-from tensorplug.ops._convert import asarray
-from tensorplug.ops.elementwise import cos, floor, minimum, where
+from tensorplug.families._common.convert import asarray
+from tensorplug.families.elementwise.ops import cos, floor, minimum, where
 
 __all__ = ["Schedule", "step_decay", "piecewise_constant", "exponential_decay", "cosine_decay",
            "linear_warmup"]

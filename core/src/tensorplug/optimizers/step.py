@@ -107,5 +107,5 @@ class on_backend:
 
 
 def _asarray(x: Any, dtype: Any = None) -> Tensor:
-    from tensorplug.ops._convert import asarray
+    from tensorplug.families._common.convert import asarray
     return asarray(x, dtype=dtype)

@@ -1,19 +1,22 @@
-"""A backend's kernels laid out one family per module (STYLE.md): every module of the
-backend's kernels package whose name does not start with ``_`` is a family and exposes
-``KERNELS``, a dict kernel name -> the backend's entry for it. ``family_configs`` makes the
-backend's ``KernelConfig``s from them, so a new family file needs no list to join."""
+"""Packages laid out one kernel family per module (STYLE.md): a backend's kernels, the testing
+kit's references. A family is every module of the package whose name does not start with
+``_``, so a new family file needs no list to join. In a backend's kernels package each family
+exposes ``KERNELS``, a dict kernel name -> the backend's entry for it; ``family_configs``
+makes the backend's ``KernelConfig``s from them."""
 
 from __future__ import annotations
 
 import functools
+import importlib
+import pkgutil
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
-from tensorplug._families import import_families
 from tensorplug.errors import RegistrationError
 from tensorplug.registry.kernel_config import KernelConfig
 
-__all__ = ["family_configs"]
+__all__ = ["family_configs", "import_families"]
 
 MakeConfig = Callable[[str, str, Any], KernelConfig]  # (kernel name, backend name, entry)
 
@@ -54,3 +57,10 @@ def _entries(package: str) -> list[tuple[str, Any]]:
             found[name] = module
             entries.append((name, entry))
     return entries
+
+
+def import_families(package: str) -> list[ModuleType]:
+    """Import every family module of `package` (name order); return them."""
+    found = pkgutil.iter_modules(importlib.import_module(package).__path__)
+    return [importlib.import_module(f"{package}.{info.name}")
+            for info in sorted(found, key=lambda info: info.name) if not info.name.startswith("_")]

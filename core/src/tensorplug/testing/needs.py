@@ -152,7 +152,7 @@ def minimum_grad_kernels() -> list[str]:
     """The fewest kernels with which ``tp.grad`` works on a backend: what
     ``tp.grad(lambda x: tp.sum(x * x))`` dispatches on a vector (a product, a reduction to a
     scalar, reverse mode's own accumulation of two paths), closed under gradient needs."""
-    from tensorplug.ops.reductions import sum as sum_
+    from tensorplug.families.reductions.ops import sum as sum_
     from tensorplug.transforms.autodiff.api import grad
 
     with abstract_backend() as backend:

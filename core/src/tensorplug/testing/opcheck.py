@@ -24,9 +24,9 @@ from tensorplug.backends.lifecycle import Backend, active_backend, backend_scope
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
 from tensorplug.errors import KernelError, KernelOutputError, TensorplugError
+from tensorplug.families._common.convert import asarray
 from tensorplug.kernels.run import run_kernel
 from tensorplug.kernels.spec import REQUIRED, KernelSpec, TensorInfo, describe
-from tensorplug.ops._convert import asarray
 from tensorplug.registry.specs import get_kernel_spec
 from tensorplug.testing.batching_check import check_batching
 from tensorplug.testing.compare import Tolerance, compare_values, show_array

@@ -15,8 +15,8 @@ from tensorplug.core.context import backend_var, push_recorder, recorders_var, r
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable, trainable_variables
 from tensorplug.errors import AutodiffError, DTypeError
+from tensorplug.families._common.convert import asarray, scalar_tensor
 from tensorplug.kernels.run import wrap
-from tensorplug.ops._convert import asarray, scalar_tensor
 from tensorplug.transforms.autodiff.closures import refusing_closures
 from tensorplug.transforms.autodiff.tape import Tape, backward, fresh, record_custom
 from tensorplug.tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten

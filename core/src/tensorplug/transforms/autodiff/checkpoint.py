@@ -19,9 +19,9 @@ from tensorplug.core import validate as valid
 from tensorplug.core.context import push_recorder, recorders_var, remove_recorder
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError
+from tensorplug.families._common.convert import asarray
+from tensorplug.families.creation.ops import zeros_like
 from tensorplug.kernels.dispatcher import wrap
-from tensorplug.ops._convert import asarray
-from tensorplug.ops.creation import zeros_like
 from tensorplug.transforms.autodiff.forward import JvpRecorder
 from tensorplug.transforms.autodiff.tape import CustomRule, Tape, backward, fresh, record_custom
 from tensorplug.tree_util import tree_flatten, tree_unflatten

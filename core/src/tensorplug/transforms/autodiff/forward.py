@@ -20,8 +20,8 @@ from tensorplug.core import validate as valid
 from tensorplug.core.context import push_recorder, recorders_var, remove_recorder
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError
-from tensorplug.ops._convert import asarray
-from tensorplug.ops.creation import zeros_like
+from tensorplug.families._common.convert import asarray
+from tensorplug.families.creation.ops import zeros_like
 from tensorplug.registry.jvps import find_jvp
 from tensorplug.registry.specs import get_kernel_spec
 from tensorplug.transforms.autodiff.tape import (

@@ -13,9 +13,9 @@ from tensorplug.core import validate as valid
 from tensorplug.core.context import push_recorder, remove_recorder
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError
-from tensorplug.ops._convert import asarray
-from tensorplug.ops.creation import eye, zeros, zeros_like
-from tensorplug.ops.manipulation import reshape
+from tensorplug.families._common.convert import asarray
+from tensorplug.families.creation.ops import eye, zeros, zeros_like
+from tensorplug.families.manipulation.ops import reshape
 from tensorplug.transforms.autodiff.api import (
     _argnums,
     _checked_argnums,

@@ -17,9 +17,9 @@ from tensorplug.core.context import gradient_var, recorders_var, state
 from tensorplug.core.runtime import ACTIVE
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError, GradientNotFoundError
+from tensorplug.families.creation.ops import zeros_like
+from tensorplug.families.elementwise.ops import add
 from tensorplug.kernels.run import wrap
-from tensorplug.ops.creation import zeros_like
-from tensorplug.ops.elementwise import add
 from tensorplug.registry.gradients import find_gradient
 from tensorplug.registry.specs import get_kernel_spec
 

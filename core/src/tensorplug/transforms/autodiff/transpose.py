@@ -14,8 +14,8 @@ from typing import Any
 
 from tensorplug.core.context import push_recorder, remove_recorder
 from tensorplug.core.tensor import Tensor
-from tensorplug.ops.creation import ones_like, zeros_like
-from tensorplug.ops.reductions import sum as _sum
+from tensorplug.families.creation.ops import ones_like, zeros_like
+from tensorplug.families.reductions.ops import sum as _sum
 from tensorplug.transforms.autodiff.tape import Tape, backward
 
 __all__ = ["transpose"]

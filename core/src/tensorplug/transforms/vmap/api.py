@@ -30,9 +30,9 @@ from tensorplug.core.context import backend_var, recorders_var
 from tensorplug.core.runtime import ACTIVE
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, ShapeError
+from tensorplug.families._common.convert import asarray
+from tensorplug.families.manipulation.ops import broadcast_to, expand_dims, moveaxis
 from tensorplug.kernels.dispatcher import wrap
-from tensorplug.ops._convert import asarray
-from tensorplug.ops.manipulation import broadcast_to, expand_dims, moveaxis
 from tensorplug.transforms.vmap.axis_trees import AxisSpec, Leaf, check_axes, leaves_of, rebuild
 from tensorplug.transforms.vmap.batching_backend import Batched, BatchingBackend
 

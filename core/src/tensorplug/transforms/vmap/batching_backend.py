@@ -24,16 +24,16 @@ from typing import Any
 import numpy as np
 
 from tensorplug.backends.lifecycle import Backend
-from tensorplug.batching._util import select
 from tensorplug.core.context import backend_var, recorders_var
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
 from tensorplug.errors import KernelError, ShapeError, TracedValueError, VmapFallbackWarning
+from tensorplug.families._common.batching_util import select
+from tensorplug.families.creation.ops import zeros
+from tensorplug.families.manipulation.ops import stack
 from tensorplug.kernels.dispatcher import dispatcher_of, to_backend, wrap
 from tensorplug.kernels.spec import TensorInfo
-from tensorplug.ops.creation import zeros
-from tensorplug.ops.manipulation import stack
 from tensorplug.registry.batching import find_batching_rule
 from tensorplug.registry.kernel_config import KernelConfig
 from tensorplug.registry.specs import get_kernel_spec

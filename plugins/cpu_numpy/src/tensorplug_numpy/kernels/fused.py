@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.specs.fused import depthwise_as_grouped
+from tensorplug.kernel_helpers import depthwise_as_grouped
 from tensorplug_numpy.kernels.convolution import conv
 from tensorplug_numpy.kernels.linalg import _PRODUCTS as PRODUCTS
 

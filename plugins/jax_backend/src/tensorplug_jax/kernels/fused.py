@@ -10,7 +10,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from tensorplug.specs.fused import depthwise_as_grouped
+from tensorplug.kernel_helpers import depthwise_as_grouped
 from tensorplug_jax.kernels._jit import with_attrs
 from tensorplug_jax.kernels.convolution import _conv
 

@@ -1,0 +1,2 @@
+"""The fft family: the discrete Fourier transforms (``tp.fft``): Fft, Ifft, Rfft, Irfft. Here: spec,
+ops, gradients, jvps, batching."""

@@ -1,0 +1,1 @@
+"""The optim family: AdamUpdate. Here: spec."""

@@ -1,8 +1,0 @@
-"""JVP rule of Einsum: linear in each operand, the sum of the einsums with one operand
-replaced by its tangent."""
-
-from __future__ import annotations
-
-from tensorplug.jvps._util import multilinear
-
-multilinear("Einsum")

@@ -1,8 +1,0 @@
-"""JVP rules of the layout kernels: each moves elements without combining them (linear), so
-it runs on the tangent itself."""
-
-from __future__ import annotations
-
-from tensorplug.jvps._util import linear
-
-linear("BatchToSpaceND", "DepthToSpace", "MirrorPad", "SpaceToBatchND", "SpaceToDepth")
