@@ -4,8 +4,9 @@ of its first-party plugins, and no import inside a function except of an optiona
 The graph is read from the source with `ast`: an edge `a -> b` is a module-level import in `a`
 that names module `b` (``from p import m`` names the module ``p.m`` when there is one, else the
 package ``p``); imports under ``if TYPE_CHECKING:`` are left out, as they never run. Importing
-``p.m`` also runs ``p/__init__.py``, but that edge is not counted: a package re-exporting its
-children is the one direction this graph allows.
+``p.m`` also runs ``p/__init__.py`` first, so it is an edge to the package ``p`` too, unless
+`a` is in ``p`` itself or ``p`` is a top-level package (``tensorplug/__init__.py`` gathers the
+public API from everything below it: that one direction is how a package is made).
 """
 
 from __future__ import annotations
@@ -95,8 +96,10 @@ def modules() -> dict[str, tuple[Path, bool]]:
 MODULES = modules()
 
 
-def named_modules(module: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> Iterator[str]:
-    """The modules an import statement names (first-party ones by their module, others by their top name)."""
+def named_modules(module: str, is_package: bool, node: ast.Import | ast.ImportFrom,
+                  packages: bool = True) -> Iterator[str]:
+    """The modules an import statement names (first-party ones by their module, others by their
+    top name), and with `packages` the first-party packages it runs."""
     if isinstance(node, ast.Import):
         targets = [alias.name for alias in node.names]
     else:
@@ -115,6 +118,11 @@ def named_modules(module: str, is_package: bool, node: ast.Import | ast.ImportFr
         while target not in MODULES:
             target = target.rpartition(".")[0]
         yield target
+        parts = target.split(".") if packages else []
+        for end in range(2, len(parts)):  # the packages importing it runs (not the top one)
+            package = ".".join(parts[:end])
+            if not module.startswith(package + "."):
+                yield package
 
 
 def imports(module: str) -> tuple[set[str], set[str]]:
@@ -134,7 +142,7 @@ def imports(module: str) -> tuple[set[str], set[str]]:
         if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in type_checking:
             names = set(named_modules(module, is_package, node)) - {module}
             if id(node) in in_function:
-                local |= names
+                local |= set(named_modules(module, is_package, node, packages=False)) - {module}
             elif id(node) in guarded:  # used if installed: an edge, but not a need
                 top |= {name for name in names if name.split(".")[0] in SOURCES}
             else:

@@ -84,15 +84,20 @@ from tensorplug.errors import (
     TracedValueError,
     VariableNotFoundError,
 )
+from tensorplug.families.activations.arithmetic import *  # noqa: F403
 from tensorplug.families.creation.ops import *  # noqa: F403
+from tensorplug.families.elementwise.bitwise import *  # noqa: F403
 from tensorplug.families.elementwise.ops import *  # noqa: F403
 from tensorplug.families.indexing.ops import *  # noqa: F403
 from tensorplug.families.linalg.ops import *  # noqa: F403
 from tensorplug.families.manipulation.ops import *  # noqa: F403
 from tensorplug.families.reductions.ops import *  # noqa: F403
 from tensorplug.families.registration import register_core as _register_core
+from tensorplug.families.scatter_nd.ops import *  # noqa: F403
 from tensorplug.families.segments.ops import *  # noqa: F403
 from tensorplug.families.sorting.ops import *  # noqa: F403
+from tensorplug.families.sorting.sets import *  # noqa: F403
+from tensorplug.families.structure.grids import *  # noqa: F403
 from tensorplug.families.structure.ops import *  # noqa: F403
 from tensorplug.io.saving import load, save
 from tensorplug.jit import jit
@@ -100,12 +105,7 @@ from tensorplug.kernels.run import run_kernel
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
 from tensorplug.ops import asarray, astype, to_backend
-from tensorplug.ops.arithmetic import *  # noqa: F403
-from tensorplug.ops.bitwise import *  # noqa: F403
 from tensorplug.ops.dlpack import *  # noqa: F403
-from tensorplug.ops.grids import *  # noqa: F403
-from tensorplug.ops.nd_indexing import *  # noqa: F403
-from tensorplug.ops.sets import *  # noqa: F403
 from tensorplug.ops.tensor_methods import attach_methods as _attach_methods
 from tensorplug.profiler import profile
 from tensorplug.tools.debug import debug_checks, debug_nans

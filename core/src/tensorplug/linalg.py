@@ -27,11 +27,18 @@ from tensorplug.families.decompositions.ops import (
     svd,
     svdvals,
 )
+from tensorplug.families.linalg.matrix_functions import (
+    cross,
+    diagonal,
+    matrix_power,
+    matrix_rank,
+    pinv,
+    trace,
+)
 from tensorplug.families.linalg.ops import matmul, outer, tensordot, vecdot
 from tensorplug.families.manipulation.ops import matrix_transpose
+from tensorplug.families.reductions.norms import matrix_norm, vector_norm
 from tensorplug.families.structure.ops import band_part, tensor_diag
-from tensorplug.ops.matrix_functions import cross, diagonal, matrix_power, matrix_rank, pinv, trace
-from tensorplug.ops.norms import matrix_norm, vector_norm
 
 __all__ = [
     "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult",

@@ -78,8 +78,18 @@ def count_kernels() -> Iterator[KernelCalls]:
 
 # -- tp.profile -------------------------------------------------------------------------------
 _lock = threading.Lock()
-_OP_MODULES = "tensorplug.ops."
-_NAMESPACED = {"tensorplug.families.nn.ops": "nn.", "tensorplug.ops.random": "random."}
+_NAMESPACED = {"tensorplug.families.nn.ops": "nn.", "tensorplug.families.creation.random": "random."}
+_RULE_MODULES = ("spec", "gradients", "jvps", "batching")
+
+
+def _holds_ops(module: str) -> bool:
+    """Whether `module` is one of the core's op modules: in ``tensorplug.ops`` or a family's
+    folder (not its spec or rules, not ``families/_common``)."""
+    if module.startswith("tensorplug.ops."):
+        return True
+    parts = module.split(".")
+    return (len(parts) == 4 and parts[1] == "families" and not parts[2].startswith("_")
+            and parts[3] not in _RULE_MODULES)
 
 
 class _LiveBytes:
@@ -206,7 +216,7 @@ class _Profiler:
             plugin_op = self._op_names.get(frame.f_code)
             if plugin_op is not None:
                 op = plugin_op
-            elif module.startswith(_OP_MODULES):
+            elif _holds_ops(module):
                 if not frame.f_code.co_name.startswith("_"):
                     op = _NAMESPACED.get(module, "") + frame.f_code.co_name
             elif not module.startswith("tensorplug"):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tensorplug.ops.categorical import categorical
-from tensorplug.ops.random import normal, uniform
+from tensorplug.families.creation.random import normal, uniform
+from tensorplug.families.multinomial.ops import categorical
 
 __all__ = ["normal", "uniform"]
 __all__ += ["categorical"]

@@ -9,9 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from tensorplug.families._common.convert import asarray, astype, to_backend
+from tensorplug.families.activations import arithmetic
+from tensorplug.families.activations.arithmetic import *  # noqa: F403
 from tensorplug.families.creation import ops as creation
 from tensorplug.families.creation.ops import *  # noqa: F403
+from tensorplug.families.elementwise import bitwise
 from tensorplug.families.elementwise import ops as elementwise
+from tensorplug.families.elementwise.bitwise import *  # noqa: F403
 from tensorplug.families.elementwise.ops import *  # noqa: F403
 from tensorplug.families.indexing import ops as indexing
 from tensorplug.families.indexing.ops import *  # noqa: F403
@@ -22,19 +26,20 @@ from tensorplug.families.manipulation import ops as manipulation
 from tensorplug.families.manipulation.ops import *  # noqa: F403
 from tensorplug.families.reductions import ops as reductions
 from tensorplug.families.reductions.ops import *  # noqa: F403
+from tensorplug.families.scatter_nd import ops as nd_indexing
+from tensorplug.families.scatter_nd.ops import *  # noqa: F403
 from tensorplug.families.segments import ops as segments
 from tensorplug.families.segments.ops import *  # noqa: F403
 from tensorplug.families.sorting import ops as sorting
+from tensorplug.families.sorting import sets
 from tensorplug.families.sorting.ops import *  # noqa: F403
+from tensorplug.families.sorting.sets import *  # noqa: F403
+from tensorplug.families.structure import grids
 from tensorplug.families.structure import ops as structure
+from tensorplug.families.structure.grids import *  # noqa: F403
 from tensorplug.families.structure.ops import *  # noqa: F403
-from tensorplug.ops import arithmetic, bitwise, dlpack, grids, nd_indexing, sets
-from tensorplug.ops.arithmetic import *  # noqa: F403
-from tensorplug.ops.bitwise import *  # noqa: F403
+from tensorplug.ops import dlpack
 from tensorplug.ops.dlpack import *  # noqa: F403
-from tensorplug.ops.grids import *  # noqa: F403
-from tensorplug.ops.nd_indexing import *  # noqa: F403
-from tensorplug.ops.sets import *  # noqa: F403
 from tensorplug.registry import ops as _op_registry
 
 # `+=` of each family's __all__ (not a computed list) lets type checkers see every op.

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from tensorplug.core.tensor import Tensor
+from tensorplug.families.elementwise import bitwise
 from tensorplug.families.elementwise import ops as ew
 from tensorplug.families.linalg.ops import matmul
-from tensorplug.ops import bitwise
 
 __all__ = ["array_ufunc"]
 

@@ -34,8 +34,8 @@ from tensorplug.families._common.convert import asarray, astype
 from tensorplug.families.elementwise.ops import add, less, maximum, minimum, multiply, where
 from tensorplug.families.indexing.ops import getitem, take
 from tensorplug.families.manipulation.ops import broadcast_arrays, broadcast_to, reshape, stack
+from tensorplug.families.scatter_nd.ops import scatter_nd, tensor_scatter_update
 from tensorplug.kernels.shape_rules import fitting_value
-from tensorplug.ops.nd_indexing import scatter_nd, tensor_scatter_update
 
 __all__ = ["At"]
 

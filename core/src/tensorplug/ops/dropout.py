@@ -10,8 +10,8 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float32, float64
 from tensorplug.errors import ShapeError
 from tensorplug.families.activations.ops import real_float
+from tensorplug.families.creation.random import uniform
 from tensorplug.families.elementwise.ops import greater_equal, multiply, where
-from tensorplug.ops.random import uniform
 
 __all__ = ["dropout"]
 

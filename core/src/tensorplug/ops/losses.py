@@ -18,6 +18,7 @@ from typing import Any
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ShapeError
 from tensorplug.families._common.convert import astype
+from tensorplug.families.activations.arithmetic import squared_difference
 from tensorplug.families.activations.ops import finite, real_float, softplus
 from tensorplug.families.elementwise.ops import abs as _abs
 from tensorplug.families.elementwise.ops import (
@@ -35,7 +36,6 @@ from tensorplug.families.nn.ops import _check_reduction
 from tensorplug.families.reductions.ops import mean as _mean
 from tensorplug.families.reductions.ops import sum as _sum
 from tensorplug.kernels.shape_rules import normalize_axis
-from tensorplug.ops.arithmetic import squared_difference
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "categorical_cross_entropy",
            "cosine_similarity", "hinge", "huber", "kl_divergence", "log_cosh", "mean_absolute_error",

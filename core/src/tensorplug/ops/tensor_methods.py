@@ -15,12 +15,13 @@ from tensorplug.backends.devices import device_put
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.families._common.convert import astype, to_backend
+from tensorplug.families.elementwise import bitwise
 from tensorplug.families.elementwise import ops as elementwise
 from tensorplug.families.indexing.ops import getitem
 from tensorplug.families.linalg.ops import matmul
 from tensorplug.families.manipulation.ops import matrix_transpose, permute_dims
 from tensorplug.io.pickling import reduce_tensor
-from tensorplug.ops import bitwise, dlpack
+from tensorplug.ops import dlpack
 from tensorplug.ops._ufuncs import array_ufunc
 from tensorplug.ops._updates import At, immutable_error
 

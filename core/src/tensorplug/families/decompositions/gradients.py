@@ -50,9 +50,9 @@ from tensorplug.families.elementwise.ops import (
     subtract,
     where,
 )
+from tensorplug.families.linalg.matrix_functions import diagonal
 from tensorplug.families.linalg.ops import matmul
 from tensorplug.families.manipulation.ops import expand_dims, matrix_transpose
-from tensorplug.ops.matrix_functions import diagonal
 
 Grads = Mapping[str, Callable[[], Tensor]]
 

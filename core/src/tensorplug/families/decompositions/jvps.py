@@ -32,10 +32,10 @@ from tensorplug.families.decompositions.gradients import (
 from tensorplug.families.decompositions.ops import conj_transpose as _H
 from tensorplug.families.decompositions.ops import eig, eigh, inv, solve, svd
 from tensorplug.families.elementwise.ops import add, conj, imag, multiply, negative, real, subtract
+from tensorplug.families.linalg.matrix_functions import diagonal
 from tensorplug.families.linalg.ops import matmul
 from tensorplug.families.manipulation.ops import expand_dims, matrix_transpose
 from tensorplug.families.reductions.ops import sum as _sum
-from tensorplug.ops.matrix_functions import diagonal
 
 Tangents = tuple[Tensor | None, ...]
 _T = matrix_transpose

@@ -24,8 +24,8 @@ from tensorplug.families.image.spec import (
     resized_shape,
 )
 from tensorplug.families.manipulation.ops import expand_dims, squeeze
+from tensorplug.families.scatter_nd.ops import int_values
 from tensorplug.kernels.shape_rules import fitting_value
-from tensorplug.ops.nd_indexing import int_values
 
 __all__ = ["crop_and_resize", "flip_left_right", "non_max_suppression", "non_max_suppression_padded",
            "non_max_suppression_with_scores", "resize", "resize_bilinear", "resize_nearest_neighbor",

@@ -1,2 +1,2 @@
 """The linalg family: MatMul (with optional transposes, as TF.js's BatchMatMul), on real and complex
-numbers. Here: spec, ops, gradients, jvps, batching."""
+numbers. Here: spec, ops, gradients, jvps, batching, matrix_functions."""

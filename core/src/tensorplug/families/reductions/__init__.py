@@ -1,2 +1,2 @@
 """The reductions family: Sum, Prod, Max, Min, EuclideanNorm, ArgMax, ArgMin, Cumsum, Cumprod. Here:
-spec, ops, gradients, jvps, batching."""
+spec, ops, gradients, jvps, batching, norms."""

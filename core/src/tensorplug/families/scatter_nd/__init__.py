@@ -1,2 +1,2 @@
 """The scatter nd family: the n-d gather/scatter family (TF semantics): GatherNd, ScatterNd (each the
-other's gradient). Here: spec, gradients, jvps, batching."""
+other's gradient). Here: spec, ops, gradients, jvps, batching."""

@@ -30,8 +30,8 @@ from tensorplug.families._common.batching_util import (
     spread,
     to_front,
 )
+from tensorplug.families.scatter_nd.ops import host_values
 from tensorplug.kernels.dispatcher import Dispatcher, dispatcher_of
-from tensorplug.ops.nd_indexing import host_values
 from tensorplug.registry.batching import BatchConfig
 from tensorplug.registry.core_entries import declare_batching_rule
 

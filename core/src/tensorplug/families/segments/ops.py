@@ -24,9 +24,9 @@ from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError, Trac
 from tensorplug.families._common.convert import asarray, caller, to_float
 from tensorplug.families.elementwise.ops import divide, maximum
 from tensorplug.families.manipulation.ops import reshape
+from tensorplug.families.scatter_nd.ops import host_values, int_values
 from tensorplug.families.segments.spec import bincount_shape, segment_shape
 from tensorplug.kernels.dispatcher import Dispatcher
-from tensorplug.ops.nd_indexing import host_values, int_values
 
 __all__ = ["segment_sum", "segment_mean", "segment_max", "segment_min", "bincount", "dense_bincount"]
 

@@ -1,2 +1,2 @@
 """The sorting family: Sort, ArgSort, SearchSorted, Unique, UniqueCounts. Here: spec, ops, gradients,
-jvps."""
+jvps, batching, sets."""

@@ -21,10 +21,10 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import FLOAT_DTYPES, DType, int64
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError
 from tensorplug.families._common.convert import asarray, astype, caller
+from tensorplug.families.scatter_nd.ops import host_values, int_values
 from tensorplug.families.sparse.spec import sparse_segment_shape, sparse_shapes, sparse_to_dense_shape
 from tensorplug.kernels.dispatcher import Dispatcher
 from tensorplug.kernels.shape_rules import fitting_value
-from tensorplug.ops.nd_indexing import host_values, int_values
 
 __all__ = ["segment_sum", "segment_mean", "to_dense", "reshape", "fill_empty_rows"]
 

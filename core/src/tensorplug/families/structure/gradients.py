@@ -13,7 +13,7 @@ import numpy as np
 from tensorplug import ops as tp
 from tensorplug.core.tensor import Tensor
 from tensorplug.families._common.gradient_util import gradient, kernel
-from tensorplug.ops.matrix_functions import diagonal
+from tensorplug.families.linalg.matrix_functions import diagonal
 
 Grads = Mapping[str, Callable[[], Any]]
 
