@@ -26,7 +26,7 @@ from tensorplug.extend import (
 )
 from tensorplug.registry._slots import registering_as
 from tensorplug.testing import opcheck
-from tensorplug.tools.debug import OutputCheck, checks_from_environment
+from tensorplug.tools.check_recorders import OutputCheck, checks_from_environment
 
 SOURCE = "wrong-outputs (tests)"
 OTHER = {"numpy": "jax", "jax": "numpy"}

@@ -21,7 +21,7 @@ from tensorplug import (
     sparse,
     tree_util,
 )
-from tensorplug.backends.devices import device_put, devices, set_default_device
+from tensorplug.backends.devices import devices, set_default_device
 from tensorplug.backends.lifecycle import (
     backend_scope,
     get_backend,
@@ -84,6 +84,7 @@ from tensorplug.errors import (
     TracedValueError,
     VariableNotFoundError,
 )
+from tensorplug.families._common.convert import device_put
 from tensorplug.families.activations.arithmetic import *  # noqa: F403
 from tensorplug.families.creation.ops import *  # noqa: F403
 from tensorplug.families.elementwise.bitwise import *  # noqa: F403

@@ -34,7 +34,7 @@ from tensorplug.core.context import jit_trace_var
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
 from tensorplug.errors import StateError
-from tensorplug.kernels.run import wrap
+from tensorplug.kernels.dispatcher import wrap
 from tensorplug.tree_util import PyTreeDef, flatten_state, tree_unflatten
 
 __all__ = ["StateHolder", "PackedState", "StateLayout", "Buffer", "TensorLeaf", "Constant", "Tree",

@@ -14,7 +14,7 @@ from tensorplug.core.variable import Variable
 from tensorplug.dtypes import ALL_DTYPES, from_numpy_dtype
 from tensorplug.errors import ArgumentError
 from tensorplug.families._common.convert import _host_array, asarray
-from tensorplug.kernels.run import wrap
+from tensorplug.kernels.dispatcher import wrap
 from tensorplug.tree_util import tree_flatten, tree_map, tree_unflatten
 
 TRACED: Any = object()  # in a template of the arguments: a traced leaf

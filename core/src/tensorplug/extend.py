@@ -29,8 +29,8 @@ from tensorplug.families._common.gradient_util import unbroadcast
 from tensorplug.families.registration import register_core
 from tensorplug.jit import tracing
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
-from tensorplug.kernels.dispatcher import Dispatcher
-from tensorplug.kernels.run import run_kernel, wrap
+from tensorplug.kernels.dispatcher import Dispatcher, wrap
+from tensorplug.kernels.run import run_kernel
 from tensorplug.kernels.spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from tensorplug.plan import PlannedFunction
 from tensorplug.plugins.hookspecs import hookimpl

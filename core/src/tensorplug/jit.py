@@ -80,7 +80,7 @@ from tensorplug.core.context import backend_var, jit_trace_var, jit_tracing, pro
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
 from tensorplug.errors import ArgumentError, TensorplugError
-from tensorplug.kernels.run import wrap
+from tensorplug.kernels.dispatcher import wrap
 from tensorplug.profiler import time_compiled
 from tensorplug.transforms.autodiff.tape import taping
 

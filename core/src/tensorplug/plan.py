@@ -152,8 +152,8 @@ class Plan:
 
     def _explain(self, args: list[Any], state: list[Any], exc: Exception) -> TensorplugError:
         """Run the steps one by one to find the one that raises; its failure, explained."""
+        from tensorplug.kernels.call_checks import explain_failure
         from tensorplug.kernels.dispatcher import wrap
-        from tensorplug.kernels.run import explain_failure
 
         values: dict[int, Any] = dict(enumerate(list(args) + list(state)))
         values.update(self.constants)

@@ -1,7 +1,7 @@
-"""Devices: where a backend keeps its arrays. ``tp.device_put`` places tensors (on a device, or
-sharded over several, as the backend allows), ``tp.devices`` lists a backend's devices and
-``tp.set_default_device`` chooses where a backend creates arrays. Each asks the backend object;
-the core knows no device type itself.
+"""Devices: where a backend keeps its arrays. ``put`` places a tensor (on a device, or sharded
+over several, as the backend allows; ``tp.device_put`` places trees of them), ``tp.devices``
+lists a backend's devices and ``tp.set_default_device`` chooses where a backend creates arrays.
+Each asks the backend object; the core knows no device type itself.
 """
 
 from __future__ import annotations
@@ -10,28 +10,16 @@ from typing import Any
 
 from tensorplug.backends.lifecycle import active_backend, start_backend
 from tensorplug.core import validate as valid
-from tensorplug.core.context import state
+from tensorplug.core.context import record_custom, state
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import DeviceError
-from tensorplug.families._common.convert import asarray
-from tensorplug.kernels.run import wrap
-from tensorplug.transforms.autodiff.tape import record_custom
-from tensorplug.tree_util import tree_flatten, tree_unflatten
+from tensorplug.kernels.dispatcher import wrap
 
-__all__ = ["device_put", "devices", "set_default_device", "on_device"]
+__all__ = ["devices", "set_default_device", "on_device", "put"]
 
 
-def device_put(x: Any, where: Any) -> Any:
-    """`x` (a tensor, or nested lists, tuples and dicts of them) placed on `where`: a device
-    name from ``tp.devices()`` such as ``'cpu:0'``, or an object of the tensor's backend (on
-    jax, a ``jax.Device`` or a ``jax.sharding.Sharding``). Returns new tensors (a Variable is
-    placed with ``v.assign(tp.device_put(v, where))``); differentiable (the identity)."""
-    leaves, structure = tree_flatten(x)
-    return tree_unflatten(structure, [_put(leaf if isinstance(leaf, Tensor) else asarray(leaf), where)
-                                       for leaf in leaves])
-
-
-def _put(t: Tensor, where: Any) -> Tensor:
+def put(t: Tensor, where: Any) -> Tensor:
+    """`t` on `where` (a device or an object of its backend), recorded as the identity for autodiff."""
     out = wrap(t._backend.device_put(t._data, where), t._backend, t._dtype)
     if state.tapes:  # the identity for autodiff
         record_custom("DevicePut", (t,), (out,), lambda dy: (dy,))
@@ -61,4 +49,4 @@ def on_device(t: Tensor, device: Any, op: str) -> Tensor:
     if isinstance(device, (bool, int, float, complex, Tensor, list, tuple, dict)):
         raise DeviceError(f"{op}: device must be a device of backend '{t.backend}' such as "
                           f"{t._backend.devices()[0]!r} (see tp.devices()), got {device!r}.")
-    return _put(t, device)
+    return put(t, device)

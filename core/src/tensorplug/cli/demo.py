@@ -9,6 +9,10 @@ import statistics
 import sys
 from typing import Any
 
+import tensorplug as tp
+from tensorplug.cli.digits_mlp import load_digits_split, train
+from tensorplug.extend import Backend, list_plugins, start_backend
+
 __all__ = ["add_parser", "run", "format_kernel_table"]
 
 INSTALL_HINT = "pip install 'tensorplug-core[demo]'"
@@ -54,10 +58,6 @@ def run(args: argparse.Namespace) -> int:
         print("tensorplug demo needs scikit-learn (for the digits data). Install the demo extras:\n"
               f"    {INSTALL_HINT}", file=sys.stderr)
         return 1
-
-    import tensorplug as tp
-    from tensorplug.cli.digits_mlp import load_digits_split, train
-    from tensorplug.extend import list_plugins
 
     if args.backend is not None:
         try:
@@ -109,8 +109,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _compiles(backend: str) -> bool:
     """Whether `backend` compiles functions (implements Backend.compile)."""
-    from tensorplug.extend import Backend, start_backend
-
     return type(start_backend(backend)).compile is not Backend.compile
 
 

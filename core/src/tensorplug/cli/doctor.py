@@ -20,6 +20,7 @@ from tensorplug.errors import KernelSpecNotFoundError, RegistrationConflictError
 from tensorplug.plugins.manager import ENV_DISABLE, ENV_STRICT, PluginProblem, list_plugins, plugin_problems
 from tensorplug.plugins.problems import diagnosing, strict_requested
 from tensorplug.registry._slots import CORE_SOURCE
+from tensorplug.testing.needs import gradient_needs, unmet_gradient_needs
 
 __all__ = ["add_parser", "run", "Finding", "findings", "problem_kind"]
 
@@ -116,8 +117,6 @@ def findings(started: dict[str, str | None]) -> list[Finding]:
 def _needs_findings(backends: list[str]) -> list[Finding]:
     """A gradient in force (the core's or an override) needing kernels a started backend lacks,
     for a kernel that backend has: tp.grad through it fails there."""
-    from tensorplug.testing.needs import gradient_needs, unmet_gradient_needs
-
     if not backends:
         return []
     needs = gradient_needs()

@@ -18,6 +18,7 @@ from tensorplug.core.runtime import current
 from tensorplug.plugins.manager import plugin_problems
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.registry.specs import list_kernel_specs
+from tensorplug.testing.needs import gradient_needs, minimum_grad_kernels, unmet_gradient_needs
 
 __all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "jvp_cell", "batching_cell", "gaps",
            "needs_view"]
@@ -110,8 +111,6 @@ def gaps(backends: list[str]) -> list[str]:
 
 def needs_view(backends: list[str]) -> list[str]:
     """Print the --needs table; return one line per backend lacking kernels its gradients need."""
-    from tensorplug.testing.needs import gradient_needs, minimum_grad_kernels, unmet_gradient_needs
-
     needs = gradient_needs()
     unmet = {b: {n.kernel: missing for n, missing in unmet_gradient_needs(b, needs)} for b in backends}
 

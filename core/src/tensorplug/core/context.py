@@ -12,15 +12,17 @@ the kernel function (None: the kernel function ran; the planner replays what ran
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from tensorplug.tools.debug import checks_from_environment
+from tensorplug.tools.check_recorders import checks_from_environment
 
-__all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
+__all__ = ["CustomRule", "record_custom",
+           "backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
            "remove_recorder", "state", "profiling", "gradient_var"]
 
 backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
-# (every context starts with the NaN check when TENSORPLUG_DEBUG_NANS is set: see tensorplug.tools.debug)
+# (every context starts with the debug modes' checks the environment turns on: tensorplug.tools.debug)
 recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
     "tensorplug_recorders", default=checks_from_environment()  # noqa: B039  (a tuple: immutable)
 )
@@ -76,3 +78,31 @@ class _StateView:
 
 
 state = _StateView()
+
+
+# -- entries with derivatives of their own (tp.custom_grad, tp.device_put, ...) ---------------
+# custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
+CustomGrad = Callable[[Any], Sequence[Any]]
+# custom JVP: receives one tangent per input (zeros where none), returns the output's tangent
+# (a tuple of them for several outputs)
+CustomJvp = Callable[[tuple[Any, ...]], Any]
+
+
+class CustomRule:
+    """The derivatives of a recorded function that is no kernel call (tp.custom_grad,
+    tp.custom_jvp, tp.checkpoint): `grad` for reverse mode; `jvp` for forward mode, None where
+    forward mode transposes `grad`."""
+
+    __slots__ = ("grad", "jvp")
+
+    def __init__(self, grad: CustomGrad, jvp: CustomJvp | None = None) -> None:
+        self.grad = grad
+        self.jvp = jvp
+
+
+def record_custom(name: str, inputs: tuple[Any, ...], outputs: tuple[Any, ...],
+                  grad: CustomGrad, jvp: CustomJvp | None = None) -> None:
+    """Record an entry with its own derivatives (see CustomRule) on every recorder."""
+    rule = CustomRule(grad, jvp)
+    for recorder in recorders_var.get():
+        recorder.record(name, inputs, {}, outputs, rule)

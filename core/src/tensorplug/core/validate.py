@@ -22,7 +22,7 @@ from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 __all__ = ["backend_name", "function", "flag", "integer", "size", "shape", "number", "dtype", "checked_size",
-           "new_shape", "op_prefix", "shown"]
+           "op_prefix", "shown"]
 
 
 def op_prefix(op: str | None) -> str:
@@ -171,11 +171,3 @@ def checked_size(dims: tuple[int, ...], backend: Any, op: str | None) -> tuple[i
         raise ShapeError(f"{head}shape {shown_shape(dims)} has {shown_int(count)} elements, past backend "
                          f"'{backend.name}''s limit of {backend.max_elements}; make the tensor smaller.")
     return dims
-
-
-def new_shape(value: Any, op: str, arg: str = "shape") -> tuple[int, ...]:
-    """The shape of a tensor an op creates on the active backend: ``shape`` then
-    ``checked_size``."""
-    from tensorplug.backends.lifecycle import active_backend  # (the backends use these validators too)
-
-    return checked_size(shape(value, op, arg), active_backend(), op)

@@ -9,12 +9,15 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.backends.lifecycle import backend_scope
 from tensorplug.core import validate as valid
 from tensorplug.core.context import jit_trace_var
 from tensorplug.core.context import jit_tracing as _tracing
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, RegistrationError, ShapeError, TracedValueError
-from tensorplug.kernels.run import wrap
+from tensorplug.families._common.convert import asarray
+from tensorplug.io.pickling import restore_tensor
+from tensorplug.kernels.dispatcher import wrap
 
 __all__ = ["Variable", "trainable_variables"]
 
@@ -39,7 +42,6 @@ class Variable(Tensor):
 
     def __init__(self, initial_value: Any, name: str | None = None, trainable: bool = True,
                  dtype: Any = None) -> None:
-        from tensorplug.families._common.convert import asarray
 
         if jit_trace_var.get() is not None:
             raise TracedValueError(
@@ -101,7 +103,6 @@ class Variable(Tensor):
         if isinstance(value, Tensor) and value._backend is backend and value._dtype is self._dtype:
             new = value._data  # already this variable's dtype and backend: no conversion
         else:
-            from tensorplug.families._common.convert import asarray
             try:
                 new = asarray(value, dtype=self._dtype, backend=backend.name)._data
             except TracedValueError as exc:
@@ -129,14 +130,12 @@ class Variable(Tensor):
 
     # -- copying and pickling (see tensorplug.io.pickling) -------------------------------------
     def __copy__(self) -> Variable:
-        from tensorplug.io.pickling import copy_variable
         return copy_variable(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
         return self.__copy__()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from tensorplug.io.pickling import reduce_variable
         return reduce_variable(self)
 
     def __repr__(self) -> str:
@@ -159,7 +158,6 @@ class Variable(Tensor):
         the value until the call ends); after a compiled call, moved to this Variable's own
         backend when the call ran on another."""
         if state._backend is not self._backend and jit_trace_var.get() is None:
-            from tensorplug.families._common.convert import asarray
             state = asarray(state, dtype=self._dtype, backend=self._backend.name)
         self._value, self._backend, self._value_tensor = state._data, state._backend, state
 
@@ -172,3 +170,28 @@ def name_taken(name: str) -> bool:
 def trainable_variables() -> list[Variable]:
     """Every live trainable Variable, in creation order."""
     return [v for v in list(_registry.values()) if v.trainable]
+
+
+# -- copying and pickling (see tensorplug.io.pickling) ----------------------------------------
+def copy_variable(v: Variable) -> Variable:
+    """``copy.copy`` and ``copy.deepcopy`` of a Variable: a new one, under a free name."""
+    with backend_scope(v._backend.name):
+        return Variable(v, name=_free_name(v._name), trainable=v.trainable)
+
+
+def reduce_variable(v: Variable) -> tuple[Any, ...]:
+    """``Variable.__reduce__``: restore_variable and its arguments."""
+    return restore_variable, (v.numpy(), v._dtype.name, v._backend.name, v._name, v.trainable)
+
+
+def restore_variable(values: np.ndarray, dtype: str, backend: str, name: str, trainable: bool) -> Variable:
+    """A pickled Variable: under its name if that is free, else under a free name made from it."""
+    with backend_scope(backend):
+        return Variable(restore_tensor(values, dtype, backend), name=_free_name(name), trainable=trainable)
+
+
+def _free_name(name: str) -> str:
+    """`name` if no live Variable has it, else the first free one of ``name_1``, ``name_2``, ..."""
+    if not name_taken(name):
+        return name
+    return next(n for n in (f"{name}_{k}" for k in itertools.count(1)) if not name_taken(n))

@@ -23,6 +23,7 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable, _registry
 from tensorplug.dtypes import from_numpy_dtype
 from tensorplug.errors import ArgumentError, CheckpointError, TensorplugError
+from tensorplug.families._common.convert import asarray
 from tensorplug.io import saved_nodes as nodes
 from tensorplug.io.checkpoint_file import (
     AS_PARTS,
@@ -33,6 +34,7 @@ from tensorplug.io.checkpoint_file import (
     safetensors_module,
     write,
 )
+from tensorplug.optimizers.state import OptimizerState
 
 __all__ = ["save", "load"]
 
@@ -59,8 +61,6 @@ class _Writer:
         return {"kind": kind, "key": key, "dtype": dtype}
 
     def node(self, obj: Any, path: tuple[Any, ...]) -> dict[str, Any]:
-        from tensorplug.optimizers.state import OptimizerState
-
         if isinstance(obj, Variable):
             return {**self.array("variable", obj.numpy(), obj.dtype.name, path),
                     "name": obj.name, "trainable": obj.trainable}
@@ -184,13 +184,9 @@ class _Reader:
         return {**node["slots"], "items": items}
 
     def tensor(self, arr: np.ndarray, backend: str | None) -> Tensor:
-        from tensorplug.families._common.convert import asarray
-
         return asarray(arr, backend=backend)
 
     def build(self, node: Mapping[str, Any]) -> Any:
-        from tensorplug.optimizers.state import OptimizerState
-
         kind = node["kind"]
         if kind == "value":
             return node["value"]
@@ -218,8 +214,6 @@ class _Reader:
 
     def restore(self, node: Mapping[str, Any], like: Any, path: tuple[Any, ...]) -> Any:
         """The loaded value at `path`, checked against `like` (differences collected)."""
-        from tensorplug.optimizers.state import OptimizerState
-
         kind = node["kind"]
         here = _shown(path)
         if kind in ("tensor", "variable", "ndarray", "numpy_scalar"):

@@ -1,6 +1,6 @@
-"""The engine: ``run_kernel`` (the public, dict-shaped way to run a kernel, as TF.js's
+"""``run_kernel`` (the public, dict-shaped way to run a kernel, as TF.js's
 ``engine.runKernel``); the explanation of kernel failures from the kernel spec
-(``explain_failure``) is ``tensorplug.kernels.call_checks``'s, and is reachable here too.
+(``explain_failure``) is ``tensorplug.kernels.call_checks``'s.
 
 Ops call a ``Dispatcher`` (``tensorplug.kernels.dispatcher``) instead: the same registry, without the
 argument conversion and the spec check that ``run_kernel`` does per call.
@@ -12,19 +12,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tensorplug.backends.lifecycle import active_backend
-from tensorplug.core.tensor import Tensor
 from tensorplug.core.validate import checked_size
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
+from tensorplug.families._common.convert import asarray
 from tensorplug.kernels.call_checks import explain_failure
-from tensorplug.kernels.dispatcher import dispatcher_of, to_backend, wrap
-from tensorplug.kernels.spec import TensorInfo
+from tensorplug.kernels.dispatcher import dispatcher_of
+from tensorplug.kernels.spec import tensor_info
 from tensorplug.registry.specs import get_kernel_spec
 
-__all__ = ["run_kernel", "wrap", "to_backend", "tensor_info", "explain_failure"]
-
-
-def tensor_info(t: Tensor) -> TensorInfo:
-    return TensorInfo(tuple(t.shape), t._dtype)
+__all__ = ["run_kernel"]
 
 
 def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
@@ -35,8 +31,6 @@ def run_kernel(kernel_name: str, inputs: Mapping[str, Any] | Sequence[Any] = (),
     order; `attrs` is checked and completed from the spec. Returns a Tensor, or a tuple for a
     multi-output kernel; it is recorded for autodiff like any op.
     """
-    from tensorplug.families._common.convert import asarray  # ops sit above the engine
-
     backend = active_backend()  # (started: plugins and their specs are loaded)
     if not isinstance(kernel_name, str):
         raise ArgumentError(f"run_kernel: kernel_name must be a kernel's name (a str such as 'Add'), "

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tensorplug.core.validate import shown
 from tensorplug.dtypes import DType
 from tensorplug.errors import ArgumentError, DTypeError, RegistrationError, ShapeError
+
+if TYPE_CHECKING:
+    from tensorplug.core.tensor import Tensor
 
 __all__ = ["REQUIRED", "AttrSpec", "KernelSpec", "TensorInfo", "describe"]
 
@@ -34,6 +37,11 @@ class TensorInfo(NamedTuple):
 
     shape: tuple[int, ...]
     dtype: DType
+
+
+def tensor_info(t: Tensor) -> TensorInfo:
+    """A tensor's shape and dtype, as kernel specs read them."""
+    return TensorInfo(tuple(t.shape), t._dtype)
 
 
 def describe(info: TensorInfo) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tensorplug.backends.devices import on_device
 from tensorplug.backends.lifecycle import active_backend, start_backend
 from tensorplug.core import validate as valid
 from tensorplug.core.context import state
@@ -76,6 +77,4 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None,
         raise DLPackError(f"{op}: backend '{target.name}' cannot import a {type(x).__name__} with "
                           f"copy={copy}: {type(exc).__name__}: {str(exc).rstrip('.')}. {fix}") from exc
     out = wrap(native, target, target.dtype_of(native))  # an unsupported dtype: DTypeError
-    from tensorplug.backends.devices import on_device
-
     return on_device(out, device, op)

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tensorplug.backends.devices import device_put
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, ShapeError
-from tensorplug.families._common.convert import astype, to_backend
+from tensorplug.families._common.convert import astype, device_put, to_backend
 from tensorplug.families.elementwise import bitwise
 from tensorplug.families.elementwise import ops as elementwise
 from tensorplug.families.indexing.ops import getitem

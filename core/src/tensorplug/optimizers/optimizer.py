@@ -29,6 +29,7 @@ from tensorplug.errors import (
     StateError,
     VariableNotFoundError,
 )
+from tensorplug.families._common.convert import asarray
 from tensorplug.optimizers.clipping import clip_by_global_norm, clip_by_value
 from tensorplug.optimizers.hyperparameters import clipping_options, real
 from tensorplug.optimizers.state import OptimizerState, SlotKey
@@ -386,6 +387,5 @@ def _zeros_like(t: Tensor) -> Tensor:
 
 
 def _asarray(x: Any, dtype: Any = None, backend: str | None = None) -> Tensor:
-    from tensorplug.families._common.convert import asarray
     return asarray(x, dtype=dtype, backend=backend)
 

@@ -10,6 +10,7 @@ from tensorplug.backends.lifecycle import backend_scope
 from tensorplug.core.context import state
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64
+from tensorplug.families._common.convert import asarray
 
 if TYPE_CHECKING:
     from tensorplug.optimizers.optimizer import Optimizer
@@ -107,5 +108,4 @@ class on_backend:
 
 
 def _asarray(x: Any, dtype: Any = None) -> Tensor:
-    from tensorplug.families._common.convert import asarray
     return asarray(x, dtype=dtype)

@@ -7,8 +7,12 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import cast
 
+from tensorplug.backends.lifecycle import start_backend
+from tensorplug.core.runtime import current
 from tensorplug.errors import TensorplugError
+from tensorplug.plugins.manager import load_plugins
 from tensorplug.registry._slots import CORE_SOURCE
+from tensorplug.registry.specs import list_kernel_specs
 from tensorplug.testing.selection import Selection
 
 __all__ = ["Plan", "make_plan", "Record", "Coverage", "parse_property"]
@@ -32,11 +36,6 @@ class Plan:
 
 def make_plan(backend: str) -> Plan:
     """Load the plugins, start `backend` (its kernels register then) and read the registries."""
-    from tensorplug.backends.lifecycle import start_backend
-    from tensorplug.core.runtime import current
-    from tensorplug.plugins.manager import load_plugins
-    from tensorplug.registry.specs import list_kernel_specs
-
     load_plugins()
     error = ""
     try:

@@ -18,6 +18,7 @@ import numpy as np
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, as_dtype, float64, is_floating_numpy
 from tensorplug.families._common.convert import asarray
+from tensorplug.families.reductions.ops import sum as sum_
 from tensorplug.kernels.spec import TensorInfo, describe
 from tensorplug.transforms.autodiff.api import vjp
 
@@ -130,8 +131,6 @@ def _reverse(value: Callable[..., Tensor], weight: np.ndarray) -> Level:
 
 def _projected(gradient: Level, directions: list[np.ndarray], dtype: DType) -> Callable[..., Tensor]:
     """x -> sum over arguments of <gradient(x)[i], directions[i]>, a differentiable scalar."""
-    from tensorplug.families.reductions.ops import sum as sum_
-
     units = [asarray(d, dtype=dtype) for d in directions]
 
     def value(*diff: Tensor) -> Tensor:

@@ -10,17 +10,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, float32, float64, is_floating_numpy
-from tensorplug.errors import DTypeError, KernelNotFoundError, ShapeError
+from tensorplug.errors import KernelNotFoundError
 from tensorplug.kernels.run import run_kernel
 from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
 from tensorplug.testing.gradcheck import check_gradients, run_gradients
+from tensorplug.testing.gradient_cases import MAX_GRADIENT_CASES, gradient_cases
 from tensorplug.testing.inputs import Case
+from tensorplug.testing.needs import needs_of
 from tensorplug.testing.result import OpCheckResult
 from tensorplug.transforms.abstract import abstract_backend
 
@@ -32,37 +32,6 @@ GRADIENT_TOLERANCES: dict[DType, dict[str, float]] = {
     float64: {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-5},
     float32: {"eps": 1e-3, "atol": 2e-2, "rtol": 2e-2},
 }
-MAX_GRADIENT_CASES = 4
-_MAX_ELEMENTS = 40  # finite differences cost two kernel calls per input element
-
-
-def _eligible(spec: KernelSpec, case: Case, dtype: DType) -> bool:
-    floats = [a for a in case.inputs if is_floating_numpy(a.dtype)]
-    if case.label or not floats or any(a.dtype != dtype.numpy or a.size == 0 for a in floats):
-        return False
-    if sum(a.size for a in floats) > _MAX_ELEMENTS:
-        return False
-    try:
-        outputs = spec.check(case.infos(), spec.normalize_attrs(case.attrs))
-    except (ShapeError, DTypeError):
-        return False
-    return all(o.dtype is dtype for o in outputs)
-
-
-def gradient_cases(spec: KernelSpec, cases: Sequence[Case], dtype: DType,
-                   limit: int = MAX_GRADIENT_CASES) -> list[Case]:
-    """Up to `limit` cases with float inputs of `dtype` (and outputs of it), small and
-    non-empty: one per distinct combination of input shapes first, spread over the list."""
-    eligible = [c for c in cases if _eligible(spec, c, dtype)]
-    seen: dict[Any, Case] = {}
-    for c in eligible:
-        seen.setdefault(tuple(a.shape for a in c.inputs), c)
-    pool = list(seen.values()) if len(seen) >= limit else eligible
-    if len(pool) <= limit:
-        return pool
-    return [pool[int(i)] for i in np.linspace(0, len(pool) - 1, limit).round()]
-
-
 def _output_count(spec: KernelSpec, case: Case) -> int:
     """How many outputs the kernel gives for `case` (its spec's, or its rule's for ``outputs=()``)."""
     return len(spec.outputs) or len(spec.check(case.infos(), spec.normalize_attrs(case.attrs)))
@@ -177,8 +146,6 @@ def _check_needs(spec: KernelSpec, picked: Sequence[Case], every: Sequence[Case]
 def _check_override_needs(spec: KernelSpec, in_force: GradConfig, result: OpCheckResult) -> None:
     """The gradient in force is not the one the kit checks (another plugin's override): it is
     not held to finite differences, but tp.grad uses it, so it must find its kernels."""
-    from tensorplug.testing.needs import needs_of
-
     needs = needs_of(spec.name, in_force)
     missing = needs.missing_on(result.backend)
     if missing:

@@ -18,14 +18,17 @@ import numpy as np
 
 from tensorplug.core.runtime import current
 from tensorplug.dtypes import float32, float64, from_numpy_dtype, is_inexact_numpy
+from tensorplug.families.reductions.ops import sum as sum_
 from tensorplug.kernels.dispatcher import dispatcher_of, wrap
 from tensorplug.kernels.spec import KernelSpec
+from tensorplug.plugins.manager import load_plugins
 from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
 from tensorplug.registry.specs import get_kernel_spec
-from tensorplug.testing.gradient_check import _MAX_ELEMENTS, gradient_cases
+from tensorplug.testing.gradient_cases import MAX_ELEMENTS, gradient_cases
 from tensorplug.testing.inputs import Case, generic_cases
 from tensorplug.testing.references import get_reference
 from tensorplug.transforms.abstract import AbstractBackend, abstract_backend
+from tensorplug.transforms.autodiff.api import grad
 from tensorplug.transforms.autodiff.tape import Entry, gradient_thunks
 
 __all__ = ["GradientNeeds", "gradient_needs", "needs_of", "sample_cases", "grad_closure",
@@ -64,7 +67,7 @@ def _inexact_cases(cases: list[Case]) -> list[Case]:
     """The small non-empty cases of inexact inputs: for a kernel with complex inputs or outputs
     (an FFT), which has no case of floating inputs with outputs of their dtype."""
     return [c for c in cases if not c.label and c.inputs
-            and all(is_inexact_numpy(a.dtype) and 0 < a.size <= _MAX_ELEMENTS for a in c.inputs)]
+            and all(is_inexact_numpy(a.dtype) and 0 < a.size <= MAX_ELEMENTS for a in c.inputs)]
 
 
 def _source(kernel: str, config: GradConfig) -> str:
@@ -97,8 +100,6 @@ def gradient_needs(kernels: Iterable[str] | None = None) -> dict[str, GradientNe
     """For each kernel with a gradient in force (or each of `kernels` that has one), in name
     order: what its gradient needs (plugins are loaded first: their gradients and overrides
     count). One abstract run for all of them."""
-    from tensorplug.plugins.manager import load_plugins
-
     load_plugins()
     names = sorted(current().gradients.active) if kernels is None else list(kernels)
     return _trace([n for n in names if find_gradient(n) is not None], {})
@@ -152,9 +153,6 @@ def minimum_grad_kernels() -> list[str]:
     """The fewest kernels with which ``tp.grad`` works on a backend: what
     ``tp.grad(lambda x: tp.sum(x * x))`` dispatches on a vector (a product, a reduction to a
     scalar, reverse mode's own accumulation of two paths), closed under gradient needs."""
-    from tensorplug.families.reductions.ops import sum as sum_
-    from tensorplug.transforms.autodiff.api import grad
-
     with abstract_backend() as backend:
         grad(lambda x: sum_(x * x))(np.zeros(3, np.float64))
         used = set(backend.called)

@@ -21,12 +21,14 @@ from typing import Any
 import numpy as np
 
 from tensorplug.backends.lifecycle import Backend, active_backend, backend_scope
+from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
 from tensorplug.errors import KernelError, KernelOutputError, TensorplugError
 from tensorplug.families._common.convert import asarray
 from tensorplug.kernels.run import run_kernel
 from tensorplug.kernels.spec import REQUIRED, KernelSpec, TensorInfo, describe
+from tensorplug.registry.kernels import missing_kernel_error
 from tensorplug.registry.specs import get_kernel_spec
 from tensorplug.testing.batching_check import check_batching
 from tensorplug.testing.compare import Tolerance, compare_values, show_array
@@ -154,9 +156,6 @@ def bounded(cases: list[Case], limit: int | None) -> list[Case]:
 
 
 def _implemented(spec: KernelSpec, backend: Backend, result: OpCheckResult) -> bool:
-    from tensorplug.core.runtime import current
-    from tensorplug.registry.kernels import missing_kernel_error
-
     if (spec.name, backend.name) in current().kernels.active:
         return True
     result.implemented = False

@@ -25,6 +25,9 @@ from tensorplug.testing.coverage import Coverage, Plan, Record, make_plan, parse
 
 if TYPE_CHECKING:
     from tensorplug.core.runtime import Runtime
+from tensorplug.backends.lifecycle import backend_info, list_backends
+from tensorplug.testing.isolation import isolated_registries
+from tensorplug.testing.opcheck import opcheck
 from tensorplug.testing.selection import Selection, SelectionError, load_selection
 
 PROPERTY = "tensorplug-conformance"
@@ -87,8 +90,6 @@ class Conformance:
 
     def check(self, check: str, kernel: str, node: pytest.Item) -> None:
         """Run opcheck for one test and fail it (message only, no traceback) on a problem."""
-        from tensorplug.testing.opcheck import opcheck
-
         checks = {"kernel": ("values", "errors"), "gradient": ("gradient", "jvp")}.get(check, (check,))
         try:
             result = opcheck(kernel, self.backend, checks=checks, gradient_order=self.order,
@@ -139,8 +140,6 @@ class Conformance:
             terminalreporter.write_line(line)
 
     def header(self) -> list[str]:
-        from tensorplug.backends.lifecycle import backend_info
-
         source = next((b["source"] for b in backend_info() if b["name"] == self.backend), None)
         lines = [f"tensorplug conformance: backend '{self.backend}'"
                  + (f" (registered by '{source}')" if source else "")]
@@ -158,8 +157,6 @@ def pytest_configure(config: pytest.Config) -> None:
     backend = config.getoption("tensorplug_backend", None)
     if not backend:
         return
-    from tensorplug.backends.lifecycle import list_backends
-
     known = list_backends()
     if backend not in known:
         raise pytest.UsageError(
@@ -181,8 +178,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     conf = _conformance(metafunc.config)
     if conf is None:
-        from tensorplug.backends.lifecycle import list_backends
-
         pytest.fail("the tensorplug conformance suite checks one backend: pass --tensorplug-backend NAME "
                     f"(installed backends: {list_backends() or 'none'})", pytrace=False)
     for arg in wanted:
@@ -203,8 +198,6 @@ def tensorplug_conformance(request: pytest.FixtureRequest) -> Conformance:
 def tensorplug_runtime() -> Iterator[Runtime]:
     """A runtime of the test's own (a copy of the one in use: registries, plugins, started
     backends), swapped in for the test: what it registers, loads or starts is undone after it."""
-    from tensorplug.testing.isolation import isolated_registries
-
     with isolated_registries() as runtime:
         yield runtime
 

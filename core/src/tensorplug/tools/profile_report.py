@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tensorplug.cli._table import table
+
 __all__ = ["KernelEvent", "Profile", "ProfileRow"]
 
 #: (shape, dtype name) of one input or output
@@ -90,8 +92,6 @@ class Profile:
     def table(self) -> str:
         """A printable table: one row per (kernel, backend) by total time, with calls, total
         ms, mean us and bytes allocated, then the peak of live tensor bytes."""
-        from tensorplug.cli._table import table
-
         rows = [(r.name, r.backend, r.source, str(r.calls), f"{r.total_ns / 1e6:.3f}",
                  f"{r.mean_us:.1f}", _size(r.bytes)) for r in self.rows()]
         total = sum(e.duration_ns for e in self.events if e.category == "kernel")

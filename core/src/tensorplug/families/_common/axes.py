@@ -13,7 +13,7 @@ from typing import Any
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, result_type
 from tensorplug.families._common.convert import asarray, astype
-from tensorplug.kernels.run import wrap
+from tensorplug.kernels.dispatcher import wrap
 
 __all__ = ["promote_all", "detached", "prod"]
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.backends.devices import on_device, put
 from tensorplug.backends.lifecycle import Backend, active_backend, start_backend
 from tensorplug.core import validate as valid
 from tensorplug.core.context import backend_var
@@ -26,8 +27,9 @@ from tensorplug.errors import CopyError, DTypeError, KernelNotFoundError, Tensor
 from tensorplug.families.elementwise.spec import cast_target
 from tensorplug.kernels.dispatcher import Dispatcher, wrap
 from tensorplug.kernels.dispatcher import to_backend as to_native
+from tensorplug.tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["asarray", "convert_pair", "to_float", "caller", "is_tensor", "to_backend"]
+__all__ = ["asarray", "convert_pair", "to_float", "caller", "is_tensor", "to_backend", "device_put"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -95,8 +97,6 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     if copy is not None and copy.__class__ is not bool:
         copy = valid.flag(copy, "asarray", "copy")
     if device is not None:
-        from tensorplug.backends.devices import on_device
-
         t = asarray(obj, dtype=dtype, copy=copy, backend=backend)
         if copy is False and isinstance(device, str) and device != t.device:
             raise CopyError(f"asarray(copy=False): the data is on device '{t.device}' of backend "
@@ -178,8 +178,6 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> T
     """x converted to `dtype` (the same tensor if the dtype already matches: tensors are
     immutable, so `copy` changes nothing), on `device` if given."""
     if device is not None:
-        from tensorplug.backends.devices import device_put
-
         return device_put(astype(x, dtype), device)
     x = asarray(x)
     dt = dtype if dtype.__class__ is DType else valid.dtype(dtype, "astype")
@@ -280,3 +278,13 @@ def _copied(t: Tensor) -> Tensor:
     except KernelNotFoundError:  # (raised before anything ran)
         host = np.asarray(t._backend.to_numpy(t._data))
         return wrap(t._backend.from_numpy(host), t._backend, t._dtype)
+
+
+def device_put(x: Any, where: Any) -> Any:
+    """`x` (a tensor, or nested lists, tuples and dicts of them) placed on `where`: a device
+    name from ``tp.devices()`` such as ``'cpu:0'``, or an object of the tensor's backend (on
+    jax, a ``jax.Device`` or a ``jax.sharding.Sharding``). Returns new tensors (a Variable is
+    placed with ``v.assign(tp.device_put(v, where))``); differentiable (the identity)."""
+    leaves, structure = tree_flatten(x)
+    return tree_unflatten(structure, [put(leaf if isinstance(leaf, Tensor) else asarray(leaf), where)
+                                       for leaf in leaves])

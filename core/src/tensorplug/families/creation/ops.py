@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from tensorplug.backends.devices import on_device as put
 from tensorplug.backends.lifecycle import active_backend
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
@@ -25,17 +26,21 @@ _EYE = caller("Eye")
 _LINSPACE = caller("LinSpace")
 
 
+def new_shape(value: Any, op: str, arg: str = "shape") -> tuple[int, ...]:
+    """The shape of a tensor an op creates on the active backend: ``valid.shape`` then
+    ``valid.checked_size``."""
+    return valid.checked_size(valid.shape(value, op, arg), active_backend(), op)
+
+
 def on_device(t: Tensor, device: Any, op: str) -> Tensor:
     """`t` on `device` (``tensorplug.backends.devices.on_device``; imported late: devices imports ops)."""
     if device is None:
         return t
-    from tensorplug.backends.devices import on_device as put
-
     return put(t, device, op)
 
 
 def _fill(op: str, shape: int | Sequence[int], fill_value: Any, dtype: Any, device: Any) -> Tensor:
-    dims = valid.new_shape(shape, op)
+    dims = new_shape(shape, op)
     if not isinstance(fill_value, (bool, int, float, complex)):
         fill_value = valid.scalar(fill_value, op, "fill_value")
     dt: DType = scalar_dtype(fill_value) if dtype is None else valid.dtype(dtype, op)

@@ -11,6 +11,7 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import default_float
 from tensorplug.errors import DTypeError
 from tensorplug.families._common.convert import caller
+from tensorplug.families.creation.ops import new_shape
 from tensorplug.families.creation.spec import random_dtype
 
 __all__ = ["normal", "uniform"]
@@ -24,7 +25,7 @@ def _attrs(op: str, shape: int | Sequence[int], seed: Any, dtype: Any) -> dict[s
         raise DTypeError(f"{op}: seed must be an int, got {seed!r}; pass an explicit seed, e.g. "
                          f"tp.random.{op}((2, 3), seed=0).")
     seed = valid.integer(seed, op, "seed")
-    dims = valid.new_shape(shape, op)
+    dims = new_shape(shape, op)
     dt = random_dtype(default_float if dtype is None else valid.dtype(dtype, op), op)
     return {"shape": dims, "seed": seed, "dtype": dt}
 

@@ -4,7 +4,7 @@ values on one backend (streams differ between backends).
 
 ``random_dtype`` and ``range_length`` are the family's rules, shared with the creation and
 random ops; ``created_shape`` is the kernels' check of a shape (the ops check theirs earlier,
-naming the argument, with ``tensorplug.core.validate.new_shape``)."""
+naming the argument, with ``families/creation/ops.py``'s ``new_shape``)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import complex_of, default_float
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
-from tensorplug.families._common.convert import asarray, astype, caller
+from tensorplug.families._common.convert import asarray, astype, caller, device_put
 from tensorplug.families.creation.ops import arange
 from tensorplug.families.elementwise.ops import conj, multiply
 from tensorplug.families.fft.spec import FFT_COMPLEX, FFT_FLOATS, NORMS, fft_axes
@@ -252,8 +252,6 @@ def _frequencies(op: str, n: Any, d: Any, dtype: Any, device: Any) -> tuple[int,
 def _placed(t: Tensor, device: Any) -> Tensor:
     if device is None:
         return t
-    from tensorplug.backends.devices import device_put
-
     return device_put(t, device)
 
 

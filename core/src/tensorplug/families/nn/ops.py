@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.core import validate as valid
-from tensorplug.core.context import recorders_var
+from tensorplug.core.context import record_custom, recorders_var, state
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import bool_, float32, int32, int64
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError, TracedValueError
@@ -34,7 +34,9 @@ from tensorplug.families.manipulation.ops import expand_dims, reshape, squeeze
 from tensorplug.families.reductions.ops import max as _max
 from tensorplug.families.reductions.ops import mean as _mean
 from tensorplug.families.reductions.ops import sum as _sum
+from tensorplug.kernels.dispatcher import wrap
 from tensorplug.kernels.shape_rules import fill_number, normalize_axes, normalize_axis
+from tensorplug.transforms.autodiff.forward import forward_mode_records, hidden_from_forward_mode
 
 __all__ = ["log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "softmax",
            "softmax_cross_entropy", "sparse_softmax_cross_entropy"]
@@ -124,11 +126,6 @@ def _cross_entropy_fn(axis: int, reduction: str, normalized: bool) -> Any:
     the same weights summed against the logits' tangent (minus ls against the labels'). Written
     with ops, so that it can be differentiated again; ls is computed where every recorder sees
     it, so the gradient, which uses it, has its own tangent in forward mode (hvp)."""
-    from tensorplug.core.context import state  # autodiff sits above the ops
-    from tensorplug.kernels.run import wrap
-    from tensorplug.transforms.autodiff.forward import forward_mode_records, hidden_from_forward_mode
-    from tensorplug.transforms.autodiff.tape import record_custom
-
     def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
         shape = lg.shape
         ax = axis % len(shape)
@@ -185,10 +182,6 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
     by the reduction), recorded as a custom gradient so that first-order backward skips the
     kernel's own gradient (which also serves a cotangent of backprop: second order). Not used
     while forward mode records (sparse_softmax_cross_entropy takes the one-hot path then)."""
-    from tensorplug.core.context import state  # autodiff sits above the ops
-    from tensorplug.kernels.run import wrap
-    from tensorplug.transforms.autodiff.tape import record_custom
-
     def cross_entropy(lab: Tensor, lg: Tensor) -> Tensor:
         rows = lg.shape[0]
         per_example, backprop = _SPARSE_XENT((lg, lab))
@@ -219,7 +212,6 @@ def _sparse_cross_entropy_fn(reduction: str) -> Any:
 def _forward_mode_test() -> Any:
     """autodiff's ``forward_mode_records``, imported on first use (autodiff sits above the ops;
     an import statement per call costs about a microsecond)."""
-    from tensorplug.transforms.autodiff.forward import forward_mode_records
     return forward_mode_records
 
 

@@ -13,6 +13,7 @@ import weakref
 
 from tensorplug.core.runtime import Runtime, current
 from tensorplug.errors import RegistrationError
+from tensorplug.plugins.manager import ask_plugins, load_plugins
 from tensorplug.registry._slots import SlotTable, current_source
 from tensorplug.testing.references import _base
 from tensorplug.testing.references._base import Reference, check_reference
@@ -27,8 +28,6 @@ _asked: weakref.WeakKeyDictionary[Runtime, tuple[tuple[str, ...], SlotTable[str,
 
 def plugin_references() -> SlotTable[str, Reference]:
     """The references the active plugins give, by kernel name (each remembering its plugin)."""
-    from tensorplug.plugins.manager import ask_plugins, load_plugins
-
     load_plugins()
     runtime = current()
     active = tuple(sorted(name for name, info in runtime.plugins.plugins.items() if info.active))

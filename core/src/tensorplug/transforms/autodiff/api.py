@@ -11,14 +11,14 @@ import numpy as np
 
 from tensorplug.backends.lifecycle import active_backend
 from tensorplug.core import validate as valid
-from tensorplug.core.context import backend_var, push_recorder, recorders_var, remove_recorder
+from tensorplug.core.context import backend_var, push_recorder, record_custom, recorders_var, remove_recorder
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable, trainable_variables
 from tensorplug.errors import AutodiffError, DTypeError
 from tensorplug.families._common.convert import asarray, scalar_tensor
-from tensorplug.kernels.run import wrap
+from tensorplug.kernels.dispatcher import wrap
 from tensorplug.transforms.autodiff.closures import refusing_closures
-from tensorplug.transforms.autodiff.tape import Tape, backward, fresh, record_custom
+from tensorplug.transforms.autodiff.tape import Tape, backward, fresh
 from tensorplug.tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]

@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorplug.core import validate as valid
-from tensorplug.core.context import push_recorder, recorders_var, remove_recorder
+from tensorplug.core.context import CustomRule, push_recorder, record_custom, recorders_var, remove_recorder
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError
 from tensorplug.families._common.convert import asarray
 from tensorplug.families.creation.ops import zeros_like
 from tensorplug.kernels.dispatcher import wrap
 from tensorplug.transforms.autodiff.forward import JvpRecorder
-from tensorplug.transforms.autodiff.tape import CustomRule, Tape, backward, fresh, record_custom
+from tensorplug.transforms.autodiff.tape import Tape, backward, fresh
 from tensorplug.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["checkpoint"]

@@ -13,14 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from tensorplug.core import validate as valid
-from tensorplug.core.context import state
+from tensorplug.core.context import record_custom, state
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, AutodiffError
 from tensorplug.families._common.convert import asarray
-from tensorplug.kernels.run import wrap
+from tensorplug.kernels.dispatcher import wrap
 from tensorplug.transforms.autodiff.closures import refusing_closures
 from tensorplug.transforms.autodiff.forward import hidden_from_forward_mode
-from tensorplug.transforms.autodiff.tape import record_custom
 from tensorplug.transforms.autodiff.transpose import transpose
 from tensorplug.tree_util import (
     PyTreeDef,

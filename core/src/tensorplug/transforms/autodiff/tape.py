@@ -13,37 +13,17 @@ import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from tensorplug.core.context import gradient_var, recorders_var, state
+from tensorplug.core.context import CustomRule, gradient_var, record_custom, state
 from tensorplug.core.runtime import ACTIVE
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import AutodiffError, GradientNotFoundError
 from tensorplug.families.creation.ops import zeros_like
 from tensorplug.families.elementwise.ops import add
-from tensorplug.kernels.run import wrap
+from tensorplug.kernels.dispatcher import wrap
 from tensorplug.registry.gradients import find_gradient
 from tensorplug.registry.specs import get_kernel_spec
 
-__all__ = ["Differentiating", "Tape", "Entry", "CustomRule", "backward", "gradient_thunks", "record_custom",
-           "fresh"]
-
-# custom gradient: receives the upstream gradient(s), returns one gradient (or None) per input
-CustomGrad = Callable[[Any], Sequence[Any]]
-# custom JVP: receives one tangent per input (zeros where none), returns the output's tangent
-# (a tuple of them for several outputs)
-CustomJvp = Callable[[tuple[Any, ...]], Any]
-
-
-class CustomRule:
-    """The derivatives of a recorded function that is no kernel call (tp.custom_grad,
-    tp.custom_jvp, tp.checkpoint): `grad` for reverse mode; `jvp` for forward mode, None where
-    forward mode transposes `grad`."""
-
-    __slots__ = ("grad", "jvp")
-
-    def __init__(self, grad: CustomGrad, jvp: CustomJvp | None = None) -> None:
-        self.grad = grad
-        self.jvp = jvp
-
+__all__ = ["Differentiating", "Tape", "Entry", "backward", "gradient_thunks", "fresh"]
 
 class Entry:
     __slots__ = ("name", "inputs", "attrs", "outputs", "custom")
@@ -96,14 +76,6 @@ def taping() -> bool:
     """Whether an autodiff recorder (a tape, forward mode's) records in this context (kernel
     counters and profiles do not count)."""
     return any(isinstance(r, Differentiating) for r in state.tapes)
-
-
-def record_custom(name: str, inputs: tuple[Tensor, ...], outputs: tuple[Tensor, ...],
-                  grad: CustomGrad, jvp: CustomJvp | None = None) -> None:
-    """Record an entry with its own derivatives (see CustomRule) on every recorder."""
-    rule = CustomRule(grad, jvp)
-    for recorder in recorders_var.get():
-        recorder.record(name, inputs, {}, outputs, rule)
 
 
 def fresh(t: Tensor) -> Tensor:
