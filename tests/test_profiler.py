@@ -15,8 +15,8 @@ import pytest
 import tensorplug as tp
 from tensorplug.core.context import profiling, recorders_var
 from tensorplug.kernels.dispatcher import wrap
+from tensorplug.tools.kernel_events import KernelEvent, Profile
 from tensorplug.tools.memory import MemoryInfo
-from tensorplug.tools.profile_report import KernelEvent, Profile
 
 NUMPY = "tensorplug-backend-numpy"
 

@@ -51,7 +51,7 @@ from tensorplug.registry.batching import (
     register_batching_rule,
     unregister_batching_rule,
 )
-from tensorplug.registry.families import family_configs
+from tensorplug.registry.family_configs import family_configs
 from tensorplug.registry.gradients import (
     GradConfig,
     find_gradient,

@@ -1,6 +1,6 @@
 """Which kernels ran, on which backend, registered by whom, and what they cost:
 ``with count_kernels() as calls:`` counts them; ``with tp.profile() as prof:`` records each
-call's time, shapes and bytes (``tensorplug.tools.profile_report`` holds what it gives).
+call's time, shapes and bytes (``tensorplug.tools.kernel_events`` holds what it gives).
 
 Both ride on the engine's recorder list (the one tapes use), so they cost nothing while off:
 the dispatcher takes time stamps only while a profile records somewhere in the process.
@@ -29,8 +29,8 @@ from tensorplug.core.context import (
 )
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
+from tensorplug.tools.kernel_events import Info, KernelEvent, Profile
 from tensorplug.tools.memory import live_tensors, nbytes
-from tensorplug.tools.profile_report import Info, KernelEvent, Profile
 
 __all__ = ["KernelCalls", "count_kernels", "profile", "Profile", "KernelEvent", "time_compiled"]
 

@@ -1,5 +1,5 @@
 """Backends: BackendConfig and the backend registry with lazy start, priorities and the
-per-thread active backend; the Backend base class (``backend_contract``) is re-exported here."""
+per-thread active backend; the Backend base class (``backends/contract.py``) is re-exported here."""
 
 from __future__ import annotations
 

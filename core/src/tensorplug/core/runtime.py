@@ -117,8 +117,8 @@ class Runtime:
         #: kernels whose vmap loop fallback was warned about (once each)
         self.warned_loops: set[str] = set()
         #: caches of what the registries say (a copy starts them empty): backward's plan of each
-        #: kernel's gradient (autodiff/tape.py), by kernel name; vmap's batching levels not in
-        #: use (batching/vmap.py), by the backend beneath and batch size
+        #: kernel's gradient (transforms/autodiff/tape.py), by kernel name; vmap's batching levels not in
+        #: use (transforms/vmap/api.py), by the backend beneath and batch size
         self.grad_plans: dict[str, Any] = {}
         self.vmap_levels: dict[tuple[Backend, int], Any] = {}
 

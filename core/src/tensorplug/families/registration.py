@@ -11,7 +11,7 @@ from tensorplug import families
 from tensorplug.core.runtime import Runtime
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.registry.core_entries import CORE_ENTRIES
-from tensorplug.registry.families import import_families
+from tensorplug.registry.family_configs import import_families
 
 __all__ = ["register_core"]
 

@@ -40,7 +40,7 @@ from tensorplug.families.structure.grids import *  # noqa: F403
 from tensorplug.families.structure.ops import *  # noqa: F403
 from tensorplug.ops import dlpack
 from tensorplug.ops.dlpack import *  # noqa: F403
-from tensorplug.plugins.manager import load_plugins
+from tensorplug.plugins.manager import load_plugins as _load_plugins
 from tensorplug.registry import ops as _op_registry
 
 # `+=` of each family's __all__ (not a computed list) lets type checkers see every op.
@@ -67,7 +67,7 @@ _op_registry._reserved.update(__all__, ["getitem"])
 def __getattr__(name: str) -> Any:
     if name.startswith("_"):  # dunders and private names never trigger plugin discovery
         raise AttributeError(name)
-    load_plugins()
+    _load_plugins()
     func = _op_registry.get_op(name)
     if func is None:
         raise AttributeError(

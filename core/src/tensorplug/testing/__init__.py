@@ -15,12 +15,12 @@
 - ``isolated_registries`` / ``fresh_plugin_discovery``: registry isolation for tests.
 """
 
-from tensorplug.testing.gradcheck import check_gradients
+from tensorplug.testing.finite_differences import check_gradients
 from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
 from tensorplug.testing.isolation import fresh_plugin_discovery, isolated_registries
-from tensorplug.testing.jvp_check import check_jvp
 from tensorplug.testing.needs import GradientNeeds, gradient_needs, minimum_grad_kernels, needs_of
 from tensorplug.testing.opcheck import CHECKS, assert_opcheck, opcheck, supports_float64
+from tensorplug.testing.opcheck_jvps import check_jvp
 from tensorplug.testing.references import (
     BadCaseMaker,
     CaseMaker,

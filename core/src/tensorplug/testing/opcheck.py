@@ -30,11 +30,11 @@ from tensorplug.kernels.run import run_kernel
 from tensorplug.kernels.spec import REQUIRED, KernelSpec, TensorInfo, describe
 from tensorplug.registry.kernels import missing_kernel_error
 from tensorplug.registry.specs import get_kernel_spec
-from tensorplug.testing.batching_check import check_batching
 from tensorplug.testing.compare import Tolerance, compare_values, show_array
-from tensorplug.testing.gradient_check import check_gradient
 from tensorplug.testing.inputs import BadCase, Case, generic_bad_cases, generic_cases
-from tensorplug.testing.jvp_check import check_kernel_jvp
+from tensorplug.testing.opcheck_batching import check_batching
+from tensorplug.testing.opcheck_gradients import check_gradient
+from tensorplug.testing.opcheck_jvps import check_kernel_jvp
 from tensorplug.testing.references import Reference, get_reference
 from tensorplug.testing.result import OpCheckResult
 from tensorplug.tools.debug import debug_checks

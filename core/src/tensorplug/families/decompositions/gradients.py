@@ -11,7 +11,7 @@ gradients need in the backward pass (tp.linalg.eigh, svd), so their higher deriv
 through Eigh's and Svd's gradients. Cholesky, Eigh and Eigvalsh read only the lower triangle, so
 their gradient lives on it: the upper triangle's entries get 0 (the kernels never read them).
 
-Complex inputs follow JAX's convention (see gradients/elementwise.py), which is the complex
+Complex inputs follow JAX's convention (see families/elementwise/gradients.py), which is the complex
 conjugate of the Wirtinger one PyTorch uses: for the holomorphic kernels (Inv, Solve, Det) the
 real formulas hold with plain transposes; the others' formulas are written with conjugate
 transposes (``_H``) and evaluated at the conjugates of the saved values (``conj_if_complex``), which gives

@@ -1,6 +1,6 @@
 """JVP rules of the decompositions and solvers: JAX's (jax/_src/lax/linalg.py), written with ops.
 
-They assume what the gradients assume (``gradients/decompositions.py``): invertible matrices
+They assume what the gradients assume (``gradients.py`` here): invertible matrices
 (Inv, Solve, Slogdet, Det), distinct eigenvalues (Eigh) and distinct nonzero singular values
 (Svd); Qr with M >= N in mode 'reduced' (or square), Svd with full_matrices=False (or square):
 the others raise AutodiffError, as their gradients do. Cholesky, Eigh and Eigvalsh read the

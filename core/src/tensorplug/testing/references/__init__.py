@@ -10,7 +10,7 @@ kernels from its ``tensorplug_references`` hook (``from_plugins``), or by hand w
 ``register_reference``.
 """
 
-from tensorplug.registry.families import import_families
+from tensorplug.registry.family_configs import import_families
 from tensorplug.testing.references._base import (
            REFERENCES,
            BadCaseMaker,

@@ -17,7 +17,7 @@ from tensorplug.errors import KernelNotFoundError
 from tensorplug.kernels.run import run_kernel
 from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
-from tensorplug.testing.gradcheck import check_gradients, run_gradients
+from tensorplug.testing.finite_differences import check_gradients, run_gradients
 from tensorplug.testing.gradient_cases import MAX_GRADIENT_CASES, gradient_cases
 from tensorplug.testing.inputs import Case
 from tensorplug.testing.needs import needs_of

@@ -16,7 +16,8 @@ from tensorplug.families._common.convert import asarray
 from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry.gradients import find_gradient, override_gradient
 from tensorplug.registry.jvps import find_jvp, override_jvp
-from tensorplug.testing.gradient_check import (
+from tensorplug.testing.inputs import Case
+from tensorplug.testing.opcheck_gradients import (
     GRADIENT_TOLERANCES,
     _gradient_to_check,
     _kernel_function,
@@ -25,7 +26,6 @@ from tensorplug.testing.gradient_check import (
     gradient_cases,
     rule_to_check,
 )
-from tensorplug.testing.inputs import Case
 from tensorplug.testing.result import OpCheckResult
 from tensorplug.transforms.autodiff.forward import jvp
 
