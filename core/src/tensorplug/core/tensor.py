@@ -216,23 +216,41 @@ class Tensor:
     def __pos__(self) -> Tensor:
         return self
 
-    if TYPE_CHECKING:  # set on the class by tensorplug.ops.tensor_methods (they are ops)
+    # The methods that are ops, set on the class by tensorplug.ops.tensor_methods (ops import
+    # Tensor, so this module cannot import them); declared here for readers and type checkers.
+    if TYPE_CHECKING:
         @property
-        def T(self) -> Tensor: ...
+        def T(self) -> Tensor:
+            """The transpose of a 2-d tensor; ShapeError for any other rank (use ``.mT``)."""
         @property
-        def mT(self) -> Tensor: ...
+        def mT(self) -> Tensor:
+            """The transpose of the last two axes (``tp.matrix_transpose``); needs at least 2 axes."""
         @property
-        def at(self) -> At: ...
-        def astype(self, dtype: Any, *, copy: bool = True, device: Any = None) -> Tensor: ...
-        def to(self, backend: str) -> Tensor: ...
-        def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor: ...
-        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any: ...
+        def at(self) -> At:
+            """Functional updates, as JAX's: ``x.at[key].set(v)`` (``.add``, ``.multiply``, ``.min``,
+            ``.max``, ``.get``) returns a new tensor, x with the places ``x[key]`` addresses updated;
+            differentiable with respect to x and v. Inside ``tp.jit`` and ``tp.vmap``, where a key
+            tensor's values are unknown, ``.set`` and ``.add`` take integer tensors for x's leading
+            axes (``x.at[i].add(v)``, ``x.at[i, j].set(v)``)."""
+        def astype(self, dtype: Any, *, copy: bool = True, device: Any = None) -> Tensor:
+            """This tensor cast to `dtype` (``tp.astype``); the same tensor if it already has it."""
+        def to(self, backend: str) -> Tensor:
+            """This tensor's values on another backend."""
+        def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
+            """This tensor on `device`, a device of its backend (``tp.device_put``)."""
+        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+            """numpy ufuncs on tensors: ``np.exp(t)`` and ``np_array + t`` run tensorplug's ops (a
+            Tensor comes back); other ufuncs run in numpy on the values (see ``ops._ufuncs``)."""
         def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                       dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any: ...
-        def __dlpack_device__(self) -> tuple[int, int]: ...
+                       dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+            """A DLPack capsule of the values for another library's ``from_dlpack`` (zero-copy where
+            the backend allows; consumers must not write to it: tensors are immutable)."""
+        def __dlpack_device__(self) -> tuple[int, int]:
+            """``(device_type, device_id)`` of the values as DLPack numbers them (1 = CPU)."""
         def __reduce__(self) -> tuple[Any, ...]: ...
         def __getitem__(self, key: Any) -> Tensor: ...
-        def __setitem__(self, key: Any, value: Any, /) -> None: ...
+        def __setitem__(self, key: Any, value: Any, /) -> None:
+            """Always ImmutableTensorError: tensors are immutable; ``x = x.at[key].set(value)``."""
         def __add__(self, other: Any) -> Tensor: ...
         def __radd__(self, other: Any) -> Tensor: ...
         def __sub__(self, other: Any) -> Tensor: ...

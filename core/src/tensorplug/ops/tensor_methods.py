@@ -54,7 +54,7 @@ def _reflected(op: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tens
 
 
 def _transpose(self: Tensor) -> Tensor:
-    """The transpose of a 2-d tensor; ShapeError for any other rank (use ``.mT``)."""
+    """``Tensor.T`` (declared, with its contract, in ``core/tensor.py``)."""
     if self.ndim != 2:
         raise ShapeError(f"Tensor.T needs a 2-d tensor, got shape {self.shape}; use .mT or "
                             "tp.permute_dims.")
@@ -62,12 +62,12 @@ def _transpose(self: Tensor) -> Tensor:
 
 
 def _astype(self: Tensor, dtype: Any, *, copy: bool = True, device: Any = None) -> Tensor:
-    """This tensor cast to `dtype` (``tp.astype``); the same tensor if it already has it."""
+    """``Tensor.astype`` (declared, with its contract, in ``core/tensor.py``)."""
     return astype(self, dtype, copy=copy, device=device)
 
 
 def _to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
-    """This tensor on `device`, a device of its backend (``tp.device_put``)."""
+    """``Tensor.to_device`` (declared, with its contract, in ``core/tensor.py``)."""
     if stream is not None:
         raise ArgumentError("to_device: stream must be None; tensorplug's backends order their "
                             "work themselves.")
@@ -75,37 +75,30 @@ def _to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
 
 
 def _array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-    """numpy ufuncs on tensors: ``np.exp(t)`` and ``np_array + t`` run tensorplug's ops (a
-    Tensor comes back); other ufuncs run in numpy on the values (see ``ops._ufuncs``)."""
+    """``Tensor.__array_ufunc__`` (declared, with its contract, in ``core/tensor.py``)."""
     return array_ufunc(ufunc, method, inputs, kwargs)
 
 
 def _dlpack(self: Tensor, *, stream: Any = None, max_version: tuple[int, int] | None = None,
             dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-    """A DLPack capsule of the values for another library's ``from_dlpack`` (zero-copy where
-    the backend allows; consumers must not write to it: tensors are immutable)."""
+    """``Tensor.__dlpack__`` (declared, with its contract, in ``core/tensor.py``)."""
     return dlpack.to_dlpack(self, stream, max_version, dl_device, copy)
 
 
 def _setitem(self: Tensor, key: Any, value: Any, /) -> None:
-    """Always ImmutableTensorError: tensors are immutable; ``x = x.at[key].set(value)``."""
+    """``Tensor.__setitem__`` (declared, with its contract, in ``core/tensor.py``)."""
     raise immutable_error(key)
 
 
 def _at(self: Tensor) -> At:
-    """Functional updates, as JAX's: ``x.at[key].set(v)`` (``.add``, ``.multiply``, ``.min``,
-    ``.max``, ``.get``) returns a new tensor, x with the places ``x[key]`` addresses updated;
-    differentiable with respect to x and v. Inside ``tp.jit`` and ``tp.vmap``, where a key
-    tensor's values are unknown, ``.set`` and ``.add`` take integer tensors for x's leading
-    axes (``x.at[i].add(v)``, ``x.at[i, j].set(v)``)."""
+    """``Tensor.at`` (declared, with its contract, in ``core/tensor.py``)."""
     return At(self)
 
 
 #: the other methods, by name
 METHODS: dict[str, Any] = {
     "T": property(_transpose),
-    "mT": property(matrix_transpose, doc="The transpose of the last two axes (``tp.matrix_transpose``); "
-                                         "needs at least 2 axes."),
+    "mT": property(matrix_transpose),
     "at": property(_at),
     "astype": _astype,
     "to": to_backend,
