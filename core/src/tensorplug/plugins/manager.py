@@ -298,7 +298,7 @@ def load_plugins() -> None:
 
 def _load_entry_points() -> None:
     """Import, admit and activate every entry point of the group, each plugin isolated."""
-    from importlib_metadata import entry_points
+    from importlib_metadata import entry_points  # (heavy to load: only when plugins are scanned)
 
     state = plugin_state()
     admitted = []
