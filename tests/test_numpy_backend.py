@@ -94,6 +94,7 @@ def test_import_tensorplug_does_not_import_the_backend():
         import tensorplug as tp
         assert "tensorplug_numpy" not in sys.modules, "imported at import tensorplug"
         assert "tensorplug_numpy.plugin" not in sys.modules
+        assert "importlib_metadata" not in sys.modules, "heavy to load: only the plugin scan needs it"
         x = tp.run_kernel("Add", {"x": [1.0], "y": [2.0]})
         assert "tensorplug_numpy" in sys.modules, "not imported on first use"
         assert x.backend == "numpy" and x.numpy().tolist() == [3.0]

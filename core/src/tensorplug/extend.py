@@ -30,6 +30,7 @@ from tensorplug.families.registration import register_core
 from tensorplug.jit import tracing
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
 from tensorplug.kernels.dispatcher import Dispatcher, wrap
+from tensorplug.kernels.lookup import get_kernel
 from tensorplug.kernels.run import run_kernel
 from tensorplug.kernels.spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from tensorplug.plan import PlannedFunction
@@ -66,7 +67,6 @@ from tensorplug.registry.kernels import (
     KernelConfig,
     KernelFunc,
     backends_with_kernel,
-    get_kernel,
     kernels_for_backend,
     register_kernel,
     unregister_kernel,

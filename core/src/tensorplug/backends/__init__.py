@@ -1,1 +1,2 @@
-"""Backends: their registry and lifecycle (``tp.set_backend``), the ``Backend`` contract, devices."""
+"""Backends: their lifecycle (``tp.set_backend``; their registry is ``registry.backends``), the
+``Backend`` contract, devices."""

@@ -1,6 +1,7 @@
 """The Backend base class: the contract a backend implements (native arrays in and out, dtypes
 and shapes, devices, DLPack, compiling, and the seams tp.vmap's batching backend uses).
-``tensorplug.backends.lifecycle`` holds the registry and lifecycle of backends, and re-exports it."""
+``tensorplug.registry.backends`` holds the registry of backends, ``tensorplug.backends.lifecycle``
+their lifecycle, and re-exports this class."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Backends: BackendConfig and the backend registry with lazy start, priorities and the
-per-thread active backend; the Backend base class (``backends/contract.py``) is re-exported here."""
+"""The backend lifecycle: backends start lazily (their plugins loaded first, their kernels
+registered as they start), by priority, and each thread has its active backend. Sits above the
+plugin manager; the backend registry it starts from (``registry.backends``: BackendConfig,
+register_backend...) and the Backend base class (``backends.contract``) are re-exported here."""
 
 from __future__ import annotations
 
@@ -7,8 +9,7 @@ import contextlib
 import difflib
 import os
 import warnings
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from tensorplug.backends.contract import Backend
@@ -16,7 +17,10 @@ from tensorplug.core import validate as valid
 from tensorplug.core.context import backend_var, state
 from tensorplug.core.runtime import current
 from tensorplug.errors import BackendNotFoundError, PluginError, TensorplugError, TensorplugPluginWarning
-from tensorplug.registry import kernels as _kernels
+from tensorplug.plugins.manager import load_plugins, register_backend_kernels
+from tensorplug.plugins.problems import report_backend_failure
+from tensorplug.registry.backends import BackendConfig, dispose_backend, register_backend, unregister_backend
+from tensorplug.registry.kernels import kernels_for_backend
 
 __all__ = [
     "Backend",
@@ -32,57 +36,20 @@ __all__ = [
     "start_backend",
     "active_backend",
     "dispose_backend",
-    "kernel_changed",
 ]
 
 ENV_BACKEND = "TENSORPLUG_BACKEND"
 
 
-@dataclass(frozen=True)
-class BackendConfig:
-    """A backend: its name, a zero-argument factory creating it on first use, a priority
-    (the highest-priority backend that starts is the default)."""
-
-    name: str
-    factory: Callable[[], Backend]
-    priority: int = 0
-
-
-def _discover() -> None:
-    from tensorplug.plugins.manager import load_plugins  # (plugin loading sits above the backends)
-
-    load_plugins()  # (in strict mode, raises the plugin error met before, every time)
-
-
-def register_backend(config: BackendConfig, *, override: bool = False, priority: int | None = None) -> None:
-    """Make `config` available under ``config.name``; TypeError if it is not a BackendConfig, and
-    RegistrationError if the name is taken by another source without ``override=True``."""
-    if not isinstance(config, BackendConfig):
-        raise TypeError(f"register_backend takes a BackendConfig, got {type(config).__name__}")
-    current().backends.add(config.name, config, override=override,
-                           priority=config.priority if priority is None else priority)
-
-
-def unregister_backend(name: str, source: str | None = None) -> None:
-    """Remove a backend's registration; a started instance is disposed."""
-    runtime = current()
-    before = runtime.backends.active.get(name)
-    runtime.backends.remove(name, source)
-    if runtime.backends.active.get(name) is not before:  # the instance may come from the removed config
-        dispose_backend(name)
-    if name not in runtime.backends.active and runtime.default_backend == name:
-        runtime.default_backend = None
-
-
 def list_backends() -> list[str]:
     """Registered backend names, highest priority first."""
-    _discover()
+    load_plugins()
     return [c.name for c in sorted(current().backends.active.values(), key=lambda c: (-c.priority, c.name))]
 
 
 def backend_info() -> list[dict[str, Any]]:
     """Name, priority, whether started and active, and who registered each backend."""
-    _discover()
+    load_plugins()
     runtime = current()
     active = state.backend.name if state.backend is not None else None
     out = []
@@ -119,7 +86,7 @@ def start_backend(name: str) -> Backend:
     backend = runtime.instances.get(name)
     if backend is not None:
         return backend
-    _discover()
+    load_plugins()  # (in strict mode, raises the plugin error met before, every time)
     with runtime.start_lock:
         # (runtime.starting: re-entered from a hook while the backend starts)
         backend = runtime.instances.get(name) or runtime.starting.get(name)
@@ -133,8 +100,6 @@ def start_backend(name: str) -> Backend:
         except TensorplugError:
             raise
         except Exception as exc:
-            from tensorplug.plugins.manager import report_backend_failure
-
             report_backend_failure(name, exc)  # strict mode: a PluginError, now and at every use
             raise TensorplugError(
                 f"Backend '{name}' failed to start: {type(exc).__name__}: {exc}. Check that its "
@@ -149,41 +114,14 @@ def start_backend(name: str) -> Backend:
         backend.name = name
         runtime.starting[name] = backend
         try:
-            for config_k in _kernels.kernels_for_backend(name):  # registered before the start
+            for config_k in kernels_for_backend(name):  # registered before the start
                 if config_k.setup_func is not None:
                     config_k.setup_func(backend)
-            from tensorplug.plugins.manager import register_backend_kernels
-
             register_backend_kernels(name)  # plugins register its kernels, set up as they come
         finally:
             del runtime.starting[name]
         runtime.instances[name] = backend
         return backend
-
-
-def kernel_changed(config: _kernels.KernelConfig, event: str) -> None:
-    """A kernel became active ("setup") or stopped being active ("dispose") in its slot: run its
-    setup or dispose function if its backend is started (or starting)."""
-    runtime = current()
-    backend = runtime.instances.get(config.backend_name) or runtime.starting.get(config.backend_name)
-    if backend is None:
-        return
-    func = config.setup_func if event == "setup" else config.dispose_func
-    if func is not None:
-        func(backend)
-
-
-def dispose_backend(name: str) -> None:
-    """Stop a started backend: dispose its kernels and the instance. It restarts on next use."""
-    backend = current().instances.pop(name, None)
-    if backend is None:
-        return
-    for config in _kernels.kernels_for_backend(name):
-        if config.dispose_func is not None:
-            config.dispose_func(backend)
-    backend.dispose()
-    if state.backend is backend:
-        state.backend = None
 
 
 def _default_backend() -> Backend:

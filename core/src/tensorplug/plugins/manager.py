@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from tensorplug.backends import lifecycle as _backend
 from tensorplug.core.runtime import Runtime, current, use_runtime
 from tensorplug.core.version import API_VERSION
 from tensorplug.errors import PluginError, RegistrationError
@@ -32,6 +31,7 @@ from tensorplug.plugins.problems import (
     report_backend_failure,
     strict,
 )
+from tensorplug.registry import backends as _backends
 from tensorplug.registry import batching as _batching
 from tensorplug.registry import gradients as _gradients
 from tensorplug.registry import jvps as _jvps
@@ -72,7 +72,7 @@ def _registrar(hook: str, backend_name: str | None = None) -> Callable[..., Any]
     if hook == "tensorplug_kernel_specs":
         return _checked(_specs.KernelSpec, _specs.register_kernel_spec, hook)
     if hook == "tensorplug_backends":
-        return _checked(_backend.BackendConfig, _backend.register_backend, hook)
+        return _checked(_backends.BackendConfig, _backends.register_backend, hook)
     if hook == "tensorplug_gradients":
         return _checked(_gradients.GradConfig, _gradients.register_gradient, hook)
     if hook == "tensorplug_jvps":
@@ -127,7 +127,7 @@ def _roll_back(name: str, backend_name: str | None = None) -> None:
         table.remove_source(name)
     for backend_name_, backend_stack in runtime.backends.registrations():
         if any(r.source == name for r in backend_stack):
-            _backend.unregister_backend(backend_name_, source=name)
+            _backends.unregister_backend(backend_name_, source=name)
 
 
 def _activate(infos: list[PluginInfo]) -> None:
@@ -298,7 +298,7 @@ def load_plugins() -> None:
 
 def _load_entry_points() -> None:
     """Import, admit and activate every entry point of the group, each plugin isolated."""
-    from importlib_metadata import entry_points
+    from importlib_metadata import entry_points  # (heavy to load: only when plugins are scanned)
 
     state = plugin_state()
     admitted = []

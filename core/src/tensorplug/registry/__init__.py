@@ -1,1 +1,2 @@
-"""Registries of kernel specs, kernels, gradients (and, in tensorplug.backends.lifecycle, backends)."""
+"""Registries of kernel specs, kernels, gradients, JVP and batching rules, ops and backends: plain
+data below the plugin manager, which fills them."""

@@ -1,11 +1,13 @@
-"""The kernel registry: (kernel name, backend name) -> KernelConfig."""
+"""The kernel registry: (kernel name, backend name) -> KernelConfig, with the setup and dispose
+of a started backend's kernels as its slots change. Looking a kernel up with an error that says
+which backend would offer it is ``kernels.lookup`` (it asks the plugins, which sit above)."""
 
 from __future__ import annotations
 
 import warnings
 
 from tensorplug.core.runtime import current
-from tensorplug.errors import KernelNotFoundError, RegistrationError, TensorplugPluginWarning
+from tensorplug.errors import RegistrationError, TensorplugPluginWarning
 from tensorplug.registry._slots import Registration, current_source
 from tensorplug.registry.kernel_config import DirectCall, KernelConfig, KernelFunc, check_kernel_config
 from tensorplug.registry.specs import spec_not_found
@@ -16,10 +18,8 @@ __all__ = [
     "DirectCall",
     "register_kernel",
     "unregister_kernel",
-    "get_kernel",
     "kernels_for_backend",
     "backends_with_kernel",
-    "missing_kernel_error",
 ]
 
 
@@ -79,20 +79,22 @@ def _active_changed(before: KernelConfig | None, after: KernelConfig | None) -> 
     active (shadowed or unregistered) is disposed, the one that becomes active is set up."""
     if before is after:
         return
-    from tensorplug.backends.lifecycle import kernel_changed  # (the backend module sits above the registries)
-
     if before is not None:
-        kernel_changed(before, "dispose")
+        _kernel_changed(before, "dispose")
     if after is not None:
-        kernel_changed(after, "setup")
+        _kernel_changed(after, "setup")
 
 
-def get_kernel(kernel_name: str, backend_name: str) -> KernelConfig:
-    """The active kernel config; KernelNotFoundError (a LookupError) if there is none."""
-    config = current().kernels.active.get((kernel_name, backend_name))
-    if config is None:
-        raise missing_kernel_error(kernel_name, backend_name)
-    return config
+def _kernel_changed(config: KernelConfig, event: str) -> None:
+    """A kernel became active ("setup") or stopped being active ("dispose") in its slot: run its
+    setup or dispose function if its backend is started (or starting)."""
+    runtime = current()
+    backend = runtime.instances.get(config.backend_name) or runtime.starting.get(config.backend_name)
+    if backend is None:
+        return
+    func = config.setup_func if event == "setup" else config.dispose_func
+    if func is not None:
+        func(backend)
 
 
 def kernels_for_backend(backend_name: str) -> list[KernelConfig]:
@@ -105,32 +107,5 @@ def kernels_for_backend(backend_name: str) -> list[KernelConfig]:
 
 def backends_with_kernel(kernel_name: str) -> list[str]:
     """Names of the backends with a kernel registered for `kernel_name`, sorted (a backend not
-    started yet has registered none: ``missing_kernel_error`` asks its plugins)."""
+    started yet has registered none: ``kernels.lookup.missing_kernel_error`` asks its plugins)."""
     return sorted(b for (k, b) in current().kernels.active if k == kernel_name)
-
-
-def missing_kernel_error(kernel_name: str, backend_name: str) -> KernelNotFoundError:
-    if kernel_name not in current().specs.active:
-        return KernelNotFoundError(str(spec_not_found(kernel_name)))
-    others = backends_with_kernel(kernel_name)
-    if not others:  # backends not started yet have registered nothing: ask their plugins
-        from tensorplug.plugins.manager import offered_by_unstarted_backends  # (plugins sit above)
-
-        offered = offered_by_unstarted_backends(kernel_name)
-        if offered:
-            names = ", ".join(repr(b) for b in offered)
-            return KernelNotFoundError(
-                f"Kernel '{kernel_name}' is not registered for backend '{backend_name}'; the "
-                f"installed backend(s) {names} provide it (not started yet). Call "
-                f"tp.set_backend({offered[0]!r}), or install a plugin that provides it for "
-                f"'{backend_name}'."
-            )
-    if others:
-        where = f"it is registered for {', '.join(repr(b) for b in others)}"
-        fix = f"Install a plugin that provides it, or call tp.set_backend({others[0]!r})."
-    else:
-        where = "no installed backend provides it"
-        fix = "Install a plugin that provides it, or register one with tensorplug.extend.register_kernel."
-    return KernelNotFoundError(
-        f"Kernel '{kernel_name}' is not registered for backend '{backend_name}'; {where}. {fix}"
-    )
