@@ -43,7 +43,6 @@ ALLOWED_CYCLES: list[set[str]] = [
 ]
 #: function-local imports of first-party modules that still stand (issue 32), by importing module
 ALLOWED_LOCAL_IMPORTS: dict[str, set[str]] = {
-    "tensorplug._jit_state": {"tensorplug.ops.manipulation"},
     "tensorplug._validate": {"tensorplug.backend"},
     "tensorplug.backend": {"tensorplug.plugins.manager"},
     "tensorplug.cli.demo": {"tensorplug", "tensorplug.cli.digits_mlp", "tensorplug.extend"},
@@ -61,7 +60,6 @@ ALLOWED_LOCAL_IMPORTS: dict[str, set[str]] = {
                           "tensorplug.engine"},
     "tensorplug.optimizers.optimizer": {"tensorplug.ops._convert"},
     "tensorplug.optimizers.step": {"tensorplug.ops._convert"},
-    "tensorplug.plan": {"tensorplug.dispatch", "tensorplug.engine"},
     "tensorplug.plugins.manager": {"importlib_metadata"},
     "tensorplug.profile_report": {"tensorplug.cli._table"},
     "tensorplug.registry.kernels": {"tensorplug.backend", "tensorplug.plugins.manager"},
@@ -77,6 +75,8 @@ ALLOWED_LOCAL_IMPORTS: dict[str, set[str]] = {
     "tensorplug.testing.pytest_plugin": {"tensorplug.backend", "tensorplug.testing.isolation",
                                          "tensorplug.testing.opcheck"},
     "tensorplug.testing.references.from_plugins": {"tensorplug.plugins.manager"},
+    "tensorplug.transforms.jit.planner": {"tensorplug.dispatch", "tensorplug.engine"},
+    "tensorplug.transforms.jit.state": {"tensorplug.ops.manipulation"},
     "tensorplug.variable": {"tensorplug._pickling", "tensorplug.ops._convert"},
     # the plugin's conformance references use the testing kit: loaded when the kit asks for them
     "tensorplug_example_ops.plugin": {"tensorplug_example_ops.references"},

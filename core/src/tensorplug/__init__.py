@@ -91,7 +91,6 @@ from tensorplug.errors import (
     TracedValueError,
     VariableNotFoundError,
 )
-from tensorplug.jit import jit
 from tensorplug.memory_stats import memory
 from tensorplug.namespace_info import __array_namespace_info__
 
@@ -115,6 +114,7 @@ from tensorplug.ops.structure import *  # noqa: F403
 from tensorplug.profiler import profile
 from tensorplug.runtime import current as _current
 from tensorplug.saving import load, save
+from tensorplug.transforms.jit.api import jit
 from tensorplug.variable import Variable
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)

@@ -27,11 +27,9 @@ from tensorplug.backend import (
 from tensorplug.dispatch import Dispatcher
 from tensorplug.engine import run_kernel, wrap
 from tensorplug.gradients._util import unbroadcast
-from tensorplug.jit import tracing
 from tensorplug.kernel_families import family_configs
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
 from tensorplug.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
-from tensorplug.plan import PlannedFunction
 from tensorplug.plugins.hookspecs import hookimpl
 from tensorplug.plugins.manager import (
     PluginInfo,
@@ -78,6 +76,8 @@ from tensorplug.registry.specs import (
 )
 from tensorplug.runtime import Runtime, use_runtime
 from tensorplug.runtime import current as current_runtime
+from tensorplug.transforms.jit.api import tracing
+from tensorplug.transforms.jit.planner import PlannedFunction
 
 __all__ = [
     "API_VERSION",

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tensorplug._jit_state import StateLayout
 from tensorplug.backend import Backend
+from tensorplug.transforms.jit.state import StateLayout
 
 __all__ = ["Args", "Trace", "Retrace", "Write", "Compiled", "Entry"]
 

@@ -1,7 +1,7 @@
 """``tp.jit``: compile a function with the active backend when it can; otherwise run eagerly.
 
 A backend compiles through ``Backend.compile``: jax with ``jax.jit`` (one XLA computation);
-the numpy backend by planning (``tensorplug.plan``: the kernel calls of one trace, replayed,
+the numpy backend by planning (``tensorplug.transforms.jit.planner``: the kernel calls of one trace, replayed,
 with eager results bit for bit). A backend whose ``compile`` returns None runs ``f`` eagerly.
 On a compiling backend:
 
@@ -14,7 +14,7 @@ On a compiling backend:
   again on its own, e.g. after ``jax.clear_caches()``) runs ``f`` on the arguments of the key's
   first call, its traced leaves replaced by the call's traced values.
 - **State.** ``f`` may read and assign Variables and step optimizers: state holders (see
-  ``tensorplug._jit_state``), whose state is a tree of tensors (a Variable's: its value; an
+  ``tensorplug.transforms.jit.state``), whose state is a tree of tensors (a Variable's: its value; an
   optimizer's: its ``OptimizerState``). While ``f`` is traced they report what they touch
   (``Trace.touch``); tp.jit then passes their state into the compiled function at every call
   and gives them the new state after it, the same way for every holder, so that no traced value
@@ -33,9 +33,9 @@ On a compiling backend:
   runs op by op on vmap's batching backend, each op batched by its rule, and nothing is cached
   for it (a later call outside vmap compiles, or replays, as usual).
 
-A compiled call takes the holders' state as ``_jit_state.carry_in`` lays it out (a holder's
+A compiled call takes the holders' state as ``state.carry_in`` lays it out (a holder's
 tensors of one dtype packed into one buffer where the backend packs state and can join them)
-and hands each holder whose state changed its new state (``_jit_state.written``).
+and hands each holder whose state changed its new state (``state.written``).
 """
 
 from __future__ import annotations
@@ -51,8 +51,16 @@ from typing import Any
 import numpy as np
 
 from tensorplug import _validate as valid
-from tensorplug._jit_entries import Args, Compiled, Entry, Retrace, Trace, Write
-from tensorplug._jit_state import (
+from tensorplug._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
+from tensorplug.autodiff.tape import taping
+from tensorplug.backend import Backend, active_backend
+from tensorplug.dtypes import DType
+from tensorplug.engine import wrap
+from tensorplug.errors import ArgumentError, TensorplugError
+from tensorplug.profiler import time_compiled
+from tensorplug.tensor import Tensor
+from tensorplug.transforms.jit.entries import Args, Compiled, Entry, Retrace, Trace, Write
+from tensorplug.transforms.jit.state import (
     StateLayout,
     carry_in,
     flatten,
@@ -63,7 +71,7 @@ from tensorplug._jit_state import (
     unflatten,
     written,
 )
-from tensorplug._jit_trees import (
+from tensorplug.transforms.jit.trees import (
     HOST_DTYPES,
     TRACED,
     arrays_as_tensors,
@@ -75,14 +83,6 @@ from tensorplug._jit_trees import (
     static_key,
     unflatten_out,
 )
-from tensorplug._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
-from tensorplug.autodiff.tape import taping
-from tensorplug.backend import Backend, active_backend
-from tensorplug.dtypes import DType
-from tensorplug.engine import wrap
-from tensorplug.errors import ArgumentError, TensorplugError
-from tensorplug.profiler import time_compiled
-from tensorplug.tensor import Tensor
 
 __all__ = ["jit", "tracing"]
 

@@ -1,0 +1,1 @@
+"""Function transforms: autodiff, vmap, jit."""
