@@ -1,9 +1,25 @@
 """``tp.jit``: compile a function with the active backend when it can; otherwise run eagerly.
 
 A backend compiles through ``Backend.compile``: jax with ``jax.jit`` (one XLA computation);
-the numpy backend by planning (``tensorplug.transforms.jit.planner``: the kernel calls of one trace, replayed,
-with eager results bit for bit). A backend whose ``compile`` returns None runs ``f`` eagerly.
-On a compiling backend:
+the numpy backend by planning (``tensorplug.transforms.jit.planner``: the kernel calls of one
+trace, replayed, with eager results bit for bit). A backend whose ``compile`` returns None runs
+``f`` eagerly.
+
+The core is explicit: ``f(*args) -> results``, pytrees of tensors in and out. State can travel
+that way, optax-style: parameters and an optimizer's state as trees in, the new trees out, and
+nothing else read or written::
+
+    @tp.jit
+    def step(params, velocity, x, y):
+        loss, grads = tp.value_and_grad(loss_fn)(params, x, y)
+        velocity = tp.tree_util.tree_map(lambda v, g: 0.9 * v + g, velocity, grads)
+        params = tp.tree_util.tree_map(lambda p, v: p - 0.1 * v, params, velocity)
+        return params, velocity, loss
+
+    params, velocity, loss = step(params, velocity, x, y)  # one trace, then compiled calls
+
+Functions written with state holders (Variables, optimizers) are a layer on top of it:
+
 
 - **Arguments.** Tensors and numpy arrays anywhere in the arguments (nested lists, tuples and
   dicts) are traced: the compiled function is specialized to their shapes and dtypes and
@@ -22,7 +38,10 @@ On a compiling backend:
   traced; its other leaves (an optimizer's settings such as Adam's betas, or a learning-rate
   schedule) are compiled in, and a new value compiles again. State set between calls (a
   Variable assigned, ``opt.learning_rate`` or ``opt.iterations`` set) is seen at the next call.
-  Finding the state costs one extra trace on the first call (per argument shapes).
+  Finding the state costs one trace on the first call (per argument shapes; its compiled
+  function is never used), which finds all the holders ``f`` touches; ``f`` is then traced
+  with their state as inputs. There is no third trace: ``f`` must touch the same holders
+  whatever their values (StateError otherwise). Explicit state (above) needs no such trace.
 - **Results** are tensors (nested in lists, tuples and dicts as ``f`` returned them);
   non-tensor leaves ``f`` returns are constants of the trace.
 - While ``tp.profile`` records, a compiled call is one event (``jit(<function>)``); the
@@ -56,7 +75,7 @@ from tensorplug.autodiff.tape import taping
 from tensorplug.backend import Backend, active_backend
 from tensorplug.dtypes import DType
 from tensorplug.engine import wrap
-from tensorplug.errors import ArgumentError, TensorplugError
+from tensorplug.errors import ArgumentError, StateError
 from tensorplug.profiler import time_compiled
 from tensorplug.tensor import Tensor
 from tensorplug.transforms.jit.entries import Args, Compiled, Entry, Retrace, Trace, Write
@@ -87,8 +106,6 @@ from tensorplug.transforms.jit.trees import (
 __all__ = ["jit", "tracing"]
 
 _new_tensor = object.__new__
-_MAX_TRACES = 8  # per call; the state a function touches is normally found in two
-_ATTEMPTS = range(_MAX_TRACES)
 _tracing_lock = threading.Lock()
 # (the call path's loops over holders, as C loops)
 _deref: Callable[[Any], Any] = weakref.ref.__call__
@@ -168,39 +185,28 @@ class _Jitted:
             if entry is None:
                 entry = entries[key] = self._new_entry(args, kwargs)
             dyn_natives = dyn if entry.host else [native(x, backend) for x in dyn]
-            for _ in _ATTEMPTS:
-                if entry.dead:  # some state was garbage-collected: find it again
-                    entry = entries[key] = Entry(entry.template, entry.host)
-                holders = list(map(_deref, entry.holders))
-                states = list(map(_state_of, holders))
-                left = entry.left_states
-                if left is not None and all(map(_is, states, left)):  # as the last call left them
-                    compiled, state = entry.left_compiled, entry.left_arrays
-                else:
-                    layouts, state = carry_in(states, backend)
-                    last = entry.last
-                    if last is not None and last[0] == layouts:  # the state's layout did not change
-                        compiled = last[1]
-                    else:
-                        made = self._compiled(entry, holders, layouts, backend)
-                        if made is None:  # the backend cannot compile
-                            return self.eager(args, kwargs)
-                        compiled = made
-                try:
-                    if recorders and profiling[0]:  # (a profile records: it times the call)
-                        out_natives, new_state = time_compiled(name, backend, compiled.fn, dyn_natives, state)
-                    else:
-                        out_natives, new_state = compiled.fn(dyn_natives, state)
-                except Retrace as retrace:
-                    entry.retraced(retrace)
-                    continue
-                break
+            if entry.dead:  # some state was garbage-collected: find it again
+                entry = entries[key] = Entry(entry.template, entry.host)
+            holders = list(map(_deref, entry.holders))
+            states = list(map(_state_of, holders))
+            left = entry.left_states
+            if left is not None and all(map(_is, states, left)):  # as the last call left them
+                compiled, state = entry.left_compiled, entry.left_arrays
             else:
-                raise TensorplugError(
-                    f"tp.jit: tracing {getattr(self.fn, '__name__', 'the function')} did not settle "
-                    f"on the state it reads and writes after {_MAX_TRACES} traces; does it touch "
-                    "different Variables or optimizers every time it is traced?"
-                )
+                made = self._carried(entry, states, holders, backend)
+                if made is None:  # the backend cannot compile
+                    return self.eager(args, kwargs)
+                compiled, state = made
+            try:
+                if recorders and profiling[0]:  # (a profile records: it times the call)
+                    out_natives, new_state = time_compiled(name, backend, compiled.fn, dyn_natives, state)
+                else:
+                    out_natives, new_state = compiled.fn(dyn_natives, state)
+            except Retrace as retrace:  # the first trace met state: once more, with all of it
+                redone = self._retraced(entry, retrace, dyn_natives, backend)
+                if redone is None:  # the backend cannot compile
+                    return self.eager(args, kwargs)
+                holders, states, compiled, state, out_natives, new_state = redone
             arrays = state + new_state
             for write in compiled.writes:
                 new = written(write.layout, list(map(arrays.__getitem__, write.arrays)), backend)
@@ -225,6 +231,41 @@ class _Jitted:
         host = not self.statics and not kwargs and all(
             a.__class__ is np.ndarray and a.dtype in HOST_DTYPES for a in args)
         return Entry(self._template(args, kwargs), host)
+
+    def _carried(self, entry: Entry, states: list[Any], holders: list[Any],
+                 backend: Backend) -> tuple[Compiled, list[Any]] | None:
+        """The compiled function for the holders' `states` and the state arrays it takes;
+        None when the backend cannot compile."""
+        layouts, state = carry_in(states, backend)
+        last = entry.last
+        if last is not None and last[0] == layouts:  # the state's layout did not change
+            return last[1], state
+        compiled = self._compiled(entry, holders, layouts, backend)
+        return None if compiled is None else (compiled, state)
+
+    def _retraced(self, entry: Entry, retrace: Retrace, dyn_natives: list[Any],
+                  backend: Backend) -> tuple[Any, ...] | None:
+        """After the trace that found the state `f` touches (its compiled function is never
+        used): the call with all of it, traced once more (None when the backend cannot
+        compile). State found again then is refused: there is no third trace."""
+        entry.retraced(retrace)
+        holders = list(map(_deref, entry.holders))
+        states = list(map(_state_of, holders))
+        made = self._carried(entry, states, holders, backend)
+        if made is None:
+            return None
+        compiled, state = made
+        try:
+            out_natives, new_state = compiled.fn(dyn_natives, state)
+        except Retrace as again:
+            kinds = sorted({type(h).__name__ for h in again.found})
+            raise StateError(
+                f"tp.jit: {getattr(self.fn, '__name__', 'the function')} touched state ({', '.join(kinds)}) "
+                "when traced with the state its first trace found that it had not touched then; it must "
+                "read and write the same Variables and optimizers whatever their values (no Python "
+                "branch on a state's value)"
+            ) from None
+        return holders, states, compiled, state, out_natives, new_state
 
     def _compiled(self, entry: Entry, holders: list[Any], layouts: tuple[StateLayout, ...],
                   backend: Backend) -> Compiled | None:
