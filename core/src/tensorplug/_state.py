@@ -24,7 +24,7 @@ backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_ba
 recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
     "tensorplug_recorders", default=checks_from_environment()  # noqa: B039  (a tuple: immutable)
 )
-# The tp.jit trace in progress in this context (tensorplug.transforms.jit.entries.Trace), or
+# The tp.jit trace in progress in this context (tensorplug.transforms.jit.trace.Trace), or
 # None: Variables and optimizers report to it what state they read and write.
 jit_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_jit_trace", default=None)
 # How many tp.jit traces are in progress in the process (any thread): when 0, hot paths skip

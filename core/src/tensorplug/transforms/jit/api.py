@@ -62,7 +62,6 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -70,31 +69,23 @@ from typing import Any
 import numpy as np
 
 from tensorplug import _validate as valid
-from tensorplug._state import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
+from tensorplug._state import backend_var, jit_trace_var, profiling, recorders_var
 from tensorplug.autodiff.tape import taping
 from tensorplug.backend import Backend, active_backend
-from tensorplug.dtypes import DType
-from tensorplug.engine import wrap
 from tensorplug.errors import ArgumentError, StateError
 from tensorplug.profiler import time_compiled
 from tensorplug.tensor import Tensor
-from tensorplug.transforms.jit.entries import Args, Compiled, Entry, Retrace, Trace, Write
+from tensorplug.transforms.jit.entries import Args, Compiled, Entry
 from tensorplug.transforms.jit.state import (
     StateLayout,
     carry_in,
-    flatten,
-    layout_of,
-    leaves_of,
-    pack,
-    tensor_leaves,
-    unflatten,
     written,
 )
+from tensorplug.transforms.jit.trace import Retrace, traced_function
 from tensorplug.transforms.jit.trees import (
     HOST_DTYPES,
     TRACED,
     arrays_as_tensors,
-    flatten_out,
     key_of,
     native,
     nonnegative,
@@ -106,7 +97,6 @@ from tensorplug.transforms.jit.trees import (
 __all__ = ["jit", "tracing"]
 
 _new_tensor = object.__new__
-_tracing_lock = threading.Lock()
 # (the call path's loops over holders, as C loops)
 _deref: Callable[[Any], Any] = weakref.ref.__call__
 _state_of = operator.methodcaller("jit_state")
@@ -248,7 +238,7 @@ class _Jitted:
         """After the trace that found the state `f` touches (its compiled function is never
         used): the call with all of it, traced once more (None when the backend cannot
         compile). State found again then is refused: there is no third trace."""
-        entry.retraced(retrace)
+        entry.retraced(retrace.found)
         holders = list(map(_deref, entry.holders))
         states = list(map(_state_of, holders))
         made = self._carried(entry, states, holders, backend)
@@ -274,7 +264,8 @@ class _Jitted:
         compiled = entry.compiled.get(layouts)
         if compiled is None:
             compiled = Compiled(layouts)
-            fn = backend.compile(self._pure(entry, holders, compiled, backend))
+            fn = backend.compile(traced_function(self.fn, self.statics, entry.template, holders, compiled,
+                                                  backend))
             if fn is None:
                 self.per_backend[backend] = None
                 return None
@@ -289,105 +280,6 @@ class _Jitted:
         traced = itertools.repeat(TRACED)
         return (tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args)),
                 {k: rebuild(v, traced) for k, v in kwargs.items()})
-
-    def _pure(self, entry: Entry, holders: list[Any], compiled: Compiled,
-              backend: Backend) -> Callable[..., Any]:
-        """The function the backend compiles: lists of natives in, lists of natives out; runs
-        `f` on tensors wrapping the traced values, with the state holders given traced state."""
-        fn = self.fn
-
-        def pure(dyn_natives: list[Any], state_natives: list[Any]) -> tuple[list[Any], list[Any]]:
-            args, kwargs = entry.template
-            statics = nonnegative(self.statics, len(args))
-            traced = iter([wrap(x, backend) for x in dyn_natives])
-            args = tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args))
-            kwargs = {k: rebuild(v, traced) for k, v in kwargs.items()}
-            trace = Trace(backend)
-            before: list[Any] = []  # per holder, its state before the trace (restored after)
-            given: list[list[Tensor]] = []  # per holder, the traced tensors it was given
-            after: list[Any] = []  # per holder, its state after `f`
-            reset = jit_trace_var.set(trace)  # (cutting buffers runs ops)
-            with _tracing_lock:  # read without the lock by Variables: only its zero-ness matters
-                jit_tracing[0] += 1
-            try:
-                state = iter(state_natives)
-                for h, layout in zip(holders, compiled.layouts):
-                    buffers = [wrap(next(state), backend, spec.dtype) for spec in layout.buffers]
-                    leaves = leaves_of(layout, buffers)
-                    before.append(h.jit_state())
-                    h.set_jit_state(unflatten(layout.structure, iter(leaves)))
-                    trace.bound.add(id(h))
-                    given.append(leaves)
-                out = fn(*args, **kwargs)
-                out_natives: list[Any] = []
-                tree = compiled.out_tree = flatten_out(out, backend, out_natives)
-                compiled.single = tree[1] if tree[0] == "t" else None
-            finally:  # (restored inside the trace: a Variable takes back its value as it was)
-                after = [h.jit_state() for h in holders[:len(before)]]
-                for h, old in zip(holders, before):
-                    h.set_jit_state(old)
-                for h, old in trace.found.values():
-                    h.set_jit_state(old)
-                with _tracing_lock:
-                    jit_tracing[0] -= 1
-                jit_trace_var.reset(reset)
-            if trace.found:
-                raise Retrace([h for h, _ in trace.found.values()])
-            new_state: list[Any] = []
-            self._writes(compiled, given, after, new_state, backend)
-            return out_natives, new_state
-
-        return pure
-
-    @staticmethod
-    def _writes(compiled: Compiled, given: list[list[Tensor]], after: list[Any],
-                new_state: list[Any], backend: Backend) -> None:
-        """In a trace, after `f`: the holders whose state `f` changed (``compiled.writes``),
-        their new state's buffers appended to `new_state` (the compiled function's state
-        results). A buffer whose tensors are the ones the call was given is not returned: the
-        holder gets the array the call took. A holder whose state changed structure gets all of
-        it, laid out anew (packed where the call's state of that dtype was)."""
-        packable: set[DType] = {spec.dtype for layout in compiled.layouts
-                                for spec in layout.buffers if spec.packed}
-        n_in = sum(len(layout.buffers) for layout in compiled.layouts)
-        writes = []
-        next_arrays: list[int] | None = []
-        first = 0  # the index of the holder's first buffer in the state arguments
-        for i, (layout, inputs, state) in enumerate(zip(compiled.layouts, given, after)):
-            structure, leaves = flatten(state)
-            arrays: list[int] = []
-            if structure == layout.structure:
-                new_layout = layout
-                for k, spec in enumerate(layout.buffers):
-                    if all(leaves[j]._data is inputs[j]._data for j in spec.leaves):
-                        arrays.append(first + k)  # unchanged: the array the call took
-                    else:
-                        arrays.append(n_in + len(new_state))
-                        new_state.append(_buffer(leaves, spec.leaves, backend))
-            else:
-                new_layout = layout_of(structure, tensor_leaves(structure), packable.__contains__)
-                for spec in new_layout.buffers:
-                    arrays.append(n_in + len(new_state))
-                    new_state.append(_buffer(leaves, spec.leaves, backend))
-                next_arrays = None  # the next call has another layout
-            if arrays != list(range(first, first + len(layout.buffers))):  # something changed
-                writes.append(Write(i, new_layout, tuple(arrays)))
-            if next_arrays is not None:
-                next_arrays.extend(arrays)
-            first += len(layout.buffers)
-        compiled.writes = writes
-        compiled.next_arrays = None if next_arrays is None else tuple(next_arrays)
-
-
-def _buffer(leaves: Sequence[Tensor], indices: tuple[int, ...], backend: Backend) -> Any:
-    """The native array of a buffer of a holder's new state (in a trace: packed with ops)."""
-    if len(indices) > 1:
-        t = pack([leaves[j] for j in indices])
-    else:
-        t = leaves[indices[0]]
-    if t._backend is backend:
-        return t._data
-    return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
 
 
 def jit(f: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = ()) -> Any:
