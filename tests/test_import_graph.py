@@ -75,8 +75,6 @@ ALLOWED_LOCAL_IMPORTS: dict[str, set[str]] = {
     "tensorplug.testing.pytest_plugin": {"tensorplug.backend", "tensorplug.testing.isolation",
                                          "tensorplug.testing.opcheck"},
     "tensorplug.testing.references.from_plugins": {"tensorplug.plugins.manager"},
-    "tensorplug.transforms.jit.planner": {"tensorplug.dispatch", "tensorplug.engine"},
-    "tensorplug.transforms.jit.state": {"tensorplug.ops.manipulation"},
     "tensorplug.variable": {"tensorplug._pickling", "tensorplug.ops._convert"},
     # the plugin's conformance references use the testing kit: loaded when the kit asks for them
     "tensorplug_example_ops.plugin": {"tensorplug_example_ops.references"},

@@ -29,6 +29,8 @@ from typing import Any
 
 from tensorplug._state import plan_trace_var, push_recorder, remove_recorder
 from tensorplug.backend import Backend
+from tensorplug.dispatch import wrap
+from tensorplug.engine import explain_failure
 from tensorplug.errors import TensorplugError, TracedValueError
 from tensorplug.kernel_spec import TensorInfo
 from tensorplug.registry._slots import CHANGES
@@ -152,9 +154,6 @@ class Plan:
 
     def _explain(self, args: list[Any], state: list[Any], exc: Exception) -> TensorplugError:
         """Run the steps one by one to find the one that raises; its failure, explained."""
-        from tensorplug.dispatch import wrap
-        from tensorplug.engine import explain_failure
-
         values: dict[int, Any] = dict(enumerate(list(args) + list(state)))
         values.update(self.constants)
         for step in self.steps:
