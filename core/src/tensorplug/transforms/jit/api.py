@@ -193,7 +193,8 @@ class _Jitted:
                 else:
                     out_natives, new_state = compiled.fn(dyn_natives, state)
             except Retrace as retrace:  # the first trace met state: once more, with all of it
-                redone = self._retraced(entry, retrace, dyn_natives, backend)
+                redone = self._retraced(entry, retrace, dyn_natives, backend,
+                                        name if recorders and profiling[0] else None)
                 if redone is None:  # the backend cannot compile
                     return self.eager(args, kwargs)
                 holders, states, compiled, state, out_natives, new_state = redone
@@ -233,11 +234,12 @@ class _Jitted:
         compiled = self._compiled(entry, holders, layouts, backend)
         return None if compiled is None else (compiled, state)
 
-    def _retraced(self, entry: Entry, retrace: Retrace, dyn_natives: list[Any],
-                  backend: Backend) -> tuple[Any, ...] | None:
+    def _retraced(self, entry: Entry, retrace: Retrace, dyn_natives: list[Any], backend: Backend,
+                  timed: str | None) -> tuple[Any, ...] | None:
         """After the trace that found the state `f` touches (its compiled function is never
         used): the call with all of it, traced once more (None when the backend cannot
-        compile). State found again then is refused: there is no third trace."""
+        compile; timed as `timed` while a profile records). State found again then is refused:
+        there is no third trace."""
         entry.retraced(retrace.found)
         holders = list(map(_deref, entry.holders))
         states = list(map(_state_of, holders))
@@ -246,7 +248,10 @@ class _Jitted:
             return None
         compiled, state = made
         try:
-            out_natives, new_state = compiled.fn(dyn_natives, state)
+            if timed is not None:
+                out_natives, new_state = time_compiled(timed, backend, compiled.fn, dyn_natives, state)
+            else:
+                out_natives, new_state = compiled.fn(dyn_natives, state)
         except Retrace as again:
             kinds = sorted({type(h).__name__ for h in again.found})
             raise StateError(
