@@ -93,3 +93,50 @@ def test_a_function_touching_other_state_when_traced_again_is_refused(backend):
                                             r"state its first trace found.*no Python branch"):
         f(np.float32(3.0))
     assert len(traces) == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_state_known_before_a_trace_needs_no_trace_to_find_it(backend):
+    """A Variable passed as an argument is known before the first trace; so, for a new
+    argument shape (a smaller last batch), is the state the function touched for others."""
+    tp.set_backend(backend)
+    traces = []
+    x, y, _, _ = _problem()
+    w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+    b = tp.Variable(np.zeros(2, np.float32))
+    opt = tp.optimizers.SGD(0.1)
+
+    @tp.jit
+    def step(b, x, y):
+        traces.append(x.shape)
+        return opt.minimize(lambda: tp.mean((x @ w + b - y) ** 2), [w, b])
+
+    step(b, x, y)
+    step(b, x, y)
+    assert len(traces) == 2  # one trace finds w and opt (b is given), one compiles
+    step(b, x[:2], y[:2])
+    step(b, x[:2], y[:2])
+    assert traces[2:] == [(2, 3)] and opt.iterations == 4
+    eager_w = tp.Variable(np.full((3, 2), 0.1, np.float32))
+    eager_b = tp.Variable(np.zeros(2, np.float32))
+    eager_opt = tp.optimizers.SGD(0.1)
+    for n in (4, 4, 2, 2):
+        eager_opt.minimize(lambda n=n: tp.mean((x[:n] @ eager_w + eager_b - y[:n]) ** 2), [eager_w, eager_b])
+    np.testing.assert_allclose(w.numpy(), eager_w.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(b.numpy(), eager_b.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_variable_passed_as_an_argument_is_traced_once(backend):
+    tp.set_backend(backend)
+    traces = []
+    v = tp.Variable(np.float32(1.0))
+
+    @tp.jit
+    def bump(v, x):
+        traces.append(1)
+        v.assign(v + x)
+        return v * 2
+
+    assert [bump(v, np.float32(1.0)).item() for _ in range(3)] == [4.0, 6.0, 8.0]
+    assert len(traces) == 1 and v.item() == 4.0

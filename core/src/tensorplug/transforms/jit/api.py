@@ -38,10 +38,12 @@ Functions written with state holders (Variables, optimizers) are a layer on top 
   traced; its other leaves (an optimizer's settings such as Adam's betas, or a learning-rate
   schedule) are compiled in, and a new value compiles again. State set between calls (a
   Variable assigned, ``opt.learning_rate`` or ``opt.iterations`` set) is seen at the next call.
-  Finding the state costs one trace on the first call (per argument shapes; its compiled
-  function is never used), which finds all the holders ``f`` touches; ``f`` is then traced
-  with their state as inputs. There is no third trace: ``f`` must touch the same holders
-  whatever their values (StateError otherwise). Explicit state (above) needs no such trace.
+  Finding the state costs one trace on the first call (its compiled function is never
+  used), which finds all the holders ``f`` touches; ``f`` is then traced with their state as
+  inputs. There is no third trace: ``f`` must touch the same holders whatever their values
+  (StateError otherwise). State known before a trace needs no such trace: explicit state
+  (above), Variables passed as arguments, and, for new argument shapes, the holders ``f``
+  touched for others.
 - **Results** are tensors (nested in lists, tuples and dicts as ``f`` returned them);
   non-tensor leaves ``f`` returns are constants of the trace.
 - While ``tp.profile`` records, a compiled call is one event (``jit(<function>)``); the
@@ -92,6 +94,7 @@ from tensorplug.transforms.jit.trees import (
     rebuild,
     static_key,
     unflatten_out,
+    variables_in,
 )
 
 __all__ = ["jit", "tracing"]
@@ -173,7 +176,7 @@ class _Jitted:
                                     "an int, a str or a tuple of them; pass arrays as traced arguments "
                                     "instead") from None
             if entry is None:
-                entry = entries[key] = self._new_entry(args, kwargs)
+                entry = entries[key] = self._new_entry(args, kwargs, entries)
             dyn_natives = dyn if entry.host else [native(x, backend) for x in dyn]
             if entry.dead:  # some state was garbage-collected: find it again
                 entry = entries[key] = Entry(entry.template, entry.host)
@@ -218,10 +221,21 @@ class _Jitted:
 
         return call
 
-    def _new_entry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Entry:
+    def _new_entry(self, args: tuple[Any, ...], kwargs: dict[str, Any], entries: dict[Any, Entry]) -> Entry:
+        """The entry of a new argument key, given the state holders known before its first
+        trace: the Variables among the arguments, and those `f` touched for other keys (so that
+        new shapes, such as a smaller last batch, need no trace to find the state)."""
         host = not self.statics and not kwargs and all(
             a.__class__ is np.ndarray and a.dtype in HOST_DTYPES for a in args)
-        return Entry(self._template(args, kwargs), host)
+        entry = Entry(self._template(args, kwargs), host)
+        known = {id(v): v for v in variables_in(entry.template)}
+        for other in entries.values():
+            for holder in map(_deref, other.holders):
+                if holder is not None:
+                    known.setdefault(id(holder), holder)
+        for holder in known.values():
+            entry.add(holder)
+        return entry
 
     def _carried(self, entry: Entry, states: list[Any], holders: list[Any],
                  backend: Backend) -> tuple[Compiled, list[Any]] | None:

@@ -14,7 +14,7 @@ from tensorplug.engine import wrap
 from tensorplug.errors import ArgumentError
 from tensorplug.ops._convert import _host_array, asarray
 from tensorplug.tensor import Tensor
-from tensorplug.tree_util import tree_flatten, tree_map, tree_unflatten
+from tensorplug.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from tensorplug.variable import Variable
 
 TRACED: Any = object()  # in a template of the arguments: a traced leaf
@@ -96,6 +96,11 @@ def rebuild(node: Any, traced: Any) -> Any:
         return next(traced)
     leaves, treedef = tree_flatten(node)
     return tree_unflatten(treedef, [next(traced) if _traced(x) else x for x in leaves])
+
+
+def variables_in(template: Any) -> list[Variable]:
+    """The Variables among the leaves of `template` (arguments: passed as themselves)."""
+    return [x for x in tree_leaves(template) if isinstance(x, Variable)]
 
 
 def arrays_as_tensors(node: Any) -> Any:
