@@ -18,8 +18,8 @@ nothing else read or written::
 
     params, velocity, loss = step(params, velocity, x, y)  # one trace, then compiled calls
 
-Functions written with state holders (Variables, optimizers) are a layer on top of it:
-
+Functions that read and write state holders (Variables, optimizers) instead, as TF.js-style
+code does, are a layer on top of it (**State**, below). In detail:
 
 - **Arguments.** Tensors and numpy arrays anywhere in the arguments (nested lists, tuples and
   dicts) are traced: the compiled function is specialized to their shapes and dtypes and
@@ -78,11 +78,7 @@ from tensorplug.errors import ArgumentError, StateError
 from tensorplug.profiler import time_compiled
 from tensorplug.tensor import Tensor
 from tensorplug.transforms.jit.entries import Args, Compiled, Entry
-from tensorplug.transforms.jit.state import (
-    StateLayout,
-    carry_in,
-    written,
-)
+from tensorplug.transforms.jit.state import StateLayout, carry_in, written
 from tensorplug.transforms.jit.trace import Retrace, traced_function
 from tensorplug.transforms.jit.trees import (
     HOST_DTYPES,
