@@ -7,14 +7,14 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 
 from __future__ import annotations
 
-from tensorplug._version import API_VERSION, ARRAY_API_VERSIONS, __version__
+from tensorplug.core.version import API_VERSION, ARRAY_API_VERSIONS, __version__
 
 # isort: off
 # Order matters: specs first, then Tensor (its operators import the ops, which import the
 # engine, which needs Tensor), then the other families (they use ops) with register_core.
 from tensorplug import specs  # noqa: F401  (the core's kernel specs, declared)
-from tensorplug.tensor import Tensor
-from tensorplug._core import register_core as _register_core  # (its gradients, JVP and batching rules)
+from tensorplug.core.tensor import Tensor
+from tensorplug.families.registration import register_core as _register_core  # (its gradients, JVP and batching rules)
 # isort: on
 
 from tensorplug import (
@@ -31,17 +31,19 @@ from tensorplug import (
     sparse,
     tree_util,
 )
-from tensorplug.autodiff.api import custom_grad, grad, stop_gradient, value_and_grad, variable_grads, vjp
-from tensorplug.autodiff.checkpoint import checkpoint
-from tensorplug.autodiff.custom_jvp import custom_jvp
-from tensorplug.autodiff.forward import jvp, linearize
-from tensorplug.autodiff.jacobians import hessian, hvp, jacfwd, jacrev
-from tensorplug.backend import backend_scope, get_backend, list_backends, set_backend, set_default_backend
-from tensorplug.batching.vmap import vmap
-from tensorplug.constants import e, inf, nan, newaxis, pi
-from tensorplug.data_types import can_cast, finfo, iinfo, isdtype, result_type
-from tensorplug.debug import debug_checks, debug_nans
-from tensorplug.devices import device_put, devices, set_default_device
+from tensorplug.backends.devices import device_put, devices, set_default_device
+from tensorplug.backends.lifecycle import (
+    backend_scope,
+    get_backend,
+    list_backends,
+    set_backend,
+    set_default_backend,
+)
+from tensorplug.core.constants import e, inf, nan, newaxis, pi
+from tensorplug.core.dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
+from tensorplug.core.namespace_info import __array_namespace_info__
+from tensorplug.core.runtime import current as _current
+from tensorplug.core.variable import Variable
 from tensorplug.dtypes import (
     DType,
     bfloat16,
@@ -60,7 +62,6 @@ from tensorplug.dtypes import (
     uint32,
     uint64,
 )
-from tensorplug.engine import run_kernel
 from tensorplug.errors import (
     ArgumentError,
     AutodiffError,
@@ -91,31 +92,43 @@ from tensorplug.errors import (
     TracedValueError,
     VariableNotFoundError,
 )
-from tensorplug.memory_stats import memory
-from tensorplug.namespace_info import __array_namespace_info__
+from tensorplug.families.activations.arithmetic import *  # noqa: F403
+from tensorplug.families.creation.ops import *  # noqa: F403
+from tensorplug.families.elementwise.bitwise import *  # noqa: F403
+from tensorplug.families.elementwise.ops import *  # noqa: F403
+from tensorplug.families.indexing.ops import *  # noqa: F403
+from tensorplug.families.linalg.ops import *  # noqa: F403
+from tensorplug.families.manipulation.ops import *  # noqa: F403
+from tensorplug.families.reductions.ops import *  # noqa: F403
+from tensorplug.families.scatter_nd.ops import *  # noqa: F403
+from tensorplug.families.segments.ops import *  # noqa: F403
+from tensorplug.families.sorting.ops import *  # noqa: F403
+from tensorplug.families.sorting.sets import *  # noqa: F403
+from tensorplug.families.structure.grids import *  # noqa: F403
+from tensorplug.families.structure.ops import *  # noqa: F403
+from tensorplug.io.saving import load, save
+from tensorplug.kernels.run import run_kernel
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
 from tensorplug.ops import asarray, astype, to_backend
-from tensorplug.ops.arithmetic import *  # noqa: F403
-from tensorplug.ops.bitwise import *  # noqa: F403
-from tensorplug.ops.creation import *  # noqa: F403
 from tensorplug.ops.dlpack import *  # noqa: F403
-from tensorplug.ops.elementwise import *  # noqa: F403
-from tensorplug.ops.grids import *  # noqa: F403
-from tensorplug.ops.indexing import *  # noqa: F403
-from tensorplug.ops.linalg import *  # noqa: F403
-from tensorplug.ops.manipulation import *  # noqa: F403
-from tensorplug.ops.nd_indexing import *  # noqa: F403
-from tensorplug.ops.reductions import *  # noqa: F403
-from tensorplug.ops.segments import *  # noqa: F403
-from tensorplug.ops.sets import *  # noqa: F403
-from tensorplug.ops.sorting import *  # noqa: F403
-from tensorplug.ops.structure import *  # noqa: F403
 from tensorplug.profiler import profile
-from tensorplug.runtime import current as _current
-from tensorplug.saving import load, save
+from tensorplug.tools.debug import debug_checks, debug_nans
+from tensorplug.tools.memory import memory
+from tensorplug.transforms.autodiff.api import (
+    custom_grad,
+    grad,
+    stop_gradient,
+    value_and_grad,
+    variable_grads,
+    vjp,
+)
+from tensorplug.transforms.autodiff.checkpoint import checkpoint
+from tensorplug.transforms.autodiff.custom_jvp import custom_jvp
+from tensorplug.transforms.autodiff.forward import jvp, linearize
+from tensorplug.transforms.autodiff.jacobians import hessian, hvp, jacfwd, jacrev
 from tensorplug.transforms.jit.api import jit
-from tensorplug.variable import Variable
+from tensorplug.transforms.vmap.api import vmap
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __array_api_version__ = ARRAY_API_VERSIONS[-1]

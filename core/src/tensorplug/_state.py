@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-from tensorplug.debug import checks_from_environment
+from tensorplug.tools.debug import checks_from_environment
 
 __all__ = ["backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
            "remove_recorder", "state", "profiling", "gradient_var"]
 
 backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
-# (every context starts with the NaN check when TENSORPLUG_DEBUG_NANS is set: see tensorplug.debug)
+# (every context starts with the NaN check when TENSORPLUG_DEBUG_NANS is set: see tensorplug.tools.debug)
 recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
     "tensorplug_recorders", default=checks_from_environment()  # noqa: B039  (a tuple: immutable)
 )

@@ -1,6 +1,6 @@
 """The Backend base class: the contract a backend implements (native arrays in and out, dtypes
 and shapes, devices, DLPack, compiling, and the seams tp.vmap's batching backend uses).
-``tensorplug.backend`` holds the registry and lifecycle of backends, and re-exports it."""
+``tensorplug.backends.lifecycle`` holds the registry and lifecycle of backends, and re-exports it."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class Backend:
     #: made from a Python scalar (``x * 2.0``) can be made once and reused (numpy backend).
     reuses_scalars: bool = False
     #: False while the dispatcher must not call kernels' direct functions (see
-    #: ``tensorplug.dispatch``): e.g. while the backend needs a setting around every kernel call.
+    #: ``tensorplug.kernels.dispatcher``): e.g. while the backend needs a setting around every kernel call.
     direct_kernels: bool = True
     #: Whether tp.jit joins a state holder's tensors of one dtype into one buffer (where
     #: ``joinable`` allows it): worth it where every array passed into or out of a compiled
@@ -60,7 +60,7 @@ class Backend:
 
     def is_native(self, value: Any) -> bool:
         """Whether `value` is a native array of this backend (what its kernels must return;
-        ``tensorplug.call_checks`` holds them to it). Default: any value ``dtype_of`` and
+        ``tensorplug.kernels.call_checks`` holds them to it). Default: any value ``dtype_of`` and
         ``shape_of`` accept; a backend names its own types, so that another library's array,
         or a bare Python number, is caught."""
         try:

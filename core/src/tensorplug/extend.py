@@ -13,9 +13,7 @@ gradients are written with (those of ``tensorplug.kernel_helpers`` among them).
 from __future__ import annotations
 
 from tensorplug import kernel_helpers as _kernel_helpers
-from tensorplug._core import register_core
-from tensorplug._version import API_VERSION
-from tensorplug.backend import (
+from tensorplug.backends.lifecycle import (
     Backend,
     BackendConfig,
     backend_info,
@@ -24,12 +22,15 @@ from tensorplug.backend import (
     start_backend,
     unregister_backend,
 )
-from tensorplug.dispatch import Dispatcher
-from tensorplug.engine import run_kernel, wrap
-from tensorplug.gradients._util import unbroadcast
-from tensorplug.kernel_families import family_configs
+from tensorplug.core.runtime import Runtime, use_runtime
+from tensorplug.core.runtime import current as current_runtime
+from tensorplug.core.version import API_VERSION
+from tensorplug.families._common.gradient_util import unbroadcast
+from tensorplug.families.registration import register_core
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
-from tensorplug.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.dispatcher import Dispatcher
+from tensorplug.kernels.run import run_kernel, wrap
+from tensorplug.kernels.spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from tensorplug.plugins.hookspecs import hookimpl
 from tensorplug.plugins.manager import (
     PluginInfo,
@@ -48,6 +49,7 @@ from tensorplug.registry.batching import (
     register_batching_rule,
     unregister_batching_rule,
 )
+from tensorplug.registry.family_configs import family_configs
 from tensorplug.registry.gradients import (
     GradConfig,
     find_gradient,
@@ -74,8 +76,6 @@ from tensorplug.registry.specs import (
     register_kernel_spec,
     unregister_kernel_spec,
 )
-from tensorplug.runtime import Runtime, use_runtime
-from tensorplug.runtime import current as current_runtime
 from tensorplug.transforms.jit.api import tracing
 from tensorplug.transforms.jit.planner import PlannedFunction
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tensorplug._state import jit_tracing, plan_trace_var
-from tensorplug._version import ARRAY_API_VERSIONS
+from tensorplug.core.context import jit_tracing, plan_trace_var
+from tensorplug.core.version import ARRAY_API_VERSIONS
 from tensorplug.dtypes import DType
 from tensorplug.errors import (
     ArgumentError,
@@ -21,7 +21,7 @@ from tensorplug.errors import (
 )
 
 if TYPE_CHECKING:
-    from tensorplug.backend import Backend
+    from tensorplug.backends.lifecycle import Backend
 
 __all__ = ["Tensor"]
 
@@ -175,7 +175,7 @@ class Tensor:
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
         """This tensor on `device`, a device of its backend (``tp.device_put``)."""
-        from tensorplug.devices import device_put
+        from tensorplug.backends.devices import device_put
 
         if stream is not None:
             raise ArgumentError("to_device: stream must be None; tensorplug's backends order their "
@@ -371,14 +371,14 @@ class Tensor:
     def __getitem__(self, key: Any) -> Tensor:
         return _ops.getitem(self, key)
 
-    def __copy__(self) -> Tensor:  # (copying and pickling: see tensorplug._pickling)
+    def __copy__(self) -> Tensor:  # (copying and pickling: see tensorplug.io.pickling)
         return self  # (immutable, as a tuple is: the copy is the tensor itself)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from tensorplug._pickling import reduce_tensor
+        from tensorplug.io.pickling import reduce_tensor
         return reduce_tensor(self)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:

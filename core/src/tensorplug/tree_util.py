@@ -21,8 +21,8 @@ import numpy as np
 import optree
 from optree import PyTreeSpec as PyTreeDef
 
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, RegistrationError
-from tensorplug.tensor import Tensor
 
 __all__ = ["register_pytree_node", "register_dataclass", "tree_flatten", "tree_unflatten",
            "tree_leaves", "tree_structure", "tree_map", "tree_flatten_with_path", "keystr"]

@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
-from tensorplug._state import jit_trace_var
-from tensorplug._state import jit_tracing as _tracing
-from tensorplug.engine import wrap
+from tensorplug.core import validate as valid
+from tensorplug.core.context import jit_trace_var
+from tensorplug.core.context import jit_tracing as _tracing
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, RegistrationError, ShapeError, TracedValueError
-from tensorplug.tensor import Tensor
+from tensorplug.kernels.run import wrap
 
 __all__ = ["Variable", "trainable_variables"]
 
@@ -39,7 +39,7 @@ class Variable(Tensor):
 
     def __init__(self, initial_value: Any, name: str | None = None, trainable: bool = True,
                  dtype: Any = None) -> None:
-        from tensorplug.ops._convert import asarray
+        from tensorplug.families._common.convert import asarray
 
         if jit_trace_var.get() is not None:
             raise TracedValueError(
@@ -101,7 +101,7 @@ class Variable(Tensor):
         if isinstance(value, Tensor) and value._backend is backend and value._dtype is self._dtype:
             new = value._data  # already this variable's dtype and backend: no conversion
         else:
-            from tensorplug.ops._convert import asarray
+            from tensorplug.families._common.convert import asarray
             try:
                 new = asarray(value, dtype=self._dtype, backend=backend.name)._data
             except TracedValueError as exc:
@@ -127,16 +127,16 @@ class Variable(Tensor):
         """``assign(self - delta)``: subtract `delta` (broadcast to the shape) in place; returns self."""
         return self.assign(self - delta)
 
-    # -- copying and pickling (see tensorplug._pickling) -------------------------------------
+    # -- copying and pickling (see tensorplug.io.pickling) -------------------------------------
     def __copy__(self) -> Variable:
-        from tensorplug._pickling import copy_variable
+        from tensorplug.io.pickling import copy_variable
         return copy_variable(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
         return self.__copy__()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from tensorplug._pickling import reduce_variable
+        from tensorplug.io.pickling import reduce_variable
         return reduce_variable(self)
 
     def __repr__(self) -> str:
@@ -159,7 +159,7 @@ class Variable(Tensor):
         the value until the call ends); after a compiled call, moved to this Variable's own
         backend when the call ran on another."""
         if state._backend is not self._backend and jit_trace_var.get() is None:
-            from tensorplug.ops._convert import asarray
+            from tensorplug.families._common.convert import asarray
             state = asarray(state, dtype=self._dtype, backend=self._backend.name)
         self._value, self._backend, self._value_tensor = state._data, state._backend, state
 

@@ -17,9 +17,9 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from tensorplug._state import backend_var, jit_trace_var, recorders_var
-from tensorplug.autodiff.api import stop_gradient, variable_grads
-from tensorplug.autodiff.tape import taping
+from tensorplug.core.context import backend_var, jit_trace_var, recorders_var
+from tensorplug.core.tensor import Tensor
+from tensorplug.core.variable import Variable, _registry
 from tensorplug.errors import (
     ArgumentError,
     DTypeError,
@@ -32,10 +32,10 @@ from tensorplug.optimizers.clipping import clip_by_global_norm, clip_by_value
 from tensorplug.optimizers.hyperparameters import clipping_options, real
 from tensorplug.optimizers.state import OptimizerState, SlotKey
 from tensorplug.optimizers.step import Hyperparameter, Step, on_backend
-from tensorplug.tensor import Tensor
+from tensorplug.transforms.autodiff.api import stop_gradient, variable_grads
+from tensorplug.transforms.autodiff.tape import taping
 from tensorplug.transforms.jit.state import PackedState
 from tensorplug.tree_util import is_node, tree_flatten, tree_unflatten
-from tensorplug.variable import Variable, _registry
 
 __all__ = ["Optimizer", "Hyperparameter", "Step", "VariableNotFoundError", "LearningRate"]
 
@@ -386,6 +386,6 @@ def _zeros_like(t: Tensor) -> Tensor:
 
 
 def _asarray(x: Any, dtype: Any = None, backend: str | None = None) -> Tensor:
-    from tensorplug.ops._convert import asarray
+    from tensorplug.families._common.convert import asarray
     return asarray(x, dtype=dtype, backend=backend)
 

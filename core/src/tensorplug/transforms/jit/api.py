@@ -70,13 +70,13 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug import _validate as valid
-from tensorplug._state import backend_var, jit_trace_var, profiling, recorders_var
-from tensorplug.autodiff.tape import taping
-from tensorplug.backend import Backend, active_backend
+from tensorplug.backends.lifecycle import Backend, active_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.context import backend_var, jit_trace_var, profiling, recorders_var
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, StateError
 from tensorplug.profiler import time_compiled
-from tensorplug.tensor import Tensor
+from tensorplug.transforms.autodiff.tape import taping
 from tensorplug.transforms.jit.entries import Args, Compiled, Entry
 from tensorplug.transforms.jit.state import StateLayout, carry_in, written
 from tensorplug.transforms.jit.trace import Retrace, traced_function

@@ -27,15 +27,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tensorplug._state import plan_trace_var, push_recorder, remove_recorder
-from tensorplug.backend import Backend
-from tensorplug.dispatch import wrap
-from tensorplug.engine import explain_failure
+from tensorplug.backends.lifecycle import Backend
+from tensorplug.core.context import plan_trace_var, push_recorder, remove_recorder
+from tensorplug.core.runtime import current
+from tensorplug.core.tensor import Tensor
 from tensorplug.errors import TensorplugError, TracedValueError
-from tensorplug.kernel_spec import TensorInfo
+from tensorplug.kernels.dispatcher import wrap
+from tensorplug.kernels.run import explain_failure
+from tensorplug.kernels.spec import TensorInfo
 from tensorplug.registry._slots import CHANGES
-from tensorplug.runtime import current
-from tensorplug.tensor import Tensor
 
 __all__ = ["Plan", "Step", "PlannedFunction", "trace"]
 

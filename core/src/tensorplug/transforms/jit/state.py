@@ -29,13 +29,13 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from tensorplug._state import jit_trace_var
-from tensorplug.backend import Backend, backend_scope
+from tensorplug.backends.lifecycle import Backend, backend_scope
+from tensorplug.core.context import jit_trace_var
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
-from tensorplug.engine import wrap
 from tensorplug.errors import StateError
-from tensorplug.ops.manipulation import concat, reshape
-from tensorplug.tensor import Tensor
+from tensorplug.families.manipulation.ops import concat, reshape
+from tensorplug.kernels.run import wrap
 from tensorplug.tree_util import PyTreeDef, flatten_state, tree_unflatten
 
 __all__ = ["StateHolder", "PackedState", "StateLayout", "Buffer", "TensorLeaf", "Constant", "Tree",

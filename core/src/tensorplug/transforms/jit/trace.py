@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug._state import jit_trace_var, jit_tracing
-from tensorplug.backend import Backend
+from tensorplug.backends.lifecycle import Backend
+from tensorplug.core.context import jit_trace_var, jit_tracing
+from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
-from tensorplug.engine import wrap
-from tensorplug.tensor import Tensor
+from tensorplug.kernels.run import wrap
 from tensorplug.transforms.jit.entries import Args, Compiled, Write
 from tensorplug.transforms.jit.state import flatten, layout_of, leaves_of, pack, tensor_leaves, unflatten
 from tensorplug.transforms.jit.trees import flatten_out, nonnegative, rebuild

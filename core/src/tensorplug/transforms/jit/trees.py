@@ -8,14 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.backend import Backend
+from tensorplug.backends.lifecycle import Backend
+from tensorplug.core.tensor import Tensor
+from tensorplug.core.variable import Variable
 from tensorplug.dtypes import ALL_DTYPES, from_numpy_dtype
-from tensorplug.engine import wrap
 from tensorplug.errors import ArgumentError
-from tensorplug.ops._convert import _host_array, asarray
-from tensorplug.tensor import Tensor
+from tensorplug.families._common.convert import _host_array, asarray
+from tensorplug.kernels.run import wrap
 from tensorplug.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
-from tensorplug.variable import Variable
 
 TRACED: Any = object()  # in a template of the arguments: a traced leaf
 HOST_DTYPES = frozenset(d.numpy for d in ALL_DTYPES)  # numpy arrays passed to a backend as they are
