@@ -38,8 +38,6 @@ ALLOWED_CYCLES: list[set[str]] = [
 ]
 #: function-local imports of first-party modules that still stand (issue 32), by importing module
 ALLOWED_LOCAL_IMPORTS: dict[str, set[str]] = {
-    "tensorplug._jit_state": {"tensorplug.families.manipulation.ops"},
-    "tensorplug.plan": {"tensorplug.kernels.call_checks", "tensorplug.kernels.dispatcher"},
     # the plugin's conformance references use the testing kit: loaded when the kit asks for them
     "tensorplug_example_ops.plugin": {"tensorplug_example_ops.references"},
 }

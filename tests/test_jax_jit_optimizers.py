@@ -91,7 +91,7 @@ def test_a_call_after_a_call_takes_the_state_as_the_last_call_left_it(monkeypatc
     other key ran, and after the learning rate was set); a change is seen at once."""
     import importlib
 
-    jit_module = importlib.import_module("tensorplug.jit")
+    jit_module = importlib.import_module("tensorplug.transforms.jit.api")
     x, y = (t.numpy() for t in problem())
     w = tp.Variable(np.full((3, 2), 0.1, np.float32))
     opt = Adam(0.05)
@@ -158,7 +158,7 @@ def test_a_compiled_step_with_a_constant_learning_rate_uploads_nothing_per_call(
     """The slots, the step count and the learning rate stay on the device between calls: the
     state the optimizer holds after a call is made of device arrays (no host array), which the
     next call takes as they are."""
-    from tensorplug._jit_state import PackedState
+    from tensorplug.transforms.jit.state import PackedState
 
     x, y = problem()
     w = tp.Variable(np.full((3, 2), 0.1, np.float32))
@@ -176,7 +176,7 @@ def test_a_compiled_step_passes_the_state_packed_one_buffer_per_dtype():
     """A compiled call's host cost grows with the number of arrays passed in and out, so the
     optimizer's state tensors go as one flat buffer per dtype, not one array per slot; cut out
     again when read, they match eager steps' (shapes, dtypes, values), over two argument keys."""
-    from tensorplug._jit_state import PackedState
+    from tensorplug.transforms.jit.state import PackedState
 
     x, y = (t.numpy() for t in problem())
 
@@ -251,7 +251,7 @@ def test_the_state_tree_after_compiled_steps_is_the_one_after_eager_steps(make_o
     and the same values, bit for bit. (Values chosen exactly representable, so that every
     product is exact: XLA's CPU compiler fuses ``a * b + c`` into one FMA, rounded once, which
     eager steps round twice; otherwise the two agree to rounding, as the tests above check.)"""
-    from tensorplug._jit_state import flatten
+    from tensorplug.transforms.jit.state import flatten
 
     def run(jit: bool):
         params = {"w": tp.full((3, 2), 0.25), "b": tp.zeros((2,))}

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug._jit_state import (
+from tensorplug.optimizers import OptimizerState
+from tensorplug.transforms.jit.state import (
     Constant,
     PackedState,
     StateIn,
@@ -23,7 +24,6 @@ from tensorplug._jit_state import (
     tensor_leaves,
     unflatten,
 )
-from tensorplug.optimizers import OptimizerState
 
 
 @dataclass(frozen=True)

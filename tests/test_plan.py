@@ -1,5 +1,5 @@
-"""``tp.jit`` on the numpy backend (``tensorplug.plan``): the function is traced once into a plan
-of kernel calls and replayed, with the results eager calls give, bit for bit; values that
+"""``tp.jit`` on the numpy backend (``tensorplug.transforms.jit.planner``): the function is traced
+once into a plan of kernel calls and replayed, with the results eager calls give, bit for bit; values that
 depend on the inputs cannot be read while tracing; a plan fails as the kernel would."""
 
 from __future__ import annotations

@@ -101,7 +101,6 @@ from tensorplug.families.sorting.sets import *  # noqa: F403
 from tensorplug.families.structure.grids import *  # noqa: F403
 from tensorplug.families.structure.ops import *  # noqa: F403
 from tensorplug.io.saving import load, save
-from tensorplug.jit import jit
 from tensorplug.kernels.run import run_kernel
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
@@ -123,6 +122,7 @@ from tensorplug.transforms.autodiff.checkpoint import checkpoint
 from tensorplug.transforms.autodiff.custom_jvp import custom_jvp
 from tensorplug.transforms.autodiff.forward import jvp, linearize
 from tensorplug.transforms.autodiff.jacobians import hessian, hvp, jacfwd, jacrev
+from tensorplug.transforms.jit.api import jit
 from tensorplug.transforms.vmap.api import vmap
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)

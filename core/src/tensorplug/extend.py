@@ -27,13 +27,11 @@ from tensorplug.core.runtime import current as current_runtime
 from tensorplug.core.version import API_VERSION
 from tensorplug.families._common.gradient_util import unbroadcast
 from tensorplug.families.registration import register_core
-from tensorplug.jit import tracing
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
 from tensorplug.kernels.dispatcher import Dispatcher, wrap
 from tensorplug.kernels.lookup import get_kernel
 from tensorplug.kernels.run import run_kernel
 from tensorplug.kernels.spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
-from tensorplug.plan import PlannedFunction
 from tensorplug.plugins.hookspecs import hookimpl
 from tensorplug.plugins.manager import (
     PluginInfo,
@@ -78,6 +76,8 @@ from tensorplug.registry.specs import (
     register_kernel_spec,
     unregister_kernel_spec,
 )
+from tensorplug.transforms.jit.api import tracing
+from tensorplug.transforms.jit.planner import PlannedFunction
 
 __all__ = [
     "API_VERSION",

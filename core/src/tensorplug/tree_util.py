@@ -28,7 +28,7 @@ __all__ = ["register_pytree_node", "register_dataclass", "tree_flatten", "tree_u
            "tree_leaves", "tree_structure", "tree_map", "tree_flatten_with_path", "keystr"]
 
 NAMESPACE = "tensorplug"
-# tp.jit's state trees (``_jit_state``): the nodes of NAMESPACE, and any dataclass as a node of
+# tp.jit's state trees (``transforms.jit.state``): the nodes of NAMESPACE, and any dataclass as a node of
 # its fields (a holder's state may hold dataclasses, such as OptimizerState, unregistered).
 _STATE_NAMESPACE = "tensorplug.jit_state"
 _state_dataclasses: set[type] = set()  # the dataclasses registered there only (by flatten_state)

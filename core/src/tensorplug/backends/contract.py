@@ -29,7 +29,7 @@ class Backend:
     direct_kernels: bool = True
     #: Whether tp.jit joins a state holder's tensors of one dtype into one buffer (where
     #: ``joinable`` allows it): worth it where every array passed into or out of a compiled
-    #: function costs (jax); a planned function (``tensorplug.plan``) takes arrays for free.
+    #: function costs (jax); a planned function (``tensorplug.transforms.jit.planner``) takes arrays for free.
     packs_jit_state: bool = True
     #: True for the backend of a transform (``tp.vmap``'s level), whose arrays hold values of
     #: the backend beneath: tp.jit runs a function called there as it is, op by op, keying
@@ -145,7 +145,7 @@ class Backend:
                 static_argnums: tuple[int, ...] = ()) -> Callable[..., Any] | None:
         """A compiled version of `fn`, or None when this backend cannot compile (``tp.jit`` then
         runs eagerly). A backend without a compiler of its own can return
-        ``tensorplug.plan.PlannedFunction(self, fn)``: a plan of `fn`'s kernel calls, replayed.
+        ``tensorplug.extend.PlannedFunction(self, fn)``: a plan of `fn`'s kernel calls, replayed.
 
         ``tp.jit`` hands over a pure function of lists of native arrays of this backend (numpy
         arrays may stand in for them) returning nested lists of native arrays; the arguments at

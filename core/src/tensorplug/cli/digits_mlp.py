@@ -130,7 +130,7 @@ class Training:
         self.rng = np.random.default_rng(seed)
         self.steps_per_epoch = math.ceil(len(data.y_train) / batch_size)
         # tp.jit compiles the whole step (forward, backward, Adam): into one XLA computation on
-        # jax, into a plan of its kernel calls on numpy (see tensorplug.plan)
+        # jax, into a plan of its kernel calls on numpy (see tensorplug.transforms.jit.planner)
         self.jit = jit
         self.compiled_step = tp.jit(self.step)
 

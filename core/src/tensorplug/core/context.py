@@ -26,14 +26,15 @@ backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_ba
 recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
     "tensorplug_recorders", default=checks_from_environment()  # noqa: B039  (a tuple: immutable)
 )
-# The tp.jit trace in progress in this context (tensorplug._jit_entries.Trace), or None: Variables and
-# optimizers report to it what state they read and write.
+# The tp.jit trace in progress in this context (tensorplug.transforms.jit.trace.Trace), or
+# None: Variables and optimizers report to it what state they read and write.
 jit_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_jit_trace", default=None)
 # How many tp.jit traces are in progress in the process (any thread): when 0, hot paths skip
 # reading jit_trace_var.
 jit_tracing = [0]
-# The planner's recorder while it traces a function in this context (tensorplug.plan), or None:
-# it knows which native arrays depend on the function's inputs (their values cannot be read).
+# The planner's recorder while it traces a function in this context
+# (tensorplug.transforms.jit.planner), or None: it knows which native arrays depend on the
+# function's inputs (their values cannot be read).
 plan_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_plan_trace", default=None)
 # How many profiles (tp.profile) are recording in the process (any thread): when 0, the
 # dispatcher takes no time stamps.

@@ -102,7 +102,7 @@ class Tensor:
 
     def _host(self) -> np.ndarray:
         """The values on the host; TracedValueError while tp.jit plans a function whose inputs
-        they depend on (see ``tensorplug.plan``)."""
+        they depend on (see ``tensorplug.transforms.jit.planner``)."""
         self._host_check()
         try:
             return self._backend.to_numpy(self._data)

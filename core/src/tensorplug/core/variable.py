@@ -34,7 +34,7 @@ class Variable(Tensor):
     Inside a function being traced by ``tp.jit``, reading or assigning a Variable reports it
     to the trace, which passes its value in and its new value out of the compiled function
     (a Variable is a state holder whose state is one tensor, its value: see
-    ``tensorplug._jit_state``); outside a trace that costs one context-variable read. Its
+    ``tensorplug.transforms.jit.state``); outside a trace that costs one context-variable read. Its
     backend is the one it was created on, for its whole life.
     """
 
@@ -145,7 +145,7 @@ class Variable(Tensor):
             body = f"<traced, shape={self.shape}>"
         return f"Variable({body}, name={self._name!r}, dtype={self._dtype.name}, backend={self.backend!r})"
 
-    # -- tp.jit's state-holder protocol (tensorplug._jit_state.StateHolder) -------------------
+    # -- tp.jit's state-holder protocol (tensorplug.transforms.jit.state.StateHolder) -------------------
     def jit_state(self) -> Tensor:
         """tp.jit's view of this Variable: its state is its value, one tensor."""
         state = self._value_tensor

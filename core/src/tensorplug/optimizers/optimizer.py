@@ -4,7 +4,7 @@ functional ``update`` over pytrees).
 
 A step reads the state, computes the new parameters and a new state from it with ops, and
 stores that state; under ``tp.jit`` the optimizer is a state holder like a Variable (its state
-goes into the compiled step and comes out of it, see ``tensorplug._jit_state``). Updates are cut
+goes into the compiled step and comes out of it, see ``tensorplug.transforms.jit.state``). Updates are cut
 off from any recording tape (``tp.stop_gradient`` semantics: a step is never differentiated).
 """
 
@@ -17,7 +17,6 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from tensorplug._jit_state import PackedState
 from tensorplug.core.context import backend_var, jit_trace_var, recorders_var
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable, _registry
@@ -36,6 +35,7 @@ from tensorplug.optimizers.state import OptimizerState, SlotKey
 from tensorplug.optimizers.step import Hyperparameter, Step, on_backend
 from tensorplug.transforms.autodiff.api import stop_gradient, variable_grads
 from tensorplug.transforms.autodiff.tape import taping
+from tensorplug.transforms.jit.state import PackedState
 from tensorplug.tree_util import is_node, tree_flatten, tree_unflatten
 
 __all__ = ["Optimizer", "Hyperparameter", "Step", "VariableNotFoundError", "LearningRate"]
@@ -121,7 +121,7 @@ class Optimizer:
         self._owners = dict.fromkeys(new.slots)
 
     def jit_state(self) -> OptimizerState | PackedState:
-        """tp.jit's state-holder protocol: the state as stored (``tensorplug._jit_state``)."""
+        """tp.jit's state-holder protocol: the state as stored (``tensorplug.transforms.jit.state``)."""
         return self._stored
 
     def set_jit_state(self, new: OptimizerState | PackedState) -> None:

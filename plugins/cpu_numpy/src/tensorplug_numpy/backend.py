@@ -16,7 +16,8 @@ _DTYPES: dict[Any, DType] = {}
 
 class NumpyBackend(Backend):
     """Holds numpy arrays on the CPU (never written after creation, so scalars are shared).
-    ``tp.jit`` compiles by planning: a trace's kernel calls, replayed (``tensorplug.plan``)."""
+    ``tp.jit`` compiles by planning: a trace's kernel calls, replayed
+    (``tensorplug.transforms.jit.planner``)."""
 
     reuses_scalars = True
     packs_jit_state = False  # tp.jit plans: its planned functions take each array as it is

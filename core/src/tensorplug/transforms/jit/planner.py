@@ -32,6 +32,8 @@ from tensorplug.core.context import plan_trace_var, push_recorder, remove_record
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import TensorplugError, TracedValueError
+from tensorplug.kernels.call_checks import explain_failure
+from tensorplug.kernels.dispatcher import wrap
 from tensorplug.kernels.spec import TensorInfo
 from tensorplug.registry._slots import CHANGES
 
@@ -152,9 +154,6 @@ class Plan:
 
     def _explain(self, args: list[Any], state: list[Any], exc: Exception) -> TensorplugError:
         """Run the steps one by one to find the one that raises; its failure, explained."""
-        from tensorplug.kernels.call_checks import explain_failure
-        from tensorplug.kernels.dispatcher import wrap
-
         values: dict[int, Any] = dict(enumerate(list(args) + list(state)))
         values.update(self.constants)
         for step in self.steps:

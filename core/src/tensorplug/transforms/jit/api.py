@@ -1,9 +1,25 @@
 """``tp.jit``: compile a function with the active backend when it can; otherwise run eagerly.
 
 A backend compiles through ``Backend.compile``: jax with ``jax.jit`` (one XLA computation);
-the numpy backend by planning (``tensorplug.plan``: the kernel calls of one trace, replayed,
-with eager results bit for bit). A backend whose ``compile`` returns None runs ``f`` eagerly.
-On a compiling backend:
+the numpy backend by planning (``tensorplug.transforms.jit.planner``: the kernel calls of one
+trace, replayed, with eager results bit for bit). A backend whose ``compile`` returns None runs
+``f`` eagerly.
+
+The core is explicit: ``f(*args) -> results``, pytrees of tensors in and out. State can travel
+that way, optax-style: parameters and an optimizer's state as trees in, the new trees out, and
+nothing else read or written::
+
+    @tp.jit
+    def step(params, velocity, x, y):
+        loss, grads = tp.value_and_grad(loss_fn)(params, x, y)
+        velocity = tp.tree_util.tree_map(lambda v, g: 0.9 * v + g, velocity, grads)
+        params = tp.tree_util.tree_map(lambda p, v: p - 0.1 * v, params, velocity)
+        return params, velocity, loss
+
+    params, velocity, loss = step(params, velocity, x, y)  # one trace, then compiled calls
+
+Functions that read and write state holders (Variables, optimizers) instead, as TF.js-style
+code does, are a layer on top of it (**State**, below). In detail:
 
 - **Arguments.** Tensors and numpy arrays anywhere in the arguments (nested lists, tuples and
   dicts) are traced: the compiled function is specialized to their shapes and dtypes and
@@ -14,7 +30,7 @@ On a compiling backend:
   again on its own, e.g. after ``jax.clear_caches()``) runs ``f`` on the arguments of the key's
   first call, its traced leaves replaced by the call's traced values.
 - **State.** ``f`` may read and assign Variables and step optimizers: state holders (see
-  ``tensorplug._jit_state``), whose state is a tree of tensors (a Variable's: its value; an
+  ``tensorplug.transforms.jit.state``), whose state is a tree of tensors (a Variable's: its value; an
   optimizer's: its ``OptimizerState``). While ``f`` is traced they report what they touch
   (``Trace.touch``); tp.jit then passes their state into the compiled function at every call
   and gives them the new state after it, the same way for every holder, so that no traced value
@@ -22,7 +38,12 @@ On a compiling backend:
   traced; its other leaves (an optimizer's settings such as Adam's betas, or a learning-rate
   schedule) are compiled in, and a new value compiles again. State set between calls (a
   Variable assigned, ``opt.learning_rate`` or ``opt.iterations`` set) is seen at the next call.
-  Finding the state costs one extra trace on the first call (per argument shapes).
+  Finding the state costs one trace on the first call (its compiled function is never
+  used), which finds all the holders ``f`` touches; ``f`` is then traced with their state as
+  inputs. There is no third trace: ``f`` must touch the same holders whatever their values
+  (StateError otherwise). State known before a trace needs no such trace: explicit state
+  (above), Variables passed as arguments, and, for new argument shapes, the holders ``f``
+  touched for others.
 - **Results** are tensors (nested in lists, tuples and dicts as ``f`` returned them);
   non-tensor leaves ``f`` returns are constants of the trace.
 - While ``tp.profile`` records, a compiled call is one event (``jit(<function>)``); the
@@ -33,9 +54,9 @@ On a compiling backend:
   runs op by op on vmap's batching backend, each op batched by its rule, and nothing is cached
   for it (a later call outside vmap compiles, or replays, as usual).
 
-A compiled call takes the holders' state as ``_jit_state.carry_in`` lays it out (a holder's
+A compiled call takes the holders' state as ``state.carry_in`` lays it out (a holder's
 tensors of one dtype packed into one buffer where the backend packs state and can join them)
-and hands each holder whose state changed its new state (``_jit_state.written``).
+and hands each holder whose state changed its new state (``state.written``).
 """
 
 from __future__ import annotations
@@ -43,53 +64,38 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from tensorplug._jit_entries import Args, Compiled, Entry, Retrace, Trace, Write
-from tensorplug._jit_state import (
-    StateLayout,
-    carry_in,
-    flatten,
-    layout_of,
-    leaves_of,
-    pack,
-    tensor_leaves,
-    unflatten,
-    written,
-)
-from tensorplug._jit_trees import (
+from tensorplug.backends.lifecycle import Backend, active_backend
+from tensorplug.core import validate as valid
+from tensorplug.core.context import backend_var, jit_trace_var, profiling, recorders_var
+from tensorplug.core.tensor import Tensor
+from tensorplug.errors import ArgumentError, StateError
+from tensorplug.profiler import time_compiled
+from tensorplug.transforms.autodiff.tape import taping
+from tensorplug.transforms.jit.entries import Args, Compiled, Entry
+from tensorplug.transforms.jit.state import StateLayout, carry_in, written
+from tensorplug.transforms.jit.trace import Retrace, traced_function
+from tensorplug.transforms.jit.trees import (
     HOST_DTYPES,
     TRACED,
     arrays_as_tensors,
-    flatten_out,
     key_of,
     native,
     nonnegative,
     rebuild,
     static_key,
     unflatten_out,
+    variables_in,
 )
-from tensorplug.backends.lifecycle import Backend, active_backend
-from tensorplug.core import validate as valid
-from tensorplug.core.context import backend_var, jit_trace_var, jit_tracing, profiling, recorders_var
-from tensorplug.core.tensor import Tensor
-from tensorplug.dtypes import DType
-from tensorplug.errors import ArgumentError, TensorplugError
-from tensorplug.kernels.dispatcher import wrap
-from tensorplug.profiler import time_compiled
-from tensorplug.transforms.autodiff.tape import taping
 
 __all__ = ["jit", "tracing"]
 
 _new_tensor = object.__new__
-_MAX_TRACES = 8  # per call; the state a function touches is normally found in two
-_ATTEMPTS = range(_MAX_TRACES)
-_tracing_lock = threading.Lock()
 # (the call path's loops over holders, as C loops)
 _deref: Callable[[Any], Any] = weakref.ref.__call__
 _state_of = operator.methodcaller("jit_state")
@@ -166,41 +172,31 @@ class _Jitted:
                                     "an int, a str or a tuple of them; pass arrays as traced arguments "
                                     "instead") from None
             if entry is None:
-                entry = entries[key] = self._new_entry(args, kwargs)
+                entry = entries[key] = self._new_entry(args, kwargs, entries)
             dyn_natives = dyn if entry.host else [native(x, backend) for x in dyn]
-            for _ in _ATTEMPTS:
-                if entry.dead:  # some state was garbage-collected: find it again
-                    entry = entries[key] = Entry(entry.template, entry.host)
-                holders = list(map(_deref, entry.holders))
-                states = list(map(_state_of, holders))
-                left = entry.left_states
-                if left is not None and all(map(_is, states, left)):  # as the last call left them
-                    compiled, state = entry.left_compiled, entry.left_arrays
-                else:
-                    layouts, state = carry_in(states, backend)
-                    last = entry.last
-                    if last is not None and last[0] == layouts:  # the state's layout did not change
-                        compiled = last[1]
-                    else:
-                        made = self._compiled(entry, holders, layouts, backend)
-                        if made is None:  # the backend cannot compile
-                            return self.eager(args, kwargs)
-                        compiled = made
-                try:
-                    if recorders and profiling[0]:  # (a profile records: it times the call)
-                        out_natives, new_state = time_compiled(name, backend, compiled.fn, dyn_natives, state)
-                    else:
-                        out_natives, new_state = compiled.fn(dyn_natives, state)
-                except Retrace as retrace:
-                    entry.retraced(retrace)
-                    continue
-                break
+            if entry.dead:  # some state was garbage-collected: find it again
+                entry = entries[key] = Entry(entry.template, entry.host)
+            holders = list(map(_deref, entry.holders))
+            states = list(map(_state_of, holders))
+            left = entry.left_states
+            if left is not None and all(map(_is, states, left)):  # as the last call left them
+                compiled, state = entry.left_compiled, entry.left_arrays
             else:
-                raise TensorplugError(
-                    f"tp.jit: tracing {getattr(self.fn, '__name__', 'the function')} did not settle "
-                    f"on the state it reads and writes after {_MAX_TRACES} traces; does it touch "
-                    "different Variables or optimizers every time it is traced?"
-                )
+                made = self._carried(entry, states, holders, backend)
+                if made is None:  # the backend cannot compile
+                    return self.eager(args, kwargs)
+                compiled, state = made
+            try:
+                if recorders and profiling[0]:  # (a profile records: it times the call)
+                    out_natives, new_state = time_compiled(name, backend, compiled.fn, dyn_natives, state)
+                else:
+                    out_natives, new_state = compiled.fn(dyn_natives, state)
+            except Retrace as retrace:  # the first trace met state: once more, with all of it
+                redone = self._retraced(entry, retrace, dyn_natives, backend,
+                                        name if recorders and profiling[0] else None)
+                if redone is None:  # the backend cannot compile
+                    return self.eager(args, kwargs)
+                holders, states, compiled, state, out_natives, new_state = redone
             arrays = state + new_state
             for write in compiled.writes:
                 new = written(write.layout, list(map(arrays.__getitem__, write.arrays)), backend)
@@ -221,10 +217,60 @@ class _Jitted:
 
         return call
 
-    def _new_entry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Entry:
+    def _new_entry(self, args: tuple[Any, ...], kwargs: dict[str, Any], entries: dict[Any, Entry]) -> Entry:
+        """The entry of a new argument key, given the state holders known before its first
+        trace: the Variables among the arguments, and those `f` touched for other keys (so that
+        new shapes, such as a smaller last batch, need no trace to find the state)."""
         host = not self.statics and not kwargs and all(
             a.__class__ is np.ndarray and a.dtype in HOST_DTYPES for a in args)
-        return Entry(self._template(args, kwargs), host)
+        entry = Entry(self._template(args, kwargs), host)
+        known = {id(v): v for v in variables_in(entry.template)}
+        for other in entries.values():
+            for holder in map(_deref, other.holders):
+                if holder is not None:
+                    known.setdefault(id(holder), holder)
+        for holder in known.values():
+            entry.add(holder)
+        return entry
+
+    def _carried(self, entry: Entry, states: list[Any], holders: list[Any],
+                 backend: Backend) -> tuple[Compiled, list[Any]] | None:
+        """The compiled function for the holders' `states` and the state arrays it takes;
+        None when the backend cannot compile."""
+        layouts, state = carry_in(states, backend)
+        last = entry.last
+        if last is not None and last[0] == layouts:  # the state's layout did not change
+            return last[1], state
+        compiled = self._compiled(entry, holders, layouts, backend)
+        return None if compiled is None else (compiled, state)
+
+    def _retraced(self, entry: Entry, retrace: Retrace, dyn_natives: list[Any], backend: Backend,
+                  timed: str | None) -> tuple[Any, ...] | None:
+        """After the trace that found the state `f` touches (its compiled function is never
+        used): the call with all of it, traced once more (None when the backend cannot
+        compile; timed as `timed` while a profile records). State found again then is refused:
+        there is no third trace."""
+        entry.retraced(retrace.found)
+        holders = list(map(_deref, entry.holders))
+        states = list(map(_state_of, holders))
+        made = self._carried(entry, states, holders, backend)
+        if made is None:
+            return None
+        compiled, state = made
+        try:
+            if timed is not None:
+                out_natives, new_state = time_compiled(timed, backend, compiled.fn, dyn_natives, state)
+            else:
+                out_natives, new_state = compiled.fn(dyn_natives, state)
+        except Retrace as again:
+            kinds = sorted({type(h).__name__ for h in again.found})
+            raise StateError(
+                f"tp.jit: {getattr(self.fn, '__name__', 'the function')} touched state ({', '.join(kinds)}) "
+                "when traced with the state its first trace found that it had not touched then; it must "
+                "read and write the same Variables and optimizers whatever their values (no Python "
+                "branch on a state's value)"
+            ) from None
+        return holders, states, compiled, state, out_natives, new_state
 
     def _compiled(self, entry: Entry, holders: list[Any], layouts: tuple[StateLayout, ...],
                   backend: Backend) -> Compiled | None:
@@ -233,7 +279,8 @@ class _Jitted:
         compiled = entry.compiled.get(layouts)
         if compiled is None:
             compiled = Compiled(layouts)
-            fn = backend.compile(self._pure(entry, holders, compiled, backend))
+            fn = backend.compile(traced_function(self.fn, self.statics, entry.template, holders, compiled,
+                                                  backend))
             if fn is None:
                 self.per_backend[backend] = None
                 return None
@@ -248,105 +295,6 @@ class _Jitted:
         traced = itertools.repeat(TRACED)
         return (tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args)),
                 {k: rebuild(v, traced) for k, v in kwargs.items()})
-
-    def _pure(self, entry: Entry, holders: list[Any], compiled: Compiled,
-              backend: Backend) -> Callable[..., Any]:
-        """The function the backend compiles: lists of natives in, lists of natives out; runs
-        `f` on tensors wrapping the traced values, with the state holders given traced state."""
-        fn = self.fn
-
-        def pure(dyn_natives: list[Any], state_natives: list[Any]) -> tuple[list[Any], list[Any]]:
-            args, kwargs = entry.template
-            statics = nonnegative(self.statics, len(args))
-            traced = iter([wrap(x, backend) for x in dyn_natives])
-            args = tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args))
-            kwargs = {k: rebuild(v, traced) for k, v in kwargs.items()}
-            trace = Trace(backend)
-            before: list[Any] = []  # per holder, its state before the trace (restored after)
-            given: list[list[Tensor]] = []  # per holder, the traced tensors it was given
-            after: list[Any] = []  # per holder, its state after `f`
-            reset = jit_trace_var.set(trace)  # (cutting buffers runs ops)
-            with _tracing_lock:  # read without the lock by Variables: only its zero-ness matters
-                jit_tracing[0] += 1
-            try:
-                state = iter(state_natives)
-                for h, layout in zip(holders, compiled.layouts):
-                    buffers = [wrap(next(state), backend, spec.dtype) for spec in layout.buffers]
-                    leaves = leaves_of(layout, buffers)
-                    before.append(h.jit_state())
-                    h.set_jit_state(unflatten(layout.structure, iter(leaves)))
-                    trace.bound.add(id(h))
-                    given.append(leaves)
-                out = fn(*args, **kwargs)
-                out_natives: list[Any] = []
-                tree = compiled.out_tree = flatten_out(out, backend, out_natives)
-                compiled.single = tree[1] if tree[0] == "t" else None
-            finally:  # (restored inside the trace: a Variable takes back its value as it was)
-                after = [h.jit_state() for h in holders[:len(before)]]
-                for h, old in zip(holders, before):
-                    h.set_jit_state(old)
-                for h, old in trace.found.values():
-                    h.set_jit_state(old)
-                with _tracing_lock:
-                    jit_tracing[0] -= 1
-                jit_trace_var.reset(reset)
-            if trace.found:
-                raise Retrace([h for h, _ in trace.found.values()])
-            new_state: list[Any] = []
-            self._writes(compiled, given, after, new_state, backend)
-            return out_natives, new_state
-
-        return pure
-
-    @staticmethod
-    def _writes(compiled: Compiled, given: list[list[Tensor]], after: list[Any],
-                new_state: list[Any], backend: Backend) -> None:
-        """In a trace, after `f`: the holders whose state `f` changed (``compiled.writes``),
-        their new state's buffers appended to `new_state` (the compiled function's state
-        results). A buffer whose tensors are the ones the call was given is not returned: the
-        holder gets the array the call took. A holder whose state changed structure gets all of
-        it, laid out anew (packed where the call's state of that dtype was)."""
-        packable: set[DType] = {spec.dtype for layout in compiled.layouts
-                                for spec in layout.buffers if spec.packed}
-        n_in = sum(len(layout.buffers) for layout in compiled.layouts)
-        writes = []
-        next_arrays: list[int] | None = []
-        first = 0  # the index of the holder's first buffer in the state arguments
-        for i, (layout, inputs, state) in enumerate(zip(compiled.layouts, given, after)):
-            structure, leaves = flatten(state)
-            arrays: list[int] = []
-            if structure == layout.structure:
-                new_layout = layout
-                for k, spec in enumerate(layout.buffers):
-                    if all(leaves[j]._data is inputs[j]._data for j in spec.leaves):
-                        arrays.append(first + k)  # unchanged: the array the call took
-                    else:
-                        arrays.append(n_in + len(new_state))
-                        new_state.append(_buffer(leaves, spec.leaves, backend))
-            else:
-                new_layout = layout_of(structure, tensor_leaves(structure), packable.__contains__)
-                for spec in new_layout.buffers:
-                    arrays.append(n_in + len(new_state))
-                    new_state.append(_buffer(leaves, spec.leaves, backend))
-                next_arrays = None  # the next call has another layout
-            if arrays != list(range(first, first + len(layout.buffers))):  # something changed
-                writes.append(Write(i, new_layout, tuple(arrays)))
-            if next_arrays is not None:
-                next_arrays.extend(arrays)
-            first += len(layout.buffers)
-        compiled.writes = writes
-        compiled.next_arrays = None if next_arrays is None else tuple(next_arrays)
-
-
-def _buffer(leaves: Sequence[Tensor], indices: tuple[int, ...], backend: Backend) -> Any:
-    """The native array of a buffer of a holder's new state (in a trace: packed with ops)."""
-    if len(indices) > 1:
-        t = pack([leaves[j] for j in indices])
-    else:
-        t = leaves[indices[0]]
-    if t._backend is backend:
-        return t._data
-    return backend.from_numpy(np.asarray(t._backend.to_numpy(t._data)))
 
 
 def jit(f: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = ()) -> Any:

@@ -15,7 +15,7 @@ from tensorplug.dtypes import ALL_DTYPES, from_numpy_dtype
 from tensorplug.errors import ArgumentError
 from tensorplug.families._common.convert import _host_array, asarray
 from tensorplug.kernels.dispatcher import wrap
-from tensorplug.tree_util import tree_flatten, tree_map, tree_unflatten
+from tensorplug.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 TRACED: Any = object()  # in a template of the arguments: a traced leaf
 HOST_DTYPES = frozenset(d.numpy for d in ALL_DTYPES)  # numpy arrays passed to a backend as they are
@@ -96,6 +96,11 @@ def rebuild(node: Any, traced: Any) -> Any:
         return next(traced)
     leaves, treedef = tree_flatten(node)
     return tree_unflatten(treedef, [next(traced) if _traced(x) else x for x in leaves])
+
+
+def variables_in(template: Any) -> list[Variable]:
+    """The Variables among the leaves of `template` (arguments: passed as themselves)."""
+    return [x for x in tree_leaves(template) if isinstance(x, Variable)]
 
 
 def arrays_as_tensors(node: Any) -> Any:

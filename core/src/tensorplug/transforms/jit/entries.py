@@ -1,6 +1,6 @@
 """tp.jit's bookkeeping: per argument key an ``Entry`` (the state holders the function touches,
-its compiled versions per state layout, what the last call left), a ``Compiled`` version with
-its side data, and the ``Trace`` a state holder reports to while the function is traced."""
+its compiled versions per state layout, what the last call left) and a ``Compiled`` version
+with its side data."""
 
 from __future__ import annotations
 
@@ -9,38 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tensorplug._jit_state import StateLayout
-from tensorplug.backends.lifecycle import Backend
+from tensorplug.transforms.jit.state import StateLayout
 
-__all__ = ["Args", "Trace", "Retrace", "Write", "Compiled", "Entry"]
+__all__ = ["Args", "Write", "Compiled", "Entry"]
 
 Args = tuple[tuple[Any, ...], dict[str, Any]]  # positional and keyword arguments
-
-
-class Trace:
-    """One run of ``f`` while a backend traces it: the holders bound to traced state, and the
-    ones found touching state they were not given (with their state, to restore)."""
-
-    __slots__ = ("backend", "bound", "found")
-
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
-        self.bound: set[int] = set()
-        self.found: dict[int, tuple[Any, Any]] = {}
-
-    def touch(self, holder: Any) -> None:
-        """Called by a state holder before it reads or writes its state."""
-        key = id(holder)
-        if key not in self.bound and key not in self.found:
-            self.found[key] = (holder, holder.jit_state())
-
-
-class Retrace(Exception):
-    """Out of a trace that met state it was not given: trace again with it."""
-
-    def __init__(self, found: list[Any]) -> None:
-        super().__init__("tp.jit: retrace")
-        self.found = found
 
 
 def _uncompiled(*args: Any) -> Any:
@@ -97,12 +70,12 @@ class Entry:
         self.left_arrays: list[Any] = []
         self.left_compiled: Any = None
 
-    def retraced(self, retrace: Retrace) -> None:
-        """A trace met state it was not given: take it in, and compile again."""
+    def retraced(self, found: list[Any]) -> None:
+        """A trace met state holders it was not given (`found`): take them in, and compile again."""
         self.compiled.clear()
         self.last = None
         self.left_states = None
-        for holder in retrace.found:
+        for holder in found:
             self.add(holder)
 
     def add(self, holder: Any) -> None:

@@ -34,6 +34,7 @@ from tensorplug.core.context import jit_trace_var
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
 from tensorplug.errors import StateError
+from tensorplug.families.manipulation.ops import concat, reshape
 from tensorplug.kernels.dispatcher import wrap
 from tensorplug.tree_util import PyTreeDef, flatten_state, tree_unflatten
 
@@ -188,8 +189,6 @@ def leaf_layout(shape: tuple[int, ...], dtype: DType) -> StateLayout:
 
 def cut(buffer: Tensor, spec: Buffer, layout: StateLayout) -> list[Tensor]:
     """The tensors of a packed buffer, cut out of it with ops (in a trace: traced ops)."""
-    from tensorplug.families.manipulation.ops import reshape
-
     out = []
     start = 0
     for i in spec.leaves:
@@ -202,8 +201,6 @@ def cut(buffer: Tensor, spec: Buffer, layout: StateLayout) -> list[Tensor]:
 
 def pack(tensors: Sequence[Tensor]) -> Tensor:
     """Tensors of one dtype flattened and joined (ops)."""
-    from tensorplug.families.manipulation.ops import concat
-
     return concat(list(tensors), axis=None)
 
 
