@@ -2,8 +2,10 @@
 ``SGD`` (with momentum), ``Adam``, ``AdamW``, ``Adagrad``, ``Adadelta``, ``Adamax``,
 ``RMSprop``; learning-rate schedules (``schedules``) and gradient clipping. Each optimizer has
 ``minimize(loss_fn, variables)``, ``apply_gradients(grads)`` and a functional
-``update(params, grads)`` for pytrees of tensors. An optimizer's state is explicit:
-``opt.state``, an ``OptimizerState`` (see ``Optimizer`` for writing one)."""
+``update(params, grads)`` for pytrees of tensors, the optimizer keeping the state; and optax's
+explicit form, the caller keeping it: ``state = opt.init(params)``, then
+``params, state = opt.apply(state, params, grads)`` (pure: ``tp.jit(step)(params, state, batch)``).
+An optimizer's state is an ``OptimizerState`` (``opt.state``; see ``Optimizer`` for writing one)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The Optimizer base class: an explicit state tree (``OptimizerState``), one pure update rule
-per subclass, and the TF.js-style API over them (``minimize``, ``apply_gradients``, a
-functional ``update`` over pytrees).
+per subclass, and the APIs over them: TF.js's (``minimize``, ``apply_gradients``), a functional
+``update`` over pytrees (the optimizer keeps the state), and optax's explicit form (``init``,
+``apply``: the caller keeps the state).
 
 A step reads the state, computes the new parameters and a new state from it with ops, and
 stores that state; under ``tp.jit`` the optimizer is a state holder like a Variable (its state
@@ -232,26 +233,56 @@ class Optimizer:
         """New parameters from `params` and `grads`, two pytrees (nested lists, tuples, dicts) of
         the same structure, e.g. what ``tp.grad`` returns for them. The slots live in the
         optimizer's state, keyed by leaf position: use one optimizer per parameter tree."""
-        leaves, structure = tree_flatten(params)
-        try:  # (None for a parameter's gradient: not updated)
-            g_leaves = structure.flatten_up_to(grads)
-            if any(g is not None and is_node(g) for g in g_leaves):
-                raise ValueError("a gradient is a tree where its parameter is a leaf")
-        except ValueError:
-            raise ShapeError(f"{type(self).__name__}.update: params and grads have different "
-                             "structures; pass grads as tp.grad returns them for params.") from None
+        leaves, structure, items = self._leaf_items(params, grads, "update")
         if self._tree_structure is None:
             self._tree_structure = structure
         elif structure != self._tree_structure:
             raise ShapeError(f"{type(self).__name__}.update: the parameter tree changed structure since "
                              "the first call; use a new optimizer for a new set of parameters.")
+        self._init_slots(items, owned=False)
+        return _updated(leaves, structure, items, self._apply(items))
+
+    # -- the explicit (optax-style) API: the caller keeps the state -----------------------------
+    def init(self, params: Any) -> OptimizerState:
+        """The state of a first step on `params` (a pytree of tensors): step 0, this optimizer's
+        hyperparameters and zero slots per leaf (by leaf position). The optimizer keeps none of
+        it: pass it to ``apply``, which returns the next one."""
+        stored = self._stored.unpack() if isinstance(self._stored, PackedState) else self._stored
+        leaves, _ = tree_flatten(params)
+        params = [p if isinstance(p, Tensor) else _asarray(p) for p in leaves]
+        slots = {i: {name: _zeros_like(p) for name in self.slot_names} for i, p in enumerate(params)}
+        return OptimizerState(_asarray(np.int64(0)), stored.hyperparameters, slots)
+
+    def apply(self, state: OptimizerState, params: Any, grads: Any) -> tuple[Any, OptimizerState]:
+        """One step from `state` (``init``'s, or a previous ``apply``'s): ``(new params, new
+        state)``. A pure function: the optimizer's own state is neither read nor changed, so
+        ``tp.jit(step)(params, opt_state, batch)`` carries the state in and out as arguments
+        and results, as optax's ``update`` does."""
+        if not isinstance(state, OptimizerState):
+            raise StateError(f"{type(self).__name__}.apply takes the OptimizerState that init or apply "
+                             f"returned, got {type(state).__name__}.")
+        leaves, structure, items = self._leaf_items(params, grads, "apply")
+        missing = [i for i, _, _ in items if i not in state.slots]
+        if missing:
+            raise StateError(f"{type(self).__name__}.apply: the state has no slots for parameter leaves "
+                             f"{missing}; make it with init(params) for this parameter tree.")
+        out, new = self._next(state, items)
+        return _updated(leaves, structure, items, out), new
+
+    def _leaf_items(self, params: Any, grads: Any, method: str) -> tuple[list[Any], Any, list[Any]]:
+        """`params`' leaves and structure, and (leaf position, parameter, gradient) of the leaves
+        with a gradient (None: not updated); ShapeError if the two trees differ."""
+        leaves, structure = tree_flatten(params)
+        try:
+            g_leaves = structure.flatten_up_to(grads)
+            if any(g is not None and is_node(g) for g in g_leaves):
+                raise ValueError("a gradient is a tree where its parameter is a leaf")
+        except ValueError:
+            raise ShapeError(f"{type(self).__name__}.{method}: params and grads have different "
+                             "structures; pass grads as tp.grad returns them for params.") from None
         items = [(i, p if isinstance(p, Tensor) else _asarray(p), g)
                  for i, (p, g) in enumerate(zip(leaves, g_leaves)) if g is not None]
-        self._init_slots(items, owned=False)
-        out = list(leaves)
-        for (i, _, _), value in zip(items, self._apply(items)):
-            out[i] = value
-        return tree_unflatten(structure, out)
+        return leaves, structure, items
 
     # -- inspection ----------------------------------------------------------------------------
     def get_slots(self, variable: Variable | str) -> dict[str, Tensor]:
@@ -317,9 +348,15 @@ class Optimizer:
             self._stored = replace(stored, slots={**stored.slots, **new})
 
     def _apply(self, items: Sequence[tuple[SlotKey, Tensor, Any]]) -> list[Tensor]:
-        """One step: new values of the parameters of `items` (slot key, parameter, gradient)
-        and a new state."""
-        current = self.state
+        """One step on the stored state: new values of the parameters of `items` (slot key,
+        parameter, gradient); the new state is stored."""
+        out, new = self._next(self.state, items)
+        self._replace(new)
+        return out
+
+    def _next(self, current: OptimizerState, items: Sequence[tuple[SlotKey, Tensor, Any]]
+              ) -> tuple[list[Tensor], OptimizerState]:
+        """One step from `current`: the new values of the parameters of `items` and the new state."""
         count = current.iterations
         if backend_var.get() is count._backend:
             number = count + 1
@@ -333,8 +370,7 @@ class Optimizer:
         for key, param, grad in items:
             new_param, slots[key] = self._step(param, grad, slots[key], step)
             out.append(new_param)
-        self._replace(OptimizerState(number, current.hyperparameters, slots))
-        return out
+        return out, OptimizerState(number, current.hyperparameters, slots)
 
     def _step(self, param: Tensor, grad: Any, slots: Mapping[str, Tensor],
               step: Step) -> tuple[Tensor, dict[str, Tensor]]:
@@ -360,6 +396,15 @@ class Optimizer:
         if g._dtype is not p._dtype:
             g = g.astype(p._dtype)
         return self._update(p, g, slots, step)
+
+
+def _updated(leaves: list[Any], structure: Any, items: Sequence[tuple[SlotKey, Tensor, Any]],
+             values: Sequence[Tensor]) -> Any:
+    """The parameter tree with the leaves of `items` replaced by their new `values`."""
+    out = list(leaves)
+    for (i, _, _), value in zip(items, values):
+        out[i] = value
+    return tree_unflatten(structure, out)
 
 
 def _clipped(items: Sequence[tuple[SlotKey, Tensor, Any]],

@@ -6,17 +6,19 @@ trace, replayed, with eager results bit for bit). A backend whose ``compile`` re
 ``f`` eagerly.
 
 The core is explicit: ``f(*args) -> results``, pytrees of tensors in and out. State can travel
-that way, optax-style: parameters and an optimizer's state as trees in, the new trees out, and
-nothing else read or written::
+that way, optax-style: parameters and an optimizer's state (``opt.init``, ``opt.apply``) as
+trees in, the new trees out, and nothing else read or written::
+
+    opt = tp.optimizers.Adam(0.01)
 
     @tp.jit
-    def step(params, velocity, x, y):
+    def step(params, opt_state, x, y):
         loss, grads = tp.value_and_grad(loss_fn)(params, x, y)
-        velocity = tp.tree_util.tree_map(lambda v, g: 0.9 * v + g, velocity, grads)
-        params = tp.tree_util.tree_map(lambda p, v: p - 0.1 * v, params, velocity)
-        return params, velocity, loss
+        params, opt_state = opt.apply(opt_state, params, grads)
+        return params, opt_state, loss
 
-    params, velocity, loss = step(params, velocity, x, y)  # one trace, then compiled calls
+    opt_state = opt.init(params)
+    params, opt_state, loss = step(params, opt_state, x, y)  # one trace, then compiled calls
 
 Functions that read and write state holders (Variables, optimizers) instead, as TF.js-style
 code does, are a layer on top of it (**State**, below). In detail:
