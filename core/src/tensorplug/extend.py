@@ -29,9 +29,9 @@ from tensorplug.families._common.gradient_util import unbroadcast
 from tensorplug.families.registration import register_core
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
 from tensorplug.kernels.dispatcher import Dispatcher, wrap
+from tensorplug.kernels.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.lookup import get_kernel
 from tensorplug.kernels.run import run_kernel
-from tensorplug.kernels.spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from tensorplug.plugins.hookspecs import hookimpl
 from tensorplug.plugins.manager import (
     PluginInfo,

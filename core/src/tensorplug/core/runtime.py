@@ -26,7 +26,7 @@ from tensorplug.registry._slots import CORE_SOURCE, Registration, SlotTable, new
 
 if TYPE_CHECKING:
     from tensorplug.backends.lifecycle import Backend, BackendConfig
-    from tensorplug.kernels.spec import KernelSpec
+    from tensorplug.kernels.kernel_spec import KernelSpec
     from tensorplug.plugins.manager import PluginInfo, PluginProblem
     from tensorplug.registry.batching import BatchConfig
     from tensorplug.registry.gradients import GradConfig

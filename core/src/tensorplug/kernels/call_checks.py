@@ -24,7 +24,7 @@ from tensorplug.errors import (
     ShapeError,
     TensorplugError,
 )
-from tensorplug.kernels.spec import KernelSpec, TensorInfo, describe
+from tensorplug.kernels.kernel_spec import KernelSpec, TensorInfo, describe
 from tensorplug.registry.specs import get_kernel_spec
 
 if TYPE_CHECKING:  # (tensor.py imports the engine state, which imports this module through debug.py)

@@ -36,8 +36,8 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
 from tensorplug.errors import KernelError, TensorplugError
 from tensorplug.kernels.call_checks import check_outputs, explain_failure
+from tensorplug.kernels.kernel_spec import REQUIRED, KernelSpec
 from tensorplug.kernels.lookup import missing_kernel_error
-from tensorplug.kernels.spec import REQUIRED, KernelSpec
 from tensorplug.registry._slots import CHANGES
 from tensorplug.registry.kernel_config import DirectCall, DirectFunc, KernelFunc
 from tensorplug.registry.specs import get_kernel_spec

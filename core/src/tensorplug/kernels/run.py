@@ -17,7 +17,7 @@ from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.families._common.convert import asarray
 from tensorplug.kernels.call_checks import explain_failure
 from tensorplug.kernels.dispatcher import dispatcher_of
-from tensorplug.kernels.spec import tensor_info
+from tensorplug.kernels.kernel_spec import tensor_info
 from tensorplug.registry.specs import get_kernel_spec
 
 __all__ = ["run_kernel"]

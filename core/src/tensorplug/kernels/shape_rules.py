@@ -20,7 +20,7 @@ import numpy as np
 from tensorplug.core.validate import number, op_prefix, shown, shown_int
 from tensorplug.dtypes import ALL_DTYPES, DType, as_dtype
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import TensorInfo
+from tensorplug.kernels.kernel_spec import TensorInfo
 
 __all__ = [
     "op_prefix",

@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 from tensorplug.core.runtime import ACTIVE, current
 from tensorplug.errors import RegistrationError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.registry._slots import Registration, SlotTable
 from tensorplug.registry.specs import spec_not_found
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tensorplug.errors import RegistrationError
 
 if TYPE_CHECKING:
-    from tensorplug.kernels.spec import KernelSpec
+    from tensorplug.kernels.kernel_spec import KernelSpec
     from tensorplug.registry.batching import BatchConfig
     from tensorplug.registry.gradients import GradConfig
     from tensorplug.registry.jvps import JvpConfig

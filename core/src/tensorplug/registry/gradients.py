@@ -9,7 +9,7 @@ from typing import Any
 
 from tensorplug.core.runtime import current
 from tensorplug.errors import GradientNotFoundError, RegistrationError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.registry._rules import RuleTable
 from tensorplug.registry._slots import Registration
 

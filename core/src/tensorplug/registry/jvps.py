@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tensorplug.errors import RegistrationError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.registry._rules import RuleTable
 from tensorplug.registry._slots import Registration
 

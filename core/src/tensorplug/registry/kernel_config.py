@@ -13,7 +13,7 @@ from typing import Any
 
 from tensorplug.dtypes import DType
 from tensorplug.errors import RegistrationError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 
 __all__ = ["KernelConfig", "KernelFunc", "DirectCall", "DirectFunc", "check_kernel_config"]
 

@@ -6,7 +6,7 @@ import difflib
 
 from tensorplug.core.runtime import current
 from tensorplug.errors import KernelSpecNotFoundError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 
 __all__ = [
     "register_kernel_spec",

@@ -19,7 +19,7 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, as_dtype, float64, is_floating_numpy
 from tensorplug.families._common.convert import asarray
 from tensorplug.families.reductions.ops import sum as sum_
-from tensorplug.kernels.spec import TensorInfo, describe
+from tensorplug.kernels.kernel_spec import TensorInfo, describe
 from tensorplug.transforms.autodiff.api import vjp
 
 __all__ = ["check_gradients", "run_gradients"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorplug.dtypes import DType, is_floating_numpy
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import Case
 
 __all__ = ["MAX_ELEMENTS", "MAX_GRADIENT_CASES", "gradient_cases"]

@@ -19,7 +19,7 @@ import numpy as np
 
 from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype, real_of
 from tensorplug.errors import DTypeError, ShapeError, TensorplugError
-from tensorplug.kernels.spec import REQUIRED, KernelSpec, TensorInfo, describe
+from tensorplug.kernels.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 
 __all__ = [
     "Domain", "Case", "BadCase", "sample", "EDGE_SHAPES", "BROADCAST_PAIRS", "NOT_BROADCASTABLE",

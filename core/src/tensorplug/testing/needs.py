@@ -20,7 +20,7 @@ from tensorplug.core.runtime import current
 from tensorplug.dtypes import float32, float64, from_numpy_dtype, is_inexact_numpy
 from tensorplug.families.reductions.ops import sum as sum_
 from tensorplug.kernels.dispatcher import dispatcher_of, wrap
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.plugins.manager import load_plugins
 from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
 from tensorplug.registry.specs import get_kernel_spec

@@ -26,9 +26,9 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
 from tensorplug.errors import KernelError, KernelOutputError, TensorplugError
 from tensorplug.families._common.convert import asarray
+from tensorplug.kernels.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 from tensorplug.kernels.lookup import missing_kernel_error
 from tensorplug.kernels.run import run_kernel
-from tensorplug.kernels.spec import REQUIRED, KernelSpec, TensorInfo, describe
 from tensorplug.registry.specs import get_kernel_spec
 from tensorplug.testing.compare import Tolerance, compare_values, show_array
 from tensorplug.testing.inputs import BadCase, Case, generic_bad_cases, generic_cases

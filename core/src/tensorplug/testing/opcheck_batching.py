@@ -19,8 +19,8 @@ import numpy as np
 from tensorplug.dtypes import from_numpy_dtype, is_inexact_numpy
 from tensorplug.errors import DTypeError, KernelNotFoundError, ShapeError, VmapFallbackWarning
 from tensorplug.families._common.convert import asarray
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.kernels.run import run_kernel
-from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry.batching import find_batching_rule
 from tensorplug.testing.compare import compare_values
 from tensorplug.testing.inputs import Case

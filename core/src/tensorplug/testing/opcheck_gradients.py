@@ -14,8 +14,8 @@ from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, float32, float64, is_floating_numpy
 from tensorplug.errors import KernelNotFoundError
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.kernels.run import run_kernel
-from tensorplug.kernels.spec import KernelSpec
 from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
 from tensorplug.testing.finite_differences import check_gradients, run_gradients
 from tensorplug.testing.gradient_cases import MAX_GRADIENT_CASES, gradient_cases

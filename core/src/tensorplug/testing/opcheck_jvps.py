@@ -13,7 +13,7 @@ import numpy as np
 from tensorplug.dtypes import DType, float32, float64, is_floating_numpy
 from tensorplug.errors import KernelNotFoundError
 from tensorplug.families._common.convert import asarray
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.registry.gradients import find_gradient, override_gradient
 from tensorplug.registry.jvps import find_jvp, override_jvp
 from tensorplug.testing.inputs import Case

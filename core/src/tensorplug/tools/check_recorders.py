@@ -15,7 +15,7 @@ import numpy as np
 from tensorplug.core.runtime import current
 from tensorplug.errors import NonFiniteError, TensorplugError
 from tensorplug.kernels.call_checks import check_outputs
-from tensorplug.kernels.spec import describe, tensor_info
+from tensorplug.kernels.kernel_spec import describe, tensor_info
 from tensorplug.registry.specs import get_kernel_spec
 
 __all__ = ["ENV_DEBUG_CHECKS", "ENV_DEBUG_NANS", "NonFiniteCheck", "OutputCheck", "checks_from_environment"]

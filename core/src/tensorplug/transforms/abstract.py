@@ -25,7 +25,7 @@ from tensorplug.backends.lifecycle import Backend, BackendConfig, register_backe
 from tensorplug.core.context import backend_var, recorders_var
 from tensorplug.core.runtime import current, use_runtime
 from tensorplug.errors import TensorplugError
-from tensorplug.kernels.spec import KernelSpec, TensorInfo, describe
+from tensorplug.kernels.kernel_spec import KernelSpec, TensorInfo, describe
 from tensorplug.registry._slots import registering_as
 from tensorplug.registry.kernel_config import KernelConfig
 from tensorplug.registry.kernels import register_kernel

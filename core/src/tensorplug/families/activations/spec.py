@@ -16,8 +16,8 @@ from typing import Any
 from tensorplug.dtypes import ALL_NUMERIC_DTYPES, FLOAT_DTYPES, INEXACT_DTYPES
 from tensorplug.errors import ShapeError
 from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, broadcast_rule, broadcast_shapes, op_prefix, same_as_first
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 

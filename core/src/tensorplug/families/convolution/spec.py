@@ -27,8 +27,8 @@ import numpy as np
 
 from tensorplug.dtypes import FLOAT_DTYPES
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_int, as_shape, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 Shape = Sequence[int]

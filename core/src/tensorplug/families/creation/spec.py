@@ -14,6 +14,7 @@ from typing import Any
 
 from tensorplug.dtypes import FLOAT_DTYPES, DType, float32
 from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import (
     as_dtype_attr,
     as_int,
@@ -22,7 +23,6 @@ from tensorplug.kernels.shape_rules import (
     fitting_value,
     op_prefix,
 )
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 

@@ -25,8 +25,8 @@ from typing import Any
 
 from tensorplug.dtypes import INEXACT_DTYPES, complex_of, real_of
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, broadcast_shapes, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 __all__ = ["square_shape", "matrix_shape", "solve_shape", "as_qr_mode", "QR_MODES", "LAPACK_DTYPES"]

@@ -20,6 +20,7 @@ from tensorplug.dtypes import (
     real_of,
 )
 from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import (
     as_dtype_attr,
     as_float_or_none,
@@ -28,7 +29,6 @@ from tensorplug.kernels.shape_rules import (
     op_prefix,
     same_as_first,
 )
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 BOOL = (bool_,)

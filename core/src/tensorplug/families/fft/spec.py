@@ -25,8 +25,8 @@ from typing import Any
 
 from tensorplug.dtypes import COMPLEX_DTYPES, FLOAT_DTYPES, complex_of, real_of
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_int, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 __all__ = ["NORMS", "as_norm", "as_lengths", "fft_axes", "FFT_FLOATS", "FFT_COMPLEX"]

@@ -23,8 +23,8 @@ from tensorplug.dtypes import FLOAT_DTYPES
 from tensorplug.errors import ShapeError
 from tensorplug.families.convolution.spec import _geometry, conv_output_shape, spatial_and_channels
 from tensorplug.families.linalg.spec import matmul_shape
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, broadcast_shapes, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 __all__ = ["ACTIVATIONS", "broadcasts_into", "depthwise_as_grouped", "fused_input_shapes"]

@@ -16,8 +16,8 @@ from typing import Any
 
 from tensorplug.dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, float32, int32, int64
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, as_int, op_prefix
-from tensorplug.kernels.spec import REQUIRED, AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 METHODS = ("bilinear", "nearest")

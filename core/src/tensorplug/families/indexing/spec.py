@@ -13,6 +13,7 @@ from typing import Any
 
 from tensorplug.dtypes import ALL_DTYPES, INT_DTYPES, float32, int64
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import (
     as_dtype_attr,
     as_int,
@@ -22,7 +23,6 @@ from tensorplug.kernels.shape_rules import (
     normalize_axis,
     op_prefix,
 )
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from tensorplug.dtypes import DType
 from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, as_dtype_attr, as_int, as_scalar, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 __all__ = ["LINSPACE", "linspace_dtype"]

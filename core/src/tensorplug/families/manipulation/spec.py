@@ -14,6 +14,7 @@ from typing import Any
 
 from tensorplug.core.validate import shown_int, shown_shape
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import (
     as_int,
     as_scalar,
@@ -22,7 +23,6 @@ from tensorplug.kernels.shape_rules import (
     normalize_axis,
     op_prefix,
 )
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 Shape = Sequence[int]

@@ -8,8 +8,8 @@ from typing import Any
 
 from tensorplug.dtypes import FLOAT_DTYPES, int32, int64
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo, describe
 from tensorplug.kernels.shape_rules import as_int, normalize_axis
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo, describe
 from tensorplug.registry.core_entries import declare_spec
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from tensorplug.dtypes import FLOAT_DTYPES
 from tensorplug.errors import ShapeError
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 

@@ -20,8 +20,8 @@ from typing import Any
 from tensorplug.dtypes import FLOAT_DTYPES, int64
 from tensorplug.errors import ShapeError
 from tensorplug.kernel_helpers.windows import output_sizes
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, as_int, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 Pairs = tuple[tuple[int, int], ...]

@@ -16,6 +16,7 @@ from typing import Any
 
 from tensorplug.dtypes import INEXACT_DTYPES, NUMERIC_DTYPES, accumulator_of, bool_, int64, real_of
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import (
     as_axes_or_none,
     as_bool,
@@ -24,7 +25,6 @@ from tensorplug.kernels.shape_rules import (
     normalize_axis,
     op_prefix,
 )
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 _AXIS = AttrSpec("axis", None, as_axes_or_none, "tuple of axes to reduce, None for all")

@@ -14,8 +14,8 @@ from typing import Any
 
 from tensorplug.dtypes import INT_DTYPES
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_shape, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 __all__ = ["GATHER_ND", "SCATTER_ND", "TENSOR_SCATTER_UPDATE", "nd_slice_shape"]

@@ -15,8 +15,8 @@ from typing import Any
 
 from tensorplug.dtypes import ALL_NUMERIC_DTYPES, INT_DTYPES, NUMERIC_DTYPES
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, as_int, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 __all__ = ["UNSORTED_SEGMENT_SUM", "UNSORTED_SEGMENT_MAX", "UNSORTED_SEGMENT_MIN", "BINCOUNT",

@@ -20,8 +20,8 @@ from typing import Any
 
 from tensorplug.dtypes import ALL_DTYPES, NUMERIC_DTYPES, DType, bool_, int64
 from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, as_int, normalize_axis, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 #: The dtypes the family orders: real numbers and bools (False < True).

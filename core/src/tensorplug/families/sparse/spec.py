@@ -15,8 +15,8 @@ from typing import Any
 
 from tensorplug.dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_, int64
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_int, as_shape, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 __all__ = ["SPARSE_SEGMENT_SUM", "SPARSE_SEGMENT_MEAN", "SPARSE_TO_DENSE", "SPARSE_RESHAPE",

@@ -14,8 +14,8 @@ from typing import Any
 
 from tensorplug.dtypes import NUMERIC_DTYPES, int32, int64
 from tensorplug.errors import ShapeError
+from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import as_bool, as_int, normalize_axis, op_prefix
-from tensorplug.kernels.spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.registry.core_entries import declare_spec
 
 __all__ = ["reversed_axes", "tiled_shape", "split_sizes", "band_bounds", "top_k_count"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from tensorplug.dtypes import DType
 from tensorplug.errors import RegistrationError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.compare import Tolerance
 from tensorplug.testing.inputs import (
     BROADCAST_PAIRS,

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tensorplug.dtypes import DType
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import Case, accepted, sample
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from tensorplug.dtypes import DType, complex64, float32, float64, int64
 from tensorplug.errors import ShapeError
 from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BROADCAST_PAIRS, EDGE_SHAPES, BadCase, Case, Domain, accepted, sample
 from tensorplug.testing.references._base import CaseMaker, broadcast_bad_cases, reference
 

@@ -21,7 +21,7 @@ import numpy as np
 from tensorplug.dtypes import bfloat16, float16, float32, float64
 from tensorplug.errors import ShapeError
 from tensorplug.families.convolution.spec import KERNEL_NAMES, conv_output_shape
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, sample
 from tensorplug.testing.references._base import reference
 

@@ -24,7 +24,7 @@ from tensorplug.dtypes import (
     int64,
 )
 from tensorplug.errors import DTypeError, ShapeError, TensorplugError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case
 from tensorplug.testing.references._base import Reference, reference, register_reference
 

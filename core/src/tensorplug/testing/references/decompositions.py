@@ -17,7 +17,7 @@ import numpy as np
 
 from tensorplug.dtypes import DType, float32, from_numpy_dtype, real_of
 from tensorplug.errors import ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import Case, accepted, sample
 from tensorplug.testing.references._base import Reference as _Reference
 from tensorplug.testing.references._base import reference, register_reference

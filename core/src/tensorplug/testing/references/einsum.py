@@ -9,7 +9,7 @@ import numpy as np
 
 from tensorplug.dtypes import float32, float64
 from tensorplug.errors import ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, accepted, sample
 from tensorplug.testing.references._base import reference
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorplug.dtypes import ALL_DTYPES, DType, complex64, float32, is_inexact_numpy
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import ANY, BadCase, Case, Domain, dtype_groups, sample
 from tensorplug.testing.references._base import (
     Reference,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import Case, accepted, sample
 from tensorplug.testing.references._base import BadCase, reference
 

@@ -15,7 +15,7 @@ import numpy as np
 from tensorplug.dtypes import DType, bfloat16, float16, float32, float64
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.families.fused.spec import ACTIVATIONS, depthwise_as_grouped
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, Domain, sample
 from tensorplug.testing.references._base import reference
 from tensorplug.testing.references.convolution import _conv_ref

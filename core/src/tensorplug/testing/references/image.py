@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorplug.dtypes import float16, float32, float64, int32
 from tensorplug.errors import ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, sample
 from tensorplug.testing.references._base import reference
 from tensorplug.testing.references._cover import with_every_dtype

@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorplug.dtypes import float64
 from tensorplug.errors import ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import Case, accepted, sample
 from tensorplug.testing.references._base import reference
 from tensorplug.testing.references.manipulation import BadTable, Table, table_bad

@@ -9,7 +9,7 @@ import numpy as np
 
 from tensorplug.dtypes import DType, complex64, float32, float64, int32
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case
 from tensorplug.testing.references._base import reference
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case
 from tensorplug.testing.references._base import Reference, other_dtypes, register_reference
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensorplug.errors import ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
 from tensorplug.testing.references._base import reference
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorplug.dtypes import DType
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
 from tensorplug.testing.references._base import reference
 

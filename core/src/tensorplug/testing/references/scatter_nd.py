@@ -10,7 +10,7 @@ import numpy as np
 
 from tensorplug.dtypes import DType, float32, float64
 from tensorplug.errors import IndexOutOfRangeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, index_array, sample
 from tensorplug.testing.references._base import other_dtypes, reference
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorplug.dtypes import DType, bfloat16, float32, is_floating_numpy
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
 from tensorplug.testing.references._base import reference
 

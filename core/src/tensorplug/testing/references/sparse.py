@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorplug.dtypes import float32, float64, int64
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, index_array, sample
 from tensorplug.testing.references._base import other_dtypes, reference
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from tensorplug.dtypes import float32, int32, int64
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.kernels.spec import KernelSpec
+from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.testing.inputs import BadCase, Case, sample
 from tensorplug.testing.references._base import reference
 from tensorplug.testing.references.layout import few_cases

@@ -34,7 +34,7 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.errors import TensorplugError, TracedValueError
 from tensorplug.kernels.call_checks import explain_failure
 from tensorplug.kernels.dispatcher import wrap
-from tensorplug.kernels.spec import TensorInfo
+from tensorplug.kernels.kernel_spec import TensorInfo
 from tensorplug.registry._slots import CHANGES
 
 __all__ = ["Plan", "Step", "PlannedFunction", "trace"]

@@ -33,7 +33,7 @@ from tensorplug.families._common.batching_util import select
 from tensorplug.families.creation.ops import zeros
 from tensorplug.families.manipulation.ops import stack
 from tensorplug.kernels.dispatcher import dispatcher_of, to_backend, wrap
-from tensorplug.kernels.spec import TensorInfo
+from tensorplug.kernels.kernel_spec import TensorInfo
 from tensorplug.registry.batching import find_batching_rule
 from tensorplug.registry.kernel_config import KernelConfig
 from tensorplug.registry.specs import get_kernel_spec
