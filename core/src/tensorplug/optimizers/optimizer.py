@@ -250,7 +250,8 @@ class Optimizer:
         stored = self._stored.unpack() if isinstance(self._stored, PackedState) else self._stored
         leaves, _ = tree_flatten(params)
         params = [p if isinstance(p, Tensor) else _asarray(p) for p in leaves]
-        slots = {i: {name: _zeros_like(p) for name in self.slot_names} for i, p in enumerate(params)}
+        slots: dict[SlotKey, Mapping[str, Tensor]] = {
+            i: {name: _zeros_like(p) for name in self.slot_names} for i, p in enumerate(params)}
         return OptimizerState(_asarray(np.int64(0)), stored.hyperparameters, slots)
 
     def apply(self, state: OptimizerState, params: Any, grads: Any) -> tuple[Any, OptimizerState]:
@@ -398,9 +399,10 @@ class Optimizer:
         return self._update(p, g, slots, step)
 
 
-def _updated(leaves: list[Any], structure: Any, items: Sequence[tuple[SlotKey, Tensor, Any]],
+def _updated(leaves: list[Any], structure: Any, items: Sequence[tuple[int, Tensor, Any]],
              values: Sequence[Tensor]) -> Any:
-    """The parameter tree with the leaves of `items` replaced by their new `values`."""
+    """The parameter tree with the leaves of `items` (leaf position, parameter, gradient)
+    replaced by their new `values`."""
     out = list(leaves)
     for (i, _, _), value in zip(items, values):
         out[i] = value
