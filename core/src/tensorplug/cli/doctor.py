@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tensorplug.cli import _inventory
-from tensorplug.cli._table import heading, plural
 from tensorplug.core.runtime import current
 from tensorplug.errors import KernelSpecNotFoundError, RegistrationConflictError, RegistrationError
 from tensorplug.plugins.manager import ENV_DISABLE, ENV_STRICT, PluginProblem, list_plugins, plugin_problems
 from tensorplug.plugins.problems import diagnosing, strict_requested
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.testing.needs import gradient_needs, unmet_gradient_needs
+from tensorplug.tools.text_tables import heading, plural
 
 __all__ = ["add_parser", "run", "Finding", "findings", "problem_kind"]
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from tensorplug.backends.lifecycle import backend_info
 from tensorplug.cli import _inventory
-from tensorplug.cli._table import heading, plural, table
 from tensorplug.core.version import API_VERSION, __version__
 from tensorplug.plugins.manager import PluginInfo, contributions, list_plugins, plugin_problems
 from tensorplug.registry._slots import CORE_SOURCE
+from tensorplug.tools.text_tables import heading, plural, table
 
 __all__ = ["add_parser", "run", "summarize"]
 

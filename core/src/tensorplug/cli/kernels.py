@@ -13,12 +13,12 @@ from typing import Any
 
 from tensorplug.backends.lifecycle import list_backends
 from tensorplug.cli import _inventory
-from tensorplug.cli._table import heading, plural, table
 from tensorplug.core.runtime import current
 from tensorplug.plugins.manager import plugin_problems
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.registry.specs import list_kernel_specs
 from tensorplug.testing.needs import gradient_needs, minimum_grad_kernels, unmet_gradient_needs
+from tensorplug.tools.text_tables import heading, plural, table
 
 __all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "jvp_cell", "batching_cell", "gaps",
            "needs_view"]

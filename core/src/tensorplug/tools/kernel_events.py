@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tensorplug.cli._table import table
+from tensorplug.tools.text_tables import table
 
 __all__ = ["KernelEvent", "Profile", "ProfileRow"]
 

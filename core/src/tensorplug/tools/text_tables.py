@@ -1,5 +1,5 @@
-"""Plain-text output for the ``tensorplug`` subcommands: aligned tables and headings that
-read well in any terminal (no colour, no dependency)."""
+"""Plain-text output (the ``tensorplug`` subcommands, the profiler's report): aligned tables and
+headings that read well in any terminal (no colour, no dependency)."""
 
 from __future__ import annotations
 
