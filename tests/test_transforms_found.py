@@ -153,12 +153,34 @@ def test_argnums_naming_an_argument_twice_is_refused(backend: str, transform: st
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_vjp_of_a_tree_primal_says_it_takes_tensors(backend: str) -> None:
-    """vjp of a tree primal is an AutodiffError saying vjp takes tensors (it was a DTypeError
-    about 'dtype object', from converting the dict to an array)."""
-    with (tp.backend_scope(backend),
-          pytest.raises(tp.AutodiffError, match=r"primal 0 is a dict; vjp takes one tensor per primal")):
-        tp.vjp(lambda d: d["a"] * 2, {"a": tp.ones(3)})
+def test_vjp_takes_trees_as_jax_does(backend: str) -> None:
+    """vjp of tree primals and a tree result (it refused trees): one gradient per primal, of
+    its structure, equal to tp.grad of the cotangent-weighted sum of the outputs."""
+    def f(d, y):
+        return {"s": tp.sin(d["a"]) * y, "p": (d["a"] * d["b"], tp.sum(y))}
+
+    with tp.backend_scope(backend):
+        d, y = {"a": tp.asarray([1.0, 2.0]), "b": tp.asarray([3.0, -1.0])}, tp.asarray([0.5, 4.0])
+        ct = {"s": tp.asarray([1.0, -2.0]), "p": (tp.asarray([0.5, 0.25]), tp.asarray(3.0))}
+        out, vjp_fn = tp.vjp(f, d, y)
+        assert sorted(out) == ["p", "s"] and isinstance(out["p"], tuple)
+        got_d, got_y = vjp_fn(ct)
+
+        def weighted(d, y):
+            o = f(d, y)
+            return (tp.sum(o["s"] * ct["s"]) + tp.sum(o["p"][0] * ct["p"][0]) + o["p"][1] * ct["p"][1])
+
+        want_d, want_y = tp.grad(weighted, argnums=(0, 1))(d, y)
+        assert sorted(got_d) == ["a", "b"]
+        for got, want in ((got_d["a"], want_d["a"]), (got_d["b"], want_d["b"]), (got_y, want_y)):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+        with pytest.raises(tp.AutodiffError, match=r"vjp: the cotangent must have the structure of the "
+                                                   r"function's result"):
+            vjp_fn({"s": ct["s"]})
+        with pytest.raises(tp.AutodiffError, match=r"vjp: the cotangent \(leaf 0 of the result, as "
+                                                   r"tp.tree_util.tree_leaves orders them\) has shape "
+                                                   r"\(3,\)"):
+            vjp_fn({"s": ct["s"], "p": (tp.ones(3), ct["p"][1])})
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -18,8 +18,8 @@ from tensorplug.errors import AutodiffError, DTypeError
 from tensorplug.families._common.convert import asarray, scalar_tensor
 from tensorplug.kernels.dispatcher import wrap
 from tensorplug.transforms.autodiff.closures import refusing_closures
-from tensorplug.transforms.autodiff.tape import Tape, backward, fresh
-from tensorplug.tree_util import array_leaves, is_node, tree_flatten, tree_structure, tree_unflatten
+from tensorplug.transforms.autodiff.tape import Tape, backward, backward_from, fresh
+from tensorplug.tree_util import array_leaves, tree_flatten, tree_structure, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp", "variable_grads", "custom_grad", "stop_gradient"]
 
@@ -61,21 +61,22 @@ def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
 Groups = list[tuple[Any, int]]  # (tree structure, or None for a tensor; leaf count) per argument
 
 
-def watched_arguments(args: Sequence[Any], nums: Sequence[int],
-                      fname: str) -> tuple[list[Any], Groups, list[Tensor]]:
+def watched_arguments(args: Sequence[Any], nums: Sequence[int], fname: str,
+                      what: str = "argument") -> tuple[list[Any], Groups, list[Tensor]]:
     """`args` with each tree at `nums` rebuilt of fresh tensors to differentiate by (see
-    ``fresh``), those trees' structures and leaf counts, and the fresh leaves in order."""
+    ``fresh``), those trees' structures and leaf counts, and the fresh leaves in order
+    (errors name an argument as `what` and its position)."""
     args_l = list(args)
     structures: Groups = []
     sources: list[Tensor] = []
     for n in nums:
         if args_l[n].__class__ is Tensor:  # (the common case, without a tree)
-            args_l[n] = leaf = _diff_leaf(args_l[n], f"argument {n}")
+            args_l[n] = leaf = _diff_leaf(args_l[n], f"{what} {n}")
             structures.append((None, 1))
             sources.append(leaf)
             continue
-        leaves, structure = array_leaves(args_l[n], f"argument {n}", fname)
-        leaves = [_diff_leaf(x, f"argument {n}") for x in leaves]
+        leaves, structure = array_leaves(args_l[n], f"{what} {n}", fname)
+        leaves = [_diff_leaf(x, f"{what} {n}") for x in leaves]
         args_l[n] = tree_unflatten(structure, leaves)
         structures.append((structure, len(leaves)))
         sources.extend(leaves)
@@ -177,26 +178,42 @@ def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
     return wrapper
 
 
-def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Tensor, ...]]]:
-    """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangent)`` gives one gradient per primal, for an
-    output of any shape (the cotangent has the output's shape)."""
+def vjp(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """``(f(*primals), vjp_fn)``, as JAX's: the primals and `f`'s result are tensors or pytrees
+    of them (``tp.tree_util``); ``vjp_fn(cotangent)``, the cotangent a tree of the result's
+    structure with one tensor of each output's shape, gives one gradient per primal, each of
+    its primal's structure (one backward pass for all the outputs)."""
     valid.function(f, "vjp")
-    for i, p in enumerate(primals):
-        if p is not None and is_node(p):
-            raise AutodiffError(f"vjp: primal {i} is a {type(p).__name__}; vjp takes one tensor per "
-                                "primal (no trees). Pass the tensors as separate primals, or use "
-                                "tp.grad / tp.jacrev, which take trees.")
-    sources = [_diff_leaf(p, f"primal {i}") for i, p in enumerate(primals)]
+    args, structures, sources = watched_arguments(primals, range(len(primals)), "vjp", "primal")
     tape = Tape(sources)
-    out = _run(f, tape, sources, {})
-    if not isinstance(out, Tensor):
-        raise AutodiffError(f"vjp: the function must return a Tensor, got {type(out).__name__}")
+    out = _run(f, tape, args, {})
+    if out.__class__ is Tensor:
+        outs, out_tree = [out], None
+    else:
+        outs, out_tree = array_leaves(out, "the result", "vjp")
+        if not all(isinstance(o, Tensor) for o in outs):
+            raise AutodiffError(f"vjp: the function must return tensors (or a tree of them), got "
+                                f"{type(out).__name__} holding "
+                                f"{next(type(o).__name__ for o in outs if not isinstance(o, Tensor))}")
 
-    def vjp_fn(cotangent: Any) -> tuple[Tensor, ...]:
-        ct = asarray(cotangent, dtype=out.dtype)
-        if ct.shape != out.shape:
-            raise AutodiffError(f"vjp: the cotangent has shape {ct.shape}, the output {out.shape}")
-        return tuple(backward(tape, out, ct, sources))
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        if out_tree is None:
+            cts = [cotangent]
+        else:
+            try:
+                cts = out_tree.flatten_up_to(cotangent)
+            except ValueError:
+                raise AutodiffError(f"vjp: the cotangent must have the structure of the function's "
+                                    f"result, {out_tree}; got {tree_structure(cotangent)}") from None
+        seeds = []
+        for i, (o, c) in enumerate(zip(outs, cts)):
+            ct = asarray(c, dtype=o.dtype)
+            if ct.shape != o.shape:
+                where = ("" if out_tree is None else
+                         f" (leaf {i} of the result, as tp.tree_util.tree_leaves orders them)")
+                raise AutodiffError(f"vjp: the cotangent{where} has shape {ct.shape}, the output {o.shape}")
+            seeds.append(ct)
+        return tuple(regrouped(structures, backward_from(outs, seeds, tape, sources)))
 
     return out, vjp_fn
 

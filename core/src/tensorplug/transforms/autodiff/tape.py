@@ -23,7 +23,7 @@ from tensorplug.kernels.dispatcher import wrap
 from tensorplug.registry.gradients import find_gradient
 from tensorplug.registry.specs import get_kernel_spec
 
-__all__ = ["Differentiating", "Tape", "Entry", "backward", "gradient_thunks", "fresh"]
+__all__ = ["Differentiating", "Tape", "Entry", "backward", "backward_from", "gradient_thunks", "fresh"]
 
 class Entry:
     __slots__ = ("name", "inputs", "attrs", "outputs", "custom")
@@ -188,10 +188,10 @@ def input_name(entry: Entry, position: int) -> str:
     return f"input '{spec.inputs[0]}[{position}]'" if spec.variadic else f"input '{spec.inputs[position]}'"
 
 
-def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[Entry], set[int]]:
-    """The entries between the sources and the output, latest first, and the ids of the
+def _path(tape: Tape, outputs: Sequence[Tensor], sources: Sequence[Tensor]) -> tuple[list[Entry], set[int]]:
+    """The entries between the sources and the outputs, latest first, and the ids of the
     tensors that need a gradient: reached from a source through floating tensors (a path
-    through integers carries no gradient) and leading to the output."""
+    through integers carries no gradient) and leading to an output."""
     if len(sources) == len(tape.sources) and all(map(operator.is_, sources, tape.sources)):
         reached = tape.watched  # the tape watches exactly what descends from its sources
     else:
@@ -203,7 +203,7 @@ def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[E
                         if o._dtype.is_inexact:
                             reached.add(id(o))
                     break
-    needed = {id(output)}
+    needed = {id(o) for o in outputs}
     path = []
     for entry in reversed(tape.entries):
         for o in entry.outputs:
@@ -223,18 +223,28 @@ def _path(tape: Tape, output: Tensor, sources: Sequence[Tensor]) -> tuple[list[E
 
 def backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor]) -> list[Tensor]:
     """Gradients of `output` (weighted by `seed`) with respect to each of `sources`."""
-    running = [""]  # the kernel whose gradient runs (for profiles: see _state.gradient_var)
+    return backward_from((output,), (seed,), tape, sources)
+
+
+def backward_from(outputs: Sequence[Tensor], seeds: Sequence[Tensor], tape: Tape,
+                  sources: Sequence[Tensor]) -> list[Tensor]:
+    """Gradients of the sum of `outputs` weighted by `seeds` (one of each output's shape) with
+    respect to each of `sources`: one backward pass for all of them (``tp.vjp`` of a tree)."""
+    running = [""]  # the kernel whose gradient runs (for profiles: see context.gradient_var)
     token = gradient_var.set(running)
     try:
-        return _backward(tape, output, seed, sources, running)
+        return _backward(tape, outputs, seeds, sources, running)
     finally:
         gradient_var.reset(token)
 
 
-def _backward(tape: Tape, output: Tensor, seed: Tensor, sources: Sequence[Tensor],
+def _backward(tape: Tape, outputs: Sequence[Tensor], seeds: Sequence[Tensor], sources: Sequence[Tensor],
               running: list[str]) -> list[Tensor]:
-    path, needed = _path(tape, output, sources)
-    grads: dict[int, Tensor] = {id(output): seed}
+    path, needed = _path(tape, outputs, sources)
+    grads: dict[int, Tensor] = {}
+    for output, seed in zip(outputs, seeds):  # (an output given twice gets both seeds)
+        prev = grads.get(id(output))
+        grads[id(output)] = seed if prev is None else add(prev, seed)
     get = grads.get
     for entry in path:
         outputs = entry.outputs
