@@ -119,6 +119,7 @@ class _Jitted:
     def __init__(self, fn: Callable[..., Any], statics: tuple[int, ...]) -> None:
         self.fn = fn
         self.statics = statics
+        self.negative_statics = any(i < 0 for i in statics)  # (positions counted from the end)
         # backend -> {argument key: Entry}, or None when the backend cannot compile
         self.per_backend: dict[Backend, dict[Any, Entry] | None] = {}
         self.call = functools.update_wrapper(self._call_path(), fn)
@@ -130,14 +131,11 @@ class _Jitted:
         return self.fn(*args, **{k: arrays_as_tensors(v) for k, v in kwargs.items()})
 
     def _call_path(self) -> Callable[..., Any]:
-        """The jitted function. It runs at every training step, where each line of Python
-        counts (more so right after the compiled computation, with cold caches): a plain
-        function (cheaper to call than an object), its steady path first and inline."""
+        """The jitted function, run at every training step: find the entry of the arguments'
+        key (shapes, dtypes, statics), run its compiled function on the arguments' arrays and
+        the state holders' state, hand the holders their new state, wrap the results."""
         per_backend = self.per_backend
-        given_statics = self.statics
-        negative_statics = any(i < 0 for i in given_statics)
-
-        name = getattr(self.fn, "__name__", "function")
+        timed_as = getattr(self.fn, "__name__", "function")
 
         def call(*args: Any, **kwargs: Any) -> Any:
             recorders = recorders_var.get()
@@ -152,21 +150,7 @@ class _Jitted:
                     return self.eager(args, kwargs)
                 entries = per_backend[backend] = {}
             dyn: list[Any] = []
-            if given_statics:
-                statics = nonnegative(given_statics, len(args)) if negative_statics else given_statics
-                key: Any = tuple(static_key(a) if i in statics else key_of(a, dyn)
-                                 for i, a in enumerate(args))
-            else:
-                parts = []
-                for a in args:  # (key_of, inline for the common case: a batch)
-                    if a.__class__ is np.ndarray:
-                        dyn.append(a)
-                        parts.append(("n", a.shape, a.dtype))
-                    else:
-                        parts.append(key_of(a, dyn))
-                key = tuple(parts)
-            if kwargs:
-                key = (key, tuple((k, key_of(v, dyn)) for k, v in kwargs.items()))
+            key = self._key(args, kwargs, dyn)
             try:
                 entry = entries.get(key)
             except TypeError:
@@ -188,36 +172,41 @@ class _Jitted:
                 if made is None:  # the backend cannot compile
                     return self.eager(args, kwargs)
                 compiled, state = made
+            timed = timed_as if recorders and profiling[0] else None  # (a profile records: time it)
             try:
-                if recorders and profiling[0]:  # (a profile records: it times the call)
-                    out_natives, new_state = time_compiled(name, backend, compiled.fn, dyn_natives, state)
-                else:
+                if timed is None:
                     out_natives, new_state = compiled.fn(dyn_natives, state)
+                else:
+                    out_natives, new_state = time_compiled(timed, backend, compiled.fn, dyn_natives, state)
             except Retrace as retrace:  # the first trace met state: once more, with all of it
-                redone = self._retraced(entry, retrace, dyn_natives, backend,
-                                        name if recorders and profiling[0] else None)
+                redone = self._retraced(entry, retrace, dyn_natives, backend, timed)
                 if redone is None:  # the backend cannot compile
                     return self.eager(args, kwargs)
                 holders, states, compiled, state, out_natives, new_state = redone
-            arrays = state + new_state
-            for write in compiled.writes:
-                new = written(write.layout, list(map(arrays.__getitem__, write.arrays)), backend)
-                holders[write.holder].set_jit_state(new)
-                states[write.holder] = new
-            next_arrays = compiled.next_arrays
-            if next_arrays is not None:
-                entry.left_states, entry.left_compiled = states, compiled
-                entry.left_arrays = list(map(arrays.__getitem__, next_arrays))
-            else:
-                entry.left_states = None
-            single = compiled.single
-            if single is not None:  # one tensor
-                t = _new_tensor(Tensor)
-                t._data, t._dtype, t._backend = out_natives[0], single, backend
-                return t
-            return unflatten_out(compiled.out_tree, iter(out_natives), backend)
+            _write_back(entry, compiled, holders, states, state + new_state, backend)
+            return _results(compiled, out_natives, backend)
 
         return call
+
+    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any], dyn: list[Any]) -> Any:
+        """The key of a call's arguments (their tree structure, shapes, dtypes and statics); the
+        traced leaves are appended to `dyn` in order."""
+        given = self.statics
+        if given:
+            statics = nonnegative(given, len(args)) if self.negative_statics else given
+            key: Any = tuple(static_key(a) if i in statics else key_of(a, dyn) for i, a in enumerate(args))
+        else:
+            parts = []
+            for a in args:  # (key_of, inline for the common case: a batch)
+                if a.__class__ is np.ndarray:
+                    dyn.append(a)
+                    parts.append(("n", a.shape, a.dtype))
+                else:
+                    parts.append(key_of(a, dyn))
+            key = tuple(parts)
+        if kwargs:
+            key = (key, tuple((k, key_of(v, dyn)) for k, v in kwargs.items()))
+        return key
 
     def _new_entry(self, args: tuple[Any, ...], kwargs: dict[str, Any], entries: dict[Any, Entry]) -> Entry:
         """The entry of a new argument key, given the state holders known before its first
@@ -297,6 +286,33 @@ class _Jitted:
         traced = itertools.repeat(TRACED)
         return (tuple(a if i in statics else rebuild(a, traced) for i, a in enumerate(args)),
                 {k: rebuild(v, traced) for k, v in kwargs.items()})
+
+
+def _write_back(entry: Entry, compiled: Compiled, holders: list[Any], states: list[Any], arrays: list[Any],
+                backend: Backend) -> None:
+    """Hand each holder whose state the call changed its new state (`arrays`: the state the
+    call took, then the state it gave), and keep what the next call needs to skip carrying it
+    in again when it finds the states as this call left them."""
+    for write in compiled.writes:
+        new = written(write.layout, list(map(arrays.__getitem__, write.arrays)), backend)
+        holders[write.holder].set_jit_state(new)
+        states[write.holder] = new
+    next_arrays = compiled.next_arrays
+    if next_arrays is not None:
+        entry.left_states, entry.left_compiled = states, compiled
+        entry.left_arrays = list(map(arrays.__getitem__, next_arrays))
+    else:
+        entry.left_states = None
+
+
+def _results(compiled: Compiled, out_natives: list[Any], backend: Backend) -> Any:
+    """The call's results as `f` returned them: one tensor, or its tree of tensors."""
+    single = compiled.single
+    if single is not None:  # one tensor
+        t = _new_tensor(Tensor)
+        t._data, t._dtype, t._backend = out_natives[0], single, backend
+        return t
+    return unflatten_out(compiled.out_tree, iter(out_natives), backend)
 
 
 def jit(f: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = ()) -> Any:
