@@ -27,7 +27,7 @@ from tensorplug.errors import (
 from tensorplug.kernels.kernel_spec import KernelSpec, TensorInfo, describe
 from tensorplug.registry.specs import get_kernel_spec
 
-if TYPE_CHECKING:  # (tensor.py imports the engine state, which imports this module through debug.py)
+if TYPE_CHECKING:  # (tensor.py imports the context, whose debug recorders use this module)
     from tensorplug.core.tensor import Tensor
 
 __all__ = ["explain_failure", "check_outputs"]

@@ -1,8 +1,9 @@
 """The core's own entries as plain data: the kernel specs, gradients, JVP rules and batching
-rules that its family modules (``specs/``, ``gradients/``, ``jvps/``, ``batching/``) declare
-when imported. Declaring registers nothing: ``tensorplug.register_core(runtime)`` puts them
-into a runtime, as the core's. They are checked against their specs by the test suite
-(tests/test_runtime_construction.py), not one by one at import."""
+rules that the family folders' modules (``families/<family>/``: ``spec.py``, ``gradients.py``,
+``jvps.py``, ``batching.py``) declare when imported. Declaring registers nothing:
+``tensorplug.register_core(runtime)`` puts them into a runtime, as the core's. They are checked
+against their specs by the test suite (tests/test_runtime_construction.py), not one by one at
+import."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``tp.vmap``: a function of one example made a function of a batch.
 
-While the function runs, the active backend is a batching backend (``batching.backend``) over
+While the function runs, the active backend is a batching backend (``batching_backend.py``) over
 the backend active at the call; the arguments enter it with their batch axis where it is (no
 copy), and the results leave it with their batch axis moved to `out_axes` (ops of the level
 beneath, seen by its tapes). The recorders active at the call see every op the batching rules
