@@ -166,6 +166,7 @@ def test_orthogonal(backend, shape, column_axis, scale):
     np.testing.assert_allclose(gram, scale ** 2 * np.eye(len(gram)), atol=1e-10)
 
 
+@pytest.mark.jax
 def test_agrees_with_jax():
     """The same variance formula and bounds as jax.nn.initializers (values differ: other RNGs)."""
     jax = pytest.importorskip("jax")
