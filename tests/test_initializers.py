@@ -227,3 +227,12 @@ def test_bad_arguments(make, error, match):
 def test_bad_calls(init, shape, kwargs, error, match):
     with pytest.raises(error, match=match):
         init(shape, **{"seed": 0, **kwargs})
+
+
+def test_orthogonal_fixes_signs_by_rs_diagonal(backend):
+    """Q from the QR of the seed's normal matrix, with each column's sign set so that R's
+    diagonal is positive (as JAX: Q is then Haar-distributed): Q^T A has a positive diagonal."""
+    a = np.asarray(tp.random.normal((16, 16), seed=9, dtype=tp.float64))
+    q = np.asarray(inits.orthogonal()((16, 16), tp.float64, seed=9))
+    assert np.all(np.diag(q.T @ a) > 0)
+    np.testing.assert_allclose(np.triu(q.T @ a), q.T @ a, atol=1e-10)
