@@ -124,7 +124,7 @@ class _TruncatedNormal:
                  seed: int | None = None) -> Tensor:
         """stddev times unit normal samples truncated to [lower, upper]."""
         dims, dt, s = _random_call("truncated_normal", shape, dtype, seed)
-        return truncated_normal_samples(dims, s, self.lower, self.upper, dt) * self.stddev
+        return truncated_normal_samples(dims, s, self.lower, self.upper, dt, self.stddev)
 
 
 #: zeros of the shape and dtype asked (an initializer, as ``jax.nn.initializers.zeros``)
@@ -211,7 +211,7 @@ class _VarianceScaling:
         if self.distribution == "normal":
             return _normal(dims, seed=s, stddev=math.sqrt(variance), dtype=dt)
         stddev = math.sqrt(variance) / TRUNCATED_STDDEV
-        return truncated_normal_samples(dims, s, -2.0, 2.0, dt) * stddev
+        return truncated_normal_samples(dims, s, -2.0, 2.0, dt, stddev)
 
 
 def _axis_arg(axis: int | Sequence[int]) -> int | tuple[int, ...]:
