@@ -6,6 +6,7 @@ Relative links between the docs and to the repository's files must point at some
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 from pathlib import Path
@@ -104,19 +105,29 @@ REFERENCE_NAMESPACES += ["tensorplug.losses"]
 REFERENCE_NAMESPACES += ["tensorplug.sparse"]
 REFERENCE_NAMESPACES += ["tensorplug.image"]
 REFERENCE_NAMESPACES += ["tensorplug.tree_util"]
+REFERENCE_NAMESPACES += ["tensorplug.nn.initializers"]
+
+
+def namespace_module(name: str) -> object:
+    """The module `name`, or the one public as its parent's attribute (tp.nn.initializers), as
+    docs/hooks/api_pages.py finds it."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError:
+        parent, _, attribute = name.rpartition(".")
+        return getattr(importlib.import_module(parent), attribute)
 
 
 def public_callables() -> list[tuple[str, object]]:
     """(dotted name, object) for every class and function in the __all__ of the documented
     namespaces, and every public method and property those classes define themselves."""
     import dataclasses
-    import importlib
     import inspect
     import types
 
     found = []
     for namespace in REFERENCE_NAMESPACES:
-        module = importlib.import_module(namespace)
+        module = namespace_module(namespace)
         for name in module.__all__:
             obj = getattr(module, name)
             if isinstance(obj, types.GenericAlias) or not (inspect.isclass(obj) or inspect.isfunction(obj)):

@@ -47,7 +47,8 @@ def test_namespace():
     } | {"conv", "conv_transpose", "depthwise_conv", "separable_conv", "fused_conv", "fused_matmul",
          "avg_pool", "dilation2d", "max_pool", "max_pool_with_argmax", "batch_norm", "batch_norm_train",
          "layer_norm", "local_response_normalization", "moments", "batch_to_space_nd", "depth_to_space",
-         "space_to_batch_nd", "space_to_depth", "dot_product_attention", "embedding"}
+         "space_to_batch_nd", "space_to_depth", "dot_product_attention", "embedding"} | {
+        "initializers"}  # a module, as jax.nn.initializers (issue 33)
     assert tp.nn.sigmoid is tp.sigmoid
     assert not hasattr(tp.ops, "softmax_cross_entropy") or "softmax_cross_entropy" not in tp.__all__
 

@@ -1,7 +1,8 @@
 """mkdocs hook: a line ``[[api tensorplug.nn]]`` in a page becomes that module's reference,
 generated from its ``__all__``: the module's docstring, then one mkdocstrings block per class
 or function (at the path where it is defined, so that a name shadowed by a submodule, as
-``tp.jit`` is, still finds its object), then the other names with their values."""
+``tp.jit`` is, still finds its object), then the other names with their values. A module
+public as another's attribute is named by that path (``[[api tensorplug.nn.initializers]]``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ PLACEHOLDER = re.compile(r"^\[\[api ([\w.]+)\]\]$", re.MULTILINE)
 
 def reference(module_name: str) -> str:
     """The markdown of one module's reference."""
-    module = importlib.import_module(module_name)
+    parent, _, attribute = module_name.rpartition(".")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:  # a module public as an attribute (tensorplug.nn.initializers)
+        module = getattr(importlib.import_module(parent), attribute)
     parts = [inspect.getdoc(module) or ""]
     values = []
     for name in module.__all__:

@@ -97,7 +97,7 @@ class VariableNotFoundError(TensorplugError, LookupError):
 
 
 class HyperparameterError(TensorplugError, ValueError):
-    """An optimizer's setting is out of its range (or cannot be changed that way)."""
+    """An optimizer's or initializer's setting is out of its range (or cannot be changed that way)."""
 
 
 class StateError(TensorplugError, TypeError):
