@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tensorplug.core import validate as valid
@@ -55,6 +54,17 @@ class Initializer(Protocol):
                  seed: int | None = None) -> Tensor: ...
 
 
+class _Settings:
+    """An initializer's settings as attributes (`__slots__`), shown by its repr. (Plain classes,
+    not dataclasses: six of those cost ``import tensorplug`` ~2 ms.)"""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__.lstrip('_')}({shown})"
+
+
 def _seed(seed: Any, name: str) -> int:
     """`seed` as an int; ArgumentError naming the initializer when it is missing or not an int."""
     if seed is None:
@@ -79,10 +89,12 @@ def _random_call(name: str, shape: Any, dtype: Any, seed: Any) -> tuple[tuple[in
     return new_shape(shape, name), random_dtype(valid.dtype(dtype, name), name), _seed(seed, name)
 
 
-@dataclass(frozen=True)
-class _Constant:
-    value: float
-    name: str = "constant"
+class _Constant(_Settings):
+    __slots__ = ("value", "name")
+
+    def __init__(self, value: float, name: str = "constant") -> None:
+        self.value = value
+        self.name = name
 
     def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
                  seed: int | None = None) -> Tensor:
@@ -92,9 +104,11 @@ class _Constant:
         return full(new_shape(shape, self.name), self.value, dtype=valid.dtype(dtype, self.name))
 
 
-@dataclass(frozen=True)
-class _Uniform:
-    scale: float
+class _Uniform(_Settings):
+    __slots__ = ("scale",)
+
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
 
     def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
                  seed: int | None = None) -> Tensor:
@@ -103,9 +117,11 @@ class _Uniform:
         return _uniform(dims, seed=s, low=0.0, high=self.scale, dtype=dt)
 
 
-@dataclass(frozen=True)
-class _Normal:
-    stddev: float
+class _Normal(_Settings):
+    __slots__ = ("stddev",)
+
+    def __init__(self, stddev: float) -> None:
+        self.stddev = stddev
 
     def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
                  seed: int | None = None) -> Tensor:
@@ -114,11 +130,13 @@ class _Normal:
         return _normal(dims, seed=s, stddev=self.stddev, dtype=dt)
 
 
-@dataclass(frozen=True)
-class _TruncatedNormal:
-    stddev: float
-    lower: float
-    upper: float
+class _TruncatedNormal(_Settings):
+    __slots__ = ("stddev", "lower", "upper")
+
+    def __init__(self, stddev: float, lower: float, upper: float) -> None:
+        self.stddev = stddev
+        self.lower = lower
+        self.upper = upper
 
     def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
                  seed: int | None = None) -> Tensor:
@@ -185,15 +203,21 @@ def compute_fans(shape: tuple[int, ...], name: str, in_axis: int | Sequence[int]
     return (math.prod(shape[i] for i in ins) * receptive, math.prod(shape[i] for i in outs) * receptive)
 
 
-@dataclass(frozen=True)
-class _VarianceScaling:
-    scale: float
-    mode: str
-    distribution: str
-    in_axis: int | tuple[int, ...]
-    out_axis: int | tuple[int, ...]
-    batch_axis: int | tuple[int, ...]
-    name: str
+Axes = int | tuple[int, ...]
+
+
+class _VarianceScaling(_Settings):
+    __slots__ = ("scale", "mode", "distribution", "in_axis", "out_axis", "batch_axis", "name")
+
+    def __init__(self, scale: float, mode: str, distribution: str, in_axis: Axes, out_axis: Axes,
+                 batch_axis: Axes, name: str) -> None:
+        self.scale = scale
+        self.mode = mode
+        self.distribution = distribution
+        self.in_axis = in_axis
+        self.out_axis = out_axis
+        self.batch_axis = batch_axis
+        self.name = name
 
     def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
                  seed: int | None = None) -> Tensor:
@@ -283,10 +307,12 @@ kaiming_uniform = he_uniform
 kaiming_normal = he_normal
 
 
-@dataclass(frozen=True)
-class _Orthogonal:
-    scale: float
-    column_axis: int
+class _Orthogonal(_Settings):
+    __slots__ = ("scale", "column_axis")
+
+    def __init__(self, scale: float, column_axis: int) -> None:
+        self.scale = scale
+        self.column_axis = column_axis
 
     def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
                  seed: int | None = None) -> Tensor:
