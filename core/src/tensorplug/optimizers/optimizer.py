@@ -12,7 +12,7 @@ off from any recording tape (``tp.stop_gradient`` semantics: a step is never dif
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, overload
 
@@ -20,9 +20,8 @@ import numpy as np
 
 from tensorplug.core.context import backend_var, jit_trace_var, recorders_var
 from tensorplug.core.tensor import Tensor
-from tensorplug.core.variable import Variable, _registry
+from tensorplug.core.variable import Variable
 from tensorplug.errors import (
-    ArgumentError,
     DTypeError,
     HyperparameterError,
     ShapeError,
@@ -32,12 +31,13 @@ from tensorplug.errors import (
 from tensorplug.families._common.convert import asarray
 from tensorplug.optimizers.clipping import clip_by_global_norm, clip_by_value
 from tensorplug.optimizers.hyperparameters import clipping_options, real
+from tensorplug.optimizers.pairing import Grads, leaf_items, updated_tree, variable_pairs
 from tensorplug.optimizers.state import OptimizerState, SlotKey
 from tensorplug.optimizers.step import Hyperparameter, Step, on_backend
 from tensorplug.transforms.autodiff.api import stop_gradient, variable_grads
 from tensorplug.transforms.autodiff.tape import taping
 from tensorplug.transforms.jit.state import PackedState
-from tensorplug.tree_util import is_node, tree_flatten, tree_unflatten
+from tensorplug.tree_util import tree_flatten
 
 __all__ = ["Optimizer", "Hyperparameter", "Step", "VariableNotFoundError", "LearningRate"]
 
@@ -45,7 +45,6 @@ __all__ = ["Optimizer", "Hyperparameter", "Step", "VariableNotFoundError", "Lear
 #: from 1) returning the learning rate, written with arithmetic (and tp ops) so that tp.jit can
 #: trace it into a compiled step
 LearningRate = float | Callable[[Tensor], Any]
-Grads = Mapping[str, Any] | Iterable[tuple[Variable, Any]]
 _MISSING: Any = object()
 
 
@@ -220,7 +219,7 @@ class Optimizer:
         """One update of each variable from its gradient: `grads` is ``{variable name: grad}``
         (what ``tp.variable_grads`` returns) or a sequence of ``(variable, grad)`` pairs. A
         ``None`` gradient leaves its variable alone."""
-        self._apply_to_variables(self._pairs(grads))
+        self._apply_to_variables(variable_pairs(grads, f"{type(self).__name__}.apply_gradients"))
 
     def _apply_to_variables(self, pairs: Sequence[tuple[Variable, Any]]) -> None:
         items = [(var._name, var, g) for var, g in pairs if g is not None]
@@ -233,14 +232,14 @@ class Optimizer:
         """New parameters from `params` and `grads`, two pytrees (nested lists, tuples, dicts) of
         the same structure, e.g. what ``tp.grad`` returns for them. The slots live in the
         optimizer's state, keyed by leaf position: use one optimizer per parameter tree."""
-        leaves, structure, items = self._leaf_items(params, grads, "update")
+        leaves, structure, items = leaf_items(params, grads, f"{type(self).__name__}.update")
         if self._tree_structure is None:
             self._tree_structure = structure
         elif structure != self._tree_structure:
             raise ShapeError(f"{type(self).__name__}.update: the parameter tree changed structure since "
                              "the first call; use a new optimizer for a new set of parameters.")
         self._init_slots(items, owned=False)
-        return _updated(leaves, structure, items, self._apply(items))
+        return updated_tree(leaves, structure, items, self._apply(items))
 
     # -- the explicit (optax-style) API: the caller keeps the state -----------------------------
     def init(self, params: Any) -> OptimizerState:
@@ -262,28 +261,13 @@ class Optimizer:
         if not isinstance(state, OptimizerState):
             raise StateError(f"{type(self).__name__}.apply takes the OptimizerState that init or apply "
                              f"returned, got {type(state).__name__}.")
-        leaves, structure, items = self._leaf_items(params, grads, "apply")
+        leaves, structure, items = leaf_items(params, grads, f"{type(self).__name__}.apply")
         missing = [i for i, _, _ in items if i not in state.slots]
         if missing:
             raise StateError(f"{type(self).__name__}.apply: the state has no slots for parameter leaves "
                              f"{missing}; make it with init(params) for this parameter tree.")
         out, new = self._next(state, items)
-        return _updated(leaves, structure, items, out), new
-
-    def _leaf_items(self, params: Any, grads: Any, method: str) -> tuple[list[Any], Any, list[Any]]:
-        """`params`' leaves and structure, and (leaf position, parameter, gradient) of the leaves
-        with a gradient (None: not updated); ShapeError if the two trees differ."""
-        leaves, structure = tree_flatten(params)
-        try:
-            g_leaves = structure.flatten_up_to(grads)
-            if any(g is not None and is_node(g) for g in g_leaves):
-                raise ValueError("a gradient is a tree where its parameter is a leaf")
-        except ValueError:
-            raise ShapeError(f"{type(self).__name__}.{method}: params and grads have different "
-                             "structures; pass grads as tp.grad returns them for params.") from None
-        items = [(i, p if isinstance(p, Tensor) else _asarray(p), g)
-                 for i, (p, g) in enumerate(zip(leaves, g_leaves)) if g is not None]
-        return leaves, structure, items
+        return updated_tree(leaves, structure, items, out), new
 
     # -- inspection ----------------------------------------------------------------------------
     def get_slots(self, variable: Variable | str) -> dict[str, Tensor]:
@@ -301,31 +285,6 @@ class Optimizer:
         return f"{type(self).__name__}({args})"
 
     # -- internals -----------------------------------------------------------------------------
-    def _pairs(self, grads: Grads) -> list[tuple[Variable, Any]]:
-        if isinstance(grads, Mapping):
-            pairs = []
-            for name, g in grads.items():
-                var = _registry.get(name) if isinstance(name, str) else None
-                if var is None:
-                    raise VariableNotFoundError(
-                        f"{type(self).__name__}.apply_gradients: a gradient is given for variable "
-                        f"{name!r}, but no live Variable has that name. Pass the names "
-                        "tp.variable_grads returns, or (variable, gradient) pairs."
-                    )
-                pairs.append((var, g))
-            return pairs
-        pairs = []
-        for item in grads:
-            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], Variable)):
-                swapped = isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[1], Variable)
-                raise ArgumentError(
-                    f"{type(self).__name__}.apply_gradients takes a dict {{variable name: gradient}} "
-                    f"or (Variable, gradient) pairs; got an item of type {type(item).__name__}"
-                    + ("; it is (gradient, Variable), TF's order: swap the two" if swapped else "")
-                )
-            pairs.append((item[0], item[1]))
-        return pairs
-
     def _init_slots(self, items: Sequence[tuple[SlotKey, Tensor, Any]], owned: bool) -> None:
         """Zero slots for the parameters of `items` (slot key, parameter, gradient) seen for the
         first time, or for a Variable (`owned`: the parameters are Variables, which own their
@@ -397,16 +356,6 @@ class Optimizer:
         if g._dtype is not p._dtype:
             g = g.astype(p._dtype)
         return self._update(p, g, slots, step)
-
-
-def _updated(leaves: list[Any], structure: Any, items: Sequence[tuple[int, Tensor, Any]],
-             values: Sequence[Tensor]) -> Any:
-    """The parameter tree with the leaves of `items` (leaf position, parameter, gradient)
-    replaced by their new `values`."""
-    out = list(leaves)
-    for (i, _, _), value in zip(items, values):
-        out[i] = value
-    return tree_unflatten(structure, out)
 
 
 def _clipped(items: Sequence[tuple[SlotKey, Tensor, Any]],
