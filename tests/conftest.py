@@ -127,6 +127,14 @@ def tp_backend(request, _isolated_registries):
     return name
 
 
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """The backend a test asks for by taking `backend`, made active: each first-party backend
+    in turn (its jax run is marked and skipped where jax is absent, like every jax test)."""
+    tp.set_backend(request.param)
+    return request.param
+
+
 @pytest.fixture
 def core_gradients():
     """The core's default gradients for the core's kernels, whatever plugins are installed

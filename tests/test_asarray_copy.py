@@ -11,16 +11,6 @@ import tensorplug as tp
 from _host_buffers import aligned as _aligned
 from _toy_backend import install_toy_backend
 
-BACKENDS = ("numpy", "jax")
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    if request.param == "jax":
-        pytest.importorskip("jax")
-    tp.set_backend(request.param)
-    return request.param
-
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.bool_, np.complex64])
 def test_copy_false_shares_the_numpy_buffer(backend, dtype):

@@ -17,14 +17,6 @@ from tensorplug.testing import check_gradients
 from tensorplug.tools.memory import nbytes
 from tensorplug.transforms.autodiff.tape import Tape
 
-BACKENDS = ["numpy", pytest.param("jax", marks=pytest.mark.jax)]
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    tp.set_backend(request.param)
-    return request.param
-
 
 def _same(a, b, backend, rtol=1e-6):
     """Bit for bit on numpy (the same kernels on the same arrays in the same order); to

@@ -12,13 +12,7 @@ from _host_buffers import aligned as _aligned
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
-BACKENDS = ("numpy", "jax")
 
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    tp.set_backend(request.param)
-    return request.param
 
 
 def _address(t: tp.Tensor) -> int:

@@ -14,16 +14,8 @@ from tensorplug.errors import ArgumentError, DTypeError, HyperparameterError, Sh
 from tensorplug.models.normal_quantiles import ndtri
 
 inits = tp.nn.initializers
-BACKENDS = ("numpy", "jax")
 TRUNCATED_UNIT_VARIANCE = 0.87962566103423978 ** 2  # of a unit normal truncated to [-2, 2]
 
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    if request.param == "jax":
-        pytest.importorskip("jax")
-    tp.set_backend(request.param)
-    return request.param
 
 
 RANDOM = {

@@ -12,7 +12,6 @@ import pytest
 import tensorplug as tp
 from tensorplug.testing import check_gradients
 
-BACKENDS = ["numpy", "jax"]
 EPS = 1e-7
 RNG = np.random.default_rng(0)
 
@@ -67,11 +66,6 @@ LOSSES = [
 ]
 CASES = [pytest.param(*case, id=case[0]) for case in LOSSES]
 
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    tp.set_backend(request.param)
-    return request.param
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

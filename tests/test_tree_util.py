@@ -23,8 +23,6 @@ from tensorplug.tree_util import (
     tree_unflatten,
 )
 
-BACKENDS = ["numpy", pytest.param("jax", marks=pytest.mark.jax)]
-
 
 class Dense:
     """A user's model class: weights and bias, and a name that is not data."""
@@ -50,11 +48,6 @@ class Unregistered:
     def __init__(self, w):
         self.w = w
 
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    tp.set_backend(request.param)
-    return request.param
 
 
 def _model(seed=0):

@@ -9,16 +9,6 @@ import pytest
 import tensorplug as tp
 from tensorplug.testing import check_gradients
 
-BACKENDS = ("numpy", "jax")
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    pytest.importorskip("jax") if request.param == "jax" else None
-    tp.set_backend(request.param)
-    return request.param
-
-
 _MASK = np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]])
 
 # (key as tensorplug takes it, key as numpy takes it)
