@@ -101,10 +101,7 @@ class Optimizer:
     def state(self) -> OptimizerState:
         """The optimizer's whole state; setting it (a checkpoint restored) replaces it."""
         self._report()
-        stored = self._stored
-        if isinstance(stored, PackedState):  # as a compiled call left it: cut into tensors now
-            stored = self._stored = stored.unpack()
-        return stored
+        return self._unpacked()
 
     @state.setter
     def state(self, new: OptimizerState) -> None:
@@ -119,6 +116,14 @@ class Optimizer:
             new = replace(new, hyperparameters={**new.hyperparameters, "learning_rate": own})
         self._replace(new)
         self._owners = dict.fromkeys(new.slots)
+
+    def _unpacked(self) -> OptimizerState:
+        """The stored state, cut into tensors if a compiled call left it packed (not reported
+        to a tp.jit trace: for initialization, which is no step)."""
+        stored = self._stored
+        if isinstance(stored, PackedState):
+            stored = self._stored = stored.unpack()
+        return stored
 
     def jit_state(self) -> OptimizerState | PackedState:
         """tp.jit's state-holder protocol: the state as stored (``tensorplug.transforms.jit.state``)."""
@@ -246,7 +251,7 @@ class Optimizer:
         """The state of a first step on `params` (a pytree of tensors): step 0, this optimizer's
         hyperparameters and zero slots per leaf (by leaf position). The optimizer keeps none of
         it: pass it to ``apply``, which returns the next one."""
-        stored = self._stored.unpack() if isinstance(self._stored, PackedState) else self._stored
+        stored = self._unpacked()
         leaves, _ = tree_flatten(params)
         params = [p if isinstance(p, Tensor) else _asarray(p) for p in leaves]
         slots: dict[SlotKey, Mapping[str, Tensor]] = {
@@ -302,9 +307,7 @@ class Optimizer:
             elif known is None and owner is not None:  # slots of a state set by hand: now its
                 self._owners[key] = weakref.ref(owner)
         if new:
-            stored = self._stored
-            if isinstance(stored, PackedState):
-                stored = stored.unpack()
+            stored = self._unpacked()
             self._stored = replace(stored, slots={**stored.slots, **new})
 
     def _apply(self, items: Sequence[tuple[SlotKey, Tensor, Any]]) -> list[Tensor]:
