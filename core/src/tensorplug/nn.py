@@ -1,6 +1,7 @@
 """``tp.nn``: neural-network ops with JAX/Flax-like functional signatures: activations,
 softmax and cross-entropies, dropout, convolutions, pooling, normalization, and TF's
-space/depth/batch rearrangements; ``tp.nn.initializers`` makes parameters' first values.
+space/depth/batch rearrangements; ``tp.nn.initializers`` makes parameters' first values;
+``tp.nn.Module`` and the layers build models of them.
 Losses with ``reduction=`` are in ``tp.losses``."""
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from tensorplug.families.normalization.ops import (
 )
 from tensorplug.families.pooling.ops import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 from tensorplug.models import initializers
+from tensorplug.models.containers import Lambda, Sequential
+from tensorplug.models.module import Module
+from tensorplug.models.seeding import set_seed
 from tensorplug.ops.attention import dot_product_attention, embedding
 from tensorplug.ops.dropout import dropout
 
@@ -48,3 +52,4 @@ __all__ = [
 __all__ += _activations.__all__
 __all__ += ["dot_product_attention", "embedding", "fused_conv", "fused_matmul"]
 __all__ += ["initializers"]
+__all__ += ["Module", "Sequential", "Lambda", "set_seed"]

@@ -157,10 +157,17 @@ def registered_class(name: str) -> type | None:
 
 def node_children(node: Any) -> tuple[list[Any], Any]:
     """A registered node's children and aux data, as its flatten function gives them."""
+    children, aux, _ = node_parts(node)
+    return children, aux
+
+
+def node_parts(node: Any) -> tuple[list[Any], Any, list[Any] | None]:
+    """A registered node's children, aux data and the children's keys (None when its flatten
+    function gives none)."""
     entry = optree.register_pytree_node.get(type(node), namespace=NAMESPACE)
     assert entry is not None, type(node)
-    children, aux = entry.flatten_func(node)[:2]
-    return list(children), aux
+    parts = entry.flatten_func(node)
+    return list(parts[0]), parts[1], (list(parts[2]) if len(parts) > 2 and parts[2] is not None else None)
 
 
 def node_of(cls: type, aux: Any, children: list[Any]) -> Any:

@@ -9,9 +9,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tensorplug.errors import ArgumentError, CheckpointError
-from tensorplug.tree_util import node_children, node_of, registered_class, registered_name
+from tensorplug.tree_util import node_children, node_of, node_parts, registered_class, registered_name
 
-__all__ = ["encode", "build", "restore", "children_of", "paired"]
+__all__ = ["encode", "build", "restore", "children_of", "paired", "keyed_children", "with_children"]
 
 Path = tuple[Any, ...]
 
@@ -23,10 +23,12 @@ def encode(obj: Any, path: Path, shown: str,
     name = registered_name(type(obj))
     if name is None:
         return None
-    children, aux = node_children(obj)
+    children, aux, keys = node_parts(obj)
     try:
         aux_json = _to_json(aux)
     except TypeError:
+        if keys is not None:  # (its aux data is code, not data, as a module's: its children by key)
+            return {"kind": "dict", "items": [[k, child(c, (*path, k))] for k, c in zip(keys, children)]}
         raise ArgumentError(f"tp.save: the {type(obj).__name__} at {shown} has aux data {aux!r} "
                             "(the second value of its flatten function), which is not JSON data; keep "
                             "it to None, bool, int, float, str and tuples, lists and str-keyed dicts of "
@@ -59,6 +61,27 @@ def restore(node: Mapping[str, Any], like: Any, path: Path, here: str, differenc
         return like
     return node_of(type(like), aux, [child(n, c, (*path, i))
                                      for i, (n, c) in enumerate(zip(node["items"], children))])
+
+
+def keyed_children(like: Any) -> dict[Any, Any] | None:
+    """A registered node's children by key when its aux data is not JSON data and its flatten
+    function names its children (a module): ``encode`` saved such a node as a dict of them."""
+    if registered_name(type(like)) is None:
+        return None
+    children, aux, keys = node_parts(like)
+    if keys is None:
+        return None
+    try:
+        _to_json(aux)
+    except TypeError:
+        return dict(zip(keys, children))
+    return None
+
+
+def with_children(like: Any, children: Mapping[Any, Any]) -> Any:
+    """A node of `like`'s class and aux data holding `children` (by key, as ``keyed_children``)."""
+    _, aux, keys = node_parts(like)
+    return node_of(type(like), aux, [children[k] for k in keys or ()])
 
 
 def children_of(node: Mapping[str, Any]) -> list[Any]:

@@ -234,6 +234,9 @@ class _Reader:
                 return self.tensor(arr, self.backend or like.backend)
             return arr if isinstance(like, np.ndarray) else arr[()]
         if kind == "dict":
+            keyed = nodes.keyed_children(like)
+            if keyed is not None:  # (a module: saved as a dict of its children)
+                return nodes.with_children(like, self.restore(node, keyed, path))
             if not isinstance(like, Mapping):
                 self.differences.append(f"{here}: the file has a dict, the tree given {_describe(like)}")
                 return like
@@ -342,7 +345,8 @@ def _renames(node: Mapping[str, Any], like: Any) -> Iterator[tuple[str, str]]:
     kind = node["kind"]
     if kind == "variable" and isinstance(like, Variable):
         yield node["name"], like.name
-    elif kind == "dict" and isinstance(like, Mapping):
+    elif kind == "dict" and (isinstance(like, Mapping) or nodes.keyed_children(like) is not None):
+        like = like if isinstance(like, Mapping) else nodes.keyed_children(like)
         for k, child in node["items"]:
             if k in like:
                 yield from _renames(child, like[k])
