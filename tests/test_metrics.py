@@ -184,6 +184,23 @@ def test_bad_arguments_are_named(call, error, message):
         call()
 
 
+@pytest.mark.parametrize("update, message", [
+    (lambda: tp.metrics.Accuracy().update_state(np.array(["a"]), np.zeros(1)),
+     r"Accuracy 'accuracy': y_true must be an array of real numbers .*, got a ndarray .* dtype str"),
+    (lambda: tp.metrics.Precision().update_state(np.zeros(2), [[1], [2, 3]]),
+     r"Precision 'precision': y_pred must be"),
+    (lambda: tp.metrics.MeanSquaredError().update_state(np.zeros(2), np.zeros(2), sample_weight="w"),
+     r"MeanSquaredError 'mean_squared_error': sample_weight must be an array of real numbers"),
+    (lambda: tp.metrics.Mean("loss").update_state(object()), r"Mean 'loss': value must be an array of real"),
+    (lambda: tp.metrics.Mean("loss").update_state(1.0, weight=1j), r"Mean 'loss': weight must be"),
+    (lambda: tp.metrics.MeanMetricWrapper(lambda t, p: "high").update_state(np.zeros(2), np.zeros(2)),
+     r"MeanMetricWrapper '<lambda>': what <lambda> returned must be an array of real numbers .*, got 'high'"),
+])
+def test_inputs_that_are_not_real_arrays_are_argument_errors(update, message):
+    with pytest.raises(tp.ArgumentError, match=message):
+        update()
+
+
 @pytest.mark.parametrize("metric, y_true, y_pred, sample_weight, message", [
     (tp.metrics.Accuracy(), np.zeros(4), np.zeros(5), None,
      r"Accuracy 'accuracy': y_true of shape \(4,\) and y_pred of shape \(5,\) do not match; .* of one shape"),

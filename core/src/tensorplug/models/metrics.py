@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.core.validate import function, integer, number, shown
-from tensorplug.errors import ArgumentError, HyperparameterError, ShapeError
+from tensorplug.errors import ArgumentError, HyperparameterError, ShapeError, TensorplugError
 
 __all__ = ["Metric", "Mean", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy",
            "SparseCategoricalAccuracy", "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy",
@@ -59,6 +59,8 @@ class Metric:
 class _Averaged(Metric):
     """A metric that is a weighted mean of values: a running total and count."""
 
+    _weight_arg = "sample_weight"  # (what update_state calls the weights, for messages)
+
     def reset_state(self) -> None:
         """Forget every batch added."""
         self.total, self.count = 0.0, 0.0
@@ -73,13 +75,13 @@ class _Averaged(Metric):
             self.total += float(values.sum())
             self.count += values.size
             return
-        weights = _weights(weight, values.ndim, self, y_shape)
+        weights = _weights(weight, values.ndim, self, y_shape, self._weight_arg)
         if 0 < weights.ndim < values.ndim:  # (a weight per example: the example's mean value)
             values = values.mean(axis=tuple(range(weights.ndim, values.ndim)))
         try:
             weights = np.broadcast_to(weights, values.shape)
         except ValueError:
-            raise ShapeError(f"{_named(self)}: sample_weight of shape {weights.shape} does not fit the "
+            raise ShapeError(f"{_named(self)}: {self._weight_arg} of shape {weights.shape} does not fit the "
                              f"values of shape {values.shape} (y_true of shape {y_shape}); "
                              f"{_WEIGHTS}") from None
         self.total += float((values * weights).sum())
@@ -91,11 +93,12 @@ class Mean(_Averaged):
     per batch, weighted by the batch's size): ``update_state(value, weight=1.0)``."""
 
     default_name = "mean"
+    _weight_arg = "weight"
 
     def update_state(self, value: Any, weight: Any = 1.0) -> None:
         """Add `value` (a scalar, or an array: each of its values) with `weight` (a scalar for
         every value, or one per value)."""
-        value = np.asarray(value)
+        value = _real(value, self, "value")
         self._add(value, weight, value.shape)
 
 
@@ -105,7 +108,7 @@ class _LabelMetric(_Averaged):
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         """Add one batch: labels `y_true`, predictions `y_pred` (Tensors or arrays) and optional
         `sample_weight` (one per example, or one per value)."""
-        y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+        y_true, y_pred = _real(y_true, self, "y_true"), _real(y_pred, self, "y_pred")
         self._add(self._values(y_true, y_pred), sample_weight, y_true.shape)
 
     def _values(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
@@ -122,7 +125,7 @@ class MeanMetricWrapper(_LabelMetric):
         super().__init__(getattr(fn, "__name__", "metric") if name is None else name)
 
     def _values(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-        values = np.asarray(self.fn(y_true, y_pred), dtype=np.float64)
+        values = _real(self.fn(y_true, y_pred), self, f"what {getattr(self.fn, '__name__', 'fn')} returned")
         return np.full(len(y_true) if y_true.ndim else 1, float(values)) if values.ndim == 0 else values
 
 
@@ -230,7 +233,7 @@ class _Confusion(Metric):
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         """Add one batch: binary labels `y_true`, scores `y_pred` of its shape, and optional
         `sample_weight` (one per example, or one per value)."""
-        y_true, y_pred = _same_shape(self, np.asarray(y_true), np.asarray(y_pred))
+        y_true, y_pred = _same_shape(self, _real(y_true, self, "y_true"), _real(y_pred, self, "y_pred"))
         true, predicted = y_true.astype(bool), y_pred > self.threshold
         weights = np.ones(true.shape)
         if sample_weight is not None:
@@ -364,12 +367,28 @@ def _in_top_k(labels: np.ndarray, y_pred: np.ndarray, k: int) -> np.ndarray:
     return inside & (scores >= kth)
 
 
-def _weights(weight: Any, ndim: int, metric: Metric, y_shape: tuple[int, ...]) -> np.ndarray:
+def _real(value: Any, metric: Metric, arg: str) -> np.ndarray:
+    """`value` (a Tensor of any backend, an array, a number, nested lists) as a numpy array of
+    bools, ints or floats; ArgumentError for anything else."""
+    try:
+        array = np.asarray(value)
+    except TensorplugError:
+        raise
+    except (TypeError, ValueError, OverflowError):  # (ragged lists, say)
+        array = np.asarray(None)
+    if array.dtype.kind not in "biuf":
+        raise ArgumentError(f"{_named(metric)}: {arg} must be an array of real numbers (a Tensor, a numpy "
+                            f"array or a number), got {shown(value)}.")
+    return array
+
+
+def _weights(weight: Any, ndim: int, metric: Metric, y_shape: tuple[int, ...],
+             arg: str = "sample_weight") -> np.ndarray:
     """Sample weights as float64, trailing axes of size 1 beyond `ndim` dropped."""
-    weights = np.asarray(weight, dtype=np.float64)
+    weights = _real(weight, metric, arg).astype(np.float64)
     while weights.ndim > ndim and weights.shape[-1] == 1:
         weights = weights[..., 0]
     if weights.ndim > ndim:
-        raise ShapeError(f"{_named(metric)}: sample_weight of shape {weights.shape} has more axes than "
+        raise ShapeError(f"{_named(metric)}: {arg} of shape {weights.shape} has more axes than "
                          f"y_true of shape {y_shape}; {_WEIGHTS}")
     return weights
