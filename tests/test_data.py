@@ -177,6 +177,12 @@ def test_as_batches_of_arrays_and_of_datasets():
     assert tp.data.as_batches(tp.data.Dataset(Y), 5).batch_size == 5
 
 
+def test_none_stays_none_in_every_batch():
+    got = list(tp.data.as_batches((X, None, {"w": Y}), batch_size=6))
+    shapes = [(xb.shape, yb, wb["w"].shape) for xb, yb, wb in got]
+    assert shapes == [((6, 3), None, (6,)), ((4, 3), None, (4,))]
+
+
 def test_as_batches_takes_any_iterable_of_batches_as_it_is():
     def generator():
         yield X[:2], Y[:2]

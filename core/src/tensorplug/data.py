@@ -301,7 +301,9 @@ def as_batches(data: Any, batch_size: int | None = None) -> Iterable[Any]:
     """What a training loop iterates: a Dataset as it is (batched with `batch_size`, default
     ``DEFAULT_BATCH_SIZE``, if it holds examples), another iterable of batches (a generator of
     ``(x, y)`` tuples, say: used as it is, one pass if it is an iterator), or a tree of arrays
-    (an array, a Tensor, a dict, tuple or list of them) as ``Dataset(data).batch(batch_size)``."""
+    (an array, a Tensor, a dict, tuple or list of them; None in it stays None in every batch,
+    as in ``(x, None)``) as ``Dataset(data).batch(batch_size)``. A batch_size other than a
+    batched Dataset's own, or given with an iterable of batches, is an ArgumentError."""
     where = "tp.data.as_batches"
     if batch_size is not None:
         batch_size = integer(batch_size, where, "batch_size", minimum=1)
