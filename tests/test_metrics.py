@@ -167,6 +167,12 @@ def test_default_names_are_keras_names_or_the_class_name_in_snake_case():
     assert tp.metrics.SparseTopKCategoricalAccuracy().name == "sparse_top_k_categorical_accuracy"
 
 
+def test_positional_arguments_come_in_keras_order():
+    assert tp.metrics.Precision(0.3).threshold == tp.metrics.Recall(0.3).threshold == 0.3  # (threshold, name)
+    assert tp.metrics.BinaryAccuracy("b", 0.3).threshold == 0.3  # (name, dtype, threshold): no dtype here
+    assert tp.metrics.TopKCategoricalAccuracy(3, "top3").k == 3
+
+
 @pytest.mark.parametrize("call, error, message", [
     (lambda: tp.metrics.get("accurasy"), tp.ArgumentError,
      r"tp.metrics.get: unknown metric 'accurasy'; did you mean 'accuracy'.*the names are acc, accuracy, "),

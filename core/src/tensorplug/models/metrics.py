@@ -220,9 +220,10 @@ class MeanAbsoluteError(_LabelMetric):
 
 class _Confusion(Metric):
     """Weighted counts of true positives, false positives and false negatives of binary labels
-    (nonzero `y_true` is positive) against ``y_pred > threshold``."""
+    (nonzero `y_true` is positive) against ``y_pred > threshold``. The threshold comes first,
+    as Keras's `thresholds`."""
 
-    def __init__(self, name: str | None = None, threshold: float = 0.5) -> None:
+    def __init__(self, threshold: float = 0.5, name: str | None = None) -> None:
         self.threshold = _probability(threshold, type(self).__name__, "threshold")
         super().__init__(name)
 
