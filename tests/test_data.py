@@ -177,6 +177,15 @@ def test_as_batches_of_arrays_and_of_datasets():
     assert tp.data.as_batches(tp.data.Dataset(Y), 5).batch_size == 5
 
 
+def test_as_batches_shuffles_arrays_with_a_seed_and_leaves_datasets_as_they_are():
+    shuffled = tp.data.as_batches((X, Y), 4, shuffle_seed=3)
+    first, second = rows(shuffled), rows(shuffled)  # (made once, iterated each epoch: reshuffled)
+    assert first == rows(tp.data.batches((X, Y), 4, shuffle_seed=3)) and first != second
+    assert first != rows(tp.data.as_batches((X, Y), 4))
+    batched = tp.data.Dataset((X, Y)).batch(4)
+    assert tp.data.as_batches(batched, shuffle_seed=3) is batched
+
+
 def test_none_stays_none_in_every_batch():
     got = list(tp.data.as_batches((X, None, {"w": Y}), batch_size=6))
     shapes = [(xb.shape, yb, wb["w"].shape) for xb, yb, wb in got]
@@ -198,7 +207,10 @@ def test_as_batches_takes_any_iterable_of_batches_as_it_is():
     (tp.data.Dataset(Y).batch(2), 3, tp.ArgumentError, r"batch_size=3 was given for a Dataset batched"),
     ([(X[:4], Y[:4]), (X[4:], Y[4:])], None, tp.ShapeError, r"different lengths.*pass iter\(batches\)"),
     ((X, Y), 0, tp.ShapeError, r"tp.data.as_batches: batch_size must be >= 1, got 0"),
+    ({"x": X, "y": Y[:4]}, None, tp.ShapeError, r"as_batches: the leaves have different .*of one length\.$"),
 ])
 def test_as_batches_errors(data, batch_size, error, message):
     with pytest.raises(error, match=message):
         tp.data.as_batches(data, batch_size)
+    with pytest.raises(tp.ArgumentError, match=r"as_batches: shuffle_seed must be an int, got 'a'"):
+        tp.data.as_batches((X, Y), 4, shuffle_seed="a")

@@ -297,16 +297,20 @@ def batches(tree: Any, batch_size: int, *, shuffle_seed: int | None = None,
     return dataset.batch(batch_size, drop_remainder)
 
 
-def as_batches(data: Any, batch_size: int | None = None) -> Iterable[Any]:
+def as_batches(data: Any, batch_size: int | None = None, *, shuffle_seed: int | None = None) -> Iterable[Any]:
     """What a training loop iterates: a Dataset as it is (batched with `batch_size`, default
     ``DEFAULT_BATCH_SIZE``, if it holds examples), another iterable of batches (a generator of
     ``(x, y)`` tuples, say: used as it is, one pass if it is an iterator), or a tree of arrays
     (an array, a Tensor, a dict, tuple or list of them; None in it stays None in every batch,
-    as in ``(x, None)``) as ``Dataset(data).batch(batch_size)``. A batch_size other than a
-    batched Dataset's own, or given with an iterable of batches, is an ArgumentError."""
+    as in ``(x, None)``) as ``batches(data, batch_size, shuffle_seed=shuffle_seed)``: make it
+    once and iterate it each epoch, for a new order each pass. `shuffle_seed` is for arrays
+    only (a Dataset or an iterable orders its own elements). A batch_size other than a batched
+    Dataset's own, or given with an iterable of batches, is an ArgumentError."""
     where = "tp.data.as_batches"
     if batch_size is not None:
         batch_size = integer(batch_size, where, "batch_size", minimum=1)
+    if shuffle_seed is not None:
+        shuffle_seed = integer(shuffle_seed, where, "shuffle_seed", minimum=0)
     if isinstance(data, Dataset):
         if data.batch_size is None:
             return data.batch(batch_size or DEFAULT_BATCH_SIZE)
@@ -315,12 +319,16 @@ def as_batches(data: Any, batch_size: int | None = None) -> Iterable[Any]:
                                 f"by {data.batch_size}; leave batch_size out (None) for a batched Dataset.")
         return data
     if isinstance(data, (np.ndarray, Tensor)) or (is_node(data) and data is not None):
+        dataset = Dataset.__new__(Dataset)
         try:
-            dataset = Dataset.__new__(Dataset)
             dataset._start(data, where)
         except ShapeError as exc:
+            if not isinstance(data, (list, tuple)):
+                raise
             raise ShapeError(f"{exc} (A list or tuple is a tree of arrays here, not a list of batches: "
                              "pass iter(batches) for batches made already.)") from None
+        if shuffle_seed is not None:
+            dataset = dataset.shuffle(shuffle_seed)
         return dataset.batch(batch_size or DEFAULT_BATCH_SIZE)
     if isinstance(data, Iterable) and not isinstance(data, (str, bytes)):
         if batch_size is not None:
