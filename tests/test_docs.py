@@ -106,6 +106,7 @@ REFERENCE_NAMESPACES += ["tensorplug.sparse"]
 REFERENCE_NAMESPACES += ["tensorplug.image"]
 REFERENCE_NAMESPACES += ["tensorplug.tree_util"]
 REFERENCE_NAMESPACES += ["tensorplug.nn.initializers"]
+REFERENCE_NAMESPACES += ["tensorplug.data", "tensorplug.metrics"]
 
 
 def namespace_module(name: str) -> object:

@@ -35,6 +35,8 @@ NAMESPACES = {"tp": tp, "tp.nn": tp.nn, "tp.random": tp.random, "tp.linalg": tp.
 NAMESPACES["tp.losses"] = tp.losses
 NAMESPACES["tp.sparse"] = tp.sparse
 NAMESPACES["tp.image"] = tp.image
+NAMESPACES["tp.data"] = tp.data
+NAMESPACES["tp.metrics"] = tp.metrics
 
 # Public callables left out, each with its reason.
 EXCLUDED = {
