@@ -106,7 +106,7 @@ REFERENCE_NAMESPACES += ["tensorplug.sparse"]
 REFERENCE_NAMESPACES += ["tensorplug.image"]
 REFERENCE_NAMESPACES += ["tensorplug.tree_util"]
 REFERENCE_NAMESPACES += ["tensorplug.nn.initializers"]
-REFERENCE_NAMESPACES += ["tensorplug.data", "tensorplug.metrics"]
+REFERENCE_NAMESPACES += ["tensorplug.data", "tensorplug.metrics", "tensorplug.callbacks"]
 
 
 def namespace_module(name: str) -> object:

@@ -120,7 +120,7 @@ def test_a_module_goes_through_jit_and_vmap(backend):
 def test_errors_name_the_module_by_its_path():
     net = built_net()
     with pytest.raises(ShapeError,
-                       match=r"Affine 'body\.layers\.0': expected inputs with 3 features, got \(5, 7\)"):
+                       match=r"Affine 'body\.layers\.0': expected inputs with 3 features.*\(5, 7\)"):
         net(np.ones((5, 7), np.float32))
     with pytest.raises(ArgumentError, match="define forward"):
         tp.nn.Module()(X)

@@ -8,6 +8,7 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 from __future__ import annotations
 
 from tensorplug import (
+    callbacks,
     data,
     dtypes,
     extend,
@@ -155,7 +156,7 @@ __all__ += ops.__all__
 __all__ += ["losses"]
 __all__ += ["sparse"]
 __all__ += ["image"]
-__all__ += ["data", "metrics"]
+__all__ += ["callbacks", "data", "metrics"]
 
 _attach_methods(Tensor)  # Tensor's operators and its methods that are ops
 _register_core(_current())  # the default runtime: the core's entries; nothing else registers at import

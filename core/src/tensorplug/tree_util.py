@@ -39,10 +39,12 @@ T = TypeVar("T")
 Leaf = Callable[[Any], bool] | None  # an is_leaf predicate, or none
 
 
-def register_pytree_node(cls: type[T], flatten_func: Callable[[T], tuple[Iterable[Any], Any]],
+def register_pytree_node(cls: type[T], flatten_func: Callable[[T], tuple[Iterable[Any], Any]
+                                                                 | tuple[Iterable[Any], Any, Iterable[Any]]],
                          unflatten_func: Callable[[Any, Iterable[Any]], T]) -> type[T]:
     """Make `cls` a node for every tensorplug transform: ``flatten_func(x)`` gives
-    ``(children, aux_data)`` (aux_data hashable: tp.jit keys compiled calls by it) and
+    ``(children, aux_data)`` (aux_data hashable: tp.jit keys compiled calls by it), or
+    ``(children, aux_data, keys)`` to name the children in paths, and
     ``unflatten_func(aux_data, children)`` builds the node again (JAX's signature). Returns `cls`.
     Registering a class twice, or a built-in node type, is a RegistrationError."""
     if not isinstance(cls, type) or not callable(flatten_func) or not callable(unflatten_func):

@@ -17,6 +17,9 @@ class Sequential(Module):
     Its variables are named ``layers.<i>.<name>``."""
 
     def __init__(self, layers: Iterable[Module] = ()) -> None:
+        if not isinstance(layers, (list, tuple)) and not isinstance(layers, Iterator):
+            raise ArgumentError(f"Sequential: layers must be a list of modules, got {type(layers).__name__}; "
+                                "e.g. Sequential([Dense(64, activation='relu'), Dense(10)]).")
         self.layers: list[Module] = []
         for layer in layers:
             self.add(layer)

@@ -14,6 +14,7 @@ module that raised it by its path in the outermost module called.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -28,6 +29,7 @@ from tensorplug.io.saving import save as save_file
 from tensorplug.models.calls import calls, record_output, remember_input, shape_and_dtype
 from tensorplug.models.module_tree import ModuleDef, split_attributes
 from tensorplug.models.summary import run_on_zeros, summary_table
+from tensorplug.models.training import evaluate, fit, predict
 from tensorplug.tree_util import register_pytree_node, tree_flatten_with_path, tree_leaves, tree_map
 
 __all__ = ["Module"]
@@ -50,6 +52,8 @@ class Module:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _register(cls)
+        if "build" in cls.__dict__:  # (a layer's build, called by hand too, leaves it built)
+            cls.build = _marking_built(cls.__dict__["build"])  # type: ignore[method-assign]
 
     # -- calling ---------------------------------------------------------------------------
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -185,6 +189,11 @@ class Module:
             m.frozen = False
         return self
 
+    # -- training (tensorplug.models.training: plain code, to read and copy into a custom loop) --
+    fit = fit
+    evaluate = evaluate
+    predict = predict
+
     # -- files -----------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write every variable and tensor of the tree to `path` by its dotted path (``tp.save``)."""
@@ -221,6 +230,15 @@ class Module:
 # -- helpers ----------------------------------------------------------------------------------
 def _register(cls: type[Module]) -> None:
     register_pytree_node(cls, _flatten, ModuleDef.rebuild)
+
+
+def _marking_built(build: Callable[..., None]) -> Callable[..., None]:
+    @functools.wraps(build)
+    def built(self: Module, *args: Any, **kwargs: Any) -> None:
+        build(self, *args, **kwargs)
+        self.built = True
+
+    return built
 
 
 def _flatten(module: Module) -> tuple[list[Any], ModuleDef, list[str]]:

@@ -57,7 +57,7 @@ class ModuleDef:
 
     def rebuild(self, children: Iterable[Any]) -> Any:
         """A module of this class and configuration holding `children` (in ``order``'s order)."""
-        module = object.__new__(self.cls)
+        module: Any = object.__new__(self.cls)
         values = iter(children)
         for name in self.order:
             module.__dict__[name] = self.static[name] if name in self.static else next(values)
