@@ -6,12 +6,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from tensorplug.core import validate as valid
 from tensorplug.dtypes import DType, float32
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.models.seeding import next_seed
 
-__all__ = ["layer_seed", "positive", "epsilon", "rate", "axes", "variable_dtype", "flat_axes"]
+__all__ = ["layer_seed", "positive", "epsilon", "rate", "axes", "flat_axes", "training_mode",
+           "variable_dtype"]
 
 
 def layer_seed(seed: Any, layer: str) -> int:
@@ -68,6 +71,17 @@ def flat_axes(axis: int | tuple[int, ...], ndim: int) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise ShapeError(f"axis {axis} names one axis of a {ndim}-d input twice.")
     return tuple(out)
+
+
+def training_mode(value: Any, default: bool) -> bool:
+    """A call's `training` argument: None is the layer's mode (`default`), else a bool (raised
+    while the layer is called: Module.__call__ puts the layer's name and path in front)."""
+    if value is None:
+        return default
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ArgumentError("training must be True, False or None (the layer's mode, set by train() and "
+                        f"eval()), got {valid.shown(value)}.")
 
 
 def variable_dtype(dtype: Any, layer: str) -> DType:

@@ -131,7 +131,7 @@ class BatchNorm(_Normalization):
         (ax,) = self._axes_of(x, 2)
         gamma = self.gamma if self.scale else None
         beta = self.beta if self.center else None
-        if not (self.training if training is None else valid.flag(training, "BatchNorm", "training")):
+        if not check.training_mode(training, self.training):
             mu, variance, offset, factor = (self._along(t, (ax,), x.ndim)
                                             for t in (self.moving_mean, self.moving_variance, beta, gamma))
             return batch_norm(x, mu, variance, offset, factor, epsilon=self.epsilon)
