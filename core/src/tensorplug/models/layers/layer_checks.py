@@ -14,7 +14,7 @@ from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.models.seeding import next_seed
 
 __all__ = ["layer_seed", "positive", "epsilon", "rate", "axes", "flat_axes", "training_mode",
-           "variable_dtype"]
+           "call_flag", "variable_dtype"]
 
 
 def layer_seed(seed: Any, layer: str) -> int:
@@ -82,6 +82,13 @@ def training_mode(value: Any, default: bool) -> bool:
         return bool(value)
     raise ArgumentError("training must be True, False or None (the layer's mode, set by train() and "
                         f"eval()), got {valid.shown(value)}.")
+
+
+def call_flag(value: Any, arg: str) -> bool:
+    """A call's True/False argument (raised while the layer is called, as `training_mode`)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ArgumentError(f"{arg} must be True or False, got {valid.shown(value)}.")
 
 
 def variable_dtype(dtype: Any, layer: str) -> DType:
