@@ -155,6 +155,25 @@ def test_batch_norm_under_jit_updates_the_statistics_like_eager(backend):
     assert np.abs(compiled.moving_mean.numpy()).min() > 0.1  # (they moved)
 
 
+def test_batch_norm_statistics_move_under_grad_over_the_model(backend):
+    """The functional training step, tp.grad over the model (which rebuilds it around tensors),
+    moves the running statistics as an eager call does, in and out of tp.jit."""
+    x = RNG.normal(size=(6, 3)) + 2
+    model, twin = tp.nn.Sequential([tp.nn.BatchNorm(seed=0)]), tp.nn.BatchNorm(seed=0)
+    model(x), twin(x)
+
+    def loss(m, inputs):
+        return tp.sum(tp.square(m(inputs)))
+
+    step = tp.jit(lambda m, inputs: tp.grad(loss)(m, inputs))
+    for run in (tp.grad(loss), step, step):
+        run(model, tp.asarray(x))
+        twin(x)
+        np.testing.assert_allclose(model.layers[0].moving_mean.numpy(), twin.moving_mean.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(model.layers[0].moving_variance.numpy(), twin.moving_variance.numpy(),
+                                   rtol=1e-6)
+
+
 def test_batch_norm_eval_uses_the_running_statistics(backend):
     layer = tp.nn.BatchNorm(scale=False, center=False, epsilon=1e-3)
     x = RNG.normal(size=(5, 2)) * 3 + 1

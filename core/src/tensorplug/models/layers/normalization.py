@@ -107,9 +107,10 @@ class BatchNorm(_Normalization):
     takes the biased one, as Keras). In eval mode it uses ``moving_mean`` and
     ``moving_variance`` (non-trainable Variables). Output shape = input shape.
 
-    The running statistics are assigned when they are Variables (the layer itself, eager or
-    under ``tp.jit``); a copy of the layer holding plain tensors (``tp.grad`` over the layer)
-    leaves them as they are."""
+    Training calls assign the running statistics eagerly and under ``tp.jit``, and also through
+    a copy of the layer that holds plain tensors in their place (``tp.grad(loss)(model, x)``
+    rebuilds the model around tensors): the layer keeps its Variables aside for that, in a
+    static attribute its copies share."""
 
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, *, in_features: int | None = None, seed: int | None = None) -> None:
@@ -124,6 +125,7 @@ class BatchNorm(_Normalization):
         dt = check.variable_dtype(dtype, "BatchNorm")
         self.moving_mean = Variable(zeros(sizes, dt), trainable=False)
         self.moving_variance = Variable(ones(sizes, dt), trainable=False)
+        self._statistics = _Statistics(self.moving_mean, self.moving_variance)
 
     def forward(self, x: Any, training: bool | None = None) -> Tensor:
         """Normalize x (..., C, ...) (C on `axis`); `training` (default: the layer's mode)."""
@@ -137,10 +139,30 @@ class BatchNorm(_Normalization):
             return batch_norm(x, mu, variance, offset, factor, epsilon=self.epsilon)
         y, new_mean, new_variance = batch_norm_train(x, self.moving_mean, self.moving_variance, beta, gamma,
                                                      axis=ax, momentum=self.momentum, epsilon=self.epsilon)
-        for holder, value in ((self.moving_mean, new_mean), (self.moving_variance, new_variance)):
-            if isinstance(holder, Variable):
-                holder.assign(value)
+        self._statistics.update(self.moving_mean, self.moving_variance, new_mean, new_variance)
         return y
+
+
+class _Statistics:
+    """A BatchNorm's running statistics Variables, kept aside as a static attribute (compared by
+    identity), so that a copy of the layer holding tensors in their place (the module
+    ``tp.grad`` rebuilds around its traced values) still updates them."""
+
+    __slots__ = ("mean", "variance")
+
+    def __init__(self, mean: Variable, variance: Variable) -> None:
+        self.mean, self.variance = mean, variance
+
+    def update(self, mean: Tensor, variance: Tensor, new_mean: Tensor, new_variance: Tensor) -> None:
+        """Assign the new statistics: to `mean` and `variance` themselves where they are
+        Variables (the layer's own, even one set by hand), else to the Variables kept here."""
+        if isinstance(mean, Variable) and isinstance(variance, Variable):
+            self.mean, self.variance = mean, variance
+        self.mean.assign(new_mean)
+        self.variance.assign(new_variance)
+
+    def __repr__(self) -> str:
+        return f"_Statistics({self.mean.name}, {self.variance.name})"
 
 
 class LayerNorm(_Normalization):
