@@ -134,6 +134,17 @@ def test_value_dim_other_than_key_dim_and_output_shape(backend):
     assert out.shape == (2, 3, 4)
 
 
+def test_written_out_attention_gradients_against_finite_differences(backend):
+    """The path torch cannot check (value_dim != key_dim): gradients with respect to the query
+    and the value, masked, against central differences."""
+    rng = np.random.default_rng(6)
+    layer = tp.nn.MultiHeadAttention(2, 2, value_dim=3, seed=3)
+    query, value = rng.normal(size=(1, 3, 4)), rng.normal(size=(1, 2, 5))
+    keep = np.array([[[True, False], [True, True], [False, True]]])
+    layer(query, value)
+    tp.testing.check_gradients(lambda q, v: layer(q, v, attention_mask=keep), query, value)
+
+
 def test_dropout_on_the_attention_weights_in_training_only(backend):
     rng = np.random.default_rng(4)
     query = rng.normal(size=(2, 3, 4))
