@@ -103,6 +103,30 @@ def test_values_and_gradients_match_torch(backend, case):
         np.testing.assert_allclose(g_layer.output_bias.numpy(), module.out_proj.bias.grad.numpy(), **TOL)
 
 
+@pytest.mark.parametrize("case", ["mask", "mask_causal_no_bias"])
+def test_attention_scores_match_torch(backend, case):
+    """return_attention_scores (the written-out attention) against torch's per-head weights."""
+    heads, key_dim, bias, t, s, _, _, causal = CASES[case]
+    embed = heads * key_dim
+    rng = np.random.default_rng(11)
+    query, value = rng.normal(size=(2, t, embed)), rng.normal(size=(2, s, embed))
+    keep = rng.random((2, t, s)) < 0.6
+    keep[..., 0] = True
+    layer = tp.nn.MultiHeadAttention(heads, key_dim, use_bias=bias, in_features=embed, seed=0)
+    _randomize(layer, rng)
+    module = torch.nn.MultiheadAttention(embed, heads, bias=bias, batch_first=True, dtype=torch.float64)
+    _copy_to_torch(layer, module, heads, key_dim)
+    out, scores = layer(query, value, attention_mask=keep, use_causal_mask=causal,
+                        return_attention_scores=True)
+    blocked = ~keep | (~np.tril(np.ones((t, s), dtype=bool)) if causal else False)
+    tv = torch.tensor(value)
+    attn_mask = torch.tensor(np.repeat(blocked, heads, 0))  # torch: True masks out
+    expected, weights = module(torch.tensor(query), tv, tv, attn_mask=attn_mask, average_attn_weights=False)
+    assert scores.shape == (2, heads, t, s)
+    np.testing.assert_allclose(scores.numpy(), weights.detach().numpy(), **TOL)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), **TOL)
+
+
 def _numpy_attention(layer, query, value, keep, dropped=None):
     """The layer's computation in numpy: projections, softmax of scaled logits (masked logits
     out), attention weights times `dropped` (a scaled dropout mask) if given, output projection."""

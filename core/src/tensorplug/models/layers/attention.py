@@ -41,7 +41,8 @@ class MultiHeadAttention(Module):
 
     `attention_mask` (batch, T, S), boolean, True where a query position may attend to a key
     position (Keras's convention; PyTorch's attn_mask is the opposite); `use_causal_mask`
-    also keeps only key positions <= the query position. Kernels start glorot-uniform, biases
+    also keeps only key positions <= the query position; `return_attention_scores=True` gives
+    (output, attention weights (batch, heads, T, S)). Kernels start glorot-uniform, biases
     zero; they are sized by the first call's inputs, or at construction from `in_features`
     (the query's features, and the key's and value's)."""
 
@@ -72,14 +73,16 @@ class MultiHeadAttention(Module):
 
     # -- sizes -----------------------------------------------------------------------------
     def __call__(self, query: Any, value: Any, key: Any = None, attention_mask: Any = None,
-                 use_causal_mask: bool = False, training: bool | None = None) -> Any:
+                 use_causal_mask: bool = False, training: bool | None = None,
+                 return_attention_scores: bool = False) -> Any:
         """Build from the query's, value's and key's features at the first call (Module.__call__
         builds from the first input alone), then attend."""
         if not self.built and jit_trace_var.get() is None:
             q, v, k = (_shape(t) for t in (query, value, value if key is None else key))
             if q is not None and v is not None and k is not None and len(q) == len(v) == len(k) == 3:
                 self._make(q[-1], k[-1], v[-1], _dtype(query))
-        return super().__call__(query, value, key, attention_mask, use_causal_mask, training)
+        return super().__call__(query, value, key, attention_mask, use_causal_mask, training,
+                                return_attention_scores)
 
     def build(self, input_shape: tuple[int | None, ...], dtype: Any = None) -> None:
         """Make the variables for queries of `input_shape` (batch, T, features), and keys and
@@ -107,9 +110,11 @@ class MultiHeadAttention(Module):
 
     # -- the computation -------------------------------------------------------------------
     def forward(self, query: Any, value: Any, key: Any = None, attention_mask: Any = None,
-                use_causal_mask: bool = False, training: bool | None = None) -> Tensor:
+                use_causal_mask: bool = False, training: bool | None = None,
+                return_attention_scores: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         """Attend from `query` to `key`/`value` (see the class); `training` overrides the mode
-        (it only matters with dropout)."""
+        (it only matters with dropout). With `return_attention_scores`, gives (output, scores):
+        the attention weights (batch, heads, T, S), before dropout, as Keras's."""
         q, v = to_float(query), to_float(value)
         k = v if key is None else to_float(key)
         self._check(q, k, v)
@@ -117,15 +122,17 @@ class MultiHeadAttention(Module):
         keep = _keep_mask(attention_mask, causal, q.shape[0], q.shape[1], k.shape[1])
         qh, kh, vh = (self._project(t, name) for t, name in ((q, "query"), (k, "key"), (v, "value")))
         dropping = self.dropout > 0 and check.training_mode(training, self.training)
-        if dropping or self.value_dim != self.key_dim:
-            heads = self._attend(qh, kh, vh, keep, training)
+        scores = check.call_flag(return_attention_scores, "return_attention_scores")
+        if dropping or scores or self.value_dim != self.key_dim:
+            heads, weights = self._attend(qh, kh, vh, keep, training)
         else:
             heads = dot_product_attention(qh, kh, vh, mask=None if keep is None else expand_dims(keep, 1))
         b, t = q.shape[0], q.shape[1]
         flat = reshape(heads, (b, t, self.num_heads * self.value_dim))
         kernel = self.output_kernel
         out = matmul(flat, reshape(kernel, (self.num_heads * self.value_dim, kernel.shape[-1])))
-        return add(out, self.output_bias) if self.use_bias else out
+        out = add(out, self.output_bias) if self.use_bias else out
+        return (out, weights) if scores else out
 
     def _check(self, q: Tensor, k: Tensor, v: Tensor) -> None:
         shapes = f"query {q.shape}, key {k.shape} and value {v.shape}"
@@ -150,15 +157,18 @@ class MultiHeadAttention(Module):
             y = add(y, reshape(getattr(self, f"{name}_bias"), (heads * dim,)))
         return reshape(y, (*x.shape[:2], heads, dim))
 
-    def _attend(self, q: Tensor, k: Tensor, v: Tensor, keep: Tensor | None, training: bool | None) -> Tensor:
-        """Attention written out (for a value_dim other than key_dim, and dropout on the
-        attention weights): q, k (B, T|S, N, H), v (B, S, N, Hv) -> (B, T, N, Hv)."""
+    def _attend(self, q: Tensor, k: Tensor, v: Tensor, keep: Tensor | None,
+                training: bool | None) -> tuple[Tensor, Tensor]:
+        """Attention written out (for a value_dim other than key_dim, dropout on the attention
+        weights, or the weights returned): q, k (B, T|S, N, H), v (B, S, N, Hv) -> the heads'
+        results (B, T, N, Hv) and the weights (B, N, T, S) before dropout."""
         logits = multiply(matmul(permute_dims(q, (0, 2, 1, 3)), permute_dims(k, (0, 2, 3, 1))),
                           1 / math.sqrt(self.key_dim))
         if keep is not None:
             logits = where(expand_dims(keep, 1), logits, _MASKED)
-        weights = self.attention_dropout(softmax(logits, axis=-1), training=training)
-        return permute_dims(matmul(weights, permute_dims(v, (0, 2, 1, 3))), (0, 2, 1, 3))
+        weights = softmax(logits, axis=-1)
+        dropped = self.attention_dropout(weights, training=training)
+        return permute_dims(matmul(dropped, permute_dims(v, (0, 2, 1, 3))), (0, 2, 1, 3)), weights
 
 
 def _keep_mask(mask: Any, causal: bool, batch: int, t: int, s: int) -> Tensor | None:
