@@ -35,6 +35,19 @@ def _trailing(make):
     return reference
 
 
+def _moved(make, axes):
+    """A torch reference over the trailing axes, applied to inputs normalized over `axes` (moved
+    to the end, in that order, and back)."""
+    def reference(layer, axis, ndim):
+        module = make(layer, ndim)
+        ends = list(range(ndim - len(axes), ndim))
+
+        def run(x):
+            return torch.movedim(module(torch.movedim(x, axes, ends)), ends, axes)
+        return module, run
+    return reference
+
+
 def _batch_norm(layer, ndim):
     cls = {3: torch.nn.BatchNorm1d, 4: torch.nn.BatchNorm2d}[ndim]
     # Keras's momentum weighs the old statistics; torch's weighs the batch's
@@ -68,7 +81,12 @@ CASES = {  # name: (tp layer, torch reference, input shape, channel axis of the 
                         (2, 3, 2, 4), -1),
     "group_norm_nchw": (lambda: tp.nn.GroupNorm(2, axis=1), _channels_second(_group_norm(2)),
                         (2, 4, 3, 2), 1),
+    "layer_norm_inner_axis": (lambda: tp.nn.LayerNorm(axis=1), _moved(_layer_norm, [1]), (2, 4, 3), 1),
+    "layer_norm_inner_axes": (lambda: tp.nn.LayerNorm(axis=(1, 3)), _moved(_layer_norm, [1, 3]),
+                              (2, 3, 2, 4), 1),
     "rms_norm": (lambda: tp.nn.RMSNorm(), _trailing(_rms_norm), (4, 3, 5), -1),
+    "rms_norm_axes_reversed": (lambda: tp.nn.RMSNorm(axis=(-1, 1)), _moved(_rms_norm, [3, 1]),
+                               (2, 3, 2, 4), 1),
     "rms_norm_two_axes": (lambda: tp.nn.RMSNorm(axis=(-2, -1)), _trailing(_rms_norm), (2, 3, 4), -1),
 }
 

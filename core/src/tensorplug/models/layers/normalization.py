@@ -86,8 +86,8 @@ class _Normalization(Module):
         if order != list(range(len(axes))):
             param = permute_dims(param, tuple(order))
         shape = [1] * ndim
-        for a in axes:
-            shape[a] = -1
+        for i, a in enumerate(sorted(axes)):
+            shape[a] = param.shape[i]
         return reshape(param, tuple(shape))
 
     def _affine(self, y: Tensor, axes: tuple[int, ...]) -> Tensor:
