@@ -205,6 +205,16 @@ def test_sizes_given_up_front_and_variable_paths(backend):
     np.testing.assert_array_equal(again.query_kernel.numpy(), layer.query_kernel.numpy())
 
 
+def test_self_attention_by_default_and_in_a_sequential(backend):
+    x = np.random.default_rng(7).normal(size=(2, 3, 4))
+    layer = tp.nn.MultiHeadAttention(2, 2, seed=0)
+    np.testing.assert_array_equal(layer(x).numpy(), layer(x, x, x).numpy())
+    model = tp.nn.Sequential([tp.nn.LayerNorm(), tp.nn.MultiHeadAttention(2, 2), tp.nn.Dropout(0.1)])
+    model.build((None, 3, 4))
+    assert model(x).shape == (2, 3, 4)
+    assert model.layers[1].value_kernel.shape == (4, 2, 2)
+
+
 def test_under_jit_like_eager(backend):
     rng = np.random.default_rng(5)
     x = rng.normal(size=(2, 3, 4))

@@ -33,7 +33,8 @@ _MASKED = -1e9  # a masked logit (Keras's large negative number): its softmax we
 class MultiHeadAttention(Module):
     """Multi-head attention as ``keras.layers.MultiHeadAttention``, called as
     ``mha(query, value, key=None, attention_mask=None, use_causal_mask=False)`` with query
-    (batch, T, query features) and value and key (batch, S, features) (key defaults to value):
+    (batch, T, query features) and value and key (batch, S, features) (key defaults to value,
+    value to query: ``mha(x)`` is self-attention, so the layer fits in a Sequential):
     each of `num_heads` heads projects the query and key to `key_dim` and the value to
     `value_dim` (default `key_dim`), attends (softmax of the scaled dot products, dropout at
     rate `dropout` in training), and the heads' results are projected to `output_shape`
@@ -72,12 +73,13 @@ class MultiHeadAttention(Module):
             self._make(size, size, size, None)
 
     # -- sizes -----------------------------------------------------------------------------
-    def __call__(self, query: Any, value: Any, key: Any = None, attention_mask: Any = None,
+    def __call__(self, query: Any, value: Any = None, key: Any = None, attention_mask: Any = None,
                  use_causal_mask: bool = False, training: bool | None = None,
                  return_attention_scores: bool = False) -> Any:
         """Build from the query's, value's and key's features at the first call (Module.__call__
         builds from the first input alone), then attend."""
         if not self.built and jit_trace_var.get() is None:
+            value = query if value is None else value
             q, v, k = (_shape(t) for t in (query, value, value if key is None else key))
             if q is not None and v is not None and k is not None and len(q) == len(v) == len(k) == 3:
                 self._make(q[-1], k[-1], v[-1], _dtype(query))
@@ -109,13 +111,14 @@ class MultiHeadAttention(Module):
         self.built = True
 
     # -- the computation -------------------------------------------------------------------
-    def forward(self, query: Any, value: Any, key: Any = None, attention_mask: Any = None,
+    def forward(self, query: Any, value: Any = None, key: Any = None, attention_mask: Any = None,
                 use_causal_mask: bool = False, training: bool | None = None,
                 return_attention_scores: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         """Attend from `query` to `key`/`value` (see the class); `training` overrides the mode
         (it only matters with dropout). With `return_attention_scores`, gives (output, scores):
         the attention weights (batch, heads, T, S), before dropout, as Keras's."""
-        q, v = to_float(query), to_float(value)
+        q = to_float(query)
+        v = q if value is None else to_float(value)
         k = v if key is None else to_float(key)
         self._check(q, k, v)
         causal = check.call_flag(use_causal_mask, "use_causal_mask")
