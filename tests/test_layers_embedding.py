@@ -49,6 +49,10 @@ def test_keras_initialization_seeded(backend):
      r"Embedding: features must be an int, got 2.5"),
     ({"num_embeddings": 3, "features": 2, "embeddings_initializer": "ones"}, tp.ArgumentError,
      r"Embedding: embeddings_initializer must be a function, got 'ones'"),
+    ({"num_embeddings": 3, "features": 2, "embeddings_initializer": print}, tp.ArgumentError,
+     r"Embedding: embeddings_initializer <built-in function print> must take \(shape, dtype, \*, seed\)"),
+    ({"num_embeddings": 3, "features": 2, "embeddings_initializer": lambda shape, dtype, seed: tp.ones(3)},
+     tp.ShapeError, r"Embedding: embeddings_initializer gave shape \(3,\), not the table's \(3, 2\)"),
     ({"num_embeddings": 3, "features": 2, "dtype": tp.int32}, tp.DTypeError,
      r"Embedding: dtype must be a floating dtype .*got int32"),
 ])

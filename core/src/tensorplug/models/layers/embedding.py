@@ -9,7 +9,7 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable
 from tensorplug.dtypes import float32
-from tensorplug.errors import DTypeError
+from tensorplug.errors import ArgumentError, DTypeError, ShapeError, TensorplugError
 from tensorplug.families._common.convert import asarray
 from tensorplug.families.creation.random import uniform
 from tensorplug.models.initializers import Initializer
@@ -45,7 +45,19 @@ class Embedding(Module):
         if not dt.is_floating:
             raise DTypeError(f"Embedding: dtype must be a floating dtype (the table's), got {dt.name}; e.g. "
                              "tp.float32.")
-        self.embeddings = Variable(init((self.num_embeddings, self.features), dt, seed=self.seed))
+        shape = (self.num_embeddings, self.features)
+        try:
+            table = asarray(init(shape, dt, seed=self.seed))
+        except TypeError as exc:  # (a function of another signature: ArgumentError, not a raw TypeError)
+            if isinstance(exc, TensorplugError):
+                raise
+            raise ArgumentError(f"Embedding: embeddings_initializer {valid.shown(init)} must take (shape, "
+                                f"dtype, *, seed), as tp.nn.initializers' do; calling it raised "
+                                f"{exc}") from exc
+        if table.shape != shape:
+            raise ShapeError(f"Embedding: embeddings_initializer gave shape {table.shape}, not the table's "
+                             f"{shape}.")
+        self.embeddings = Variable(table)
 
     def forward(self, ids: Any) -> Tensor:
         """The rows of the table at `ids` (integers in [0, num_embeddings)), shape ids.shape + (features,)."""
