@@ -36,6 +36,10 @@ from tensorplug.families.normalization.ops import (
 from tensorplug.families.pooling.ops import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 from tensorplug.models import initializers
 from tensorplug.models.containers import Lambda, Sequential
+from tensorplug.models.layers.attention import MultiHeadAttention
+from tensorplug.models.layers.dropout import Dropout
+from tensorplug.models.layers.embedding import Embedding
+from tensorplug.models.layers.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm
 from tensorplug.models.module import Module
 from tensorplug.models.seeding import set_seed
 from tensorplug.ops.attention import dot_product_attention, embedding
@@ -53,3 +57,4 @@ __all__ += _activations.__all__
 __all__ += ["dot_product_attention", "embedding", "fused_conv", "fused_matmul"]
 __all__ += ["initializers"]
 __all__ += ["Module", "Sequential", "Lambda", "set_seed"]
+__all__ += ["BatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "Dropout", "Embedding", "MultiHeadAttention"]
