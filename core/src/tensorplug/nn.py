@@ -36,6 +36,7 @@ from tensorplug.families.normalization.ops import (
 from tensorplug.families.pooling.ops import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 from tensorplug.models import initializers
 from tensorplug.models.containers import Lambda, Sequential
+from tensorplug.models.layers.dense import Dense
 from tensorplug.models.module import Module
 from tensorplug.models.seeding import set_seed
 from tensorplug.ops.attention import dot_product_attention, embedding
@@ -53,3 +54,4 @@ __all__ += _activations.__all__
 __all__ += ["dot_product_attention", "embedding", "fused_conv", "fused_matmul"]
 __all__ += ["initializers"]
 __all__ += ["Module", "Sequential", "Lambda", "set_seed"]
+__all__ += ["Dense"]

@@ -1,0 +1,1 @@
+"""The layers of tp.nn: thin modules over the tp.nn ops."""
