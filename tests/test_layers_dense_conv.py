@@ -104,6 +104,178 @@ def test_dense_call_errors_name_the_layer_and_its_path():
         model(tp.ones((2, 6)))
 
 
+# -- convolutions -------------------------------------------------------------------------------
+CONV = {  # id: (layer class, config, input shape)
+    "1d": ("Conv1D", dict(filters=4, kernel_size=3), (2, 7, 3)),
+    "1d-same-stride2-cf": ("Conv1D", dict(filters=3, kernel_size=4, strides=2, padding="same",
+                                          data_format="channels_first"), (2, 3, 9)),
+    "2d-same-relu": ("Conv2D", dict(filters=4, kernel_size=3, padding="same", activation="relu"),
+                     (2, 6, 6, 3)),
+    "2d-same-stride2": ("Conv2D", dict(filters=4, kernel_size=(3, 2), strides=2, padding="SAME"),
+                        (2, 8, 6, 3)),
+    "2d-dilated-groups": ("Conv2D", dict(filters=4, kernel_size=3, dilation_rate=2, groups=2,
+                                         activation="tanh"), (1, 8, 8, 4)),
+    "2d-cf-nobias-gelu": ("Conv2D", dict(filters=2, kernel_size=2, data_format="channels_first",
+                                         use_bias=False, activation="gelu"), (2, 3, 5, 5)),
+    "3d-same": ("Conv3D", dict(filters=2, kernel_size=2, strides=(1, 2, 1), padding="same"), (1, 4, 5, 4, 2)),
+    "3d-cf": ("Conv3D", dict(filters=3, kernel_size=2, data_format="channels_first", activation="sigmoid"),
+              (1, 2, 3, 4, 3)),
+    "transpose": ("Conv2DTranspose", dict(filters=3, kernel_size=3, strides=2), (2, 4, 4, 2)),
+    "transpose-same-relu": ("Conv2DTranspose", dict(filters=3, kernel_size=3, strides=2, padding="same",
+                                                    activation="relu"), (2, 4, 5, 2)),
+    "transpose-outpad-cf": ("Conv2DTranspose", dict(filters=2, kernel_size=3, strides=2, output_padding=1,
+                                                    data_format="channels_first"), (1, 2, 4, 4)),
+    "transpose-dilated": ("Conv2DTranspose", dict(filters=2, kernel_size=2, dilation_rate=2), (1, 4, 4, 3)),
+    "depthwise": ("DepthwiseConv2D", dict(kernel_size=3, depth_multiplier=2), (2, 6, 6, 3)),
+    "depthwise-same-stride2-relu": ("DepthwiseConv2D", dict(kernel_size=3, strides=2, padding="same",
+                                                            activation="relu"), (2, 8, 7, 3)),
+    "depthwise-cf-softplus": ("DepthwiseConv2D", dict(kernel_size=2, data_format="channels_first",
+                                                      activation="softplus"), (1, 2, 5, 5)),
+    "separable-elu": ("SeparableConv2D", dict(filters=4, kernel_size=3, depth_multiplier=2, activation="elu"),
+                      (2, 6, 6, 3)),
+    "separable-same-stride2-cf": ("SeparableConv2D", dict(filters=3, kernel_size=3, strides=2, padding="same",
+                                                          data_format="channels_first"), (1, 3, 6, 7)),
+}
+TORCH_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+
+
+def _per_dim(value, rank):
+    return tuple(value) if isinstance(value, tuple) else (value,) * rank
+
+
+def keras_same_pads(sizes, kernel, strides, dilation):
+    """Keras's (TF's) 'same' padding: output ceil(n / s), the odd pad at the end (torch's
+    padding='same' takes no stride, and splits evenly otherwise)."""
+    pads = []
+    for n, k, s, d in zip(sizes, kernel, strides, dilation):
+        total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+        pads.append((total // 2, total - total // 2))
+    return pads
+
+
+def _pad(x, pads):
+    return F.pad(x, [v for lo_hi in reversed(pads) for v in lo_hi])
+
+
+def torch_conv(kind, config, rank):
+    """The torch function of a convolution layer of `config`, on its weights in our layouts:
+    inputs moved to channels-first, 'same' padded first with F.pad as Keras pads."""
+    last = config.get("data_format", "channels_last") == "channels_last"
+    act = TORCH_ACTIVATIONS[config.get("activation")]
+    k, s, d = (_per_dim(config.get(a, 1), rank) for a in ("kernel_size", "strides", "dilation_rate"))
+    same = config.get("padding", "valid").lower() == "same"
+    to_first = (0, rank + 1, *range(1, rank + 1))
+    to_last = (0, *range(2, rank + 2), 1)
+    spatial = tuple(range(rank))
+
+    def fn(x, w):
+        x = x.permute(to_first) if last else x
+        b = w.get("bias")
+        if kind == "Conv2DTranspose":
+            y = F.conv_transpose2d(x, w["kernel"].permute(3, 2, 0, 1), b, s, 0,
+                                   _per_dim(config.get("output_padding", 0), 2), 1, d)
+            if same:  # the gradient of a 'same' convolution from an output of n * s: crop its pads
+                pads = keras_same_pads([n * st for n, st in zip(x.shape[2:], s)], k, s, d)
+                y = y[:, :, pads[0][0]:y.shape[2] - pads[0][1], pads[1][0]:y.shape[3] - pads[1][1]]
+        else:
+            if same:
+                x = _pad(x, keras_same_pads(x.shape[2:], k, s, d))
+            if kind == "DepthwiseConv2D" or kind == "SeparableConv2D":
+                dw = w["kernel" if kind == "DepthwiseConv2D" else "depthwise_kernel"]
+                channels = dw.shape[2]
+                grouped = dw.reshape(*k, -1).permute(2, 0, 1).unsqueeze(1)
+                y = F.conv2d(x, grouped, b if kind == "DepthwiseConv2D" else None, s, 0, d, channels)
+                if kind == "SeparableConv2D":
+                    y = F.conv2d(y, w["pointwise_kernel"][0, 0].T[:, :, None, None], b)
+            else:
+                weight = w["kernel"].permute(rank + 1, rank, *spatial)
+                y = TORCH_CONV[rank](x, weight, b, s, 0, d, config.get("groups", 1))
+        y = act(y)
+        return y.permute(to_last) if last else y
+
+    return fn
+
+
+@pytest.mark.parametrize("name", CONV)
+def test_convolutions_match_torch(backend, name):
+    kind, config, shape = CONV[name]
+    layer = getattr(tp.nn, kind)(**config, seed=5)
+    x = np.random.default_rng(2).standard_normal(shape)
+    check_against_torch(layer, x, torch_conv(kind, config, len(shape) - 2))
+
+
+def test_convolutions_build_lazily_or_at_once():
+    conv = tp.nn.Conv2D(8, 3)
+    assert not conv.built and conv.variables() == []
+    assert conv(tp.ones((1, 5, 5, 2))).shape == (1, 3, 3, 8)
+    assert [(n, v.shape) for n, v in conv.named_variables()] == [("kernel", (3, 3, 2, 8)), ("bias", (8,))]
+    shapes = {kind: [(n, v.shape) for n, v in getattr(tp.nn, kind)(**config, in_channels=4).named_variables()]
+              for kind, config in [("Conv1D", dict(filters=6, kernel_size=3, groups=2)),
+                                   ("Conv3D", dict(filters=2, kernel_size=(1, 2, 3))),
+                                   ("Conv2DTranspose", dict(filters=3, kernel_size=2)),
+                                   ("DepthwiseConv2D", dict(kernel_size=3, depth_multiplier=2,
+                                                            use_bias=False)),
+                                   ("SeparableConv2D", dict(filters=5, kernel_size=3))]}
+    assert shapes == {
+        "Conv1D": [("kernel", (3, 2, 6)), ("bias", (6,))],
+        "Conv3D": [("kernel", (1, 2, 3, 4, 2)), ("bias", (2,))],
+        "Conv2DTranspose": [("kernel", (2, 2, 3, 4)), ("bias", (3,))],
+        "DepthwiseConv2D": [("kernel", (3, 3, 4, 2))],
+        "SeparableConv2D": [("depthwise_kernel", (3, 3, 4, 1)), ("pointwise_kernel", (1, 1, 4, 5)),
+                            ("bias", (5,))],
+    }
+
+
+@pytest.mark.parametrize("kind, kwargs, error, match", [
+    ("Conv2D", dict(filters=0, kernel_size=3), ShapeError, r"^Conv2D: filters must be a positive int, got 0"),
+    ("Conv2D", dict(filters=4, kernel_size=0), ShapeError,
+     r"^Conv2D: kernel_size must be >= 1 on every spatial dim, got 0"),
+    ("Conv1D", dict(filters=4, kernel_size=(3, 3)), ShapeError,
+     r"^Conv1D: kernel_size \(3, 3\) has 2 entries for 1 spatial dim"),
+    ("Conv3D", dict(filters=4, kernel_size=2, strides=(1, 0, 1)), ShapeError,
+     r"^Conv3D: strides must be >= 1 on every spatial dim, got \(1, 0, 1\)"),
+    ("Conv2D", dict(filters=4, kernel_size=3, padding="full"), ShapeError,
+     r"^Conv2D: padding 'full' is not one of 'valid', 'same'"),
+    ("Conv2D", dict(filters=4, kernel_size=3, padding="vaild"), ShapeError, r"Did you mean 'valid'\?"),
+    ("Conv2D", dict(filters=4, kernel_size=3, activation="swsh"), ShapeError,
+     r"^Conv2D: activation 'swsh' is unknown.*Did you mean 'swish'\?"),
+    ("Conv2D", dict(filters=4, kernel_size=3, data_format="NHWC"), ShapeError,
+     r"^Conv2D: data_format 'NHWC' is not one of 'channels_last', 'channels_first'"),
+    ("Conv2D", dict(filters=5, kernel_size=3, groups=2), ShapeError,
+     r"^Conv2D: filters \(5\) must be a multiple of groups \(2\)"),
+    ("Conv2D", dict(filters=4, kernel_size=3, groups=2, in_channels=3), ShapeError,
+     r"input's 3 channels are not a multiple of groups \(2\)"),
+    ("Conv2DTranspose", dict(filters=4, kernel_size=3, strides=2, output_padding=2), ShapeError,
+     r"^Conv2DTranspose: output_padding \(2, 2\) must be smaller than the strides \(2, 2\)"),
+    ("DepthwiseConv2D", dict(kernel_size=3, depth_multiplier=0), ShapeError,
+     r"^DepthwiseConv2D: depth_multiplier must be a positive int, got 0"),
+    ("SeparableConv2D", dict(filters=4, kernel_size=3, in_channels=-1), ShapeError,
+     r"^SeparableConv2D: in_channels must be a positive int, got -1"),
+])
+def test_convolution_construction_errors(kind, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        getattr(tp.nn, kind)(**kwargs)
+
+
+def test_convolution_call_errors_say_what_was_expected():
+    conv = tp.nn.Conv2D(4, 3, in_channels=3)
+    with pytest.raises(ShapeError, match=r"^Conv2D: expected 4-d inputs \(batch, height, width, channels\), "
+                                         r"got shape \(8, 8, 3\)\. Add a batch axis"):
+        conv(tp.ones((8, 8, 3)))
+    with pytest.raises(ShapeError, match=r"^Conv2D: expected inputs with 3 channels on axis -1 \(it was "
+                                         r"built for those\), got shape \(1, 8, 8, 5\)"):
+        conv(tp.ones((1, 8, 8, 5)))
+    first = tp.nn.Conv1D(2, 3, data_format="channels_first")
+    with pytest.raises(ShapeError, match=r"^Conv1D: expected 3-d inputs \(batch, channels, length\)"):
+        first(tp.ones((2, 3, 4, 5)))
+    model = tp.nn.Sequential([tp.nn.Conv2D(4, 3), tp.nn.Conv2D(2, 3, in_channels=5)])
+    with pytest.raises(ShapeError, match=r"^Conv2D 'layers\.1': expected inputs with 5 channels on axis -1"):
+        model(tp.ones((1, 8, 8, 1)))
+    lazy = tp.nn.Sequential([tp.nn.Dense(3), tp.nn.DepthwiseConv2D(3)])
+    with pytest.raises(ShapeError, match=r"^DepthwiseConv2D 'layers\.1': expected 4-d inputs"):
+        lazy(tp.ones((2, 5)))
+
+
 # -- the shared argument checks -----------------------------------------------------------------
 def test_every_activation_of_tp_nn_resolves_by_name():
     unary = [n for n in tp.nn.__all__ if n in tp.nn.__dict__ and callable(getattr(tp.nn, n))

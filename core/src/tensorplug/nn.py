@@ -36,6 +36,14 @@ from tensorplug.families.normalization.ops import (
 from tensorplug.families.pooling.ops import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 from tensorplug.models import initializers
 from tensorplug.models.containers import Lambda, Sequential
+from tensorplug.models.layers.convolutional import (
+    Conv1D,
+    Conv2D,
+    Conv2DTranspose,
+    Conv3D,
+    DepthwiseConv2D,
+    SeparableConv2D,
+)
 from tensorplug.models.layers.dense import Dense
 from tensorplug.models.module import Module
 from tensorplug.models.seeding import set_seed
@@ -54,4 +62,4 @@ __all__ += _activations.__all__
 __all__ += ["dot_product_attention", "embedding", "fused_conv", "fused_matmul"]
 __all__ += ["initializers"]
 __all__ += ["Module", "Sequential", "Lambda", "set_seed"]
-__all__ += ["Dense"]
+__all__ += ["Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D"]
