@@ -45,6 +45,22 @@ from tensorplug.models.layers.convolutional import (
     SeparableConv2D,
 )
 from tensorplug.models.layers.dense import Dense
+from tensorplug.models.layers.pooling import (
+    AdaptiveAvgPool2D,
+    AdaptiveMaxPool2D,
+    AvgPool1D,
+    AvgPool2D,
+    AvgPool3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPool3D,
+)
 from tensorplug.models.module import Module
 from tensorplug.models.seeding import set_seed
 from tensorplug.ops.attention import dot_product_attention, embedding
@@ -63,3 +79,6 @@ __all__ += ["dot_product_attention", "embedding", "fused_conv", "fused_matmul"]
 __all__ += ["initializers"]
 __all__ += ["Module", "Sequential", "Lambda", "set_seed"]
 __all__ += ["Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D"]
+__all__ += ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAvgPool1D",
+            "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
+            "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
