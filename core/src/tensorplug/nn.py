@@ -36,6 +36,17 @@ from tensorplug.families.normalization.ops import (
 from tensorplug.families.pooling.ops import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 from tensorplug.models import initializers
 from tensorplug.models.containers import Lambda, Sequential
+from tensorplug.models.layers.activations import (
+    ELU,
+    GELU,
+    Activation,
+    LeakyReLU,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+)
 from tensorplug.models.layers.convolutional import (
     Conv1D,
     Conv2D,
@@ -61,6 +72,7 @@ from tensorplug.models.layers.pooling import (
     MaxPool2D,
     MaxPool3D,
 )
+from tensorplug.models.layers.reshaping import Flatten, Reshape
 from tensorplug.models.module import Module
 from tensorplug.models.seeding import set_seed
 from tensorplug.ops.attention import dot_product_attention, embedding
@@ -82,3 +94,5 @@ __all__ += ["Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "Depthwise
 __all__ += ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAvgPool1D",
             "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
             "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
+__all__ += ["Flatten", "Reshape", "Activation", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "LeakyReLU",
+            "ELU", "SiLU"]
