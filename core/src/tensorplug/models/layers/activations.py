@@ -29,6 +29,7 @@ class Activation(Module):
         self.activation = args.activation(activation, self)
 
     def forward(self, x: Any) -> Tensor:
+        """The activation of x (x itself for 'linear')."""
         return x if self.activation is None else self.activation(x)
 
 
@@ -36,6 +37,7 @@ class ReLU(Module):
     """max(x, 0) (``tp.nn.relu``)."""
 
     def forward(self, x: Any) -> Tensor:
+        """relu(x)."""
         return relu(x)
 
 
@@ -47,6 +49,7 @@ class GELU(Module):
         self.approximate = args.flag(approximate, self, "approximate")
 
     def forward(self, x: Any) -> Tensor:
+        """gelu(x)."""
         return gelu(x, approximate=self.approximate)
 
 
@@ -54,6 +57,7 @@ class Sigmoid(Module):
     """1 / (1 + exp(-x)) (``tp.nn.sigmoid``)."""
 
     def forward(self, x: Any) -> Tensor:
+        """sigmoid(x)."""
         return sigmoid(x)
 
 
@@ -61,6 +65,7 @@ class Tanh(Module):
     """tanh(x) (``tp.tanh``)."""
 
     def forward(self, x: Any) -> Tensor:
+        """tanh(x)."""
         return tanh(x)
 
 
@@ -71,6 +76,7 @@ class Softmax(Module):
         self.axis = valid.integer(axis, "Softmax", "axis")
 
     def forward(self, x: Any) -> Tensor:
+        """softmax(x) along the axis."""
         return softmax(x, axis=self.axis)
 
 
@@ -85,6 +91,7 @@ class LeakyReLU(Module):
         self.negative_slope = slope
 
     def forward(self, x: Any) -> Tensor:
+        """leaky_relu(x) with the slope."""
         return leaky_relu(x, self.negative_slope)
 
 
@@ -95,6 +102,7 @@ class ELU(Module):
         self.alpha = float(valid.number(alpha, "ELU", "alpha"))
 
     def forward(self, x: Any) -> Tensor:
+        """elu(x) with alpha."""
         return elu(x, self.alpha)
 
 
@@ -102,4 +110,5 @@ class SiLU(Module):
     """x * sigmoid(x), a.k.a. swish (``tp.nn.silu``)."""
 
     def forward(self, x: Any) -> Tensor:
+        """silu(x)."""
         return silu(x)

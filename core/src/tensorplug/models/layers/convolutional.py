@@ -126,6 +126,7 @@ class _Conv(_Convolution):
         self._bias(self.filters, dtype, self._seed + 1)
 
     def forward(self, x: Any) -> Tensor:
+        """activation(conv(x, kernel) + bias) (fused_conv)."""
         x = self._checked(x)
         y = fused_conv(x, self.kernel, self.bias, self._fused or "linear", self.strides, self.padding.upper(),
                        dilation=self.dilation_rate, groups=self.groups, data_format=self.data_format,
@@ -191,6 +192,7 @@ class Conv2DTranspose(_Convolution):
         self._bias(self.filters, dtype, self._seed + 1)
 
     def forward(self, x: Any) -> Tensor:
+        """activation(conv_transpose(x, kernel) + bias)."""
         x = self._checked(x)
         y = conv_transpose(x, self.kernel, self.strides, self.padding.upper(), dilation=self.dilation_rate,
                            data_format=self.data_format, output_padding=self.output_padding)
@@ -225,6 +227,7 @@ class DepthwiseConv2D(_Convolution):
         self._bias(channels * self.depth_multiplier, dtype, self._seed + 1)
 
     def forward(self, x: Any) -> Tensor:
+        """activation(depthwise_conv(x, kernel) + bias) (fused_conv, one group per channel)."""
         x = self._checked(x)
         channels = self.kernel.shape[2]
         grouped = reshape(self.kernel, (*self.kernel_size, 1, channels * self.depth_multiplier))
@@ -268,6 +271,7 @@ class SeparableConv2D(_Convolution):
         self._bias(self.filters, dtype, self._seed + 2)
 
     def forward(self, x: Any) -> Tensor:
+        """activation(separable_conv(x, depthwise_kernel, pointwise_kernel) + bias)."""
         x = self._checked(x)
         y = separable_conv(x, self.depthwise_kernel, self.pointwise_kernel, self.strides,
                            self.padding.upper(), dilation=self.dilation_rate, data_format=self.data_format)

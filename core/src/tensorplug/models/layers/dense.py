@@ -66,6 +66,7 @@ class Dense(Module):
                      if self.use_bias else None)
 
     def forward(self, x: Any) -> Tensor:
+        """activation(x @ kernel + bias) (fused in one kernel where fused_matmul has the activation)."""
         x = as_input(x)
         if x.ndim < 1:
             raise ShapeError(f"expected inputs of at least 1 dim (..., {self.in_features}), got a scalar.")

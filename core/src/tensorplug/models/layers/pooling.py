@@ -54,6 +54,7 @@ class _Pool(Module):
         self.data_format = args.data_format(data_format, self)
 
     def forward(self, x: Any) -> Tensor:
+        """The pooled x."""
         x = _checked(x, self.rank, self.data_format)
         return type(self).pool(x, self.pool_size, self.strides, self.padding.upper(), self.data_format)
 
@@ -115,6 +116,7 @@ class _GlobalPool(Module):
         self.keepdims = args.flag(keepdims, self, "keepdims")
 
     def forward(self, x: Any) -> Tensor:
+        """The mean or max of x over its spatial axes."""
         x = _checked(x, self.rank, self.data_format)
         return type(self).reduce(x, axis=_spatial_axes(self.rank, self.data_format), keepdims=self.keepdims)
 
@@ -193,6 +195,7 @@ class _AdaptivePool2D(Module):
         self.data_format = args.data_format(data_format, self)
 
     def forward(self, x: Any) -> Tensor:
+        """The mean or max of x over each bin."""
         x = _checked(x, 2, self.data_format)
         for axis, out in zip(_spatial_axes(2, self.data_format), self.output_size):
             x = _adaptive_axis(x, axis, out, type(self).reduce)

@@ -27,6 +27,7 @@ class Flatten(Module):
     """(batch, d1, d2, ...) -> (batch, d1 * d2 * ...), in row-major order; (batch,) -> (batch, 1)."""
 
     def forward(self, x: Any) -> Tensor:
+        """x with each example flattened: (batch, -1)."""
         x = _batched(x)
         return reshape(x, (x.shape[0], math.prod(x.shape[1:])))
 
@@ -46,6 +47,7 @@ class Reshape(Module):
         self.target_shape = shape
 
     def forward(self, x: Any) -> Tensor:
+        """x with each example reshaped to target_shape."""
         x = _batched(x)
         size, known = math.prod(x.shape[1:]), math.prod(d for d in self.target_shape if d != -1)
         if (size != known) if -1 not in self.target_shape else (size % known != 0):
