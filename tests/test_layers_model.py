@@ -51,3 +51,20 @@ def test_a_cnn_trains_with_adam_under_jit(backend):
     losses = [float(step(x, y)) for _ in range(20)]
     assert losses[-1] < 0.5 * first, (first, losses)
     assert float(loss(model(x), y)) < losses[-1]  # (each step returns the loss before its update)
+
+
+def test_built_layers_of_one_configuration_are_one_tree_structure(backend):
+    """Seeds and initializers serve the build only: two models alike but for them map together
+    (an average of two models, an EMA of the weights) once built."""
+    def make(seed):
+        he = tp.nn.initializers.he_normal()  # (a new one for each model)
+        return tp.nn.Sequential([tp.nn.Conv2D(4, 3, seed=seed, kernel_initializer=he),
+                                 tp.nn.SeparableConv2D(2, 3, seed=seed + 1), tp.nn.Flatten(),
+                                 tp.nn.Dense(3, seed=seed + 2, in_features=8)])
+    a, b = make(0), make(10)
+    x = tp.ones((1, 6, 6, 1))
+    a(x), b(x)
+    mean = tp.tree_util.tree_map(lambda u, v: (u + v) / 2, a, b)
+    np.testing.assert_allclose(np.asarray(mean.layers[3].kernel),
+                               (np.asarray(a.layers[3].kernel) + np.asarray(b.layers[3].kernel)) / 2)
+    assert mean(x).shape == (1, 3)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from tensorplug.core.tensor import Tensor
+from tensorplug.core.variable import Variable
 from tensorplug.errors import ShapeError
 from tensorplug.families.convolution.ops import conv_transpose, separable_conv
 from tensorplug.families.elementwise.ops import add
@@ -17,7 +18,7 @@ from tensorplug.families.manipulation.ops import reshape
 from tensorplug.models import initializers
 from tensorplug.models.layers import arguments as args
 from tensorplug.models.layers.dense import LEAKY_RELU_SLOPE, fused_name
-from tensorplug.models.layers.inputs import as_input, expect_rank, expect_size, new_variable
+from tensorplug.models.layers.inputs import Initial, as_input, expect_rank, expect_size
 from tensorplug.models.module import Module
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D",
@@ -51,14 +52,18 @@ class _Convolution(Module):
         self.data_format = args.data_format(data_format, self)
         self.in_channels = (None if in_channels is None else
                             args.positive_int(in_channels, self, "in_channels"))
+        self._initial = Initial(args.seed(seed, self))
         self._bias_initializer = args.initializer(bias_initializer, self, "bias_initializer")
-        self._seed = args.seed(seed, self)
         self.built = False
 
-    def _build_now(self) -> None:
-        """Build at construction when in_channels was given (subclasses call it last)."""
+    def _initializers(self, **initializers: Any) -> None:
+        """The initializers of the layer's variables, in their order, and the bias's last; then
+        build at once when in_channels was given (subclasses call it last in __init__)."""
+        self._initial.initializers.update(initializers, bias=self._bias_initializer)
+        del self._bias_initializer
         if self.in_channels is not None:
             self.make_variables(self.in_channels, None)
+            del self._initial
             self.built = True
 
     @property
@@ -74,13 +79,17 @@ class _Convolution(Module):
                              f"{tuple(input_shape)}.")
         self.in_channels = int(channels)
         self.make_variables(self.in_channels, dtype)
+        del self._initial
 
     def make_variables(self, channels: int, dtype: Any) -> None:
         """Make the layer's variables for inputs of `channels` channels."""
         raise NotImplementedError
 
-    def _bias(self, size: int, dtype: Any, seed: int) -> None:
-        self.bias = new_variable(self._bias_initializer, (size,), dtype, seed) if self.use_bias else None
+    def _variable(self, name: str, shape: tuple[int, ...], dtype: Any) -> Variable:
+        return self._initial.variable(name, shape, dtype)
+
+    def _bias(self, size: int, dtype: Any) -> None:
+        self.bias = self._variable("bias", (size,), dtype) if self.use_bias else None
 
     def _checked(self, x: Any) -> Tensor:
         x = as_input(x)
@@ -112,9 +121,8 @@ class _Conv(_Convolution):
         if self.filters % self.groups:
             raise ShapeError(f"{type(self).__name__}: filters ({self.filters}) must be a multiple of groups "
                              f"({self.groups}); each group makes filters / groups of them.")
-        self._kernel_initializer = args.initializer(kernel_initializer, self, "kernel_initializer")
         self._fused = fused_name(self.activation)
-        self._build_now()
+        self._initializers(kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
         """kernel (*kernel_size, channels / groups, filters) and bias (filters,)."""
@@ -122,8 +130,8 @@ class _Conv(_Convolution):
             raise ShapeError(f"the input's {channels} channels are not a multiple of groups ({self.groups}); "
                              f"give inputs whose channels divide into {self.groups} groups.")
         shape = (*self.kernel_size, channels // self.groups, self.filters)
-        self.kernel = new_variable(self._kernel_initializer, shape, dtype, self._seed)
-        self._bias(self.filters, dtype, self._seed + 1)
+        self.kernel = self._variable("kernel", shape, dtype)
+        self._bias(self.filters, dtype)
 
     def forward(self, x: Any) -> Tensor:
         """activation(conv(x, kernel) + bias) (fused_conv)."""
@@ -182,14 +190,12 @@ class Conv2DTranspose(_Convolution):
             raise ShapeError(f"Conv2DTranspose: output_padding {self.output_padding} must be smaller than "
                              f"the strides {self.strides} on every dim (it adds rows a stride could not "
                              "reach).")
-        self._kernel_initializer = args.initializer(kernel_initializer, self, "kernel_initializer")
-        self._build_now()
+        self._initializers(kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
         """kernel (kh, kw, filters, channels) and bias (filters,)."""
-        shape = (*self.kernel_size, self.filters, channels)
-        self.kernel = new_variable(self._kernel_initializer, shape, dtype, self._seed)
-        self._bias(self.filters, dtype, self._seed + 1)
+        self.kernel = self._variable("kernel", (*self.kernel_size, self.filters, channels), dtype)
+        self._bias(self.filters, dtype)
 
     def forward(self, x: Any) -> Tensor:
         """activation(conv_transpose(x, kernel) + bias)."""
@@ -216,15 +222,13 @@ class DepthwiseConv2D(_Convolution):
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
                          bias_initializer, in_channels, seed)
         self.depth_multiplier = args.positive_int(depth_multiplier, self, "depth_multiplier")
-        self._depthwise_initializer = args.initializer(depthwise_initializer, self, "depthwise_initializer")
         self._fused = fused_name(self.activation)
-        self._build_now()
+        self._initializers(kernel=args.initializer(depthwise_initializer, self, "depthwise_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
         """kernel (kh, kw, channels, depth_multiplier) and bias (channels * depth_multiplier,)."""
-        self.kernel = new_variable(self._depthwise_initializer,
-                                   (*self.kernel_size, channels, self.depth_multiplier), dtype, self._seed)
-        self._bias(channels * self.depth_multiplier, dtype, self._seed + 1)
+        self.kernel = self._variable("kernel", (*self.kernel_size, channels, self.depth_multiplier), dtype)
+        self._bias(channels * self.depth_multiplier, dtype)
 
     def forward(self, x: Any) -> Tensor:
         """activation(depthwise_conv(x, kernel) + bias) (fused_conv, one group per channel)."""
@@ -256,19 +260,17 @@ class SeparableConv2D(_Convolution):
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
                          bias_initializer, in_channels, seed)
         self.depth_multiplier = args.positive_int(depth_multiplier, self, "depth_multiplier")
-        self._depthwise_initializer = args.initializer(depthwise_initializer, self, "depthwise_initializer")
-        self._pointwise_initializer = args.initializer(pointwise_initializer, self, "pointwise_initializer")
-        self._build_now()
+        self._initializers(
+            depthwise_kernel=args.initializer(depthwise_initializer, self, "depthwise_initializer"),
+            pointwise_kernel=args.initializer(pointwise_initializer, self, "pointwise_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
         """depthwise_kernel, pointwise_kernel and bias (filters,)."""
         middle = channels * self.depth_multiplier
-        self.depthwise_kernel = new_variable(self._depthwise_initializer,
-                                             (*self.kernel_size, channels, self.depth_multiplier), dtype,
-                                             self._seed)
-        self.pointwise_kernel = new_variable(self._pointwise_initializer, (1, 1, middle, self.filters), dtype,
-                                             self._seed + 1)
-        self._bias(self.filters, dtype, self._seed + 2)
+        self.depthwise_kernel = self._variable("depthwise_kernel",
+                                               (*self.kernel_size, channels, self.depth_multiplier), dtype)
+        self.pointwise_kernel = self._variable("pointwise_kernel", (1, 1, middle, self.filters), dtype)
+        self._bias(self.filters, dtype)
 
     def forward(self, x: Any) -> Tensor:
         """activation(separable_conv(x, depthwise_kernel, pointwise_kernel) + bias)."""

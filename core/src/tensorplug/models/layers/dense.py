@@ -11,7 +11,7 @@ from tensorplug.families.fused.ops import fused_matmul
 from tensorplug.families.linalg.ops import matmul
 from tensorplug.models import initializers
 from tensorplug.models.layers import arguments as args
-from tensorplug.models.layers.inputs import as_input, expect_size, new_variable
+from tensorplug.models.layers.inputs import Initial, as_input, expect_size
 from tensorplug.models.module import Module
 
 __all__ = ["Dense", "FUSED_ACTIVATIONS"]
@@ -45,9 +45,9 @@ class Dense(Module):
         self.use_bias = args.flag(use_bias, self, "use_bias")
         self.in_features = (None if in_features is None else
                             args.positive_int(in_features, self, "in_features"))
-        self._kernel_initializer = args.initializer(kernel_initializer, self, "kernel_initializer")
-        self._bias_initializer = args.initializer(bias_initializer, self, "bias_initializer")
-        self._seed = args.seed(seed, self)
+        self._initial = Initial(args.seed(seed, self),
+                                kernel=args.initializer(kernel_initializer, self, "kernel_initializer"),
+                                bias=args.initializer(bias_initializer, self, "bias_initializer"))
         self._fused = fused_name(self.activation)
         self.built = False
         if self.in_features is not None:
@@ -60,10 +60,9 @@ class Dense(Module):
             raise ShapeError(f"expected inputs of at least 1 dim with a known last axis (the features), "
                              f"got shape {tuple(input_shape)}.")
         self.in_features = int(input_shape[-1])
-        self.kernel = new_variable(self._kernel_initializer, (self.in_features, self.units), dtype,
-                                   self._seed)
-        self.bias = (new_variable(self._bias_initializer, (self.units,), dtype, self._seed + 1)
-                     if self.use_bias else None)
+        self.kernel = self._initial.variable("kernel", (self.in_features, self.units), dtype)
+        self.bias = self._initial.variable("bias", (self.units,), dtype) if self.use_bias else None
+        del self._initial
 
     def forward(self, x: Any) -> Tensor:
         """activation(x @ kernel + bias) (fused in one kernel where fused_matmul has the activation)."""

@@ -13,7 +13,7 @@ from tensorplug.dtypes import DType, as_dtype, default_float
 from tensorplug.errors import ShapeError
 from tensorplug.families._common.convert import asarray
 
-__all__ = ["as_input", "expect_rank", "expect_size", "new_variable", "variable_dtype"]
+__all__ = ["Initial", "as_input", "expect_rank", "expect_size", "variable_dtype"]
 
 
 def as_input(x: Any) -> Tensor:
@@ -28,9 +28,22 @@ def variable_dtype(dtype: Any) -> DType:
     return found if found.is_floating else default_float
 
 
-def new_variable(init: Any, shape: tuple[int, ...], dtype: Any, seed: int) -> Variable:
-    """A trainable Variable of `init`'s values for `shape` and the `dtype` of the input."""
-    return Variable(init(shape, variable_dtype(dtype), seed=seed))
+class Initial:
+    """What a layer needs to make its Variables, once: an initializer per variable name, in
+    order, and the layer's seed (the i-th variable's seed is seed + i). A layer drops it when
+    built (``del self._initial``), so that two built layers of one configuration are the same
+    pytree structure, whatever their seeds and initializers were (``tp.tree_map`` over two
+    models, one ``tp.jit`` compilation for both)."""
+
+    __slots__ = ("seed", "initializers")
+
+    def __init__(self, seed: int, **initializers: Any) -> None:
+        self.seed, self.initializers = seed, initializers
+
+    def variable(self, name: str, shape: tuple[int, ...], dtype: Any) -> Variable:
+        """The trainable Variable `name` of `shape`, in the dtype of inputs of `dtype`."""
+        seed = self.seed + list(self.initializers).index(name)
+        return Variable(self.initializers[name](shape, variable_dtype(dtype), seed=seed))
 
 
 def expect_rank(shape: tuple[Any, ...], rank: int, layout: str) -> None:
