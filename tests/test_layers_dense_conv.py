@@ -70,8 +70,9 @@ def test_dense_seeds_are_reproducible_and_distinct():
     for x, y in zip(first, again):
         np.testing.assert_array_equal(np.asarray(x.kernel), np.asarray(y.kernel))
     assert not np.array_equal(np.asarray(first[0].kernel), np.asarray(first[1].kernel))
-    ones = tp.nn.Dense(3, seed=1, in_features=3, bias_initializer=tp.nn.initializers.normal())
-    assert not np.array_equal(np.asarray(ones.kernel)[0], np.asarray(ones.bias))
+    normal = tp.nn.initializers.normal()  # (one seed would give kernel and bias the same first values)
+    layer = tp.nn.Dense(3, seed=1, in_features=3, kernel_initializer=normal, bias_initializer=normal)
+    assert not np.array_equal(np.asarray(layer.kernel)[0], np.asarray(layer.bias))
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
@@ -204,6 +205,16 @@ def test_convolutions_match_torch(backend, name):
     check_against_torch(layer, x, torch_conv(kind, config, len(shape) - 2))
 
 
+def test_convolution_seeds_are_reproducible_and_distinct_per_variable():
+    init = tp.nn.initializers.normal()  # (one seed would give both kernels the same first values)
+    a, b = (tp.nn.SeparableConv2D(3, 3, seed=4, in_channels=3, depthwise_initializer=init,
+                                  pointwise_initializer=init) for _ in range(2))
+    for name, v in a.named_variables():
+        np.testing.assert_array_equal(np.asarray(v), np.asarray(getattr(b, name)))
+    depthwise, pointwise = np.asarray(a.depthwise_kernel).ravel(), np.asarray(a.pointwise_kernel).ravel()
+    assert not np.array_equal(depthwise[:9], pointwise[:9])
+
+
 def test_convolutions_build_lazily_or_at_once():
     conv = tp.nn.Conv2D(8, 3)
     assert not conv.built and conv.variables() == []
@@ -251,6 +262,13 @@ def test_convolutions_build_lazily_or_at_once():
      r"^DepthwiseConv2D: depth_multiplier must be a positive int, got 0"),
     ("SeparableConv2D", dict(filters=4, kernel_size=3, in_channels=-1), ShapeError,
      r"^SeparableConv2D: in_channels must be a positive int, got -1"),
+    ("DepthwiseConv2D", dict(kernel_size=3, depthwise_initializer="he"), ArgumentError,
+     r"^DepthwiseConv2D: depthwise_initializer must be an initializer"),
+    ("SeparableConv2D", dict(filters=4, kernel_size=3, pointwise_initializer=1.0), ArgumentError,
+     r"^SeparableConv2D: pointwise_initializer must be an initializer"),
+    ("Conv3D", dict(filters=4, kernel_size=3, bias_initializer=None), ArgumentError,
+     r"^Conv3D: bias_initializer must be an initializer"),
+    ("Conv1D", dict(filters=4, kernel_size=3, seed="0"), ArgumentError, r"^Conv1D: seed must be an int"),
 ])
 def test_convolution_construction_errors(kind, kwargs, error, match):
     with pytest.raises(error, match=match):

@@ -41,8 +41,7 @@ class _Convolution(Module):
     rank: ClassVar[int] = 2
 
     def __init__(self, kernel_size: Any, strides: Any, padding: Any, dilation_rate: Any, activation: Any,
-                 use_bias: bool, data_format: str, bias_initializer: Any, in_channels: int | None,
-                 seed: int | None) -> None:
+                 use_bias: bool, data_format: str, in_channels: int | None) -> None:
         self.kernel_size = args.per_dim(kernel_size, self.rank, self, "kernel_size")
         self.strides = args.per_dim(strides, self.rank, self, "strides")
         self.padding = args.padding(padding, self)
@@ -52,15 +51,14 @@ class _Convolution(Module):
         self.data_format = args.data_format(data_format, self)
         self.in_channels = (None if in_channels is None else
                             args.positive_int(in_channels, self, "in_channels"))
-        self._initial = Initial(args.seed(seed, self))
-        self._bias_initializer = args.initializer(bias_initializer, self, "bias_initializer")
         self.built = False
 
-    def _initializers(self, **initializers: Any) -> None:
-        """The initializers of the layer's variables, in their order, and the bias's last; then
-        build at once when in_channels was given (subclasses call it last in __init__)."""
-        self._initial.initializers.update(initializers, bias=self._bias_initializer)
-        del self._bias_initializer
+    def _initializers(self, seed: int | None, bias_initializer: Any, **kernels: Any) -> None:
+        """The seed and the initializers of the layer's variables (the kernels' by name, checked
+        by the subclass, in their order; the bias's last); then build at once when in_channels
+        was given (subclasses call it last in __init__)."""
+        bias = args.initializer(bias_initializer, self, "bias_initializer")
+        self._initial = Initial(args.seed(seed, self), **kernels, bias=bias)
         if self.in_channels is not None:
             self.make_variables(self.in_channels, None)
             del self._initial
@@ -116,13 +114,14 @@ class _Conv(_Convolution):
                  seed: int | None = None) -> None:
         self.filters = args.positive_int(filters, self, "filters")
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
-                         bias_initializer, in_channels, seed)
+                         in_channels)
         self.groups = args.positive_int(groups, self, "groups")
         if self.filters % self.groups:
             raise ShapeError(f"{type(self).__name__}: filters ({self.filters}) must be a multiple of groups "
                              f"({self.groups}); each group makes filters / groups of them.")
         self._fused = fused_name(self.activation)
-        self._initializers(kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
+        self._initializers(seed, bias_initializer,
+                           kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
         """kernel (*kernel_size, channels / groups, filters) and bias (filters,)."""
@@ -184,13 +183,14 @@ class Conv2DTranspose(_Convolution):
                  seed: int | None = None) -> None:
         self.filters = args.positive_int(filters, self, "filters")
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
-                         bias_initializer, in_channels, seed)
+                         in_channels)
         self.output_padding = args.per_dim(output_padding, self.rank, self, "output_padding", minimum=0)
         if any(p >= s for p, s in zip(self.output_padding, self.strides)):
             raise ShapeError(f"Conv2DTranspose: output_padding {self.output_padding} must be smaller than "
                              f"the strides {self.strides} on every dim (it adds rows a stride could not "
                              "reach).")
-        self._initializers(kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
+        self._initializers(seed, bias_initializer,
+                           kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
         """kernel (kh, kw, filters, channels) and bias (filters,)."""
@@ -220,10 +220,11 @@ class DepthwiseConv2D(_Convolution):
                  bias_initializer: Any = initializers.zeros, in_channels: int | None = None,
                  seed: int | None = None) -> None:
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
-                         bias_initializer, in_channels, seed)
+                         in_channels)
         self.depth_multiplier = args.positive_int(depth_multiplier, self, "depth_multiplier")
         self._fused = fused_name(self.activation)
-        self._initializers(kernel=args.initializer(depthwise_initializer, self, "depthwise_initializer"))
+        self._initializers(seed, bias_initializer,
+                           kernel=args.initializer(depthwise_initializer, self, "depthwise_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
         """kernel (kh, kw, channels, depth_multiplier) and bias (channels * depth_multiplier,)."""
@@ -258,9 +259,10 @@ class SeparableConv2D(_Convolution):
                  seed: int | None = None) -> None:
         self.filters = args.positive_int(filters, self, "filters")
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
-                         bias_initializer, in_channels, seed)
+                         in_channels)
         self.depth_multiplier = args.positive_int(depth_multiplier, self, "depth_multiplier")
         self._initializers(
+            seed, bias_initializer,
             depthwise_kernel=args.initializer(depthwise_initializer, self, "depthwise_initializer"),
             pointwise_kernel=args.initializer(pointwise_initializer, self, "pointwise_initializer"))
 
