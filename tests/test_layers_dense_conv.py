@@ -60,6 +60,13 @@ def test_dense_builds_from_its_first_input_or_at_once():
         "Dense(units=4, activation='relu', use_bias=True, in_features=None)"
 
 
+def test_a_built_layer_is_not_built_again():
+    for layer in (tp.nn.Dense(2, in_features=3), tp.nn.Conv2D(2, 3, in_channels=1)):
+        name = type(layer).__name__
+        with pytest.raises(ArgumentError, match=rf"^{name}\.build: the layer is built already"):
+            layer.build((None, 5, 5, 4))
+
+
 def test_dense_seeds_are_reproducible_and_distinct():
     a, b = tp.nn.Dense(4, seed=7, in_features=3), tp.nn.Dense(4, seed=7, in_features=3)
     np.testing.assert_array_equal(np.asarray(a.kernel), np.asarray(b.kernel))

@@ -70,6 +70,7 @@ class _Convolution(Module):
 
     def build(self, input_shape: tuple[int | None, ...], dtype: Any = None) -> None:
         """Make the variables for inputs of `input_shape` (their channels)."""
+        Initial.of(self)
         expect_rank(input_shape, self.rank + 2, spatial_layout(self.rank, self.data_format))
         channels = input_shape[self._channels_axis]
         if channels is None:

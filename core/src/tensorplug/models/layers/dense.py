@@ -56,12 +56,13 @@ class Dense(Module):
 
     def build(self, input_shape: tuple[int | None, ...], dtype: Any = None) -> None:
         """Make kernel (in_features, units) and bias (units,) for inputs of `input_shape`."""
+        initial = Initial.of(self)
         if len(input_shape) < 1 or input_shape[-1] is None:
             raise ShapeError(f"expected inputs of at least 1 dim with a known last axis (the features), "
                              f"got shape {tuple(input_shape)}.")
         self.in_features = int(input_shape[-1])
-        self.kernel = self._initial.variable("kernel", (self.in_features, self.units), dtype)
-        self.bias = self._initial.variable("bias", (self.units,), dtype) if self.use_bias else None
+        self.kernel = initial.variable("kernel", (self.in_features, self.units), dtype)
+        self.bias = initial.variable("bias", (self.units,), dtype) if self.use_bias else None
         del self._initial
 
     def forward(self, x: Any) -> Tensor:

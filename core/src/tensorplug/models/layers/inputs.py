@@ -10,7 +10,7 @@ from typing import Any
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable
 from tensorplug.dtypes import DType, as_dtype, default_float
-from tensorplug.errors import ShapeError
+from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.families._common.convert import asarray
 
 __all__ = ["Initial", "as_input", "expect_rank", "expect_size", "variable_dtype"]
@@ -39,6 +39,15 @@ class Initial:
 
     def __init__(self, seed: int, **initializers: Any) -> None:
         self.seed, self.initializers = seed, initializers
+
+    @staticmethod
+    def of(layer: Any) -> Initial:
+        """`layer`'s Initial; an ArgumentError once the layer is built (it dropped it then)."""
+        initial = vars(layer).get("_initial")
+        if initial is None:
+            raise ArgumentError(f"{type(layer).__name__}.build: the layer is built already (its variables "
+                                "exist); make a new layer for inputs of another shape.")
+        return initial
 
     def variable(self, name: str, shape: tuple[int, ...], dtype: Any) -> Variable:
         """The trainable Variable `name` of `shape`, in the dtype of inputs of `dtype`."""
