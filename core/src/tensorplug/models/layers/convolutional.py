@@ -18,21 +18,10 @@ from tensorplug.families.manipulation.ops import reshape
 from tensorplug.models import initializers
 from tensorplug.models.layers import arguments as args
 from tensorplug.models.layers.dense import LEAKY_RELU_SLOPE, fused_name
-from tensorplug.models.layers.inputs import Initial, as_input, expect_rank, expect_size
+from tensorplug.models.layers.inputs import Initial, as_input, expect_rank, expect_size, spatial_layout
 from tensorplug.models.module import Module
 
-__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D",
-           "spatial_layout"]
-
-_SPATIAL = {1: ("length",), 2: ("height", "width"), 3: ("depth", "height", "width")}
-
-
-def spatial_layout(rank: int, data_format: str) -> str:
-    """The axes of a `rank`-d layer's input, for messages: 'batch, height, width, channels'."""
-    axes = ("batch", *_SPATIAL[rank], "channels") if data_format == "channels_last" else (
-        "batch", "channels", *_SPATIAL[rank])
-    return ", ".join(axes)
-
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D"]
 
 class _Convolution(Module):
     """What the convolution layers share: their geometry arguments, the checks of their input

@@ -13,7 +13,7 @@ from tensorplug.dtypes import DType, as_dtype, default_float
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.families._common.convert import asarray
 
-__all__ = ["Initial", "as_input", "expect_rank", "expect_size", "variable_dtype"]
+__all__ = ["Initial", "as_input", "expect_rank", "expect_size", "spatial_layout", "variable_dtype"]
 
 
 def as_input(x: Any) -> Tensor:
@@ -53,6 +53,16 @@ class Initial:
         """The trainable Variable `name` of `shape`, in the dtype of inputs of `dtype`."""
         seed = self.seed + list(self.initializers).index(name)
         return Variable(self.initializers[name](shape, variable_dtype(dtype), seed=seed))
+
+
+_SPATIAL = {1: ("length",), 2: ("height", "width"), 3: ("depth", "height", "width")}
+
+
+def spatial_layout(rank: int, data_format: str) -> str:
+    """The axes of a `rank`-d layer's input, for messages: 'batch, height, width, channels'."""
+    axes = ("batch", *_SPATIAL[rank], "channels") if data_format == "channels_last" else (
+        "batch", "channels", *_SPATIAL[rank])
+    return ", ".join(axes)
 
 
 def expect_rank(shape: tuple[Any, ...], rank: int, layout: str) -> None:

@@ -15,8 +15,7 @@ from tensorplug.families.pooling.ops import avg_pool, max_pool
 from tensorplug.families.reductions.ops import max as reduce_max
 from tensorplug.families.reductions.ops import mean
 from tensorplug.models.layers import arguments as args
-from tensorplug.models.layers.convolutional import spatial_layout
-from tensorplug.models.layers.inputs import as_input, expect_rank
+from tensorplug.models.layers.inputs import as_input, expect_rank, spatial_layout
 from tensorplug.models.module import Module
 
 __all__ = ["AdaptiveAvgPool2D", "AdaptiveMaxPool2D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAvgPool1D",
