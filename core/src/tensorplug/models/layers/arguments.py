@@ -20,8 +20,9 @@ from tensorplug.families.elementwise.ops import tanh
 from tensorplug.families.nn.ops import log_softmax, relu, sigmoid, softmax
 from tensorplug.models.seeding import next_seed
 
-__all__ = ["ACTIVATIONS", "PADDINGS", "DATA_FORMATS", "activation", "data_format", "flag", "initializer",
-           "layer_name", "NamedActivation", "padding", "per_dim", "positive_int", "rate", "seed"]
+__all__ = ["ACTIVATIONS", "DATA_FORMATS", "FUSED_ACTIVATIONS", "LEAKY_RELU_SLOPE", "PADDINGS",
+           "NamedActivation", "activation", "data_format", "flag", "fused_name", "initializer", "layer_name",
+           "padding", "per_dim", "positive_int", "rate", "seed"]
 
 Activation = Callable[[Tensor], Tensor]
 
@@ -112,6 +113,20 @@ class NamedActivation:
 
     def __repr__(self) -> str:
         return repr(self.name)
+
+
+#: the activations fused_matmul and fused_conv apply in their kernel, by the layers' names
+FUSED_ACTIVATIONS = {"relu": "relu", "relu6": "relu6", "elu": "elu", "sigmoid": "sigmoid",
+                     "leaky_relu": "leakyrelu"}
+LEAKY_RELU_SLOPE = 0.01  # tp.nn.leaky_relu's default, what activation="leaky_relu" means
+
+
+def fused_name(activation: Any) -> str | None:
+    """The fused kernels' name of a layer's activation (None, or a NamedActivation), or None
+    when they do not have it (then the layer applies it after)."""
+    if activation is None:
+        return "linear"
+    return FUSED_ACTIVATIONS.get(activation.name) if isinstance(activation, NamedActivation) else None
 
 
 def activation(value: Any, layer: Any) -> Callable[[Any], Any] | None:

@@ -17,7 +17,6 @@ from tensorplug.families.fused.ops import fused_conv
 from tensorplug.families.manipulation.ops import reshape
 from tensorplug.models import initializers
 from tensorplug.models.layers import arguments as args
-from tensorplug.models.layers.dense import LEAKY_RELU_SLOPE, fused_name
 from tensorplug.models.layers.inputs import Initial, as_input, expect_rank, expect_size, spatial_layout
 from tensorplug.models.module import Module
 
@@ -109,7 +108,7 @@ class _Conv(_Convolution):
         if self.filters % self.groups:
             raise ShapeError(f"{type(self).__name__}: filters ({self.filters}) must be a multiple of groups "
                              f"({self.groups}); each group makes filters / groups of them.")
-        self._fused = fused_name(self.activation)
+        self._fused = args.fused_name(self.activation)
         self._initializers(seed, bias_initializer,
                            kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
 
@@ -127,7 +126,7 @@ class _Conv(_Convolution):
         x = self._checked(x)
         y = fused_conv(x, self.kernel, self.bias, self._fused or "linear", self.strides, self.padding.upper(),
                        dilation=self.dilation_rate, groups=self.groups, data_format=self.data_format,
-                       leakyrelu_alpha=LEAKY_RELU_SLOPE)
+                       leakyrelu_alpha=args.LEAKY_RELU_SLOPE)
         return y if self._fused is not None or self.activation is None else self.activation(y)
 
 
@@ -212,7 +211,7 @@ class DepthwiseConv2D(_Convolution):
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
                          in_channels)
         self.depth_multiplier = args.positive_int(depth_multiplier, self, "depth_multiplier")
-        self._fused = fused_name(self.activation)
+        self._fused = args.fused_name(self.activation)
         self._initializers(seed, bias_initializer,
                            kernel=args.initializer(depthwise_initializer, self, "depthwise_initializer"))
 
@@ -228,7 +227,7 @@ class DepthwiseConv2D(_Convolution):
         grouped = reshape(self.kernel, (*self.kernel_size, 1, channels * self.depth_multiplier))
         y = fused_conv(x, grouped, self.bias, self._fused or "linear", self.strides, self.padding.upper(),
                        dilation=self.dilation_rate, groups=channels, data_format=self.data_format,
-                       leakyrelu_alpha=LEAKY_RELU_SLOPE)
+                       leakyrelu_alpha=args.LEAKY_RELU_SLOPE)
         return y if self._fused is not None or self.activation is None else self.activation(y)
 
 

@@ -14,21 +14,7 @@ from tensorplug.models.layers import arguments as args
 from tensorplug.models.layers.inputs import Initial, as_input, expect_size
 from tensorplug.models.module import Module
 
-__all__ = ["Dense", "FUSED_ACTIVATIONS"]
-
-#: the activations fused_matmul and fused_conv apply in their kernel, by the layers' names
-FUSED_ACTIVATIONS = {None: "linear", "relu": "relu", "relu6": "relu6", "elu": "elu", "sigmoid": "sigmoid",
-                     "leaky_relu": "leakyrelu"}
-LEAKY_RELU_SLOPE = 0.01  # tp.nn.leaky_relu's default, what activation="leaky_relu" means
-
-
-def fused_name(activation: Any) -> str | None:
-    """The fused kernels' name of a layer's activation (None, or a NamedActivation), or None
-    when they do not have it (then the layer applies it after)."""
-    if activation is None:
-        return "linear"
-    return FUSED_ACTIVATIONS.get(activation.name) if isinstance(activation, args.NamedActivation) else None
-
+__all__ = ["Dense"]
 
 class Dense(Module):
     """``activation(x @ kernel + bias)`` over the last axis of x: (..., in_features) ->
@@ -48,7 +34,7 @@ class Dense(Module):
         self._initial = Initial(args.seed(seed, self),
                                 kernel=args.initializer(kernel_initializer, self, "kernel_initializer"),
                                 bias=args.initializer(bias_initializer, self, "bias_initializer"))
-        self._fused = fused_name(self.activation)
+        self._fused = args.fused_name(self.activation)
         self.built = False
         if self.in_features is not None:
             self.build((None, self.in_features))
@@ -72,7 +58,7 @@ class Dense(Module):
             raise ShapeError(f"expected inputs of at least 1 dim (..., {self.in_features}), got a scalar.")
         expect_size(x.shape, -1, self.kernel.shape[0], "features")
         if self._fused is not None and x.ndim >= 2:
-            return fused_matmul(x, self.kernel, self.bias, self._fused, leakyrelu_alpha=LEAKY_RELU_SLOPE)
+            return fused_matmul(x, self.kernel, self.bias, self._fused, leakyrelu_alpha=args.LEAKY_RELU_SLOPE)
         y = matmul(x, self.kernel)
         if self.bias is not None:
             y = add(y, self.bias)
