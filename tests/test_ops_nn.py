@@ -48,7 +48,13 @@ def test_namespace():
          "avg_pool", "dilation2d", "max_pool", "max_pool_with_argmax", "batch_norm", "batch_norm_train",
          "layer_norm", "local_response_normalization", "moments", "batch_to_space_nd", "depth_to_space",
          "space_to_batch_nd", "space_to_depth", "dot_product_attention", "embedding"} | {
-        "initializers"}  # a module, as jax.nn.initializers (issue 33)
+        "initializers"} | {  # a module, as jax.nn.initializers (issue 33)
+        "Module", "Sequential", "Lambda", "set_seed"} | {  # modules (issue 33 item 1)
+        "Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D",
+        "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAvgPool1D",
+        "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
+        "AdaptiveAvgPool2D", "AdaptiveMaxPool2D", "Flatten", "Reshape", "Activation", "ReLU", "GELU",
+        "Sigmoid", "Tanh", "Softmax", "LeakyReLU", "ELU", "SiLU"}  # layers (issue 33 item 3)
     assert tp.nn.sigmoid is tp.sigmoid
     assert not hasattr(tp.ops, "softmax_cross_entropy") or "softmax_cross_entropy" not in tp.__all__
 

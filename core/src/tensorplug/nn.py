@@ -36,6 +36,43 @@ from tensorplug.families.normalization.ops import (
 from tensorplug.families.pooling.ops import avg_pool, dilation2d, max_pool, max_pool_with_argmax
 from tensorplug.models import initializers
 from tensorplug.models.containers import Lambda, Sequential
+from tensorplug.models.layers.activations import (
+    ELU,
+    GELU,
+    Activation,
+    LeakyReLU,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+)
+from tensorplug.models.layers.convolutional import (
+    Conv1D,
+    Conv2D,
+    Conv2DTranspose,
+    Conv3D,
+    DepthwiseConv2D,
+    SeparableConv2D,
+)
+from tensorplug.models.layers.dense import Dense
+from tensorplug.models.layers.pooling import (
+    AdaptiveAvgPool2D,
+    AdaptiveMaxPool2D,
+    AvgPool1D,
+    AvgPool2D,
+    AvgPool3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPool3D,
+)
+from tensorplug.models.layers.reshaping import Flatten, Reshape
 from tensorplug.models.layers.attention import MultiHeadAttention
 from tensorplug.models.layers.dropout import Dropout
 from tensorplug.models.layers.embedding import Embedding
@@ -57,4 +94,10 @@ __all__ += _activations.__all__
 __all__ += ["dot_product_attention", "embedding", "fused_conv", "fused_matmul"]
 __all__ += ["initializers"]
 __all__ += ["Module", "Sequential", "Lambda", "set_seed"]
+__all__ += ["Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D"]
+__all__ += ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAvgPool1D",
+            "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
+            "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
+__all__ += ["Flatten", "Reshape", "Activation", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "LeakyReLU",
+            "ELU", "SiLU"]
 __all__ += ["BatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "Dropout", "Embedding", "MultiHeadAttention"]
