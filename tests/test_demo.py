@@ -39,7 +39,7 @@ def test_a_few_epochs_learn_far_above_chance(digits) -> None:
     assert len(result.epoch_seconds) == 3 and result.steps_per_epoch == 45
     rows = result.kernel_calls.rows()
     ran = {(kernel, backend) for kernel, backend, _, _ in rows}
-    assert {("MatMul", "numpy"), ("Relu", "numpy")} <= ran
+    assert {("FusedMatMul", "numpy"), ("MatMul", "numpy")} <= ran  # (Dense(activation="relu"): fused)
     sources = {source for _, _, source, _ in rows}
     assert sources == {"tensorplug-backend-numpy"}
 
@@ -47,7 +47,7 @@ def test_a_few_epochs_learn_far_above_chance(digits) -> None:
 def test_training_is_reproducible(digits) -> None:
     a, b = Training(digits, seed=3), Training(digits, seed=3)
     assert a.epoch() == pytest.approx(b.epoch(), rel=1e-6)
-    np.testing.assert_allclose(a.model.params["w1"].numpy(), b.model.params["w1"].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(a.model[0].kernel.numpy(), b.model[0].kernel.numpy(), rtol=1e-6)
 
 
 @pytest.mark.slow
@@ -72,11 +72,11 @@ def test_a_saved_cnn_reloads_with_the_same_predictions_on_either_backend(digits,
     trained.save(str(path))
     want_logits = trained.model(tp.asarray(digits.x_test)).numpy()
     for backend in ("numpy", "jax"):
-        loaded = tp.load(path, backend=backend)
-        fresh = Training(digits, seed=9, model="cnn")  # other weights, replaced by the saved ones
-        fresh.model.params = loaded["params"]
+        with tp.backend_scope(backend):
+            fresh = Training(digits, seed=9, model="cnn")  # other weights, replaced by the saved ones
+        loaded = tp.load(path, backend=backend, like={"model": fresh.model, "optimizer": fresh.optimizer.state})
         assert loaded["optimizer"] is not None
-        assert all(isinstance(v, tp.Variable) for v in fresh.model.variables)
+        assert all(v.backend == backend for v in fresh.model.variables())
         with tp.backend_scope(backend):
             got = fresh.model(tp.asarray(digits.x_test)).numpy()
         np.testing.assert_allclose(got, want_logits, rtol=1e-5, atol=1e-5)
@@ -88,8 +88,19 @@ def test_demo_trains_the_cnn_and_saves_it(capsys, tmp_path) -> None:
     assert cli.main(["demo", "--model", "cnn", "--epochs", "1", "--no-progress", "--save", str(path)]) == 0
     out = capsys.readouterr().out
     assert "CNN (conv 3x3x16" in out and "Adam(lr=0.003)" in out and f"saved:               {path}" in out
-    assert {"Conv2D", "MaxPool", "Conv2DBackpropFilter", "MaxPoolGrad"} <= set(out.split())
-    assert set(tp.load(path)["params"]) == {"conv1", "bias1", "conv2", "bias2", "dense", "bias3"}
+    assert {"FusedConv2D", "MaxPool", "Conv2DBackpropFilter", "MaxPoolGrad"} <= set(out.split())
+    saved = tp.load(path)["model"]["layers"]  # the model's variables by path: layers.<i>.kernel, ...
+    assert {i: set(layer) for i, layer in enumerate(saved) if layer} == {
+        1: {"kernel", "bias"}, 3: {"kernel", "bias"}, 6: {"kernel", "bias"}}
+
+
+def test_demo_save_needs_safetensors_before_training(monkeypatch, capsys, tmp_path) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "safetensors" else real(name, *a))
+    assert cli.main(["demo", "--epochs", "1", "--save", str(tmp_path / "m.safetensors")]) == 1
+    captured = capsys.readouterr()
+    assert "pip install 'tensorplug-core[save]'" in captured.err and "test accuracy" not in captured.out
 
 
 def test_kernel_table_is_aligned() -> None:
@@ -156,5 +167,5 @@ def test_console_script_runs_the_demo(tmp_path: Path) -> None:
     assert accuracy > 0.5
     assert "Kernels traced into the compiled step" in proc.stdout and "registered by" in proc.stdout
     assert "train step: tp.jit, compiled by backend 'numpy'" in proc.stdout
-    assert "training" in proc.stderr  # tqdm's bar
+    assert "epoch 1/1" in proc.stderr and "batch" in proc.stderr  # fit's bar (tqdm)
     assert tp.__version__ in proc.stdout

@@ -28,7 +28,7 @@ def test_the_jitted_step_trains_as_the_eager_one(digits):
     eager, jitted = Training(digits, seed=4), Training(digits, seed=4, jit=True)
     for _ in range(2):
         assert jitted.epoch() == pytest.approx(eager.epoch(), rel=1e-4)
-    np.testing.assert_allclose(jitted.model.params["w2"].numpy(), eager.model.params["w2"].numpy(),
+    np.testing.assert_allclose(jitted.model[1].kernel.numpy(), eager.model[1].kernel.numpy(),
                                rtol=1e-3, atol=1e-5)
     assert jitted.optimizer.iterations == eager.optimizer.iterations == 90
 

@@ -59,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
               f"    {INSTALL_HINT}", file=sys.stderr)
         return 1
 
+    if args.save is not None and importlib.util.find_spec("safetensors") is None:
+        print("tensorplug demo: --save writes a tp.save file, which needs safetensors; install it before "
+              "training:\n    pip install 'tensorplug-core[save]'", file=sys.stderr)
+        return 1
     if args.backend is not None:
         try:
             tp.set_backend(args.backend)
@@ -79,16 +83,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("train step: tp.jit, " + (f"compiled by backend '{backend}'" if compiles else
                                          f"run eagerly (backend '{backend}' does not compile)"))
-    bar = _progress(args.epochs, disabled=args.no_progress)
     try:
         result = train(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed,
-                       learning_rate=args.learning_rate, data=data, on_epoch=bar.update, jit=args.jit,
-                       model=args.model, save=args.save)
-    except tp.TensorplugError as exc:  # (--save: a missing dependency or an unwritable path)
+                       learning_rate=args.learning_rate, data=data, jit=args.jit, model=args.model,
+                       save=args.save, progress=not args.no_progress)
+    except tp.TensorplugError as exc:  # (--save: an unwritable path)
         print(f"tensorplug demo: {exc}", file=sys.stderr)
         return 1
-    finally:
-        bar.close()
 
     ms = [s * 1e3 for s in result.epoch_seconds]
     print(f"final training loss: {result.epoch_losses[-1]:.4f}")
@@ -135,27 +136,3 @@ def format_kernel_table(rows: list[tuple[str, str, str, int]], plugins: dict[str
     rule = "  ".join("-" * w for w in widths)
     title = f"Kernels run ({total:,} calls, {len(rows)} kernels):"
     return "\n".join([title, line(header), rule, *(line(r) for r in body)])
-
-
-class _progress:
-    """A tqdm bar over epochs showing the loss (plain lines when tqdm is missing)."""
-
-    def __init__(self, epochs: int, disabled: bool) -> None:
-        self.epochs = epochs
-        self.disabled = disabled
-        self.bar: Any = None
-        if not disabled and importlib.util.find_spec("tqdm") is not None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=epochs, desc="training", unit="epoch", dynamic_ncols=True)
-
-    def update(self, epoch: int, loss: float) -> None:
-        if self.bar is not None:
-            self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
-            self.bar.update(1)
-        elif not self.disabled:
-            print(f"epoch {epoch + 1}/{self.epochs}  loss {loss:.4f}", flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()

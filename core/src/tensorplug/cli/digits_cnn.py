@@ -1,9 +1,9 @@
 """The demo's convolutional model (``tensorplug demo --model cnn``): the 8x8 digits as images,
 two 3x3 convolutions with ReLU, each followed by 2x2 max pooling (the first with stride 1, the
-second with stride 2), then a dense layer to the 10 classes.
+second with stride 2), then a dense layer to the 10 classes: a ``tp.nn.Sequential`` of layers.
 
-Written the way a user writes tensorplug code: Variables and ops from ``tp.nn``. Its initial
-weights come from numpy with a fixed seed, so the benchmarks can give torch the same model.
+Its first weights come from numpy with a fixed seed (``init_cnn_params``), so the benchmarks can
+give torch the same model.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import numpy as np
 
 import tensorplug as tp
 
-__all__ = ["CNN", "CNN_LAYERS", "init_cnn_params"]
+__all__ = ["cnn", "CNN_LAYERS", "init_cnn_params"]
 
 #: (kernel height, kernel width, in channels, out channels) of the two convolutions; the pools
-#: after them keep 8x8 (stride 1, 'SAME') and halve it: 4x4x32 = 512 features reach the dense layer
+#: after them keep 8x8 (stride 1, 'same') and halve it: 4x4x32 = 512 features reach the dense layer
 CNN_LAYERS = ((3, 3, 1, 16), (3, 3, 16, 32))
-_POOL_STRIDES = ((1, 1), (2, 2))
+_POOL_STRIDES = (1, 2)
 _FEATURES = 4 * 4 * CNN_LAYERS[-1][-1]
 _CLASSES = 10
 
@@ -36,21 +36,18 @@ def init_cnn_params(seed: int) -> dict[str, np.ndarray]:
     return params
 
 
-class CNN:
+def cnn(seed: int) -> tp.nn.Sequential:
     """conv 3x3 (16) - relu - max pool 2x2 / 1 - conv 3x3 (32) - relu - max pool 2x2 / 2 - dense
     (10), on channels-last images; takes the flat 64-pixel rows the digits data holds."""
-
-    def __init__(self, seed: int) -> None:
-        self.params = {name: tp.Variable(value) for name, value in init_cnn_params(seed).items()}
-
-    @property
-    def variables(self) -> list[tp.Variable]:
-        return list(self.params.values())
-
-    def __call__(self, x: tp.Tensor) -> tp.Tensor:
-        p = self.params
-        h = tp.reshape(x, (x.shape[0], 8, 8, 1))
-        for i, strides in enumerate(_POOL_STRIDES, start=1):
-            h = tp.nn.relu(tp.nn.conv(h, p[f"conv{i}"], padding="SAME") + p[f"bias{i}"])
-            h = tp.nn.max_pool(h, (2, 2), strides=strides, padding="SAME")
-        return tp.reshape(h, (h.shape[0], _FEATURES)) @ p["dense"] + p["bias3"]
+    layers: list[tp.nn.Module] = [tp.nn.Reshape((8, 8, 1))]
+    for (h, w, c_in, c_out), stride in zip(CNN_LAYERS, _POOL_STRIDES):
+        layers += [tp.nn.Conv2D(c_out, (h, w), padding="same", activation="relu", in_channels=c_in),
+                   tp.nn.MaxPool2D(2, strides=stride, padding="same")]
+    layers += [tp.nn.Flatten(), tp.nn.Dense(_CLASSES, in_features=_FEATURES)]
+    model = tp.nn.Sequential(layers)
+    p = init_cnn_params(seed)
+    for layer, (kernel, bias) in zip([model[1], model[3], model[6]],
+                                     [("conv1", "bias1"), ("conv2", "bias2"), ("dense", "bias3")]):
+        layer.kernel.assign(p[kernel])
+        layer.bias.assign(p[bias])
+    return model

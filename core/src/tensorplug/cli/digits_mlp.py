@@ -1,9 +1,9 @@
 """The demo's models trained with Adam on scikit-learn's bundled digits: a 64-128-10 ReLU MLP
 (the default) and the small CNN of ``digits_cnn``.
 
-Written the way a user writes tensorplug code: Variables, ops from ``tp`` and ``tp.nn``, and
-``optimizer.minimize``. The data, initial weights and batch order come from numpy with fixed
-seeds, so the benchmarks can feed a hand-written numpy MLP exactly the same work.
+Written the way a user writes tensorplug code: a ``tp.nn.Sequential`` of layers trained with
+``model.fit``. The data, initial weights and batch order come from numpy with fixed seeds, so
+the benchmarks can feed a hand-written numpy MLP exactly the same work.
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 
 import tensorplug as tp
-from tensorplug.cli.digits_cnn import CNN
+from tensorplug.callbacks import Callback
+from tensorplug.cli.digits_cnn import cnn
 from tensorplug.optimizers import Adam
 from tensorplug.profiler import KernelCalls, count_kernels
 
-__all__ = ["Digits", "MLP", "MODELS", "Training", "TrainResult", "load_digits_split", "init_params",
-           "epoch_batches", "loss_fn", "train", "SPLIT_SEED", "SIZES"]
+__all__ = ["Digits", "mlp", "MODELS", "LOSS", "Training", "TrainResult", "load_digits_split", "init_params",
+           "epoch_batches", "train", "SPLIT_SEED", "SIZES"]
 
 SPLIT_SEED = 0  # the train/test split never changes; --seed moves weights and batch order
 TEST_FRACTION = 0.2
@@ -91,35 +92,28 @@ class TrainResult:
     steps_per_epoch: int = 0
 
 
-class MLP:
-    """The model: tp.Variables and a forward function."""
-
-    def __init__(self, seed: int) -> None:
-        self.params = {name: tp.Variable(value) for name, value in init_params(seed).items()}
-
-    @property
-    def variables(self) -> list[tp.Variable]:
-        return list(self.params.values())
-
-    def __call__(self, x: tp.Tensor) -> tp.Tensor:
-        p = self.params
-        hidden = tp.nn.relu(x @ p["w1"] + p["b1"])
-        return hidden @ p["w2"] + p["b2"]
+def mlp(seed: int) -> tp.nn.Sequential:
+    """The 64-128-10 ReLU MLP, its first weights those of ``init_params(seed)``."""
+    n_in, n_hidden, n_out = SIZES
+    model = tp.nn.Sequential([tp.nn.Dense(n_hidden, activation="relu", in_features=n_in),
+                              tp.nn.Dense(n_out, in_features=n_hidden)])
+    p = init_params(seed)
+    for layer, i in zip(model, (1, 2)):
+        layer.kernel.assign(p[f"w{i}"])
+        layer.bias.assign(p[f"b{i}"])
+    return model
 
 
-#: the demo's models by name (``tensorplug demo --model NAME``): each takes a seed and has
-#: ``params`` (a dict of Variables), ``variables`` and a forward ``__call__``
-MODELS: dict[str, Callable[[int], Any]] = {"mlp": MLP, "cnn": CNN}
-
-
-def loss_fn(model: Any, x: tp.Tensor, y: tp.Tensor) -> tp.Tensor:
-    """Mean cross-entropy of the model's logits against integer labels."""
-    return tp.nn.sparse_softmax_cross_entropy(y, model(x))  # reduction="mean"
+#: the demo's models by name (``tensorplug demo --model NAME``): each takes a seed and gives a
+#: tp.nn.Sequential
+MODELS: dict[str, Callable[[int], tp.nn.Sequential]] = {"mlp": mlp, "cnn": cnn}
+#: the loss: the mean cross-entropy of the model's logits against integer labels
+LOSS = "sparse_softmax_cross_entropy"
 
 
 class Training:
     """The demo's training run: model, Adam, and the batch order; ``epoch()`` is one pass over
-    the training set, ``test_accuracy()`` evaluates on the test set."""
+    the training set (``model.fit`` for one epoch), ``test_accuracy()`` evaluates on the test set."""
 
     def __init__(self, data: Digits, seed: int = 0, batch_size: int = 32,
                  learning_rate: float = 1e-3, jit: bool = False, model: str = "mlp") -> None:
@@ -129,62 +123,71 @@ class Training:
         self.optimizer = Adam(learning_rate)
         self.rng = np.random.default_rng(seed)
         self.steps_per_epoch = math.ceil(len(data.y_train) / batch_size)
-        # tp.jit compiles the whole step (forward, backward, Adam): into one XLA computation on
-        # jax, into a plan of its kernel calls on numpy (see tensorplug.transforms.jit.planner)
+        # fit compiles the whole step (forward, backward, Adam) with tp.jit: into one XLA
+        # computation on jax, into a plan of its kernel calls on numpy (see
+        # tensorplug.transforms.jit.planner); the compiled step is kept for the next epoch
         self.jit = jit
-        self.compiled_step = tp.jit(self.step)
 
-    def step(self, x: tp.Tensor, y: tp.Tensor) -> tp.Tensor:
-        """One Adam step on a batch; returns the batch's loss."""
-        return self.optimizer.minimize(lambda: loss_fn(self.model, x, y), self.model.variables)
+    def fit(self, epochs: int, callbacks: list[Callback] | None = None, progress: bool = False) -> list[float]:
+        """`epochs` passes over the shuffled training set; returns each epoch's mean batch loss."""
+        d = self.data
+        history = self.model.fit(d.x_train, d.y_train, loss=LOSS, optimizer=self.optimizer, epochs=epochs,
+                                 batch_size=self.batch_size, seed=int(self.rng.integers(2**31)),
+                                 jit_compile=self.jit, callbacks=callbacks or [], progress=progress,
+                                 metrics=["accuracy"] if progress else [])
+        return history.history["loss"]
 
     def epoch(self) -> float:
         """One pass over the shuffled training set; returns the mean batch loss."""
-        d = self.data
-        batches = epoch_batches(len(d.y_train), self.batch_size, self.rng)
-        if self.jit:  # numpy batches go straight into the compiled step
-            losses = [self.compiled_step(d.x_train[idx], d.y_train[idx]) for idx in batches]
-        else:
-            losses = [self.step(tp.asarray(d.x_train[idx]), tp.asarray(d.y_train[idx])) for idx in batches]
-        return float(np.mean([float(loss) for loss in losses]))
+        return self.fit(1)[0]
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """The model's class predictions for the rows of `x`."""
-        return tp.argmax(self.model(tp.asarray(x)), axis=-1).numpy()
+        return np.argmax(self.model.predict(x, batch_size=len(x), jit_compile=self.jit), axis=-1)
 
     def test_accuracy(self) -> float:
         return float(np.mean(self.predict(self.data.x_test) == self.data.y_test))
 
     def save(self, path: str) -> None:
-        """The model's parameters and the optimizer's state to one file (``tp.save``)."""
-        tp.save(path, {"params": self.model.params, "optimizer": self.optimizer.state})
+        """The model's variables and the optimizer's state to one file (``tp.save``)."""
+        tp.save(path, {"model": self.model, "optimizer": self.optimizer.state})
+
+
+class _EpochTimes(Callback):
+    """Each epoch's seconds, and a function told of each epoch's loss."""
+
+    def __init__(self, on_epoch: Callable[[int, float], None] | None) -> None:
+        self.seconds: list[float] = []
+        self.on_epoch = on_epoch
+
+    def on_epoch_begin(self, epoch: int) -> None:
+        self.start = time.perf_counter()
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> None:
+        self.seconds.append(time.perf_counter() - self.start)
+        if self.on_epoch is not None:
+            self.on_epoch(epoch, logs["loss"])
 
 
 def train(epochs: int = 30, batch_size: int = 32, seed: int = 0, learning_rate: float = 1e-3,
           backend: str | None = None, data: Digits | None = None, profile: bool = True,
           on_epoch: Callable[[int, float], None] | None = None, jit: bool = False, model: str = "mlp",
-          save: str | None = None) -> TrainResult:
-    """Train the MLP and measure it: test accuracy, mean loss and seconds per epoch, and (when
+          save: str | None = None, progress: bool = False) -> TrainResult:
+    """Train the model and measure it: test accuracy, mean loss and seconds per epoch, and (when
     `profile`) the kernels that ran, per backend and registering plugin (with `jit` on a
     backend that compiles: the kernels traced into the compiled step). `on_epoch(epoch, loss)`
-    is called after every epoch (the progress bar); `save` is a path to write the trained model
-    and optimizer state to."""
+    is called after every epoch; `progress` shows fit's progress bar; `save` is a path to write
+    the trained model and optimizer state to."""
     if backend is not None:
         tp.set_backend(backend)
     run = Training(load_digits_split() if data is None else data, seed, batch_size, learning_rate, jit=jit,
                    model=model)
-    losses: list[float] = []
-    seconds: list[float] = []
+    times = _EpochTimes(on_epoch)
     calls: KernelCalls | None
     with count_kernels() if profile else contextlib.nullcontext() as calls:
-        for epoch in range(epochs):
-            start = time.perf_counter()
-            losses.append(run.epoch())
-            seconds.append(time.perf_counter() - start)
-            if on_epoch is not None:
-                on_epoch(epoch, losses[-1])
+        losses = run.fit(epochs, callbacks=[times], progress=progress)
         acc = run.test_accuracy()
     if save is not None:
         run.save(save)
-    return TrainResult(test_accuracy=acc, epoch_losses=losses, epoch_seconds=seconds,
+    return TrainResult(test_accuracy=acc, epoch_losses=losses, epoch_seconds=times.seconds,
                        backend=tp.get_backend(), kernel_calls=calls, steps_per_epoch=run.steps_per_epoch)

@@ -66,6 +66,8 @@ class CallbackList:
                                     f"{type(c).__name__}; subclass tp.callbacks.Callback.")
             c.run = run
         self.callbacks = list(callbacks)
+        #: whether any callback listens to each batch (else fit need not gather the batch's logs)
+        self.hears_batches = any(type(c).on_batch_end is not Callback.on_batch_end for c in callbacks)
 
     def train_begin(self) -> None:
         for c in self.callbacks:

@@ -34,6 +34,7 @@ class Sequential(Module):
         return self
 
     def forward(self, x: Any) -> Any:
+        """Each layer on the previous one's output, the first on `x`."""
         for layer in self.layers:
             x = layer(x)
         return x
@@ -57,4 +58,5 @@ class Lambda(Module):
         self.fn = fn
 
     def forward(self, x: Any) -> Any:
+        """``fn(x)``."""
         return self.fn(x)

@@ -98,6 +98,10 @@ class Mean(_Averaged):
     def update_state(self, value: Any, weight: Any = 1.0) -> None:
         """Add `value` (a scalar, or an array: each of its values) with `weight` (a scalar for
         every value, or one per value)."""
+        if type(value) is float and type(weight) in (int, float) and weight >= 0:  # (fit's loss, each step)
+            self.total += value * weight
+            self.count += weight
+            return
         value = _real(value, self, "value")
         self._add(value, weight, value.shape)
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.core.context import jit_trace_var
+from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable
 from tensorplug.errors import ArgumentError, TensorplugError, TracedValueError
 from tensorplug.io.saving import load as load_file
@@ -30,7 +31,7 @@ from tensorplug.models.calls import calls, record_output, remember_input, shape_
 from tensorplug.models.module_tree import ModuleDef, split_attributes
 from tensorplug.models.summary import run_on_zeros, summary_table
 from tensorplug.models.training import evaluate, fit, predict
-from tensorplug.tree_util import register_pytree_node, tree_flatten_with_path, tree_leaves, tree_map
+from tensorplug.tree_util import is_node, register_pytree_node, tree_flatten_with_path, tree_leaves, tree_map
 
 __all__ = ["Module"]
 
@@ -74,7 +75,8 @@ class Module:
             if not hasattr(exc, "module"):
                 exc.module = self  # type: ignore[attr-defined]  # (the innermost module that raised)
                 if exc.args and isinstance(exc.args[0], str):
-                    exc.args = (f"{self._title(outer[0] if outer else None)}: {exc.args[0]}", *exc.args[1:])
+                    exc.args = (_named(exc.args[0], self, self._title(outer[0] if outer else None)),
+                                *exc.args[1:])
             raise
         finally:
             calls.reset(token)
@@ -118,14 +120,14 @@ class Module:
         seen: set[int] = set()
         stack: list[tuple[str, Module]] = [(prefix, self)]
         while stack:
-            path, module = stack.pop(0)
+            path, module = stack.pop()
             if id(module) in seen:
                 continue
             seen.add(id(module))
             yield path, module
-            inner = [(_dotted(path, (name, *p)), m) for name, value in module.children().items()
-                     for p, m in _paths(value, is_leaf=_is_module) if isinstance(m, Module)]
-            stack[0:0] = inner
+            inner = [(_dotted(path, (name, *keys)), m) for name, value in vars(module).items()
+                     for keys, m in _modules_in(value)]
+            stack.extend(reversed(inner))  # (depth first, in assignment order)
 
     def modules(self) -> list[Module]:
         """Every module of the tree, this one first, each once."""
@@ -144,7 +146,8 @@ class Module:
     def variables(self) -> list[Variable]:
         """Every Variable of the tree, each once: the trainable ones and the state (batch norm's
         statistics)."""
-        return [v for _, v in self.named_variables()]
+        seen: set[int] = set()
+        return [v for v in tree_leaves(self) if isinstance(v, Variable) and not (id(v) in seen or seen.add(id(v)))]
 
     def trainable_variables(self) -> list[Variable]:
         """The Variables an optimizer trains: those made trainable, outside frozen modules."""
@@ -232,6 +235,13 @@ def _register(cls: type[Module]) -> None:
     register_pytree_node(cls, _flatten, ModuleDef.rebuild)
 
 
+def _named(message: str, module: Module, title: str) -> str:
+    """`message` opened by the module's title (its class and path); a message that opens with
+    the class's name already (a validator's "Dropout: rate ...") gets the path there instead."""
+    own = f"{type(module).__name__}: "
+    return f"{title}: {message[len(own):] if message.startswith(own) else message}"
+
+
 def _marking_built(build: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(build)
     def built(self: Module, *args: Any, **kwargs: Any) -> None:
@@ -248,6 +258,20 @@ def _flatten(module: Module) -> tuple[list[Any], ModuleDef, list[str]]:
 
 def _is_module(x: Any) -> bool:
     return isinstance(x, Module)
+
+
+def _modules_in(value: Any) -> list[tuple[tuple[Any, ...], Module]]:
+    """The modules an attribute's value holds, outermost ones only, with their keys in it."""
+    if isinstance(value, Module):
+        return [((), value)]
+    if isinstance(value, (Tensor, np.ndarray, str, int, float)) or value is None or callable(value):
+        return []
+    if isinstance(value, (list, tuple, dict)):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        return [((key, *keys), m) for key, item in items for keys, m in _modules_in(item)]
+    if is_node(value):  # (another registered node: a dataclass of layers, say)
+        return [(p, m) for p, m in _paths(value, is_leaf=_is_module) if isinstance(m, Module)]
+    return []
 
 
 def _paths(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[tuple[tuple[Any, ...], Any]]:

@@ -32,9 +32,11 @@ Step = Callable[..., Any]
 Loss = Callable[[Any, Any], Tensor]
 
 
-def train_step(model: Any, loss: Callable[[Any, Any], Tensor], optimizer: Optimizer) -> Step:
+def train_step(model: Any, loss: Callable[[Any, Any], Tensor], optimizer: Optimizer,
+               with_outputs: bool = True) -> Step:
     """``step(x, y) -> (loss, outputs)``: one optimizer update of the model's trainable
-    variables on a batch, in the model's current mode."""
+    variables on a batch, in the model's current mode (outputs None unless `with_outputs`:
+    the metrics need them, a compiled step that returns them costs more)."""
     variables = model.trainable_variables()
 
     def step(x: Any, y: Any) -> tuple[Tensor, Any]:
@@ -45,7 +47,7 @@ def train_step(model: Any, loss: Callable[[Any, Any], Tensor], optimizer: Optimi
             return loss(y, outputs[-1])
 
         value = optimizer.minimize(objective, variables)
-        return value, outputs[-1]
+        return value, (outputs[-1] if with_outputs else None)
 
     return step
 
@@ -86,12 +88,12 @@ def fit(model: Any, x: Any, y: Any = None, *, loss: Any, optimizer: Optimizer, e
     history = History()
     listeners = CallbackList([history, *callbacks, *([ProgressBar()] if progress else [])], run)
 
-    model.train()
+    modes = _modes(model)
+    model.train()  # (evaluating on validation data switches to eval mode and back)
     _built(model, train_data)
-    step, test = _steps(model, loss_fn, optimizer, jit_compile)
+    step, test = _steps(model, loss_fn, optimizer, jit_compile, with_outputs=bool(measured))
     listeners.train_begin()
     for epoch in range(epochs):
-        model.train()
         listeners.epoch_begin(epoch)
         for m in (loss_mean, *measured):
             m.reset_state()
@@ -99,7 +101,8 @@ def fit(model: Any, x: Any, y: Any = None, *, loss: Any, optimizer: Optimizer, e
         for batch, (xb, yb) in enumerate(_pairs(train_data, "fit")):
             value, outputs = step(*_inputs(jit_compile, xb, yb))
             _update(loss_mean, measured, value, yb, outputs)
-            listeners.batch_end(batch, _logs(loss_mean, measured))
+            if listeners.hears_batches:
+                listeners.batch_end(batch, _logs(loss_mean, measured))
         if batch < 0:
             raise ArgumentError(f"fit: the data gave no batch in epoch {epoch + 1}" + (
                 ": a generator is used up after one pass; give a list of batches or a tp.data.Dataset, which "
@@ -112,7 +115,7 @@ def fit(model: Any, x: Any, y: Any = None, *, loss: Any, optimizer: Optimizer, e
         listeners.epoch_end(epoch, logs)
         if run.stop_training:
             break
-    model.train()
+    _restore(modes)
     listeners.train_end()
     return history
 
@@ -190,15 +193,16 @@ def _compiled_in_eval_mode(model: Any, test: Step) -> Step:
     return run
 
 
-def _steps(model: Any, loss: Loss, optimizer: Optimizer, jit_compile: bool) -> tuple[Step, Step]:
+def _steps(model: Any, loss: Loss, optimizer: Optimizer, jit_compile: bool,
+           with_outputs: bool) -> tuple[Step, Step]:
     """The train and eval steps of `model` with `loss` and `optimizer`: made (and compiled) at
     the first fit, kept for the next ones while the model's trainable variables stay the same
     (as Keras keeps a model's train function), so ``fit(epochs=1)`` in a loop compiles once."""
-    key = (loss, optimizer, tuple(id(v) for v in model.trainable_variables()), jit_compile)
+    key = (loss, optimizer, tuple(id(v) for v in model.trainable_variables()), jit_compile, with_outputs)
     kept = model.__dict__.get("_fit_steps")
     if kept is not None and kept[0] == key:
         return kept[1], kept[2]
-    step, test = train_step(model, loss, optimizer), eval_step(model, loss)
+    step, test = train_step(model, loss, optimizer, with_outputs), eval_step(model, loss)
     if jit_compile:
         step, test = jit(step), _compiled_in_eval_mode(model, test)
     model._fit_steps = (key, step, test)  # (static: not a child of the model's tree)
