@@ -1,0 +1,221 @@
+"""tp.random's keys (key, split, fold_in, bits) and the distributions drawn from them: bit for
+bit JAX's threefry2x32 on both backends, the distributions JAX's to float rounding, keys under
+tp.vmap and tp.jit, and the errors for bad keys and arguments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+
+#: (id, tensorplug call, jax.random call, needs 64-bit jax): raw bits, compared exactly
+KEY_CASES = [
+    ("key_0", lambda r, k: r.key(0), lambda r, k: r.PRNGKey(0), False),
+    ("key_42", lambda r, k: r.key(42), lambda r, k: r.PRNGKey(42), False),
+    ("key_64bit", lambda r, k: r.key(2**40 + 7), lambda r, k: r.PRNGKey(2**40 + 7), True),
+    ("key_negative", lambda r, k: r.key(-3), lambda r, k: r.PRNGKey(-3), True),
+    ("split", lambda r, k: r.split(k), None, False),
+    ("split_5", lambda r, k: r.split(k, 5), None, False),
+    ("split_shape", lambda r, k: r.split(k, (2, 3)), None, False),
+    ("fold_in", lambda r, k: r.fold_in(k, 7), None, False),
+    ("fold_in_max", lambda r, k: r.fold_in(k, 2**32 - 1), None, False),
+    ("bits_scalar", lambda r, k: r.bits(k), None, False),
+    ("bits_2x3", lambda r, k: r.bits(k, (2, 3)), None, False),
+    ("bits_uint8", lambda r, k: r.bits(k, (7,), "uint8"), None, False),
+    ("bits_uint16", lambda r, k: r.bits(k, (7,), "uint16"), None, False),
+    ("bits_uint64", lambda r, k: r.bits(k, (5,), "uint64"), None, True),
+    ("bits_of_split", lambda r, k: r.bits(r.split(k)[1], (4,)), None, False),
+]
+
+#: (id, tensorplug call, jax.random call, rtol, atol, needs 64-bit jax)
+DIST_CASES = [
+    ("uniform", lambda r, k: r.uniform(k, (500,)), None, 0, 0, False),
+    ("uniform_bounds", lambda r, k: r.uniform(k, (500,), minval=-2.5, maxval=3.0), None, 0, 0, False),
+    ("uniform_f16", lambda r, k: r.uniform(k, (50,), "float16"), None, 0, 0, False),
+    ("uniform_bf16", lambda r, k: r.uniform(k, (50,), "bfloat16"), None, 0, 0, False),
+    ("uniform_f64", lambda r, k: r.uniform(k, (500,), "float64"), None, 0, 0, True),
+    # JAX fuses the multiply-add in float64: one rounding fewer (an ulp of values up to 3)
+    ("uniform_f64_bounds", lambda r, k: r.uniform(k, (500,), "float64", -2.5, 3.0), None, 0, 9e-16, True),
+    # JAX's float32 erfinv errs by up to ~80 ulps in the tails; tensorplug's is within one
+    ("normal", lambda r, k: r.normal(k, (500,)), None, 1e-5, 2e-5, False),
+    ("normal_f64", lambda r, k: r.normal(k, (500,), "float64"), None, 3e-9, 1e-12, True),
+    ("exponential", lambda r, k: r.exponential(k, (500,)), None, 1e-6, 0, False),
+    ("gumbel", lambda r, k: r.gumbel(k, (500,)), None, 1e-5, 1e-6, False),
+    ("truncated_normal", lambda r, k: r.truncated_normal(k, -1.5, 2.0, (500,)), None, 1e-5, 2e-5, False),
+    ("bernoulli", lambda r, k: r.bernoulli(k, 0.3, (500,)),
+     lambda r, k: r.bernoulli(k, np.float32(0.3), (500,)), 0, 0, False),
+    ("randint", lambda r, k: r.randint(k, (500,), -5, 100, "int32"), None, 0, 0, False),
+    ("randint_int64", lambda r, k: r.randint(k, (500,), -(2**40), 2**40, "int64"), None, 0, 0, True),
+    ("randint_uint8", lambda r, k: r.randint(k, (500,), 0, 256, "uint8"), None, 0, 0, False),
+    ("randint_full_int32", lambda r, k: r.randint(k, (50,), -(2**31), 2**31 - 1, "int32"), None, 0, 0, False),
+    ("randint_empty_range", lambda r, k: r.randint(k, (5,), 3, 3, "int32"), None, 0, 0, False),
+    ("categorical", lambda r, k: r.categorical(k, _logits(r)), None, 0, 0, False),
+    ("categorical_axis0_shape", lambda r, k: r.categorical(k, _logits(r), axis=0, shape=(3, 7)),
+     None, 0, 0, False),
+    ("permutation", lambda r, k: r.permutation(k, 10), None, 0, 0, False),
+    ("permutation_two_rounds", lambda r, k: r.permutation(k, 3000), None, 0, 0, False),
+    ("permutation_axis1", lambda r, k: r.permutation(k, _table(r), axis=1), None, 0, 0, False),
+]
+
+
+def _logits(r):
+    x = np.random.default_rng(0).normal(size=(4, 7)).astype(np.float32)
+    return tp.asarray(x) if r is tp.random else x
+
+
+def _table(r):
+    x = np.arange(24).reshape(4, 6)
+    return tp.asarray(x) if r is tp.random else x
+
+
+def _with_jax(needs_x64):
+    jax = pytest.importorskip("jax")
+    return jax, jax.enable_x64(True) if needs_x64 else jax.enable_x64(False)
+
+
+@pytest.mark.parametrize("case", KEY_CASES, ids=[c[0] for c in KEY_CASES])
+def test_keys_are_jax_bits(backend, case):
+    _, ours, theirs, x64 = case
+    jax, mode = _with_jax(x64)
+    with mode:
+        want = np.asarray((theirs or ours)(jax.random, jax.random.PRNGKey(42)))
+    got = ours(tp.random, tp.random.key(42))
+    assert got.dtype.name == str(want.dtype) and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("case", DIST_CASES, ids=[c[0] for c in DIST_CASES])
+def test_distributions_are_jax_numbers(backend, case):
+    _, ours, theirs, rtol, atol, x64 = case
+    jax, mode = _with_jax(x64)
+    with mode:
+        want = np.asarray((theirs or ours)(jax.random, jax.random.PRNGKey(7)))
+    got = ours(tp.random, tp.random.key(7))
+    assert got.shape == want.shape
+    assert got.dtype.kind == tp.dtypes.from_numpy_dtype(want.dtype).kind
+    if rtol or atol:
+        np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=atol)
+    else:
+        np.testing.assert_array_equal(np.asarray(got), want.astype(got.dtype.numpy))
+
+
+def test_normal_is_within_one_ulp_of_the_exact_quantile(backend):
+    special = pytest.importorskip("scipy.special")
+    k = tp.random.key(3)
+    lo = np.nextafter(np.float32(-1), np.float32(0))
+    u = np.asarray(tp.random.uniform(k, (4000,), minval=float(lo), maxval=1.0)).astype(np.float64)
+    exact = np.sqrt(2) * special.erfinv(u)
+    got = np.asarray(tp.random.normal(k, (4000,)))
+    ulps = np.abs(got - exact) / np.spacing(np.abs(exact).astype(np.float32))
+    assert ulps.max() <= 1.0
+
+
+def test_same_bits_on_both_backends():
+    pytest.importorskip("jax")
+    draws = {}
+    for name in ("numpy", "jax"):
+        tp.set_backend(name)
+        k = tp.random.fold_in(tp.random.split(tp.random.key(5), 3)[2], 11)
+        draws[name] = [np.asarray(x) for x in (k, tp.random.bits(k, (9,)), tp.random.uniform(k, (9,)),
+                                               tp.random.randint(k, (9,), 0, 10))]
+    for a, b in zip(draws["numpy"], draws["jax"]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_batched_keys_act_per_key(backend):
+    keys = tp.random.split(tp.random.key(1), 3)
+    got = np.asarray(tp.random.uniform(keys, (4,)))
+    want = np.stack([np.asarray(tp.random.uniform(keys[i], (4,))) for i in range(3)])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_vmap_over_split_keys_is_jax_vmap(backend):
+    jax = pytest.importorskip("jax")
+    keys = tp.random.split(tp.random.key(9), 4)
+    got = tp.vmap(lambda k: tp.random.normal(k, (3,)) + tp.astype(tp.random.bits(k), tp.float32))(keys)
+    want = jax.vmap(lambda k: jax.random.normal(k, (3,)) + jax.random.bits(k).astype("float32"))(
+        jax.random.split(jax.random.PRNGKey(9), 4))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=2e-5)
+    rows = np.asarray(got)
+    assert len({tuple(r) for r in rows}) == 4  # independent streams
+
+
+def test_jit_takes_a_new_key_each_call_with_one_trace(backend):
+    traces = []
+
+    def draw(k):
+        traces.append(1)
+        return tp.random.uniform(k, (5,)), tp.random.split(k)
+
+    jitted = tp.jit(draw)
+    k = tp.random.key(0)
+    seen = []
+    for _ in range(3):
+        u, ks = jitted(k)
+        eager_u, eager_ks = draw(k)
+        np.testing.assert_array_equal(np.asarray(u), np.asarray(eager_u))
+        np.testing.assert_array_equal(np.asarray(ks), np.asarray(eager_ks))
+        seen.append(tuple(np.asarray(u)))
+        k = ks[0]
+    assert len(set(seen)) == 3
+    assert len(traces) == 1 + 3  # one trace, then the three eager calls above
+
+
+def test_grad_through_a_sample_scaled_by_a_parameter(backend):
+    k = tp.random.key(2)
+    g = tp.grad(lambda s: tp.sum(tp.random.normal(k, (4,)) * s))(tp.asarray(2.0))
+    np.testing.assert_allclose(float(g), float(tp.sum(tp.random.normal(k, (4,)))), rtol=1e-6)
+
+
+def test_seed_form_unchanged_and_not_mixed_with_a_key(backend):
+    a = tp.random.uniform((2, 3), seed=0, low=1.0, high=2.0)
+    assert a.shape == (2, 3) and float(tp.min(a)) >= 1.0
+    assert tp.random.normal(4, seed=1, dtype="float64").dtype is tp.float64
+    with pytest.raises(tp.ArgumentError, match=r"uniform: got a key and seed=0; pass one of them"):
+        tp.random.uniform(tp.random.key(0), (2,), seed=0)
+    with pytest.raises(tp.ArgumentError, match=r"normal: the shape comes first with a seed"):
+        tp.random.normal((2,), (3,), seed=0)
+    with pytest.raises(tp.ArgumentError, match=r"categorical: axis and shape are the key form's"):
+        tp.random.categorical(tp.zeros((3,)), 2, 0, seed=0)
+
+
+BAD = [
+    ("split", lambda: tp.random.split(tp.zeros((2,)), 2), tp.DTypeError,
+     r"split: key must be a uint32 tensor of shape \(2,\).*got dtype float32.*tp.random.key\(seed\)"),
+    ("bits_shape", lambda: tp.random.bits(tp.asarray(np.zeros(3, np.uint32))), tp.ShapeError,
+     r"bits: key must be a uint32 tensor of shape \(2,\).*shape \(3,\)"),
+    ("fold_in_not_tensor", lambda: tp.random.fold_in([0, 1], 3), tp.ArgumentError,
+     r"fold_in: key must be a key tensor, got \[0, 1\]; make one with tp.random.key"),
+    ("split_num", lambda: tp.random.split(tp.random.key(0), 0), tp.ShapeError,
+     r"split: num must be >= 1, got 0"),
+    ("fold_in_float", lambda: tp.random.fold_in(tp.random.key(0), 1.5), tp.ArgumentError,
+     r"fold_in: data must be an int, got 1.5"),
+    ("fold_in_range", lambda: tp.random.fold_in(tp.random.key(0), -1), tp.ShapeError,
+     r"fold_in: data must be in \[0, 2\*\*32\), got -1; pass data % 2\*\*32"),
+    ("fold_in_float_tensor", lambda: tp.random.fold_in(tp.random.key(0), tp.asarray(1.0)), tp.DTypeError,
+     r"fold_in: data must be an int or a 0-d integer tensor, got dtype float32"),
+    ("bits_float", lambda: tp.random.bits(tp.random.key(0), (2,), tp.float32), tp.DTypeError,
+     r"bits: dtype must be an unsigned integer dtype.*got float32; for floats use tp.random.uniform"),
+    ("key_seed", lambda: tp.random.key(2**64), tp.ShapeError, r"key: seed must fit in 64 bits"),
+    ("key_float", lambda: tp.random.key(0.5), tp.ArgumentError, r"key: seed must be an int, got 0.5"),
+    ("uniform_int", lambda: tp.random.uniform(tp.random.key(0), (2,), tp.int32), tp.DTypeError,
+     r"uniform: dtype must be a real floating dtype.*got int32"),
+    ("randint_float", lambda: tp.random.randint(tp.random.key(0), (2,), 0, 5, tp.float32), tp.DTypeError,
+     r"randint: dtype must be an integer dtype, got float32"),
+    ("bernoulli_int", lambda: tp.random.bernoulli(tp.random.key(0), tp.asarray([1, 0])), tp.DTypeError,
+     r"bernoulli: p must be a float or a floating tensor, got dtype int64"),
+    ("truncated_bounds", lambda: tp.random.truncated_normal(tp.random.key(0), 1.0, -1.0), tp.ShapeError,
+     r"truncated_normal: lower must be below upper, got lower=1.0 and upper=-1.0"),
+    ("categorical_axis", lambda: tp.random.categorical(tp.random.key(0), tp.zeros((2, 3)), axis=2),
+     tp.ShapeError, r"categorical: axis 2 is out of range for logits of shape \(2, 3\)"),
+    ("permutation_batch", lambda: tp.random.permutation(tp.random.split(tp.random.key(0)), 4), tp.ShapeError,
+     r"permutation: key must be one key of shape \(2,\), got shape \(2, 2\); use tp.vmap"),
+]
+
+
+@pytest.mark.parametrize("case", BAD, ids=[c[0] for c in BAD])
+def test_bad_input_names_the_function_and_the_fix(backend, case):
+    _, call, error, message = case
+    with pytest.raises(error, match=message):
+        call()
