@@ -56,12 +56,22 @@ DIST_CASES = [
     ("permutation", lambda r, k: r.permutation(k, 10), None, 0, 0, False),
     ("permutation_two_rounds", lambda r, k: r.permutation(k, 3000), None, 0, 0, False),
     ("permutation_axis1", lambda r, k: r.permutation(k, _table(r), axis=1), None, 0, 0, False),
+    ("choice", lambda r, k: r.choice(k, 10, (6,)), None, 0, 0, True),
+    ("choice_rows", lambda r, k: r.choice(k, _table(r), (2, 3)), None, 0, 0, True),
+    ("choice_no_replace", lambda r, k: r.choice(k, _table(r), (3,), replace=False, axis=1), None, 0, 0, False),
+    ("choice_p", lambda r, k: r.choice(k, 5, (20,), p=_probs(r)), None, 0, 0, False),
+    ("choice_p_no_replace", lambda r, k: r.choice(k, 5, (3,), replace=False, p=_probs(r)), None, 0, 0, False),
 ]
 
 
 def _logits(r):
     x = np.random.default_rng(0).normal(size=(4, 7)).astype(np.float32)
     return tp.asarray(x) if r is tp.random else x
+
+
+def _probs(r):
+    p = np.array([0.1, 0.4, 0.2, 0.0, 0.3], np.float32)
+    return tp.asarray(p) if r is tp.random else p
 
 
 def _table(r):
@@ -214,6 +224,10 @@ BAD = [
      tp.ShapeError, r"categorical: axis 2 is out of range for logits of shape \(2, 3\)"),
     ("permutation_batch", lambda: tp.random.permutation(tp.random.split(tp.random.key(0)), 4), tp.ShapeError,
      r"permutation: key must be one key of shape \(2,\), got shape \(2, 2\); use tp.vmap"),
+    ("choice_too_many", lambda: tp.random.choice(tp.random.key(0), 3, (4,), replace=False), tp.ShapeError,
+     r"choice: cannot take 4 draws from 3 elements without replacement; pass replace=True"),
+    ("choice_p_shape", lambda: tp.random.choice(tp.random.key(0), 3, (2,), p=tp.ones((4,))), tp.ShapeError,
+     r"choice: p must be None or of shape \(3,\), a's length along axis 0; got shape \(4,\)"),
 ]
 
 

@@ -1,6 +1,7 @@
-"""Distributions drawn from a key (``families/creation/keys.py``), each as its ``jax.random``
-namesake computes it from the same bits, with tensorplug ops: the same key gives the same
-numbers on every backend and, to float rounding, the same as JAX. Argument order is JAX's.
+"""Continuous distributions (and bernoulli) drawn from a key (``families/creation/keys.py``),
+each as its ``jax.random`` namesake computes it from the same bits, with tensorplug ops: the
+same key gives the same numbers on every backend and, to float rounding, the same as JAX.
+Argument order is JAX's; the discrete draws are in ``key_choices.py``.
 
 Floats are built from the top mantissa bits as JAX builds them (float32 takes 32 bits per
 number, float64 64); normals go through XLA's erfinv (``erfinv.py``), so they are JAX's to an
@@ -21,7 +22,6 @@ from tensorplug.dtypes import (
     DType,
     bfloat16,
     default_float,
-    default_int,
     float16,
     float32,
     float64,
@@ -31,10 +31,10 @@ from tensorplug.dtypes import (
     uint64,
 )
 from tensorplug.errors import DTypeError, ShapeError
-from tensorplug.families._common.convert import asarray, astype, to_float
+from tensorplug.families._common.convert import asarray, astype
 from tensorplug.families.creation.erfinv import erfinv
-from tensorplug.families.creation.keys import draw_bits, key_parts, split
-from tensorplug.families.creation.ops import arange, new_shape
+from tensorplug.families.creation.keys import draw_bits, key_parts
+from tensorplug.families.creation.ops import new_shape
 from tensorplug.families.elementwise.bitwise import bitwise_right_shift
 from tensorplug.families.elementwise.ops import (
     clip,
@@ -43,15 +43,9 @@ from tensorplug.families.elementwise.ops import (
     log1p,
     maximum,
     negative,
-    remainder,
 )
-from tensorplug.families.indexing.ops import take
-from tensorplug.families.manipulation.ops import reshape
-from tensorplug.families.reductions.ops import argmax
-from tensorplug.families.sorting.ops import argsort
 
-__all__ = ["uniform", "normal", "bernoulli", "exponential", "truncated_normal", "gumbel",
-           "randint", "categorical", "permutation"]
+__all__ = ["uniform", "normal", "bernoulli", "exponential", "truncated_normal", "gumbel"]
 
 _UNSIGNED = {8: uint8, 16: uint16, 32: uint32, 64: uint64}
 _MANTISSA_BITS = {float16: 10, bfloat16: 7, float32: 23, float64: 52}
@@ -162,92 +156,3 @@ def gumbel(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None) -> T
     dt = _float_dtype(dtype, "gumbel")
     u = uniform(key, shape, dt, minval=float(np.finfo(dt.numpy).tiny))
     return negative(log(negative(log(u))))
-
-
-def _int_dtype(dtype: Any, op: str) -> DType:
-    dt = default_int if dtype is None else valid.dtype(dtype, op)
-    if not dt.is_integer:
-        raise DTypeError(f"{op}: dtype must be an integer dtype, got {dt.name}; for floats use "
-                         f"tp.random.uniform(key, shape, dtype, minval, maxval).")
-    return dt
-
-
-def _clipped(value: int, low: Any, high: Any) -> int:
-    return min(max(value, int(low)), int(high))
-
-
-def randint(key: Tensor, shape: int | Sequence[int], minval: int, maxval: int, dtype: Any = None) -> Tensor:
-    """Integers in [minval, maxval) (ints; `minval` alone where maxval <= minval) of `shape` in
-    `dtype` (int64 unless given), as ``jax.random.randint``: two draws of the dtype's width
-    per number, reduced modulo the span."""
-    op = "randint"
-    dims, dt = new_shape(shape, op), _int_dtype(dtype, op)
-    low, high = valid.integer(minval, op, "minval"), valid.integer(maxval, op, "maxval")
-    info = np.iinfo(dt.numpy)
-    sampled = dt if dt.itemsize >= 4 else _int_dtype("int32", op)
-    sinfo = np.iinfo(sampled.numpy)
-    if dt is not sampled:  # JAX samples 8- and 16-bit integers in 32 bits, bounds clipped to the dtype
-        low, high = _clipped(low, info.min, info.max), _clipped(high, info.min, info.max + 1)
-    out_of_range = high > sinfo.max
-    low, high = _clipped(low, sinfo.min, sinfo.max), _clipped(high, sinfo.min, sinfo.max)
-    nbits = sampled.itemsize * 8
-    span = 1 if high <= low else (high - low + (1 if out_of_range else 0)) % 2**nbits
-    key_parts(key, op)
-    pair = split(key)
-    unsigned = _UNSIGNED[nbits]
-    higher = draw_bits(*key_parts(pair[..., 0, :], op), dims, unsigned, op)
-    lower = draw_bits(*key_parts(pair[..., 1, :], op), dims, unsigned, op)
-    if span == 0:  # the whole range of the dtype: XLA's x % 0 is x, so JAX's offset is `lower`
-        offset = lower
-    else:
-        multiplier = (2 ** (nbits // 2) % span) ** 2 % 2**nbits % span
-        offset = remainder(remainder(higher, span) * multiplier + remainder(lower, span), span)
-    return astype(astype(offset, sampled) + low, dt)
-
-
-def categorical(key: Tensor, logits: Any, axis: int = -1, shape: int | Sequence[int] | None = None) -> Tensor:
-    """Class indices (int64) drawn from softmax(logits) along `axis`, as ``jax.random.categorical``
-    (the Gumbel-max trick); `shape` defaults to the logits' shape without `axis`."""
-    op = "categorical"
-    x = to_float(logits)
-    if x.ndim == 0:
-        raise ShapeError(f"{op}: logits must have at least one axis (the classes), got a scalar.")
-    ax = valid.integer(axis, op, "axis")
-    if not -x.ndim <= ax < x.ndim:
-        raise ShapeError(f"{op}: axis {ax} is out of range for logits of shape {x.shape}.")
-    ax = ax - x.ndim if ax >= 0 else ax
-    batch = x.shape[:x.ndim + ax] + x.shape[x.ndim + ax + 1:]
-    dims = batch if shape is None else new_shape(shape, op)
-    if dims[len(dims) - len(batch):] != batch:
-        raise ShapeError(f"{op}: shape {dims} must end with the logits' shape without axis {axis}, {batch}.")
-    prefix = dims[:len(dims) - len(batch)]
-    noise_shape = list(dims[len(prefix):])
-    noise_shape.insert(ax % x.ndim, x.shape[ax])
-    noise = gumbel(key, (*prefix, *noise_shape), x.dtype)
-    return argmax(noise + reshape(x, (1,) * len(prefix) + x.shape), axis=ax)
-
-
-def permutation(key: Tensor, x: Any, axis: int = 0) -> Tensor:
-    """`x` shuffled along `axis` (an int n: a shuffled arange(n)), as ``jax.random.permutation``:
-    rounds of a stable sort by fresh 32-bit keys."""
-    op = "permutation"
-    if isinstance(x, Tensor) and x.ndim > 0:
-        ax = valid.integer(axis, op, "axis")
-        if not -x.ndim <= ax < x.ndim:
-            raise ShapeError(f"{op}: axis {ax} is out of range for x of shape {x.shape}.")
-        n = x.shape[ax]
-    else:
-        n = valid.size(x, op, "x")
-    key_parts(key, op)
-    if key.ndim != 1:
-        raise ShapeError(f"{op}: key must be one key of shape (2,), got shape {key.shape}; use "
-                         f"tp.vmap over a batch of keys.")
-    rounds = math.ceil(3 * np.log(max(1, n)) / np.log(2**32 - 1))
-    order = arange(n)
-    for _ in range(rounds):
-        pair = split(key)
-        key, subkey = pair[0], pair[1]
-        order = take(order, argsort(draw_bits(*key_parts(subkey, op), (n,), uint32, op), stable=True))
-    if not (isinstance(x, Tensor) and x.ndim > 0):
-        return order
-    return take(x, order, axis=ax)

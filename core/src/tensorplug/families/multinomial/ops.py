@@ -1,5 +1,5 @@
 """``tp.random.categorical``: class indices drawn from logits, from a seed (kernel Multinomial)
-or, with a key first and no seed, as ``jax.random.categorical`` (``creation/key_samplers.py``)."""
+or, with a key first and no seed, as ``jax.random.categorical`` (``creation/key_choices.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.families._common.convert import caller, to_float
-from tensorplug.families.creation import key_samplers
+from tensorplug.families.creation import key_choices
 from tensorplug.families.manipulation.ops import reshape
 from tensorplug.families.multinomial.spec import multinomial_shape
 
@@ -25,7 +25,7 @@ def categorical(logits: Any, num_samples: Any = None, axis: int = -1, shape: Any
     num_samples). Without: ``categorical(key, logits, axis=-1, shape=None)``, JAX's form."""
     op = "categorical"
     if seed is None:
-        return key_samplers.categorical(logits, num_samples, axis, shape)
+        return key_choices.categorical(logits, num_samples, axis, shape)
     if type(axis) is not int or axis != -1 or shape is not None:
         raise ArgumentError(f"{op}: axis and shape are the key form's arguments; with a seed call "
                             f"tp.random.categorical(logits, num_samples, seed=0).")

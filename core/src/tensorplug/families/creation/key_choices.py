@@ -1,0 +1,171 @@
+"""Discrete draws from a key, as their ``jax.random`` namesakes make them from the same bits:
+``randint``, ``categorical``, ``permutation``, ``choice``: the same numbers on every backend and
+JAX's. Integer results default to int64 (tensorplug's default int): JAX's with
+``jax_enable_x64`` (randint draws as many bits as its dtype is wide)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tensorplug.core import validate as valid
+from tensorplug.core.tensor import Tensor
+from tensorplug.dtypes import DType, default_int, uint8, uint16, uint32, uint64
+from tensorplug.errors import DTypeError, ShapeError
+from tensorplug.families._common.convert import asarray, astype, to_float
+from tensorplug.families.creation.key_samplers import gumbel, uniform
+from tensorplug.families.creation.keys import draw_bits, key_parts, split
+from tensorplug.families.creation.ops import arange, new_shape
+from tensorplug.families.elementwise.ops import log, remainder
+from tensorplug.families.indexing.ops import take
+from tensorplug.families.manipulation.ops import reshape
+from tensorplug.families.reductions.ops import argmax, cumulative_sum
+from tensorplug.families.sorting.ops import argsort, searchsorted
+from tensorplug.families.structure.ops import top_k
+
+__all__ = ["randint", "categorical", "permutation", "choice"]
+
+_UNSIGNED = {8: uint8, 16: uint16, 32: uint32, 64: uint64}
+
+
+def _int_dtype(dtype: Any, op: str) -> DType:
+    dt = default_int if dtype is None else valid.dtype(dtype, op)
+    if not dt.is_integer:
+        raise DTypeError(f"{op}: dtype must be an integer dtype, got {dt.name}; for floats use "
+                         f"tp.random.uniform(key, shape, dtype, minval, maxval).")
+    return dt
+
+
+def _clipped(value: int, low: Any, high: Any) -> int:
+    return min(max(value, int(low)), int(high))
+
+
+def randint(key: Tensor, shape: int | Sequence[int], minval: int, maxval: int, dtype: Any = None) -> Tensor:
+    """Integers in [minval, maxval) (ints; `minval` alone where maxval <= minval) of `shape` in
+    `dtype` (int64 unless given), as ``jax.random.randint``: two draws of the dtype's width
+    per number, reduced modulo the span."""
+    op = "randint"
+    dims, dt = new_shape(shape, op), _int_dtype(dtype, op)
+    low, high = valid.integer(minval, op, "minval"), valid.integer(maxval, op, "maxval")
+    info = np.iinfo(dt.numpy)
+    sampled = dt if dt.itemsize >= 4 else _int_dtype("int32", op)
+    sinfo = np.iinfo(sampled.numpy)
+    if dt is not sampled:  # JAX samples 8- and 16-bit integers in 32 bits, bounds clipped to the dtype
+        low, high = _clipped(low, info.min, info.max), _clipped(high, info.min, info.max + 1)
+    out_of_range = high > sinfo.max
+    low, high = _clipped(low, sinfo.min, sinfo.max), _clipped(high, sinfo.min, sinfo.max)
+    nbits = sampled.itemsize * 8
+    span = 1 if high <= low else (high - low + (1 if out_of_range else 0)) % 2**nbits
+    key_parts(key, op)
+    pair = split(key)
+    unsigned = _UNSIGNED[nbits]
+    higher = draw_bits(*key_parts(pair[..., 0, :], op), dims, unsigned, op)
+    lower = draw_bits(*key_parts(pair[..., 1, :], op), dims, unsigned, op)
+    if span == 0:  # the whole range of the dtype: XLA's x % 0 is x, so JAX's offset is `lower`
+        offset = lower
+    else:
+        multiplier = (2 ** (nbits // 2) % span) ** 2 % 2**nbits % span
+        offset = remainder(remainder(higher, span) * multiplier + remainder(lower, span), span)
+    return astype(astype(offset, sampled) + low, dt)
+
+
+def categorical(key: Tensor, logits: Any, axis: int = -1, shape: int | Sequence[int] | None = None) -> Tensor:
+    """Class indices (int64) drawn from softmax(logits) along `axis`, as ``jax.random.categorical``
+    (the Gumbel-max trick); `shape` defaults to the logits' shape without `axis`."""
+    op = "categorical"
+    x = to_float(logits)
+    if x.ndim == 0:
+        raise ShapeError(f"{op}: logits must have at least one axis (the classes), got a scalar.")
+    ax = valid.integer(axis, op, "axis")
+    if not -x.ndim <= ax < x.ndim:
+        raise ShapeError(f"{op}: axis {ax} is out of range for logits of shape {x.shape}.")
+    ax = ax - x.ndim if ax >= 0 else ax
+    batch = x.shape[:x.ndim + ax] + x.shape[x.ndim + ax + 1:]
+    dims = batch if shape is None else new_shape(shape, op)
+    if dims[len(dims) - len(batch):] != batch:
+        raise ShapeError(f"{op}: shape {dims} must end with the logits' shape without axis {axis}, {batch}.")
+    prefix = dims[:len(dims) - len(batch)]
+    noise_shape = list(dims[len(prefix):])
+    noise_shape.insert(ax % x.ndim, x.shape[ax])
+    noise = gumbel(key, (*prefix, *noise_shape), x.dtype)
+    return argmax(noise + reshape(x, (1,) * len(prefix) + x.shape), axis=ax)
+
+
+def _one_key(key: Tensor, op: str) -> None:
+    key_parts(key, op)
+    if key.ndim != 1:
+        raise ShapeError(f"{op}: key must be one key of shape (2,), got shape {key.shape}; use "
+                         f"tp.vmap over a batch of keys.")
+
+
+def _population(x: Any, axis: int, op: str) -> tuple[Tensor | None, int, int]:
+    """(the array, its length along `axis`, the axis) of an array `x`; (None, x, 0) for an int."""
+    if not isinstance(x, Tensor) and not hasattr(x, "__index__"):
+        x = asarray(x)
+    if isinstance(x, Tensor) and x.ndim > 0:
+        ax = valid.integer(axis, op, "axis")
+        if not -x.ndim <= ax < x.ndim:
+            raise ShapeError(f"{op}: axis {ax} is out of range for an array of shape {x.shape}.")
+        return x, x.shape[ax], ax % x.ndim
+    return None, valid.size(x, op, "x" if op == "permutation" else "a"), 0
+
+
+def _shuffled_range(key: Tensor, n: int, op: str) -> Tensor:
+    """arange(n) shuffled as JAX's ``_shuffle``: rounds of a stable sort by fresh 32-bit keys."""
+    rounds = math.ceil(3 * np.log(max(1, n)) / np.log(2**32 - 1))
+    order = arange(n)
+    for _ in range(rounds):
+        pair = split(key)
+        key, subkey = pair[0], pair[1]
+        order = take(order, argsort(draw_bits(*key_parts(subkey, op), (n,), uint32, op), stable=True))
+    return order
+
+
+def permutation(key: Tensor, x: Any, axis: int = 0) -> Tensor:
+    """`x` shuffled along `axis` (an int n: a shuffled arange(n)), as ``jax.random.permutation``."""
+    _one_key(key, "permutation")
+    arr, n, ax = _population(x, axis, "permutation")
+    order = _shuffled_range(key, n, "permutation")
+    return order if arr is None else take(arr, order, axis=ax)
+
+
+def choice(key: Tensor, a: Any, shape: Sequence[int] = (), replace: bool = True, p: Any = None,
+           axis: int = 0) -> Tensor:
+    """Draws from `a` (an int n: from arange(n)) along `axis`, with or without replacement,
+    uniformly or with probabilities `p`, as ``jax.random.choice``: shape `shape` for an int,
+    else `a`'s with `axis` replaced by `shape`."""
+    op = "choice"
+    _one_key(key, op)
+    arr, n, ax = _population(a, axis, op)
+    dims = new_shape(shape, op)
+    replace = valid.flag(replace, op, "replace")
+    draws = math.prod(dims)
+    out_shape = dims if arr is None else arr.shape[:ax] + dims + arr.shape[ax + 1:]
+    if draws == 0:
+        return reshape(arange(0) if arr is None else take(arr, arange(0), axis=ax), out_shape)
+    if n == 0:
+        raise ShapeError(f"{op}: a is empty; draws need at least one element to draw from.")
+    if not replace and draws > n:
+        raise ShapeError(f"{op}: cannot take {draws} draws from {n} elements without replacement; "
+                         f"pass replace=True or fewer draws.")
+    if p is None:
+        if replace:
+            index = randint(key, dims, 0, n)
+        else:
+            index = _shuffled_range(key, n, op)[:draws]
+    else:
+        prob = to_float(p)
+        if prob.shape != (n,):
+            raise ShapeError(f"{op}: p must be None or of shape ({n},), a's length along axis {axis}; "
+                             f"got shape {prob.shape}.")
+        if replace:
+            total = cumulative_sum(prob)
+            index = searchsorted(total, total[-1] * (1.0 - uniform(key, dims, prob.dtype)))
+        else:
+            index = top_k(gumbel(key, (n,), prob.dtype) + log(prob), draws)[1]
+    if arr is None:
+        return reshape(index, out_shape)
+    return reshape(take(arr, reshape(index, (draws,)), axis=ax), out_shape)
