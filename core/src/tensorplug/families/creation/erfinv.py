@@ -14,7 +14,7 @@ from tensorplug.dtypes import float32, float64
 from tensorplug.families._common.convert import astype
 from tensorplug.families.elementwise.ops import abs, equal, less, log1p, negative, sqrt, where
 
-__all__ = ["erfinv"]
+__all__ = ["erfinv", "polynomial"]
 
 _F32_BELOW_5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
                 -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
@@ -46,11 +46,12 @@ _F64_ABOVE_16 = (
     1.0103004648645343977, 4.8499064014085844221)
 
 
-def _horner(coefficients: Sequence[float], w: Tensor) -> Tensor:
-    p = w * coefficients[0] + coefficients[1]
+def polynomial(coefficients: Sequence[float], x: Tensor) -> Tensor:
+    """coefficients[0] x^n + ... + coefficients[n] by Horner's rule (at least two coefficients)."""
+    result = x * coefficients[0] + coefficients[1]
     for c in coefficients[2:]:
-        p = p * w + c
-    return p
+        result = result * x + c
+    return result
 
 
 def erfinv(x: Tensor) -> Tensor:
@@ -60,10 +61,11 @@ def erfinv(x: Tensor) -> Tensor:
         return astype(erfinv(astype(x, float32)), x.dtype)
     w = negative(log1p(negative(x * x)))
     if x.dtype == float32:
-        p = where(less(w, 5.0), _horner(_F32_BELOW_5, w - 2.5), _horner(_F32_ABOVE_5, sqrt(w) - 3.0))
+        p = where(less(w, 5.0), polynomial(_F32_BELOW_5, w - 2.5), polynomial(_F32_ABOVE_5, sqrt(w) - 3.0))
     else:
         root = sqrt(w)
-        tails = where(less(w, 16.0), _horner(_F64_BELOW_16, root - 3.25), _horner(_F64_ABOVE_16, root - 5.0))
-        p = where(less(w, 6.25), _horner(_F64_BELOW_6_25, w - 3.125), tails)
+        tails = where(less(w, 16.0), polynomial(_F64_BELOW_16, root - 3.25),
+                      polynomial(_F64_ABOVE_16, root - 5.0))
+        p = where(less(w, 6.25), polynomial(_F64_BELOW_6_25, w - 3.125), tails)
     infinity = where(less(x, 0.0), float("-inf"), float("inf"))
     return where(equal(abs(x), 1.0), infinity, p * x)
