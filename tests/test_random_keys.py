@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from _toy_backend import install_toy_backend
 from tensorplug.families.creation.erfinv import erfinv
 
 #: (id, tensorplug call, jax.random call, needs 64-bit jax): raw bits, compared exactly
@@ -58,7 +59,8 @@ DIST_CASES = [
     ("permutation_axis1", lambda r, k: r.permutation(k, _table(r), axis=1), None, 0, 0, False),
     ("choice", lambda r, k: r.choice(k, 10, (6,)), None, 0, 0, True),
     ("choice_rows", lambda r, k: r.choice(k, _table(r), (2, 3)), None, 0, 0, True),
-    ("choice_no_replace", lambda r, k: r.choice(k, _table(r), (3,), replace=False, axis=1), None, 0, 0, False),
+    ("choice_no_replace", lambda r, k: r.choice(k, _table(r), (3,), replace=False, axis=1),
+     None, 0, 0, False),
     ("choice_p", lambda r, k: r.choice(k, 5, (20,), p=_probs(r)), None, 0, 0, False),
     ("choice_p_no_replace", lambda r, k: r.choice(k, 5, (3,), replace=False, p=_probs(r)), None, 0, 0, False),
 ]
@@ -133,6 +135,21 @@ def test_same_bits_on_both_backends():
         draws[name] = [np.asarray(x) for x in (k, tp.random.bits(k, (9,)), tp.random.uniform(k, (9,)),
                                                tp.random.randint(k, (9,), 0, 10))]
     for a, b in zip(draws["numpy"], draws["jax"]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_third_party_backend_gives_the_same_numbers():
+    def draws():
+        k = tp.random.fold_in(tp.random.split(tp.random.key(8))[1], 3)
+        return [np.asarray(x) for x in (k, tp.random.bits(k, (6,), "uint64"), tp.random.normal(k, (6,)),
+                                        tp.random.permutation(k, 7), tp.random.randint(k, (6,), -3, 9))]
+
+    want = draws()
+    install_toy_backend("toy")
+    tp.set_backend("toy")
+    got = draws()
+    assert tp.random.key(0)._backend.calls["BitwiseXor"] > 0  # threefry ran on the toy backend
+    for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
 
 
