@@ -126,6 +126,32 @@ def test_erfinv_is_xlas_to_two_ulps(backend, dtype):
     assert ulps.max() <= (2 if dtype == "float32" else 32)  # (float64: numpy's log1p)
 
 
+def _alphas(r):
+    a = np.array([[0.05], [2.5]], np.float32)  # (small a: boosted, many values near 0)
+    return tp.asarray(a) if r is tp.random else a
+
+
+def test_gamma_is_jax_numbers():
+    """On numpy only: JAX compiles its while loops for each call (~2 s each); the jax backend
+    runs the same ops."""
+    jax = pytest.importorskip("jax")
+    with jax.enable_x64(False):
+        want = np.asarray(jax.random.gamma(jax.random.PRNGKey(7), _alphas(jax.random), (2, 200)))
+    got = np.asarray(tp.random.gamma(tp.random.key(7), _alphas(tp.random), (2, 200)))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-30)
+
+
+def test_loggamma_and_beta_as_jax_defines_them():
+    k = tp.random.key(3)
+    logs = np.asarray(tp.random.loggamma(k, 0.7, (50,)))
+    np.testing.assert_allclose(np.exp(logs), np.asarray(tp.random.gamma(k, 0.7, (50,))), rtol=1e-5)
+    ka, kb = tp.random.split(k)
+    la, lb = np.asarray(tp.random.loggamma(ka, 0.5, (50,))), np.asarray(tp.random.loggamma(kb, 2.0, (50,)))
+    top = np.maximum(la, lb)
+    want = np.exp(la - top) / (np.exp(la - top) + np.exp(lb - top))
+    np.testing.assert_allclose(np.asarray(tp.random.beta(k, 0.5, 2.0, (50,))), want, rtol=1e-6)
+
+
 def test_same_bits_on_both_backends():
     pytest.importorskip("jax")
     draws = {}
@@ -241,6 +267,10 @@ BAD = [
      tp.ShapeError, r"categorical: axis 2 is out of range for logits of shape \(2, 3\)"),
     ("permutation_batch", lambda: tp.random.permutation(tp.random.split(tp.random.key(0)), 4), tp.ShapeError,
      r"permutation: key must be one key of shape \(2,\), got shape \(2, 2\); use tp.vmap"),
+    ("gamma_shape", lambda: tp.random.gamma(tp.random.key(0), tp.ones((3,)), (2,)), tp.ShapeError,
+     r"gamma: a of shape \(3,\) does not broadcast to shape \(2,\)"),
+    ("beta_dtype", lambda: tp.random.beta(tp.random.key(0), 1.0, 1.0, (2,), tp.int32), tp.DTypeError,
+     r"beta: dtype must be a real floating dtype"),
     ("choice_too_many", lambda: tp.random.choice(tp.random.key(0), 3, (4,), replace=False), tp.ShapeError,
      r"choice: cannot take 4 draws from 3 elements without replacement; pass replace=True"),
     ("choice_p_shape", lambda: tp.random.choice(tp.random.key(0), 3, (2,), p=tp.ones((4,))), tp.ShapeError,

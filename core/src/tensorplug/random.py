@@ -5,6 +5,7 @@ on every backend, and JAX's)."""
 from __future__ import annotations
 
 from tensorplug.families.creation.key_choices import choice, permutation, randint
+from tensorplug.families.creation.key_gamma import beta, gamma, loggamma
 from tensorplug.families.creation.key_samplers import bernoulli, exponential, gumbel, truncated_normal
 from tensorplug.families.creation.keys import bits, fold_in, key, split
 from tensorplug.families.creation.random import normal, uniform
@@ -13,4 +14,4 @@ from tensorplug.families.multinomial.ops import categorical
 __all__ = ["normal", "uniform"]
 __all__ += ["categorical"]
 __all__ += ["key", "split", "fold_in", "bits", "bernoulli", "exponential", "gumbel", "truncated_normal",
-            "randint", "permutation", "choice"]
+            "randint", "permutation", "choice", "gamma", "loggamma", "beta"]

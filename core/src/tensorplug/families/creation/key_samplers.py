@@ -45,14 +45,15 @@ from tensorplug.families.elementwise.ops import (
     negative,
 )
 
-__all__ = ["uniform", "normal", "bernoulli", "exponential", "truncated_normal", "gumbel"]
+__all__ = ["uniform", "normal", "bernoulli", "exponential", "truncated_normal", "gumbel", "float_dtype"]
 
 _UNSIGNED = {8: uint8, 16: uint16, 32: uint32, 64: uint64}
 _MANTISSA_BITS = {float16: 10, bfloat16: 7, float32: 23, float64: 52}
 _WIDER = {float32: float64}
 
 
-def _float_dtype(dtype: Any, op: str) -> DType:
+def float_dtype(dtype: Any, op: str) -> DType:
+    """The real floating dtype a sampler draws (float32 for None); a DTypeError naming `op` else."""
     dt = default_float if dtype is None else valid.dtype(dtype, op)
     if not dt.is_floating:
         raise DTypeError(f"{op}: dtype must be a real floating dtype (float16, bfloat16, float32 "
@@ -96,7 +97,7 @@ def uniform(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None, min
             maxval: Any = 1.0) -> Tensor:
     """Floats in [minval, maxval) of `shape` (float32 unless `dtype`) from `key`, as
     ``jax.random.uniform``."""
-    dims, dt = new_shape(shape, "uniform"), _float_dtype(dtype, "uniform")
+    dims, dt = new_shape(shape, "uniform"), float_dtype(dtype, "uniform")
     if _is_number(minval, 0) and _is_number(maxval, 1):  # [0, 1): the unit floats, in `dt` alone
         return _unit(key, dims, dt, "uniform")
     low, high = _bound(minval, dt, "uniform", "minval"), _bound(maxval, dt, "uniform", "maxval")
@@ -111,7 +112,7 @@ def _normal_from(u: Tensor, dtype: DType) -> Tensor:
 def normal(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None) -> Tensor:
     """Standard normal samples of `shape` (float32 unless `dtype`) from `key`, as
     ``jax.random.normal``."""
-    dims, dt = new_shape(shape, "normal"), _float_dtype(dtype, "normal")
+    dims, dt = new_shape(shape, "normal"), float_dtype(dtype, "normal")
     lo = np.nextafter(np.array(-1.0, dt.numpy), np.array(0.0, dt.numpy))
     u = _uniform(key, dims, dt, asarray(lo, dtype=dt), asarray(1.0, dtype=dt), "normal")
     return _normal_from(u, dt)
@@ -122,7 +123,7 @@ def truncated_normal(key: Tensor, lower: float, upper: float, shape: int | Seque
     """Standard normal samples conditioned on (lower, upper) (Python floats; -inf and inf
     allowed), of `shape` (default ()), as ``jax.random.truncated_normal``."""
     op = "truncated_normal"
-    dims, dt = new_shape(() if shape is None else shape, op), _float_dtype(dtype, op)
+    dims, dt = new_shape(() if shape is None else shape, op), float_dtype(dtype, op)
     lo, hi = float(valid.number(lower, op, "lower")), float(valid.number(upper, op, "upper"))
     if not lo < hi:
         raise ShapeError(f"{op}: lower must be below upper, got lower={lo} and upper={hi}.")
@@ -148,11 +149,11 @@ def bernoulli(key: Tensor, p: Any = 0.5, shape: int | Sequence[int] | None = Non
 
 def exponential(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None) -> Tensor:
     """Exponential samples (rate 1) of `shape`, as ``jax.random.exponential``: -log1p(-u)."""
-    return negative(log1p(negative(uniform(key, shape, _float_dtype(dtype, "exponential")))))
+    return negative(log1p(negative(uniform(key, shape, float_dtype(dtype, "exponential")))))
 
 
 def gumbel(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None) -> Tensor:
     """Standard Gumbel samples of `shape`, as ``jax.random.gumbel`` (mode "low"): -log(-log(u))."""
-    dt = _float_dtype(dtype, "gumbel")
+    dt = float_dtype(dtype, "gumbel")
     u = uniform(key, shape, dt, minval=float(np.finfo(dt.numpy).tiny))
     return negative(log(negative(log(u))))
