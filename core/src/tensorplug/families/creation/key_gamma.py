@@ -5,9 +5,10 @@
 JAX loops until each number is accepted (``lax.while_loop``); here every number makes
 ``TRIES`` tries of at most ``REDRAWS`` normals each, all at once, and keeps its first accepted
 one, so a number is JAX's unless it needs more (probability below 1e-7 per number: a try is
-rejected with probability under 0.05 and a normal redrawn with probability under 0.008), in
-which case it keeps its last try. Gradients with respect to `a` flow through the sampler's
-arithmetic (JAX differentiates the gamma CDF implicitly instead)."""
+rejected with probability under 0.05 and a normal redrawn with probability under 0.008); such
+a number keeps its last proposal that had a positive v (a gamma-distributed draw no longer).
+Gradients with respect to `a` flow through the sampler's arithmetic (JAX differentiates the
+gamma CDF implicitly instead)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from tensorplug.families.creation.ops import full_like, new_shape
 from tensorplug.families.elementwise.ops import (
     equal,
     exp,
+    greater,
     greater_equal,
     less_equal,
     log,
@@ -86,9 +88,10 @@ def _marsaglia_tsang(key: Tensor, alpha: Tensor, log_space: bool) -> Tensor:
             pending = less_equal(v, 0.0)
             x_new = normal(sub, (), dt)
             x, v = where(pending, x_new, x), where(pending, x_new * c + 1.0, v)
-        big_x = where(active, x * x, big_x)
-        big_v = where(active, v * v * v, big_v)
-        big_u = where(active, uniform(u_key, (), dt), big_u)
+        taken = logical_and(active, greater(v, 0.0))  # (a try whose normals all failed: skipped)
+        big_x = where(taken, x * x, big_x)
+        big_v = where(taken, v * v * v, big_v)
+        big_u = where(taken, uniform(u_key, (), dt), big_u)
     if log_space:
         log_samples = -exponential(last, (), dt)
         log_boost = where(logical_or(boost, equal(log_samples, 0.0)), 0.0, log_samples * (1.0 / alpha))
