@@ -49,7 +49,6 @@ __all__ = ["uniform", "normal", "bernoulli", "exponential", "truncated_normal", 
 
 _UNSIGNED = {8: uint8, 16: uint16, 32: uint32, 64: uint64}
 _MANTISSA_BITS = {float16: 10, bfloat16: 7, float32: 23, float64: 52}
-_WIDER = {float32: float64}
 
 
 def float_dtype(dtype: Any, op: str) -> DType:
@@ -82,15 +81,35 @@ def _unit(key: Tensor, shape: tuple[int, ...], dtype: DType, op: str) -> Tensor:
     return astype(bitwise_right_shift(raw, rng_bits - nmant), dtype) * (2.0 ** -nmant)
 
 
+def _halves(x: Tensor) -> tuple[Tensor, Tensor]:
+    """Veltkamp's split of float64 `x` into two halves of 26 bits whose products are exact."""
+    t = x * 134217729.0  # 2**27 + 1
+    high = t - (t - x)
+    return high, x - high
+
+
+def _fused_multiply_add(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
+    """a * b + c rounded once, as XLA's fused multiply-add on CPU gives JAX's samplers: float32
+    through float64 (where the product is exact); float64 by Dekker's exact product and an
+    error-free sum (Ogita, Rump and Oishi's FMA emulation); float16 and bfloat16 unfused, as
+    XLA computes them."""
+    if a.dtype == float32:
+        return astype(astype(a, float64) * astype(b, float64) + astype(c, float64), float32)
+    if a.dtype != float64:
+        return a * b + c
+    product = a * b
+    (a1, a2), (b1, b2) = _halves(a), _halves(b)
+    product_error = ((a1 * b1 - product) + a1 * b2 + a2 * b1) + a2 * b2
+    total = product + c
+    part = total - product
+    sum_error = (product - (total - part)) + (c - part)
+    return total + (sum_error + product_error)
+
+
 def _uniform(key: Tensor, shape: tuple[int, ...], dtype: DType, minval: Tensor, maxval: Tensor,
              op: str) -> Tensor:
-    """unit * (maxval - minval) + minval, rounded once as JAX's fused multiply-add on CPU gives
-    it: computed in a dtype twice as wide (where the product is exact), then cast; float64
-    rounds twice (so may differ from JAX by one ulp)."""
-    wide = _WIDER.get(dtype, dtype)
-    span = astype(maxval - minval, wide)
-    scaled = astype(astype(_unit(key, shape, dtype, op), wide) * span + astype(minval, wide), dtype)
-    return maximum(minval, scaled)
+    """max(minval, unit * (maxval - minval) + minval), as JAX's ``_uniform``."""
+    return maximum(minval, _fused_multiply_add(_unit(key, shape, dtype, op), maxval - minval, minval))
 
 
 def uniform(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
