@@ -202,7 +202,7 @@ def test_jit_takes_a_new_key_each_call_with_one_trace(backend):
 
     def draw(k):
         traces.append(1)
-        return tp.random.uniform(k, (5,), "float64", -2.5, 3.0), tp.random.split(k)  # (fused or not: the same)
+        return tp.random.uniform(k, (5,), "float64", -2.5, 3.0), tp.random.split(k)  # (XLA fuses: the same)
 
     jitted = tp.jit(draw)
     k = tp.random.key(0)
