@@ -218,6 +218,14 @@ def test_jit_takes_a_new_key_each_call_with_one_trace(backend):
     assert len(traces) == 1 + 3  # one trace, then the three eager calls above
 
 
+def test_fold_in_a_step_counter_under_jit(backend):
+    step_key = tp.jit(lambda k, step: tp.random.fold_in(k, step))
+    k = tp.random.key(4)
+    for step in (0, 1, 2**32 - 1):
+        got = step_key(k, tp.asarray(np.uint32(step)))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(tp.random.fold_in(k, step)))
+
+
 def test_grad_through_a_sample_scaled_by_a_parameter(backend):
     k = tp.random.key(2)
     g = tp.grad(lambda s: tp.sum(tp.random.normal(k, (4,)) * s))(tp.asarray(2.0))
@@ -234,6 +242,12 @@ def test_seed_form_unchanged_and_not_mixed_with_a_key(backend):
         tp.random.normal((2,), (3,), seed=0)
     with pytest.raises(tp.ArgumentError, match=r"categorical: axis and shape are the key form's"):
         tp.random.categorical(tp.zeros((3,)), 2, 0, seed=0)
+    with pytest.raises(tp.ArgumentError, match=r"categorical: pass a key first.*or a seed.*got no seed and a "
+                                               r"Tensor of shape \(3,\) and dtype float32 first"):
+        tp.random.categorical(tp.zeros((3,)), 2)
+    with pytest.raises(tp.DTypeError, match=r"uniform: seed must be an int, got None.*or a key first: "
+                                            r"tp.random.uniform\(tp.random.key\(0\), \(2, 3\)\)"):
+        tp.random.uniform((2, 3))
 
 
 BAD = [

@@ -26,7 +26,8 @@ _NORMAL = caller("RandomNormal")
 def _attrs(op: str, shape: int | Sequence[int], seed: Any, dtype: Any) -> dict[str, Any]:
     if isinstance(seed, bool) or not hasattr(seed, "__index__"):
         raise DTypeError(f"{op}: seed must be an int, got {seed!r}; pass an explicit seed, e.g. "
-                         f"tp.random.{op}((2, 3), seed=0).")
+                         f"tp.random.{op}((2, 3), seed=0), or a key first: "
+                         f"tp.random.{op}(tp.random.key(0), (2, 3)).")
     seed = valid.integer(seed, op, "seed")
     dims = new_shape(shape, op)
     dt = random_dtype(default_float if dtype is None else valid.dtype(dtype, op), op)

@@ -7,6 +7,7 @@ from typing import Any
 
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
+from tensorplug.dtypes import uint32
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.families._common.convert import caller, to_float
 from tensorplug.families.creation import key_choices
@@ -25,6 +26,10 @@ def categorical(logits: Any, num_samples: Any = None, axis: int = -1, shape: Any
     num_samples). Without: ``categorical(key, logits, axis=-1, shape=None)``, JAX's form."""
     op = "categorical"
     if seed is None:
+        if not (isinstance(logits, Tensor) and logits.dtype == uint32):
+            raise ArgumentError(f"{op}: pass a key first, tp.random.categorical(key, logits), or a seed, "
+                                f"tp.random.categorical(logits, num_samples, seed=0); got no seed and "
+                                f"{valid.shown(logits)} first.")
         return key_choices.categorical(logits, num_samples, axis, shape)
     if type(axis) is not int or axis != -1 or shape is not None:
         raise ArgumentError(f"{op}: axis and shape are the key form's arguments; with a seed call "
