@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.core import validate as valid
+from tensorplug.core.dtype_functions import finfo
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import (
     DType,
@@ -123,9 +124,14 @@ def uniform(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None, min
     return _uniform(key, dims, dt, low, high, "uniform")
 
 
+def _sqrt2(dtype: DType) -> float:
+    """sqrt(2) rounded to `dtype`, as JAX's constant ``np.array(np.sqrt(2), dtype)``."""
+    return float(np.array(np.sqrt(2), dtype.numpy))
+
+
 def _normal_from(u: Tensor, dtype: DType) -> Tensor:
     """sqrt(2) erfinv(u) for u in (-1, 1), in `dtype`, as JAX computes it."""
-    return erfinv(u) * float(np.sqrt(2, dtype=dtype.numpy))
+    return erfinv(u) * _sqrt2(dtype)
 
 
 def normal(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None) -> Tensor:
@@ -146,9 +152,9 @@ def truncated_normal(key: Tensor, lower: float, upper: float, shape: int | Seque
     lo, hi = float(valid.number(lower, op, "lower")), float(valid.number(upper, op, "upper"))
     if not lo < hi:
         raise ShapeError(f"{op}: lower must be below upper, got lower={lo} and upper={hi}.")
-    scale = float(np.sqrt(2, dtype=dt.numpy))
-    a = math.erf(float(np.array(lo, dt.numpy) / dt.numpy.type(scale)))
-    b = math.erf(float(np.array(hi, dt.numpy) / dt.numpy.type(scale)))
+    scale = np.array(_sqrt2(dt), dt.numpy)
+    a = math.erf(float(np.array(lo, dt.numpy) / scale))
+    b = math.erf(float(np.array(hi, dt.numpy) / scale))
     u = _uniform(key, dims, dt, asarray(a, dtype=dt), asarray(b, dtype=dt), op)
     inner = (np.nextafter(np.array(lo, dt.numpy), np.array(np.inf, dt.numpy)),
              np.nextafter(np.array(hi, dt.numpy), np.array(-np.inf, dt.numpy)))
@@ -174,5 +180,5 @@ def exponential(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None)
 def gumbel(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None) -> Tensor:
     """Standard Gumbel samples of `shape`, as ``jax.random.gumbel`` (mode "low"): -log(-log(u))."""
     dt = float_dtype(dtype, "gumbel")
-    u = uniform(key, shape, dt, minval=float(np.finfo(dt.numpy).tiny))
+    u = uniform(key, shape, dt, minval=finfo(dt).smallest_normal)
     return negative(log(negative(log(u))))
