@@ -61,6 +61,8 @@ DIST_CASES = [
     ("permutation", lambda r, k: r.permutation(k, 10), None, 0, 0, False),
     ("permutation_two_rounds", lambda r, k: r.permutation(k, 3000), None, 0, 0, False),
     ("permutation_axis1", lambda r, k: r.permutation(k, _table(r), axis=1), None, 0, 0, False),
+    ("permutation_independent", lambda r, k: r.permutation(k, _table(r), axis=1, independent=True),
+     None, 0, 0, False),
     ("choice", lambda r, k: r.choice(k, 10, (6,)), None, 0, 0, True),
     ("choice_rows", lambda r, k: r.choice(k, _table(r), (2, 3)), None, 0, 0, True),
     ("choice_no_replace", lambda r, k: r.choice(k, _table(r), (3,), replace=False, axis=1),

@@ -17,10 +17,10 @@ from tensorplug.dtypes import DType, default_int, uint8, uint16, uint32, uint64
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.families._common.convert import asarray, astype, to_float
 from tensorplug.families.creation.key_samplers import gumbel, uniform
-from tensorplug.families.creation.keys import draw_bits, key_parts, split
+from tensorplug.families.creation.keys import draw_bits, key_parts, single_key, split
 from tensorplug.families.creation.ops import arange, new_shape
 from tensorplug.families.elementwise.ops import log, remainder
-from tensorplug.families.indexing.ops import take
+from tensorplug.families.indexing.ops import take, take_along_axis
 from tensorplug.families.manipulation.ops import reshape
 from tensorplug.families.reductions.ops import argmax, cumulative_sum
 from tensorplug.families.sorting.ops import argsort, searchsorted
@@ -94,13 +94,6 @@ def categorical(key: Tensor, logits: Any, axis: int = -1, shape: int | Sequence[
     return argmax(noise + reshape(x, (1,) * len(prefix) + x.shape), axis=ax)
 
 
-def _one_key(key: Tensor, op: str) -> None:
-    key_parts(key, op)
-    if key.ndim != 1:
-        raise ShapeError(f"{op}: key must be one key of shape (2,), got shape {key.shape}; use "
-                         f"tp.vmap over a batch of keys.")
-
-
 def _population(x: Any, axis: int, op: str) -> tuple[Tensor | None, int, int]:
     """(the array, its length along `axis`, the axis) of an array `x`; (None, x, 0) for an int."""
     if not isinstance(x, Tensor) and not hasattr(x, "__index__"):
@@ -113,23 +106,29 @@ def _population(x: Any, axis: int, op: str) -> tuple[Tensor | None, int, int]:
     return None, valid.size(x, op, "x" if op == "permutation" else "a"), 0
 
 
-def _shuffled_range(key: Tensor, n: int, op: str) -> Tensor:
-    """arange(n) shuffled as JAX's ``_shuffle``: rounds of a stable sort by fresh 32-bit keys."""
-    rounds = math.ceil(3 * np.log(max(1, n)) / np.log(2**32 - 1))
-    order = arange(n)
+def _shuffle(key: Tensor, x: Tensor, axis: int, op: str) -> Tensor:
+    """`x` shuffled along `axis` as JAX's ``_shuffle``: rounds (more for larger x) of a stable
+    sort by fresh 32-bit keys of x's shape, so each vector along `axis` moves on its own."""
+    rounds = math.ceil(3 * np.log(max(1, x.size)) / np.log(2**32 - 1))
     for _ in range(rounds):
         pair = split(key)
         key, subkey = pair[0], pair[1]
-        order = take(order, argsort(draw_bits(*key_parts(subkey, op), (n,), uint32, op), stable=True))
-    return order
+        sort_keys = draw_bits(*key_parts(subkey, op), x.shape, uint32, op)
+        x = take_along_axis(x, argsort(sort_keys, axis=axis, stable=True), axis=axis)
+    return x
 
 
-def permutation(key: Tensor, x: Any, axis: int = 0) -> Tensor:
-    """`x` shuffled along `axis` (an int n: a shuffled arange(n)), as ``jax.random.permutation``."""
-    _one_key(key, "permutation")
-    arr, n, ax = _population(x, axis, "permutation")
-    order = _shuffled_range(key, n, "permutation")
-    return order if arr is None else take(arr, order, axis=ax)
+def permutation(key: Tensor, x: Any, axis: int = 0, independent: bool = False) -> Tensor:
+    """`x` shuffled along `axis` (an int n: a shuffled arange(n)), as ``jax.random.permutation``;
+    `independent`: each vector along `axis` in its own order (else all in one)."""
+    op = "permutation"
+    single_key(key, op)
+    arr, n, ax = _population(x, axis, op)
+    if arr is None:
+        return _shuffle(key, arange(n), 0, op)
+    if valid.flag(independent, op, "independent") or arr.ndim == 1:
+        return _shuffle(key, arr, ax, op)
+    return take(arr, _shuffle(key, arange(n), 0, op), axis=ax)
 
 
 def choice(key: Tensor, a: Any, shape: Sequence[int] = (), replace: bool = True, p: Any = None,
@@ -138,7 +137,7 @@ def choice(key: Tensor, a: Any, shape: Sequence[int] = (), replace: bool = True,
     uniformly or with probabilities `p`, as ``jax.random.choice``: shape `shape` for an int,
     else `a`'s with `axis` replaced by `shape`."""
     op = "choice"
-    _one_key(key, op)
+    single_key(key, op)
     arr, n, ax = _population(a, axis, op)
     dims = new_shape(shape, op)
     replace = valid.flag(replace, op, "replace")
@@ -155,7 +154,7 @@ def choice(key: Tensor, a: Any, shape: Sequence[int] = (), replace: bool = True,
         if replace:
             index = randint(key, dims, 0, n)
         else:
-            index = _shuffled_range(key, n, op)[:draws]
+            index = _shuffle(key, arange(n), 0, op)[:draws]
     else:
         prob = to_float(p)
         if prob.shape != (n,):

@@ -21,7 +21,7 @@ from tensorplug.dtypes import DType
 from tensorplug.errors import ShapeError
 from tensorplug.families._common.convert import asarray, astype
 from tensorplug.families.creation.key_samplers import exponential, float_dtype, normal, uniform
-from tensorplug.families.creation.keys import key_parts, split
+from tensorplug.families.creation.keys import single_key, split
 from tensorplug.families.creation.ops import full_like, new_shape
 from tensorplug.families.elementwise.ops import (
     equal,
@@ -47,10 +47,7 @@ REDRAWS = 4
 
 
 def _alpha(key: Tensor, a: Any, shape: Any, dtype: Any, op: str) -> tuple[Tensor, DType]:
-    key_parts(key, op)
-    if key.ndim != 1:
-        raise ShapeError(f"{op}: key must be one key of shape (2,), got shape {key.shape}; use "
-                         f"tp.vmap over a batch of keys.")
+    single_key(key, op)
     dt = float_dtype(dtype, op)
     alpha = astype(a, dt) if isinstance(a, Tensor) else asarray(valid.number(a, op, "a"), dtype=dt)
     dims = alpha.shape if shape is None else new_shape(shape, op)

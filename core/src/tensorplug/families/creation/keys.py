@@ -30,7 +30,7 @@ from tensorplug.families.elementwise.bitwise import (
 )
 from tensorplug.families.manipulation.ops import reshape, stack
 
-__all__ = ["key", "split", "fold_in", "bits", "threefry2x32", "key_parts"]
+__all__ = ["key", "split", "fold_in", "bits", "threefry2x32", "key_parts", "single_key", "draw_bits"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA  # Threefry's key-schedule constant
@@ -65,6 +65,15 @@ def key_parts(k: Any, op: str) -> tuple[Tensor, Tensor]:
             f"dtype {k.dtype.name} and shape {k.shape}; make keys with tp.random.key(seed) and "
             f"tp.random.split(key, num).")
     return k[..., 0], k[..., 1]
+
+
+def single_key(k: Any, op: str) -> None:
+    """Checks that `k` is one key, shape (2,) (the samplers that draw per key, by JAX's loops);
+    a ShapeError naming `op` and tp.vmap for a batch of keys."""
+    key_parts(k, op)
+    if k.ndim != 1:
+        raise ShapeError(f"{op}: key must be one key of shape (2,), got shape {k.shape}; use "
+                         f"tp.vmap over a batch of keys.")
 
 
 def _counted(k1: Tensor, k2: Tensor, shape: tuple[int, ...], op: str) -> tuple[Tensor, Tensor]:
