@@ -54,6 +54,10 @@ DIST_CASES = [
     ("randint_int64", lambda r, k: r.randint(k, (500,), -(2**40), 2**40, "int64"), None, 0, 0, True),
     ("randint_uint8", lambda r, k: r.randint(k, (500,), 0, 256, "uint8"), None, 0, 0, False),
     ("randint_full_int32", lambda r, k: r.randint(k, (50,), -(2**31), 2**31 - 1, "int32"), None, 0, 0, False),
+    ("randint_tensor_bounds", lambda r, k: r.randint(k, (3, 3), _lows(r), _highs(r), "int32"),
+     None, 0, 0, False),
+    ("randint_tensor_bounds_uint8", lambda r, k: r.randint(k, (3, 3), 0, _highs(r) * 3, "uint8"),
+     None, 0, 0, False),
     ("randint_empty_range", lambda r, k: r.randint(k, (5,), 3, 3, "int32"), None, 0, 0, False),
     ("categorical", lambda r, k: r.categorical(k, _logits(r)), None, 0, 0, False),
     ("categorical_axis0_shape", lambda r, k: r.categorical(k, _logits(r), axis=0, shape=(3, 7)),
@@ -74,6 +78,16 @@ DIST_CASES = [
 
 def _logits(r):
     x = np.random.default_rng(0).normal(size=(4, 7)).astype(np.float32)
+    return tp.asarray(x) if r is tp.random else x
+
+
+def _lows(r):
+    x = np.array([-5, 0, 10], np.int32)
+    return tp.asarray(x) if r is tp.random else x
+
+
+def _highs(r):
+    x = np.array([[5], [100], [11]], np.int32)
     return tp.asarray(x) if r is tp.random else x
 
 
@@ -291,6 +305,12 @@ BAD = [
      r"gamma: a of shape \(3,\) does not broadcast to shape \(2,\)"),
     ("beta_dtype", lambda: tp.random.beta(tp.random.key(0), 1.0, 1.0, (2,), tp.int32), tp.DTypeError,
      r"beta: dtype must be a real floating dtype"),
+    ("randint_bounds_shape", lambda: tp.random.randint(tp.random.key(0), (2,), tp.zeros((3,), dtype="int8"),
+                                                       5),
+     tp.ShapeError, r"randint: minval of shape \(3,\) and maxval of shape \(\) must broadcast to shape "
+                    r"\(2,\)"),
+    ("randint_bool_bounds", lambda: tp.random.randint(tp.random.key(0), (2,), tp.asarray([True]), 5),
+     tp.DTypeError, r"randint: minval must hold integers, got dtype bool"),
     ("choice_too_many", lambda: tp.random.choice(tp.random.key(0), 3, (4,), replace=False), tp.ShapeError,
      r"choice: cannot take 4 draws from 3 elements without replacement; pass replace=True"),
     ("choice_p_shape", lambda: tp.random.choice(tp.random.key(0), 3, (2,), p=tp.ones((4,))), tp.ShapeError,

@@ -13,18 +13,28 @@ import numpy as np
 
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
-from tensorplug.dtypes import DType, default_int, uint8, uint16, uint32, uint64
+from tensorplug.dtypes import DType, default_int, int32, uint8, uint16, uint32, uint64
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.families._common.convert import asarray, astype, to_float
 from tensorplug.families.creation.key_samplers import gumbel, uniform
 from tensorplug.families.creation.keys import draw_bits, key_parts, single_key, split
-from tensorplug.families.creation.ops import arange, new_shape
-from tensorplug.families.elementwise.ops import log, remainder
+from tensorplug.families.creation.ops import arange, full_like, new_shape
+from tensorplug.families.elementwise.ops import (
+    clip,
+    equal,
+    greater,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    remainder,
+    where,
+)
 from tensorplug.families.indexing.ops import take, take_along_axis
 from tensorplug.families.manipulation.ops import reshape
 from tensorplug.families.reductions.ops import argmax, cumulative_sum
 from tensorplug.families.sorting.ops import argsort, searchsorted
-from tensorplug.families.structure.ops import top_k
+from tensorplug.families.structure.ops import broadcast_shapes, top_k
 
 __all__ = ["randint", "categorical", "permutation", "choice"]
 
@@ -43,33 +53,76 @@ def _clipped(value: int, low: Any, high: Any) -> int:
     return min(max(value, int(low)), int(high))
 
 
-def randint(key: Tensor, shape: int | Sequence[int], minval: int, maxval: int, dtype: Any = None) -> Tensor:
-    """Integers in [minval, maxval) (ints; `minval` alone where maxval <= minval) of `shape` in
-    `dtype` (int64 unless given), as ``jax.random.randint``: two draws of the dtype's width
-    per number, reduced modulo the span."""
+def _bound(value: Any, limits: tuple[int, int] | None, op: str, arg: str) -> Tensor:
+    """An integer bound tensor as JAX takes it: floats truncated to int64; with `limits` (8- and
+    16-bit dtypes, sampled in 32 bits) wrapped to int32 and clipped to them."""
+    bound = value if isinstance(value, Tensor) else asarray(value)
+    if bound.dtype.is_floating:
+        bound = astype(bound, default_int)
+    if not bound.dtype.is_integer:
+        raise DTypeError(f"{op}: {arg} must hold integers, got dtype {bound.dtype.name}.")
+    return bound if limits is None else clip(astype(bound, int32), *limits)
+
+
+def _in_dtype(bound: Tensor, dtype: DType) -> Tensor:
+    """JAX's ``_convert_and_clip_integer``: clipped to `dtype`'s range, then converted."""
+    ours, theirs = np.iinfo(bound.dtype.numpy), np.iinfo(dtype.numpy)
+    low, high = max(int(ours.min), int(theirs.min)), min(int(ours.max), int(theirs.max))
+    return astype(clip(bound, low, high), dtype)
+
+
+def _rem(x: Tensor, span: Tensor) -> Tensor:
+    """x % span, with XLA's x % 0 = x (numpy's is 0)."""
+    zero = equal(span, 0)
+    return where(zero, x, remainder(x, where(zero, 1, span)))
+
+
+def randint(key: Tensor, shape: int | Sequence[int], minval: Any, maxval: Any, dtype: Any = None) -> Tensor:
+    """Integers in [minval, maxval) (ints or integer tensors broadcast to `shape`; `minval`
+    where maxval <= minval) of `shape` in `dtype` (int64 unless given), as
+    ``jax.random.randint``: two draws of the dtype's width per number, reduced modulo the span."""
     op = "randint"
     dims, dt = new_shape(shape, op), _int_dtype(dtype, op)
-    low, high = valid.integer(minval, op, "minval"), valid.integer(maxval, op, "maxval")
-    info = np.iinfo(dt.numpy)
-    sampled = dt if dt.itemsize >= 4 else _int_dtype("int32", op)
-    sinfo = np.iinfo(sampled.numpy)
-    if dt is not sampled:  # JAX samples 8- and 16-bit integers in 32 bits, bounds clipped to the dtype
-        low, high = _clipped(low, info.min, info.max), _clipped(high, info.min, info.max + 1)
-    out_of_range = high > sinfo.max
-    low, high = _clipped(low, sinfo.min, sinfo.max), _clipped(high, sinfo.min, sinfo.max)
+    single = not any(isinstance(v, Tensor) or getattr(v, "ndim", 0) for v in (minval, maxval))
+    sampled = dt if dt.itemsize >= 4 else int32
+    info, sinfo = np.iinfo(dt.numpy), np.iinfo(sampled.numpy)
     nbits = sampled.itemsize * 8
-    span = 1 if high <= low else (high - low + (1 if out_of_range else 0)) % 2**nbits
     key_parts(key, op)
     pair = split(key)
     unsigned = _UNSIGNED[nbits]
     higher = draw_bits(*key_parts(pair[..., 0, :], op), dims, unsigned, op)
     lower = draw_bits(*key_parts(pair[..., 1, :], op), dims, unsigned, op)
-    if span == 0:  # the whole range of the dtype: XLA's x % 0 is x, so JAX's offset is `lower`
-        offset = lower
-    else:
+    if single:  # Python ints: the span and its multiplier in Python
+        low, high = valid.integer(minval, op, "minval"), valid.integer(maxval, op, "maxval")
+        if dt is not sampled:  # JAX samples 8- and 16-bit integers in 32 bits, bounds clipped to the dtype
+            low, high = _clipped(low, info.min, info.max), _clipped(high, info.min, info.max + 1)
+        out_of_range = high > sinfo.max
+        low, high = _clipped(low, sinfo.min, sinfo.max), _clipped(high, sinfo.min, sinfo.max)
+        span = 1 if high <= low else (high - low + (1 if out_of_range else 0)) % 2**nbits
+        if span == 0:  # the whole range of the dtype: XLA's x % 0 is x, so JAX's offset is `lower`
+            return astype(astype(lower, sampled) + low, dt)
         multiplier = (2 ** (nbits // 2) % span) ** 2 % 2**nbits % span
         offset = remainder(remainder(higher, span) * multiplier + remainder(lower, span), span)
-    return astype(astype(offset, sampled) + low, dt)
+        return astype(astype(offset, sampled) + low, dt)
+    small = dt is not sampled
+    lo_t = _bound(minval, (int(info.min), int(info.max)) if small else None, op, "minval")
+    hi_t = _bound(maxval, (int(info.min), int(info.max) + 1) if small else None, op, "maxval")
+    try:
+        fits = broadcast_shapes(dims, lo_t.shape, hi_t.shape) == dims
+    except ShapeError:
+        fits = False
+    if not fits:
+        raise ShapeError(f"{op}: minval of shape {lo_t.shape} and maxval of shape {hi_t.shape} must "
+                         f"broadcast to shape {dims}.")
+    beyond = greater(hi_t, min(int(sinfo.max), int(np.iinfo(hi_t.dtype.numpy).max)))
+    lo_t, hi_t = _in_dtype(lo_t, sampled), _in_dtype(hi_t, sampled)
+    empty = less_equal(hi_t, lo_t)
+    span = where(empty, 1, astype(hi_t - lo_t, unsigned))
+    span = where(logical_and(beyond, logical_not(empty)), span + 1, span)
+    multiplier = _rem(full_like(span, 2 ** (nbits // 2)), span)
+    multiplier = _rem(multiplier * multiplier, span)
+    offset = _rem(_rem(higher, span) * multiplier + _rem(lower, span), span)
+    return astype(lo_t + astype(offset, sampled), dt)
 
 
 def categorical(key: Tensor, logits: Any, axis: int = -1, shape: int | Sequence[int] | None = None) -> Tensor:
