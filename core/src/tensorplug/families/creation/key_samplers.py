@@ -138,8 +138,10 @@ def normal(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None) -> T
     """Standard normal samples of `shape` (float32 unless `dtype`) from `key`, as
     ``jax.random.normal``."""
     dims, dt = new_shape(shape, "normal"), float_dtype(dtype, "normal")
-    lo = np.nextafter(np.array(-1.0, dt.numpy), np.array(0.0, dt.numpy))
-    u = _uniform(key, dims, dt, asarray(lo, dtype=dt), asarray(1.0, dtype=dt), "normal")
+    lo = float(np.nextafter(np.array(-1.0, dt.numpy), np.array(0.0, dt.numpy)))
+    # JAX's uniform in [lo, 1): its span 1 - lo rounds to 2, a power of two, so the product is
+    # exact and the sum rounded once, as the fused multiply-add rounds it
+    u = maximum(_unit(key, dims, dt, "normal") * 2.0 + lo, lo)
     return _normal_from(u, dt)
 
 

@@ -49,7 +49,7 @@ def threefry2x32(k1: Tensor, k2: Tensor, x1: Tensor | int, x2: Tensor | int) -> 
             a = a + b
             b = bitwise_xor(bitwise_or(bitwise_left_shift(b, r), bitwise_right_shift(b, 32 - r)), a)
         a = a + schedule[(group + 1) % 3]
-        b = b + schedule[(group + 2) % 3] + (group + 1)
+        b = b + (schedule[(group + 2) % 3] + (group + 1))  # (the key's words: one add on the counters)
     return a, b
 
 
