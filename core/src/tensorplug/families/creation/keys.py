@@ -1,6 +1,6 @@
 """Random keys as JAX's (``jax.random.PRNGKey``, ``split``, ``fold_in``, ``bits``): a key is a
 uint32 tensor of shape (2,), and the counter-based threefry2x32 hash (JAX's default, in its
-"partitionable" layout, ``jax_threefry_partitionable``, the default since jax 0.5) is written
+"partitionable" layout: ``jax_threefry_partitionable``, on by default in jax 0.10) is written
 once with tensorplug ops on uint32 tensors (adds wrap modulo 2**32), so every backend gives the
 same bits as JAX itself, and keys work under ``tp.grad``, ``tp.vmap`` and ``tp.jit`` unchanged.
 
@@ -49,7 +49,7 @@ def threefry2x32(k1: Tensor, k2: Tensor, x1: Tensor | int, x2: Tensor | int) -> 
             a = a + b
             b = bitwise_xor(bitwise_or(bitwise_left_shift(b, r), bitwise_right_shift(b, 32 - r)), a)
         a = a + schedule[(group + 1) % 3]
-        b = b + (schedule[(group + 2) % 3] + (group + 1))  # (the key's words: one add on the counters)
+        b = b + (schedule[(group + 2) % 3] + (group + 1))  # (the constant joins the key word first)
     return a, b
 
 
