@@ -106,6 +106,17 @@ def _with_jax(needs_x64):
     return jax, jax.enable_x64(True) if needs_x64 else jax.enable_x64(False)
 
 
+def test_known_bits_without_jax(backend):
+    """JAX 0.10's own answers (jax.random with PRNGKey(0)), kept here for runs without jax."""
+    k = tp.random.key(0)
+    np.testing.assert_array_equal(np.asarray(tp.random.split(k)),
+                                  [[1797259609, 2579123966], [928981903, 3453687069]])
+    np.testing.assert_array_equal(np.asarray(tp.random.fold_in(k, 3)), [2467461003, 3840466878])
+    np.testing.assert_array_equal(np.asarray(tp.random.bits(k, (5,))),
+                                  [4070199207, 4202968722, 1427181096, 2012915765, 2447653815])
+
+
+@pytest.mark.jax  # (compares with jax itself: not in make test-quick)
 @pytest.mark.parametrize("case", KEY_CASES, ids=[c[0] for c in KEY_CASES])
 def test_keys_are_jax_bits(backend, case):
     _, ours, theirs, x64 = case
@@ -117,6 +128,7 @@ def test_keys_are_jax_bits(backend, case):
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.jax  # (compares with jax itself: not in make test-quick)
 @pytest.mark.parametrize("case", DIST_CASES, ids=[c[0] for c in DIST_CASES])
 def test_distributions_are_jax_numbers(backend, case):
     _, ours, theirs, rtol, atol, x64 = case
@@ -132,6 +144,7 @@ def test_distributions_are_jax_numbers(backend, case):
         np.testing.assert_array_equal(np.asarray(got), want.astype(got.dtype.numpy))
 
 
+@pytest.mark.jax  # (compares with jax itself: not in make test-quick)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_erfinv_is_xlas_to_two_ulps(backend, dtype):
     jax = pytest.importorskip("jax")
@@ -151,6 +164,7 @@ def _alphas(r):
     return tp.asarray(a) if r is tp.random else a
 
 
+@pytest.mark.jax  # (compares with jax itself: not in make test-quick)
 def test_gamma_is_jax_numbers():
     """On numpy only: JAX compiles its while loops for each call (~2 s each); the jax backend
     runs the same ops."""
@@ -172,6 +186,7 @@ def test_loggamma_and_beta_as_jax_defines_them():
     np.testing.assert_allclose(np.asarray(tp.random.beta(k, 0.5, 2.0, (50,))), want, rtol=1e-6)
 
 
+@pytest.mark.jax  # (compares with jax itself: not in make test-quick)
 def test_same_bits_on_both_backends():
     pytest.importorskip("jax")
     draws = {}
@@ -206,6 +221,7 @@ def test_batched_keys_act_per_key(backend):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.jax  # (compares with jax itself: not in make test-quick)
 def test_vmap_over_split_keys_is_jax_vmap(backend):
     jax = pytest.importorskip("jax")
     keys = tp.random.split(tp.random.key(9), 4)
