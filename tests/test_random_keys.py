@@ -274,6 +274,12 @@ def test_seed_form_unchanged_and_not_mixed_with_a_key(backend):
     assert tp.random.normal(4, seed=1, dtype="float64").dtype is tp.float64
     with pytest.raises(tp.ArgumentError, match=r"uniform: got a key and seed=0; pass one of them"):
         tp.random.uniform(tp.random.key(0), (2,), seed=0)
+    with pytest.raises(tp.ArgumentError, match=r"uniform: low and high are the seed form's arguments; "
+                                               r"with a key, pass minval and maxval"):
+        tp.random.uniform(tp.random.key(0), (2,), low=1.0, high=2.0)
+    with pytest.raises(tp.ArgumentError, match=r"normal: mean and stddev are the seed form's arguments; "
+                                               r"with a key, scale the draw"):
+        tp.random.normal(tp.random.key(0), (2,), stddev=3.0)
     with pytest.raises(tp.ArgumentError, match=r"normal: the shape comes first with a seed"):
         tp.random.normal((2,), (3,), seed=0)
     with pytest.raises(tp.ArgumentError, match=r"categorical: axis and shape are the key form's"):

@@ -34,10 +34,15 @@ def _attrs(op: str, shape: int | Sequence[int], seed: Any, dtype: Any) -> dict[s
     return {"shape": dims, "seed": seed, "dtype": dt}
 
 
-def _no_seed(op: str, seed: Any) -> None:
+def _no_seed(op: str, seed: Any, seed_only: dict[str, Any], defaults: tuple[float, float], fix: str) -> None:
+    """Refuses, in the key form, a seed and the seed form's own arguments (unless at `defaults`)."""
     if seed is not None:
         raise ArgumentError(f"{op}: got a key and seed={valid.shown(seed)}; pass one of them: "
                             f"tp.random.{op}(key, shape) or tp.random.{op}(shape, seed=0).")
+    values = tuple(seed_only.values())
+    if any(type(v) is not float for v in values) or values != defaults:
+        raise ArgumentError(f"{op}: {' and '.join(seed_only)} are the seed form's arguments; "
+                            f"with a key, {fix}.")
 
 
 def _no_key_arguments(op: str, shape: Any, bounds: bool) -> None:
@@ -53,7 +58,7 @@ def uniform(key_or_shape: Tensor | int | Sequence[int], shape: int | Sequence[in
     """Samples uniform in [low, high) of shape `key_or_shape` (float32 unless `dtype`) from
     `seed`; or, given a key first, ``key_samplers.uniform(key, shape, dtype, minval, maxval)``."""
     if isinstance(key_or_shape, Tensor):
-        _no_seed("uniform", seed)
+        _no_seed("uniform", seed, {"low": low, "high": high}, (0.0, 1.0), "pass minval and maxval")
         return key_samplers.uniform(key_or_shape, shape, dtype, minval, maxval)
     _no_key_arguments("uniform", shape, type(minval) is not float or type(maxval) is not float
                       or (minval, maxval) != (0.0, 1.0))
@@ -67,7 +72,8 @@ def normal(key_or_shape: Tensor | int | Sequence[int], shape: int | Sequence[int
     """Normal samples with `mean` and `stddev` of shape `key_or_shape` (float32 unless `dtype`)
     from `seed`; or, given a key first, standard normals as ``key_samplers.normal(key, shape, dtype)``."""
     if isinstance(key_or_shape, Tensor):
-        _no_seed("normal", seed)
+        _no_seed("normal", seed, {"mean": mean, "stddev": stddev}, (0.0, 1.0),
+                 "scale the draw: mean + stddev * tp.random.normal(key, shape)")
         return key_samplers.normal(key_or_shape, shape, dtype)
     _no_key_arguments("normal", shape, False)
     attrs = _attrs("normal", key_or_shape, seed, dtype)
