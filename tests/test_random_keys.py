@@ -106,6 +106,16 @@ def _with_jax(needs_x64):
     return jax, jax.enable_x64(True) if needs_x64 else jax.enable_x64(False)
 
 
+def test_uint32_ops_wrap_as_threefry_needs(backend):
+    """The ops threefry is written with: uint32 adds wrap modulo 2**32, shifts drop bits."""
+    x = tp.asarray(np.array([0xFFFFFFFF, 0x80000001], np.uint32))
+    assert (x + x).dtype is tp.uint32 and (x + 1).dtype is tp.uint32
+    np.testing.assert_array_equal(np.asarray(x + x), [0xFFFFFFFE, 2])
+    np.testing.assert_array_equal(np.asarray(x + 1), [0, 0x80000002])
+    np.testing.assert_array_equal(np.asarray(tp.bitwise_left_shift(x, 3)), [0xFFFFFFF8, 8])
+    np.testing.assert_array_equal(np.asarray(tp.bitwise_right_shift(x, 31)), [1, 1])
+
+
 def test_known_bits_without_jax(backend):
     """JAX 0.10's own answers (jax.random with PRNGKey(0)), kept here for runs without jax."""
     k = tp.random.key(0)
