@@ -60,7 +60,8 @@ def _bound(value: Any, limits: tuple[int, int] | None, op: str, arg: str) -> Ten
     if bound.dtype.is_floating:
         bound = astype(bound, default_int)
     if not bound.dtype.is_integer:
-        raise DTypeError(f"{op}: {arg} must hold integers, got dtype {bound.dtype.name}.")
+        raise DTypeError(f"{op}: {arg} must hold integers, got dtype {bound.dtype.name}; pass ints or "
+                         f"integer tensors.")
     return bound if limits is None else clip(astype(bound, int32), *limits)
 
 
@@ -113,7 +114,7 @@ def randint(key: Tensor, shape: int | Sequence[int], minval: Any, maxval: Any, d
         fits = False
     if not fits:
         raise ShapeError(f"{op}: minval of shape {lo_t.shape} and maxval of shape {hi_t.shape} must "
-                         f"broadcast to shape {dims}.")
+                         f"broadcast to shape {dims}; pass bounds of shapes that do, or a larger shape.")
     beyond = greater(hi_t, min(int(sinfo.max), int(np.iinfo(hi_t.dtype.numpy).max)))
     lo_t, hi_t = _in_dtype(lo_t, sampled), _in_dtype(hi_t, sampled)
     empty = less_equal(hi_t, lo_t)
@@ -131,15 +132,18 @@ def categorical(key: Tensor, logits: Any, axis: int = -1, shape: int | Sequence[
     op = "categorical"
     x = to_float(logits)
     if x.ndim == 0:
-        raise ShapeError(f"{op}: logits must have at least one axis (the classes), got a scalar.")
+        raise ShapeError(f"{op}: logits must have at least one axis (the classes), got a scalar; pass "
+                         f"one logit per class.")
     ax = valid.integer(axis, op, "axis")
     if not -x.ndim <= ax < x.ndim:
-        raise ShapeError(f"{op}: axis {ax} is out of range for logits of shape {x.shape}.")
+        raise ShapeError(f"{op}: axis {ax} is out of range for logits of shape {x.shape}; pass an axis "
+                         f"in [-{x.ndim}, {x.ndim}).")
     ax = ax - x.ndim if ax >= 0 else ax
     batch = x.shape[:x.ndim + ax] + x.shape[x.ndim + ax + 1:]
     dims = batch if shape is None else new_shape(shape, op)
     if dims[len(dims) - len(batch):] != batch:
-        raise ShapeError(f"{op}: shape {dims} must end with the logits' shape without axis {axis}, {batch}.")
+        raise ShapeError(f"{op}: shape {dims} must end with the logits' shape without axis {axis}, "
+                         f"{batch}; pass shape=None for one draw per distribution.")
     prefix = dims[:len(dims) - len(batch)]
     noise_shape = list(dims[len(prefix):])
     noise_shape.insert(ax % x.ndim, x.shape[ax])
@@ -154,7 +158,8 @@ def _population(x: Any, axis: int, op: str) -> tuple[Tensor | None, int, int]:
     if isinstance(x, Tensor) and x.ndim > 0:
         ax = valid.integer(axis, op, "axis")
         if not -x.ndim <= ax < x.ndim:
-            raise ShapeError(f"{op}: axis {ax} is out of range for an array of shape {x.shape}.")
+            raise ShapeError(f"{op}: axis {ax} is out of range for an array of shape {x.shape}; pass an "
+                             f"axis in [-{x.ndim}, {x.ndim}).")
         return x, x.shape[ax], ax % x.ndim
     return None, valid.size(x, op, "x" if op == "permutation" else "a"), 0
 
@@ -212,7 +217,7 @@ def choice(key: Tensor, a: Any, shape: Sequence[int] = (), replace: bool = True,
         prob = to_float(p)
         if prob.shape != (n,):
             raise ShapeError(f"{op}: p must be None or of shape ({n},), a's length along axis {axis}; "
-                             f"got shape {prob.shape}.")
+                             f"got shape {prob.shape}. Pass one probability per element.")
         if replace:
             total = cumulative_sum(prob)
             index = searchsorted(total, total[-1] * (1.0 - uniform(key, dims, prob.dtype)))

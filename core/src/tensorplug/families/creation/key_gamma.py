@@ -54,7 +54,8 @@ def _alpha(key: Tensor, a: Any, shape: Any, dtype: Any, op: str) -> tuple[Tensor
     try:
         return broadcast_to(alpha, dims), dt
     except ShapeError:
-        raise ShapeError(f"{op}: a of shape {alpha.shape} does not broadcast to shape {dims}.") from None
+        raise ShapeError(f"{op}: a of shape {alpha.shape} does not broadcast to shape {dims}; pass "
+                         f"shape=None (a's shape) or one that a broadcasts to.") from None
 
 
 def _marsaglia_tsang(key: Tensor, alpha: Tensor, log_space: bool) -> Tensor:

@@ -153,7 +153,7 @@ def truncated_normal(key: Tensor, lower: float, upper: float, shape: int | Seque
     dims, dt = new_shape(() if shape is None else shape, op), float_dtype(dtype, op)
     lo, hi = float(valid.number(lower, op, "lower")), float(valid.number(upper, op, "upper"))
     if not lo < hi:
-        raise ShapeError(f"{op}: lower must be below upper, got lower={lo} and upper={hi}.")
+        raise ShapeError(f"{op}: lower must be below upper, got lower={lo} and upper={hi}; swap them.")
     scale = np.array(_sqrt2(dt), dt.numpy)
     a = math.erf(float(np.array(lo, dt.numpy) / scale))
     b = math.erf(float(np.array(hi, dt.numpy) / scale))
