@@ -59,7 +59,7 @@ def key_parts(k: Any, op: str) -> tuple[Tensor, Tensor]:
     if not isinstance(k, Tensor):
         raise ArgumentError(f"{op}: key must be a key tensor, got {valid.shown(k)}; make one with "
                             f"tp.random.key(seed) (or split one with tp.random.split; a JAX key or "
-                            f"an array of one: tp.asarray(it)).")
+                            f"an array of one: tp.asarray(it, dtype=tp.uint32)).")
     if k.dtype != uint32 or k.ndim == 0 or k.shape[-1] != 2:
         raise (DTypeError if k.dtype != uint32 else ShapeError)(
             f"{op}: key must be a uint32 tensor of shape (2,) (or (..., 2) for a batch of keys), got "
