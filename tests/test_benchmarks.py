@@ -108,3 +108,17 @@ def test_the_import_benchmark_runs_and_prints_both_medians_and_the_difference(tm
     assert proc.returncode == 0, proc.stderr
     assert "import numpy" in proc.stdout and "import tensorplug" in proc.stdout
     assert "difference" in proc.stdout and "budget 50 ms" in proc.stdout
+
+
+def test_the_random_keys_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/random_keys_bench.py: 10^4 numbers, three rounds."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "random_keys_bench.py"), "--quick",
+         "--results", str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for row in ("bits (uint32)", "uniform (float32)", "normal (float32)", "normal under tp.jit"):
+        assert row in proc.stdout, row
+    assert "results differ" not in proc.stdout
+    assert len(list(tmp_path.glob("random-keys-bench-*.json"))) == 1

@@ -15,7 +15,9 @@ IDS = [name for name, _ in SAMPLERS]
 
 
 def test_namespace():
-    assert set(tp.random.__all__) == {"uniform", "normal", "categorical"}
+    assert set(tp.random.__all__) == {"uniform", "normal", "categorical", "key", "split", "fold_in", "bits",
+                                      "bernoulli", "exponential", "gumbel", "truncated_normal", "randint",
+                                      "permutation", "choice", "gamma", "loggamma", "beta"}
     assert "random" in tp.__all__ and "nn" in tp.__all__
 
 

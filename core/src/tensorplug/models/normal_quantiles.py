@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, float32, float64
 from tensorplug.families._common.convert import astype
+from tensorplug.families.creation.erfinv import polynomial as _polynomial
 from tensorplug.families.creation.random import uniform
 from tensorplug.families.elementwise.ops import clip, less, log, minimum, sqrt, where
 
@@ -29,14 +30,6 @@ _C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
 _D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
       3.754408661907416e+00, 1.0)
 _P_LOW = 0.02425
-
-
-def _polynomial(coefficients: Sequence[float], x: Tensor) -> Tensor:
-    """coefficients[0] x^n + ... + coefficients[n] by Horner's rule."""
-    result = x * coefficients[0] + coefficients[1]
-    for c in coefficients[2:]:
-        result = result * x + c
-    return result
 
 
 def normal_cdf(x: float) -> float:
