@@ -74,7 +74,8 @@ def test_a_saved_cnn_reloads_with_the_same_predictions_on_either_backend(digits,
     for backend in ("numpy", "jax"):
         with tp.backend_scope(backend):
             fresh = Training(digits, seed=9, model="cnn")  # other weights, replaced by the saved ones
-        loaded = tp.load(path, backend=backend, like={"model": fresh.model, "optimizer": fresh.optimizer.state})
+        like = {"model": fresh.model, "optimizer": fresh.optimizer.state}
+        loaded = tp.load(path, backend=backend, like=like)
         assert loaded["optimizer"] is not None
         assert all(v.backend == backend for v in fresh.model.variables())
         with tp.backend_scope(backend):

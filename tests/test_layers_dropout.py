@@ -75,3 +75,26 @@ def test_bad_rates_fail_at_construction(args, error, match):
 def test_bad_training_flag_names_the_layer(backend):
     with pytest.raises(tp.ArgumentError, match=r"^Dropout: training must be True, False or None .*got 'yes'"):
         tp.nn.Dropout(0.5)(np.ones(3), training="yes")
+
+
+def test_a_compiled_step_draws_a_new_mask_at_every_call(backend):
+    """The key lives in a Variable the layer splits at each call: tp.jit replays the split, so
+    the masks change from call to call, and follow the eager layer's sequence."""
+    x = np.ones((8, 16), np.float32)
+    compiled, eager = tp.nn.Dropout(0.5, seed=7), tp.nn.Dropout(0.5, seed=7)
+    step = tp.jit(lambda inputs: compiled(inputs))
+    masks = [step(x).numpy() != 0 for _ in range(3)]
+    assert not np.array_equal(masks[0], masks[1]) and not np.array_equal(masks[1], masks[2])
+    for mask in masks:
+        np.testing.assert_array_equal(eager(x).numpy() != 0, mask)
+
+
+@pytest.mark.jax
+def test_the_masks_are_the_same_on_every_backend():
+    """Keys give the same bits on numpy and jax (tp.random's threefry): so do the masks."""
+    masks = []
+    for name in ("numpy", "jax"):
+        with tp.backend_scope(name):
+            layer = tp.nn.Dropout(0.3, seed=11)
+            masks.append(layer(np.ones((5, 6), np.float32)).numpy() != 0)
+    np.testing.assert_array_equal(masks[0], masks[1])

@@ -147,6 +147,20 @@ def test_summary_shows_output_shapes_and_parameter_counts():
         Net().summary()
 
 
+def test_assign_variables_by_path_names_every_problem_at_once():
+    net = built_net()
+    values = {path: np.full(v.shape, 0.5, np.float32) for path, v in net.named_variables()}
+    net.assign_variables(values)
+    np.testing.assert_array_equal(net.body[2].w.numpy(), np.full((4, 2), 0.5))
+    values["body.layers.0.w"] = np.zeros((2, 2))
+    del values["body.layers.0.b"]
+    values["body.head"] = np.zeros(1)
+    with pytest.raises(ShapeError, match=r"3 problems.*missing: 'body\.layers\.0\.b'.*extra: 'body\.head'.*"
+                                         r"'body\.layers\.0\.w': shape \(2, 2\), the variable's \(3, 4\)"):
+        net.assign_variables(values)
+    np.testing.assert_array_equal(net.body[0].w.numpy(), np.full((3, 4), 0.5))  # (nothing changed)
+
+
 def test_save_and_load_by_path(tmp_path):
     pytest.importorskip("safetensors")
     net = built_net()

@@ -140,3 +140,16 @@ def test_bad_arguments_say_what_to_give():
         model.fit(X, Y, loss=LOSS, optimizer=adam, epochs=0)
     with pytest.raises(ArgumentError, match=r"each batch must be an \(x, y\) pair"):
         model.fit([X[:10]], loss=LOSS, optimizer=adam, progress=False)
+
+
+@pytest.mark.parametrize("y_true, y_pred, expected", [
+    ([0, 2], [[0.9, 0.0, 0.1], [0.1, 0.2, 0.7]], 1.0),             # integer labels: sparse categorical
+    ([[1, 0], [1, 0]], [[0.8, 0.2], [0.3, 0.7]], 0.5),             # one-hot labels: categorical
+    ([1, 0, 1], [0.9, 0.2, 0.4], 2 / 3),                           # one probability each: binary
+])
+def test_accuracy_without_a_loss_follows_the_shapes(y_true, y_pred, expected):
+    from tensorplug.models.training_setup import metric_objects
+
+    (metric,) = metric_objects(["accuracy"], None, "evaluate")
+    metric.update_state(np.array(y_true), np.array(y_pred))
+    assert metric.name == "accuracy" and metric.result() == pytest.approx(expected)

@@ -47,6 +47,7 @@ from tensorplug.models.layers.activations import (
     Softmax,
     Tanh,
 )
+from tensorplug.models.layers.attention import MultiHeadAttention
 from tensorplug.models.layers.convolutional import (
     Conv1D,
     Conv2D,
@@ -56,6 +57,9 @@ from tensorplug.models.layers.convolutional import (
     SeparableConv2D,
 )
 from tensorplug.models.layers.dense import Dense
+from tensorplug.models.layers.dropout import Dropout
+from tensorplug.models.layers.embedding import Embedding
+from tensorplug.models.layers.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm
 from tensorplug.models.layers.pooling import (
     AdaptiveAvgPool2D,
     AdaptiveMaxPool2D,
@@ -73,10 +77,6 @@ from tensorplug.models.layers.pooling import (
     MaxPool3D,
 )
 from tensorplug.models.layers.reshaping import Flatten, Reshape
-from tensorplug.models.layers.attention import MultiHeadAttention
-from tensorplug.models.layers.dropout import Dropout
-from tensorplug.models.layers.embedding import Embedding
-from tensorplug.models.layers.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm
 from tensorplug.models.module import Module
 from tensorplug.models.seeding import set_seed
 from tensorplug.ops.attention import dot_product_attention, embedding

@@ -99,7 +99,14 @@ def tree_structure(tree: Any, is_leaf: Leaf = None) -> PyTreeDef:
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Leaf = None) -> Any:
     """`tree` with each leaf x replaced by ``f(x, *ys)``, ys the leaves at its place in the trees
     `rest` (each of `tree`'s structure, or with it as a prefix)."""
-    return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, namespace=NAMESPACE)
+    try:
+        return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, namespace=NAMESPACE)
+    except ValueError as exc:  # (optree's: the trees' structures differ)
+        if not rest or "mismatch" not in str(exc).lower():
+            raise
+        raise ArgumentError(f"tree_map: the trees differ in structure ({exc}). Give trees of one structure: "
+                            "modules of one class and configuration (their sizes, seeds and other "
+                            "non-tensor attributes), dicts with the same keys.") from None
 
 
 def tree_flatten_with_path(tree: Any,

@@ -43,11 +43,9 @@ def cnn(seed: int) -> tp.nn.Sequential:
     for (h, w, c_in, c_out), stride in zip(CNN_LAYERS, _POOL_STRIDES):
         layers += [tp.nn.Conv2D(c_out, (h, w), padding="same", activation="relu", in_channels=c_in),
                    tp.nn.MaxPool2D(2, strides=stride, padding="same")]
-    layers += [tp.nn.Flatten(), tp.nn.Dense(_CLASSES, in_features=_FEATURES)]
-    model = tp.nn.Sequential(layers)
+    model = tp.nn.Sequential([*layers, tp.nn.Flatten(), tp.nn.Dense(_CLASSES, in_features=_FEATURES)])
     p = init_cnn_params(seed)
-    for layer, (kernel, bias) in zip([model[1], model[3], model[6]],
-                                     [("conv1", "bias1"), ("conv2", "bias2"), ("dense", "bias3")]):
-        layer.kernel.assign(p[kernel])
-        layer.bias.assign(p[bias])
+    model.assign_variables({"layers.1.kernel": p["conv1"], "layers.1.bias": p["bias1"],
+                            "layers.3.kernel": p["conv2"], "layers.3.bias": p["bias2"],
+                            "layers.6.kernel": p["dense"], "layers.6.bias": p["bias3"]})
     return model

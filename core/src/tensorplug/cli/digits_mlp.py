@@ -13,7 +13,6 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -98,9 +97,8 @@ def mlp(seed: int) -> tp.nn.Sequential:
     model = tp.nn.Sequential([tp.nn.Dense(n_hidden, activation="relu", in_features=n_in),
                               tp.nn.Dense(n_out, in_features=n_hidden)])
     p = init_params(seed)
-    for layer, i in zip(model, (1, 2)):
-        layer.kernel.assign(p[f"w{i}"])
-        layer.bias.assign(p[f"b{i}"])
+    model.assign_variables({"layers.0.kernel": p["w1"], "layers.0.bias": p["b1"],
+                            "layers.1.kernel": p["w2"], "layers.1.bias": p["b2"]})
     return model
 
 
@@ -128,7 +126,8 @@ class Training:
         # tensorplug.transforms.jit.planner); the compiled step is kept for the next epoch
         self.jit = jit
 
-    def fit(self, epochs: int, callbacks: list[Callback] | None = None, progress: bool = False) -> list[float]:
+    def fit(self, epochs: int, callbacks: list[Callback] | None = None,
+            progress: bool = False) -> list[float]:
         """`epochs` passes over the shuffled training set; returns each epoch's mean batch loss."""
         d = self.data
         history = self.model.fit(d.x_train, d.y_train, loss=LOSS, optimizer=self.optimizer, epochs=epochs,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ import numpy as np
 from tensorplug.core.context import jit_trace_var
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable
-from tensorplug.errors import ArgumentError, TensorplugError, TracedValueError
+from tensorplug.errors import ArgumentError, ShapeError, TensorplugError, TracedValueError
 from tensorplug.io.saving import load as load_file
 from tensorplug.io.saving import save as save_file
 from tensorplug.models.calls import calls, record_output, remember_input, shape_and_dtype
@@ -146,8 +146,8 @@ class Module:
     def variables(self) -> list[Variable]:
         """Every Variable of the tree, each once: the trainable ones and the state (batch norm's
         statistics)."""
-        seen: set[int] = set()
-        return [v for v in tree_leaves(self) if isinstance(v, Variable) and not (id(v) in seen or seen.add(id(v)))]
+        unique = {id(v): v for v in tree_leaves(self) if isinstance(v, Variable)}  # (in tree order)
+        return list(unique.values())
 
     def trainable_variables(self) -> list[Variable]:
         """The Variables an optimizer trains: those made trainable, outside frozen modules."""
@@ -210,6 +210,27 @@ class Module:
         self._adopt(loaded)
         return self
 
+    def assign_variables(self, values: Mapping[str, Any]) -> Module:
+        """Assign each Variable the value `values` gives for its dotted path (as
+        ``named_variables`` names them); every missing, extra or mis-shaped entry is named in one
+        ShapeError before anything changes. Returns self."""
+        if not isinstance(values, Mapping):
+            raise ArgumentError(f"{type(self).__name__}.assign_variables: values must be a dict of dotted "
+                                f"paths to arrays, got {type(values).__name__}.")
+        mine = dict(self.named_variables())
+        problems = [f"missing: {path!r}" for path in mine if path not in values]
+        problems += [f"extra: {path!r} (no variable there)" for path in values if path not in mine]
+        for path, value in values.items():
+            if path in mine and tuple(np.shape(value)) != tuple(mine[path].shape):
+                problems.append(f"{path!r}: shape {tuple(np.shape(value))}, the variable's "
+                                f"{tuple(mine[path].shape)}")
+        if problems:
+            raise ShapeError(f"{type(self).__name__}.assign_variables: the values do not fit the model "
+                             f"({len(problems)} problems): " + "; ".join(problems) + ".")
+        for path, variable in mine.items():
+            variable.assign(values[path])
+        return self
+
     def _adopt(self, other: Module) -> None:
         """Take `other`'s tensors (a tree of this structure), keeping this tree's modules."""
         for name, value in other.children().items():
@@ -225,9 +246,15 @@ class Module:
         print_fn(summary_table(self, input_shape, dtype))
 
     def __repr__(self) -> str:
+        """The class, its public settings, and its modules one per line (as PyTorch shows them)."""
         config = ", ".join(f"{k}={v!r}" for k, v in split_attributes(self)[1].items()
                            if not k.startswith("_") and k not in ("training", "frozen", "built"))
-        return f"{type(self).__name__}({config})"
+        inner = [(_dotted(name, keys), m) for name, value in vars(self).items()
+                 for keys, m in _modules_in(value)]
+        if not inner:
+            return f"{type(self).__name__}({config})"
+        lines = [f"  ({path}): " + repr(m).replace("\n", "\n  ") for path, m in inner]
+        return "\n".join([f"{type(self).__name__}({config}", *lines, ")"])
 
 
 # -- helpers ----------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from tensorplug import losses
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError
@@ -53,6 +55,38 @@ _ACCURACY_BY_LOSS: dict[str, Callable[[], Metric]] = {
 _BY_FUNCTION = {id(f): name for name, f in LOSSES.items()}
 
 
+class ShapedAccuracy(Metric):
+    """``"accuracy"`` when the loss does not say which: chosen by the shapes of the first batch,
+    as Keras does: integer labels with one axis fewer than the predictions -> sparse
+    categorical; predictions of one shape as the labels, with a last axis of more than one class
+    -> categorical; else binary (threshold 0.5)."""
+
+    default_name = "accuracy"
+
+    def reset_state(self) -> None:
+        """Forget every batch (the choice of accuracy is kept)."""
+        chosen = getattr(self, "chosen", None)
+        if chosen is not None:
+            chosen.reset_state()
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        """Add one batch to the chosen accuracy (chosen at the first)."""
+        if getattr(self, "chosen", None) is None:
+            true_ndim, pred_shape = np.ndim(y_true), np.shape(y_pred)
+            if len(pred_shape) == true_ndim + 1:
+                self.chosen: Metric = SparseCategoricalAccuracy()
+            elif len(pred_shape) == true_ndim >= 2 and pred_shape[-1] > 1:
+                self.chosen = CategoricalAccuracy()
+            else:
+                self.chosen = BinaryAccuracy()
+        self.chosen.update_state(y_true, y_pred, sample_weight)
+
+    def result(self) -> float:
+        """The chosen accuracy's result (0.0 before any batch)."""
+        chosen = getattr(self, "chosen", None)
+        return 0.0 if chosen is None else chosen.result()
+
+
 def loss_function(loss: Any, op: str) -> Loss:
     """`loss` as a function ``(y_true, y_pred) -> scalar``: a name of ``LOSSES`` or a callable."""
     if callable(loss):
@@ -73,7 +107,7 @@ def loss_function(loss: Any, op: str) -> Loss:
 def metric_objects(metrics: Sequence[Any], loss: Any, op: str) -> list[Metric]:
     """Fresh metric objects for `metrics` (names, metrics, functions); ``"accuracy"`` is the
     accuracy the loss's labels and outputs call for (sparse categorical for integer labels and
-    logits, ...)."""
+    logits, ...), or without a known loss the one the shapes call for (``ShapedAccuracy``)."""
     if isinstance(metrics, (str, Metric)) or callable(metrics):
         metrics = [metrics]
     out = []
@@ -81,10 +115,9 @@ def metric_objects(metrics: Sequence[Any], loss: Any, op: str) -> list[Metric]:
         if m in ("accuracy", "acc"):
             name = loss if isinstance(loss, str) else _BY_FUNCTION.get(id(loss))
             make = _ACCURACY_BY_LOSS.get(name) if name is not None else None
-            if make is not None:
-                metric = make()
-                metric.name = "accuracy"
-                out.append(metric)
-                continue
+            metric = make() if make is not None else ShapedAccuracy()
+            metric.name = "accuracy"
+            out.append(metric)
+            continue
         out.append(get_metric(m))
     return out

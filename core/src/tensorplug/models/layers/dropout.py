@@ -1,59 +1,63 @@
 """``tp.nn.Dropout``: inverted dropout in training mode, the identity in eval mode; a new mask
-at every call, drawn from the layer's seed and the number of masks it drew before."""
+at every call, drawn from the layer's random key (``tp.random``'s keys), which it splits at each
+call, eagerly and under ``tp.jit`` alike."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tensorplug.core.tensor import Tensor
+from tensorplug.core.variable import Variable
 from tensorplug.families._common.convert import asarray
+from tensorplug.families.activations.ops import real_float
+from tensorplug.families.creation.key_samplers import bernoulli
+from tensorplug.families.creation.keys import key, split
+from tensorplug.families.elementwise.ops import multiply, where
 from tensorplug.models.layers import layer_checks as check
 from tensorplug.models.module import Module
-from tensorplug.ops.dropout import dropout
 
 __all__ = ["Dropout"]
 
-_STRIDE = 1_000_003  # (the seeds of two layers with neighbouring seeds stay apart)
 
+class _KeyState:
+    """A dropout layer's random key, in a Variable that the layer and its copies share
+    (``tp.grad`` over a model rebuilds the layer around new tensors, with the same state): not a
+    child of the model, so neither trained, saved nor differentiated. Compared by identity."""
 
-class _Draws:
-    """How many masks a dropout layer drew: a counter shared by the layer and its copies
-    (``tp.grad`` over a model rebuilds the layer around new tensors, with the same counter), so
-    every call draws a new mask. Compared by identity."""
+    __slots__ = ("key",)
 
-    __slots__ = ("count",)
-
-    def __init__(self) -> None:
-        self.count = 0
+    def __init__(self, seed: int) -> None:
+        self.key = Variable(key(seed), trainable=False)
 
     def __repr__(self) -> str:
-        return f"Draws({self.count})"
+        return f"KeyState({self.key.name})"
 
 
 class Dropout(Module):
     """``keras.layers.Dropout(rate)``: in training mode each element of the input is zeroed with
-    probability `rate` (in [0, 1)) and the others are scaled by 1 / (1 - rate)
-    (``tp.nn.dropout``); in eval mode (or ``training=False``) the input is returned as it is.
-    Each call draws a new mask, from `seed` (default: the next of ``tp.nn.set_seed``'s
-    sequence) and the number of calls before it. Output shape = input shape.
+    probability `rate` (in [0, 1)) and the others are scaled by 1 / (1 - rate); in eval mode
+    (or ``training=False``) the input is returned as it is. Output shape = input shape.
 
-    Under ``tp.jit`` the mask's seed is fixed when the step is traced: every compiled call
-    drops the same elements."""
+    Each call draws a new mask: the layer keeps a random key (``tp.random.key(seed)``, `seed`
+    default the next of ``tp.nn.set_seed``'s sequence) in a Variable and splits it at each call,
+    so a step compiled with ``tp.jit`` drops other elements at every call, as the eager one."""
 
     def __init__(self, rate: float, *, seed: int | None = None) -> None:
         self.rate = check.rate(rate, "Dropout")
         self.seed = check.layer_seed(seed, "Dropout")
-        self._draws = _Draws()
+        self._state = _KeyState(self.seed)
 
     def forward(self, x: Any, training: bool | None = None) -> Tensor:
         """x with elements dropped (training) or x itself (eval); `training` overrides the mode."""
         if not check.training_mode(training, self.training) or self.rate == 0.0:
             return asarray(x)
-        return _dropped(self, x)
+        return _dropped(self, real_float(x, "Dropout"))
 
 
-def _dropped(layer: Dropout, x: Any) -> Tensor:
-    """x through ``tp.nn.dropout`` with the layer's next mask: the one place a mask is drawn."""
-    seed = (layer.seed + layer._draws.count * _STRIDE) % 2**31
-    layer._draws.count += 1
-    return dropout(x, layer.rate, seed=seed)
+def _dropped(layer: Dropout, x: Tensor) -> Tensor:
+    """x with the layer's next mask applied: the one place a mask is drawn."""
+    state = layer._state.key
+    keys = split(state)
+    state.assign(keys[1])
+    keep = bernoulli(keys[0], 1.0 - layer.rate, x.shape)
+    return where(keep, multiply(x, 1.0 / (1.0 - layer.rate)), 0.0)
