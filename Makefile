@@ -51,6 +51,7 @@ bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/jax_bench.py
 	$(VPY) benchmarks/array_api_bench.py
 	$(VPY) benchmarks/cnn_bench.py
+	$(VPY) benchmarks/models_bench.py
 	$(VPY) benchmarks/conv_bench.py
 	$(VPY) benchmarks/checkpoint_bench.py
 	$(VPY) benchmarks/transforms_bench.py

@@ -3,14 +3,14 @@ same model in torch eager, one thread each.
 
     python benchmarks/cnn_bench.py            (or: make bench; --epochs N, --quick)
 
-Issue 15's target: the demo's epoch (its step under ``tp.jit``, a replayed plan on numpy) costs
-no more than torch eager's. Same data, initial weights, batch order, Adam and model: conv 3x3x16,
-relu, max pool 2x2 stride 1 ('SAME'), conv 3x3x32, relu, max pool 2x2 stride 2, dense 10 (torch
-in its own NCHW layout, its features flattened in tensorplug's channels-last order). tensorplug
-eager is shown too. The frameworks take turns, one epoch each, so that load on the machine hits
-them alike; the first epoch (a warm-up, and the trace for tp.jit) is left out of the medians.
-Results are written to benchmarks/results/ (not kept in git).
-"""
+Issues 15 and 33's target: the demo's epoch (``model.fit`` of a ``tp.nn.Sequential``, its step
+under ``tp.jit``, a replayed plan on numpy) costs no more than torch eager's. Same data, initial
+weights, batch order, Adam and model: conv 3x3x16, relu, max pool 2x2 stride 1 ('SAME'), conv
+3x3x32, relu, max pool 2x2 stride 2, dense 10 (torch in its own NCHW layout, its features
+flattened in tensorplug's channels-last order). tensorplug eager is shown too. The frameworks take
+turns, one epoch each, so that load on the machine hits them alike; the first epoch (a warm-up,
+and the trace for tp.jit) is left out of the medians. Results are written to benchmarks/results/
+(not kept in git)."""
 
 from __future__ import annotations
 

@@ -110,6 +110,17 @@ def test_the_import_benchmark_runs_and_prints_both_medians_and_the_difference(tm
     assert "difference" in proc.stdout and "budget 50 ms" in proc.stdout
 
 
+def test_the_models_benchmark_runs_and_reports_its_row(tmp_path):
+    """A smoke run of benchmarks/models_bench.py: the module's step against the bare one."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "models_bench.py"), "--quick", "--results", str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "MLP step under tp.jit" in proc.stdout and "results differ" not in proc.stdout
+    assert len(list(tmp_path.glob("models-bench-*.json"))) == 1
+
+
 def test_the_random_keys_benchmark_runs_and_reports_its_rows(tmp_path):
     """A smoke run of benchmarks/random_keys_bench.py: 10^4 numbers, three rounds."""
     proc = subprocess.run(
