@@ -181,3 +181,18 @@ def test_save_and_load_by_path(tmp_path):
                        match=r"(?s)3 differences.*\['body'\]\['layers'\]\[0\]\['w'\]: the file has "
                              r"float32\[3, 4\], the tree given float32\[3, 5\].*\[0\]\['b'\].*\[2\]\['w'\]"):
         wider.load(path)
+
+
+def test_the_functional_optimizer_api_takes_a_model_and_leaves_its_state_alone(backend):
+    model = tp.nn.Sequential([tp.nn.Dense(3, in_features=2), tp.nn.BatchNorm(in_features=3)])
+    model.eval()
+    x = np.ones((4, 2), np.float32)
+    grads = tp.grad(lambda m: tp.sum(m(x) ** 2))(model)
+    opt = tp.optimizers.AdamW(0.1, weight_decay=0.5)
+    new = opt.update(model, grads)
+    assert type(new) is tp.nn.Sequential
+    assert not np.allclose(new[0].kernel.numpy(), model[0].kernel.numpy())
+    np.testing.assert_array_equal(new[1].moving_variance.numpy(), np.ones(3))  # (no weight decay on state)
+    state = opt.init(model)
+    new, state = opt.apply(state, model, grads)
+    np.testing.assert_array_equal(new[1].moving_mean.numpy(), np.zeros(3))

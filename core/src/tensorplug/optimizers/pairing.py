@@ -48,7 +48,8 @@ def variable_pairs(grads: Grads, where: str) -> list[tuple[Variable, Any]]:
 
 def leaf_items(params: Any, grads: Any, where: str) -> tuple[list[Any], Any, list[Any]]:
     """`params`' leaves and structure, and (leaf position, parameter, gradient) of the leaves
-    with a gradient (None: not updated); ShapeError if the two trees differ."""
+    with a gradient (None: not updated) that are not Variables made non-trainable (a model's
+    state, such as batch norm's statistics, is left alone); ShapeError if the two trees differ."""
     leaves, structure = tree_flatten(params)
     try:
         g_leaves = structure.flatten_up_to(grads)
@@ -58,7 +59,8 @@ def leaf_items(params: Any, grads: Any, where: str) -> tuple[list[Any], Any, lis
         raise ShapeError(f"{where}: params and grads have different structures; pass grads as "
                          "tp.grad returns them for params.") from None
     items = [(i, p if isinstance(p, Tensor) else asarray(p), g)
-             for i, (p, g) in enumerate(zip(leaves, g_leaves)) if g is not None]
+             for i, (p, g) in enumerate(zip(leaves, g_leaves))
+             if g is not None and not (isinstance(p, Variable) and not p.trainable)]
     return leaves, structure, items
 
 
