@@ -14,7 +14,7 @@ import numpy as np
 
 from tensorplug.backends.contract import Backend
 from tensorplug.backends.held_dtypes import describe_dtypes
-from tensorplug.dtypes import ALL_DTYPES, DType
+from tensorplug.dtypes import ALL_DTYPES, STANDARD_DTYPES, DType
 from tensorplug.testing.inputs import Case, sample
 
 __all__ = ["HeldDtypes", "held_dtypes", "probe_dtypes", "runs_in"]
@@ -45,6 +45,8 @@ class HeldDtypes:
         """How to declare the dtypes found, in the backend's plugin."""
         if set(ALL_DTYPES) <= self.dtypes:
             names = "tensorplug.dtypes.ALL_DTYPES"
+        elif self.dtypes == frozenset(STANDARD_DTYPES):
+            names = "tensorplug.dtypes.STANDARD_DTYPES"
         else:
             listed = [f"tp.{d.name}" for d in ALL_DTYPES if d in self.dtypes]
             names = f"({', '.join(listed)}{',' if len(listed) == 1 else ''})"
