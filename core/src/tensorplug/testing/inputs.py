@@ -22,7 +22,8 @@ from tensorplug.errors import DTypeError, ShapeError, TensorplugError
 from tensorplug.kernels.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 
 __all__ = [
-    "Domain", "Case", "BadCase", "sample", "EDGE_SHAPES", "BROADCAST_PAIRS", "NOT_BROADCASTABLE",
+    "Domain", "Case", "BadCase", "sample", "integer_extremes",
+    "EDGE_SHAPES", "BROADCAST_PAIRS", "NOT_BROADCASTABLE",
     "accepted", "dtype_groups", "generic_cases", "generic_domain", "generic_bad_cases", "infos_of",
 ]
 
@@ -89,6 +90,15 @@ def sample(shape: Sequence[int], dtype: DType, domain: Domain = ANY, key: Any = 
         frac = rng.uniform(0.1, 0.4, size=shape) + np.where(rng.random(shape) < 0.5, 0.0, 0.5)
         values = np.floor(values) + frac
     return np.asarray(values).astype(dtype.numpy)
+
+
+def integer_extremes(dtype: DType) -> np.ndarray:
+    """The values of integer `dtype` a kernel that reads it as another dtype of its size gets
+    wrong: its minimum and maximum, 2^(n-1) (unsigned: the first a signed reading makes
+    negative), -1 (signed: all bits set) and 1, as a 1-d array."""
+    info = np.iinfo(dtype.numpy)
+    middle = 2 ** (8 * dtype.itemsize - 1) if dtype.is_unsigned_integer else -1
+    return np.array([int(info.min), int(info.max), middle, 1], dtype=dtype.numpy)
 
 
 @dataclass(frozen=True)
