@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype, real_of
+from tensorplug.dtypes import ALL_DTYPES, DType, as_dtype, from_numpy_dtype, real_of
 from tensorplug.errors import DTypeError, ShapeError, TensorplugError
 from tensorplug.kernels.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 
@@ -59,9 +59,15 @@ def _rng(*key: Any) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
-def sample(shape: Sequence[int], dtype: DType, domain: Domain = ANY, key: Any = 0) -> np.ndarray:
-    """Deterministic values of `dtype` and `shape` from `domain` (seeded by `key`); integers
-    within the dtype's range too; complex values have real and imaginary parts from `domain`."""
+def sample(shape: Sequence[int], dtype: DType | Any, domain: Domain = ANY, key: Any = 0) -> np.ndarray:
+    """Deterministic values of `dtype` (a tensorplug dtype, or what ``as_dtype`` takes: a numpy
+    dtype, a name) and `shape` from `domain` (seeded by `key`); integers within the dtype's range
+    too; complex values have real and imaginary parts from `domain`."""
+    if dtype.__class__ is not DType:
+        try:
+            dtype = as_dtype(dtype)
+        except DTypeError as exc:
+            raise DTypeError(f"tensorplug.testing.sample: {exc}") from None
     shape = tuple(shape)
     rng = _rng(tuple(shape), dtype.name, domain, key)
     if dtype.is_bool:
