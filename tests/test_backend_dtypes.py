@@ -44,11 +44,12 @@ class Float32Backend(ToyBackend):
         return super().from_numpy(array)
 
 
-def install_f32(name: str = "f32", dtypes: Any = None, kernels: tuple[str, ...] = F32_KERNELS) -> None:
+def install_f32(name: str = "f32", dtypes: Any = None, kernels: tuple[str, ...] = F32_KERNELS,
+                factory: type[ToyBackend] = Float32Backend) -> None:
     start_backend("numpy")
     numpy_kernels = {k.kernel_name: k.kernel_func for k in kernels_for_backend("numpy")}
     with registering_as(TOY_SOURCE):
-        register_backend(BackendConfig(name, Float32Backend, priority=-1, dtypes=dtypes))
+        register_backend(BackendConfig(name, factory, priority=-1, dtypes=dtypes))
         for kernel in kernels:
             register_kernel(KernelConfig(kernel, name, toy_kernel(kernel, numpy_kernels[kernel])))
 
@@ -102,6 +103,8 @@ def test_conversions_refuse_a_dtype_the_backend_does_not_hold():
     moved = tp.asarray(np.zeros(2))  # float64 on numpy
     with pytest.raises(tp.DTypeError, match="asarray: " + where):
         tp.asarray(moved, backend="f32")
+    onto = tp.asarray(moved, backend="f32", dtype=tp.float32)  # cast on numpy, then moved
+    assert (onto.backend, onto.dtype) == ("f32", float32)
 
 
 @pytest.mark.parametrize("name", ["numpy", "jax"])
@@ -112,7 +115,7 @@ def test_first_party_backends_declare_every_dtype(name):
 
 
 def test_a_kernel_config_narrows_the_backends_dtypes():
-    install_f32("narrow", dtypes=ALL_DTYPES, kernels=())
+    install_f32("narrow", dtypes=ALL_DTYPES, kernels=(), factory=ToyBackend)
     numpy_exp = next(k.kernel_func for k in kernels_for_backend("numpy") if k.kernel_name == "Exp")
     register_kernel(KernelConfig("Exp", "narrow", toy_kernel("Exp", numpy_exp), dtypes=(float32,)))
     with pytest.raises(tp.RegistrationError, match=r"its DirectCall serves \['float64'\], which the "
@@ -121,6 +124,10 @@ def test_a_kernel_config_narrows_the_backends_dtypes():
                                      direct=DirectCall((float64,), lambda x: x), dtypes=(float32,)))
     with tp.backend_scope("narrow"):
         assert tp.exp(tp.asarray([0.0])).tolist() == [1.0]
+        with pytest.raises(tp.DTypeError, match=r"Kernel 'Exp' on backend 'narrow' serves float32 only \(its "
+                                                r"KernelConfig's dtypes, registered by 'user code'\), not "
+                                                r"float64: cast the input first \(x.astype\(tp.float32\)\)"):
+            tp.exp(tp.asarray([0.0], dtype=tp.float64))
     result = opcheck("Exp", backend="narrow", checks=("values",))
     assert result.ok, result.report()
     assert "float64: not in the dtypes of Exp's KernelConfig" in result.report()

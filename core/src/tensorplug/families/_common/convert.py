@@ -114,7 +114,9 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
                 raise CopyError(f"asarray(copy=False): the tensor is on backend '{t.backend}', and "
                                 f"moving it to backend '{target.name}' copies it; pass copy=None "
                                 "(or True), or convert on its own backend.")
-            check_held(target, t._dtype if dt is None else dt, "asarray")
+            if target.dtypes is not None and t._dtype not in target.dtypes:
+                check_held(target, t._dtype if dt is None else dt, "asarray")
+                t = astype(t, dt)  # (cast where it is, to a dtype the target holds)
             t, copy = wrap(to_native(t, target), target, t._dtype), None  # (a copy already)
         if dt is not None and dt is not t._dtype:
             if copy is False:
