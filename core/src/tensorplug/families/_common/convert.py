@@ -132,8 +132,9 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         got = from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
     except DTypeError as exc:
         raise DTypeError(f"asarray: {exc}") from None
-    if target.dtypes is not None:
-        check_held(target, got, "asarray")
+    held = target.dtypes
+    if held is not None and got not in held:
+        check_held(target, got, "asarray")  # (raises)
     return wrap(target.from_numpy(arr), target)  # (from_numpy copies)
 
 
