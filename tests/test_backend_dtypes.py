@@ -97,9 +97,19 @@ def test_conversions_refuse_a_dtype_the_backend_does_not_hold():
             tp.linspace(0, 1, 3, dtype=tp.float64)
         with pytest.raises(tp.DTypeError, match="astype: " + where):
             tp.asarray([1.0]).astype(tp.float64)
-        with pytest.raises(tp.DTypeError, match="backend 'f32' cannot hold int64"):
-            tp.asarray([1.0]) * 2  # the Python int, int64 (weak: float32 here) is fine...
-            tp.asarray([1, 2])     # ... an int64 array is not
+        assert (tp.asarray([1.0]) * 2).dtype is float32  # a Python int is weak: float32 here
+        with pytest.raises(tp.DTypeError, match="asarray: backend 'f32' cannot hold int64"):
+            tp.asarray([1, 2])  # ... an int64 array is not
+        with pytest.raises(tp.DTypeError, match="fftfreq: " + where):
+            tp.fft.fftfreq(4, dtype=tp.float64)
+    install_f32("f32i", dtypes=(float32, int64), kernels=("OneHot",), factory=ToyBackend)
+    with tp.backend_scope("f32i"):
+        indices = tp.asarray([0, 1])
+        assert tp.nn.one_hot(indices, 2).dtype is float32
+        with pytest.raises(tp.DTypeError, match=r"one_hot: backend 'f32i' cannot hold int32; it holds "
+                                                r"int64, float32\. Either cast to the nearest dtype it "
+                                                r"holds, int64"):
+            tp.nn.one_hot(indices, 2, dtype=tp.int32)
     moved = tp.asarray(np.zeros(2))  # float64 on numpy
     with pytest.raises(tp.DTypeError, match="asarray: " + where):
         tp.asarray(moved, backend="f32")

@@ -72,7 +72,7 @@ def held_dtypes(backend: Backend) -> HeldDtypes:
     backend instance)."""
     if backend.dtypes is not None:
         declared = frozenset(backend.dtypes)
-        why = f"not in backend '{backend.name}''s BackendConfig(dtypes=...)"
+        why = f"not in the BackendConfig(dtypes=...) of backend '{backend.name}'"
         return HeldDtypes(backend.name, declared, True, {d: why for d in ALL_DTYPES if d not in declared})
     try:
         found = _PROBED.get(backend)
