@@ -6,6 +6,7 @@ its ``KernelConfig.dtypes``; and why each other dtype is skipped."""
 from __future__ import annotations
 
 import contextlib
+import re
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -52,16 +53,25 @@ class HeldDtypes:
             names = f"({', '.join(listed)}{',' if len(listed) == 1 else ''})"
         return f"declare them in its plugin: BackendConfig('{self.backend}', factory, dtypes={names})"
 
+    def reasons(self, dtypes: Iterable[DType]) -> list[str]:
+        """'float16, bfloat16: why' for those of `dtypes` skipped, one per reason (a reason
+        naming its dtype reads '<dtype>', so that dtypes refused alike share a line)."""
+        wanted = set(dtypes)
+        by_reason: dict[str, list[DType]] = {}
+        for d in ALL_DTYPES:
+            if d in wanted:
+                why = re.sub(rf"\b{d.name}\b", "<dtype>", self.skipped.get(d, "not held"))
+                by_reason.setdefault(why, []).append(d)
+        return [f"{', '.join(d.name for d in group)}: "
+                f"{why if len(group) > 1 else self.skipped.get(group[0], 'not held')}"
+                for why, group in by_reason.items()]
+
     def lines(self) -> list[str]:
         """What the kit reports: the dtypes checked, those skipped and why, how to declare them."""
         how = "declared" if self.declared else "found by a round trip through from_numpy/to_numpy"
         out = [f"backend '{self.backend}' holds {describe_dtypes(self.dtypes)} ({how}); the kit tests "
                "kernels in those only"]
-        by_reason: dict[str, list[str]] = {}
-        for d in ALL_DTYPES:
-            if d in self.skipped:
-                by_reason.setdefault(self.skipped[d], []).append(d.name)
-        out += [f"skipped dtypes {', '.join(names)}: {why}" for why, names in by_reason.items()]
+        out += [f"skipped dtypes {why}" for why in self.reasons(self.skipped)]
         if not self.declared:
             out.append(self.declaration())
         return out

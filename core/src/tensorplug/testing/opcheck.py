@@ -23,7 +23,7 @@ import numpy as np
 from tensorplug.backends.lifecycle import Backend, active_backend, backend_scope
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
-from tensorplug.dtypes import ALL_DTYPES, float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
+from tensorplug.dtypes import float64, from_numpy_dtype, is_floating_numpy, is_inexact_numpy
 from tensorplug.errors import KernelError, KernelOutputError, TensorplugError
 from tensorplug.families._common.convert import asarray
 from tensorplug.kernels.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
@@ -147,7 +147,7 @@ def _held_cases(spec: KernelSpec, cases: list[Case], held: HeldDtypes, serves: H
         else:
             kept.append(case)
     if left:
-        why = "; ".join(f"{d.name}: {serves.skipped.get(d, 'not held')}" for d in ALL_DTYPES if d in left)
+        why = "; ".join(serves.reasons(left))
         how = "" if serves.declared else f" ({serves.declaration()})"
         result.notes.append(f"{len(cases) - len(kept)} case(s) not run, in dtypes the backend does not "
                             f"hold or the kernel does not serve: {why}{how}")
