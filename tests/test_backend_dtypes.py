@@ -6,12 +6,14 @@ declare; ``tensorplug info`` shows them."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 import tensorplug as tp
+from _conformance_run import run_kit
 from _toy_backend import TOY_SOURCE, ToyArray, ToyBackend, toy_kernel
 from tensorplug.backends.held_dtypes import nearest_dtype
 from tensorplug.cli import main
@@ -187,3 +189,41 @@ def test_info_shows_each_backends_dtypes(capsys):
     main(["info"])
     rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
     assert rows["numpy"].endswith("all 15") and rows["f32"].endswith("int32, float32")
+
+
+CONFTEST = '''
+import numpy as np
+from _toy_backend import ToyBackend, toy_kernel
+from tensorplug.extend import (BackendConfig, KernelConfig, kernels_for_backend, register_backend,
+                               register_kernel, start_backend)
+
+
+class Float32Backend(ToyBackend):
+    def from_numpy(self, array):
+        if array.dtype != np.float32:
+            raise TypeError(f"float32 only, not {array.dtype}")
+        return super().from_numpy(array)
+
+
+start_backend("numpy")
+numpy_kernels = {k.kernel_name: k.kernel_func for k in kernels_for_backend("numpy")}
+register_backend(BackendConfig("f32", Float32Backend, priority=-1))
+for name in KERNELS:
+    register_kernel(KernelConfig(name, "f32", toy_kernel(name, numpy_kernels[name])))
+'''
+
+
+@pytest.mark.slow
+def test_the_kit_passes_a_float32_only_backend_that_declares_nothing(tmp_path):
+    """The whole kit (the pytest plugin), as a backend author runs it, on a backend whose
+    from_numpy takes float32 alone and that declares no dtypes: green, and it says why."""
+    (tmp_path / "conftest.py").write_text(f"KERNELS = {F32_KERNELS!r}\n" + CONFTEST)
+    (tmp_path / "pyproject.toml").write_text(
+        f"[tool.tensorplug.conformance]\ninclude = {list(F32_KERNELS)!r}\n")
+    run = run_kit("f32", cwd=tmp_path, pythonpath=Path(__file__).parent)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    summary = " ".join(run.summary.split())
+    assert "passing (8): Add, BroadcastTo, Exp, Fill, Multiply, Negative, Reshape, Sum" in summary
+    assert "gradients: 7 checked, 7 passing, 0 failing, 0 blocked" in summary
+    assert "dtypes: declare them in its plugin: BackendConfig('f32', factory, dtypes=(tp.float32,))" \
+        in summary
