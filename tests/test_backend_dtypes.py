@@ -104,6 +104,8 @@ def test_conversions_refuse_a_dtype_the_backend_does_not_hold():
             tp.asarray([1, 2])  # ... an int64 array is not
         with pytest.raises(tp.DTypeError, match="fftfreq: " + where):
             tp.fft.fftfreq(4, dtype=tp.float64)
+        with pytest.raises(tp.DTypeError, match="uniform: " + where):
+            tp.random.uniform((2,), seed=0, dtype=tp.float64)
     install_f32("f32i", dtypes=(float32, int64), kernels=("OneHot",), factory=ToyBackend)
     with tp.backend_scope("f32i"):
         indices = tp.asarray([0, 1])
