@@ -49,7 +49,7 @@ def test_list_backends_in_priority_order():
     assert tp.list_backends() == ["toy-high", "numpy", "toy-mid", *jax, "toy-low"]
     info = {row["name"]: row for row in backend_info()}
     assert info["toy-high"] == {"name": "toy-high", "priority": 7, "started": False, "active": False,
-                                "source": "user code"}
+                                "source": "user code", "dtypes": None}
     assert info["numpy"]["source"] == "tensorplug-backend-numpy"
 
 

@@ -60,8 +60,8 @@ def test_info_shows_version_backends_and_plugins_with_their_contributions(capsys
     code, out = _run(capsys, "info")
     assert code == 0
     assert out.startswith(f"tensorplug {tp.__version__} (core API version {tp.API_VERSION}), Python ")
-    assert _row(out, "backend") == ["backend", "priority", "started", "active", "registered by"]
-    assert _row(out, "numpy") == ["numpy", "1", "yes", "yes", f"{NUMPY} 0.1.0"]
+    assert _row(out, "backend") == ["backend", "priority", "started", "active", "registered by", "dtypes"]
+    assert _row(out, "numpy") == ["numpy", "1", "yes", "yes", f"{NUMPY} 0.1.0", "all 15"]
     assert _row(out, "plugin") == ["plugin", "distribution", "version", "status", "contributed"]
     numpy_row = _row(out, NUMPY)
     assert numpy_row[1:4] == [NUMPY, "0.1.0", "active"]
@@ -79,7 +79,7 @@ def test_info_starts_no_backend(capsys):
     register_backend(BackendConfig("idle", _broken_factory, priority=-3))
     code, out = _run(capsys, "info")
     assert code == 0
-    assert _row(out, "idle") == ["idle", "-3", "no", "no", "user code"]
+    assert _row(out, "idle") == ["idle", "-3", "no", "no", "user code", "undeclared"]
     assert "idle" not in tp.extend.backend_info()[0]["name"]
     assert [b["started"] for b in tp.extend.backend_info() if b["name"] == "idle"] == [False]
 

@@ -146,7 +146,8 @@ def test_kernels_needs_lists_each_gradients_needs_and_what_a_backend_lacks(capsy
     assert code == 1
     rows = {cells[0]: cells for line in out.splitlines()
             if len(cells := re.split(r"\s{2,}", line.strip())) == 4 and not cells[0].startswith("-")}
-    assert rows["kernel"] == ["kernel", "gradient", "needs", "toy lacks"]
+    assert rows["kernel"] == ["kernel", "gradient", "first-order needs", "toy lacks"]
+    assert "Higher derivatives also need what\n  the gradients of those kernels need" in out
     needs = gradient_needs()
     assert rows["Tanh"] == ["Tanh", "clippy (over core)", ", ".join(needs["Tanh"].needs), "Clip"]
     assert rows["Cos"] == ["Cos", "core", ", ".join(needs["Cos"].needs), "Sin"]

@@ -185,7 +185,9 @@ def test_float32_only_backend_skips_float64_and_checks_gradients_in_float32():
     result = opcheck("Tanh", backend="f32", gradient_order=2)
     assert result.ok, result.report()
     assert result.gradient == "checked on 4 case(s) in float32"
-    assert "the backend has no float64: 7 float64 case(s) not run" in result.notes
+    assert ("7 case(s) not run, in dtypes the backend does not hold or the kernel does not serve: "
+            "float64: from_numpy of float64 gave float32 (to_numpy: float32) (declare them in its "
+            "plugin: BackendConfig('f32', factory, dtypes=(tp.bool, tp.int8,") in result.report()
     assert "gradients checked to order 1 only: order 2 needs float64" in result.notes
 
 
@@ -273,3 +275,21 @@ def test_bounded_cases_keep_every_dtype_combination_and_spread_the_rest():
     assert kept == sorted(kept, key=lambda c: c.attrs["k"])  # in their order
     assert bounded(cases, None) == cases and bounded(cases, 100) == cases
     assert len(bounded(cases, 1)) == 3  # never fewer than one case per dtype combination
+
+
+def test_a_sum_reading_uint16_as_int16_fails_on_the_dtypes_extremes(toy):
+    """The kit's integer cases reach each dtype's extremes and 2^(n-1) (issue 36): small samples
+    alone (0..3) let a Sum that widens uint16 as if it were int16 pass."""
+    def sum_as_signed(inputs, attrs, backend):
+        x = inputs[0]
+        axis = attrs["axis"] if x.ndim else None
+        if x.dtype != np.uint16:
+            return np.sum(x, axis=axis, keepdims=attrs["keepdims"])
+        # the bug: uint16 read as int16, summed in int64 and handed back as the spec's uint64
+        wrong = np.sum(x.view(np.int16), axis=axis, keepdims=attrs["keepdims"], dtype=np.int64)
+        return wrong.astype(np.uint64)
+    replace("Sum", sum_as_signed)
+    with pytest.raises(OpCheckError, match=r"(?s)values with x: uint16\[4\]; attrs \{axis=None, "
+                                           r"keepdims=False\} \(special\):.*"
+                                           r"inputs: x = \[    0, 65535, 32768,     1\]"):
+        assert_opcheck("Sum", backend=toy, checks=("values",))

@@ -42,6 +42,11 @@ class Backend:
     max_elements: int = 2**59
     #: The most axes one tensor may have (numpy's limit: 64).
     max_ndim: int = 64
+    #: The dtypes this backend can hold, or None (undeclared: its ``from_numpy`` refuses what it
+    #: cannot hold). Set from ``BackendConfig.dtypes`` when the backend starts; conversions onto
+    #: it (``tp.asarray``, creation ops' ``dtype=``, ``astype``) refuse other dtypes with a
+    #: DTypeError naming the nearest one it holds (``tensorplug.backends.held_dtypes``).
+    dtypes: frozenset[DType] | None = None
 
     def from_numpy(self, array: np.ndarray) -> Any:
         """A native array holding a copy of `array` (whose dtype is a supported one)."""

@@ -48,19 +48,23 @@ def list_backends() -> list[str]:
 
 
 def backend_info() -> list[dict[str, Any]]:
-    """Name, priority, whether started and active, and who registered each backend."""
+    """Name, priority, whether started and active, who registered each backend, and the dtypes
+    it holds (a frozenset, or None where undeclared)."""
     load_plugins()
     runtime = current()
     active = state.backend.name if state.backend is not None else None
     out = []
     for name in list_backends():
         reg = runtime.backends.registration(name)
+        config = runtime.backends.active[name]
+        instance = runtime.instances.get(name)
         out.append({
             "name": name,
-            "priority": runtime.backends.active[name].priority,
-            "started": name in runtime.instances,
+            "priority": config.priority,
+            "started": instance is not None,
             "active": name == active,
             "source": reg.source if reg else None,
+            "dtypes": config.dtypes if instance is None else instance.dtypes,
         })
     return out
 
@@ -112,6 +116,8 @@ def start_backend(name: str) -> Backend:
                 "tensorplug Backend subclass."
             )
         backend.name = name
+        if config.dtypes is not None:
+            backend.dtypes = config.dtypes
         runtime.starting[name] = backend
         try:
             for config_k in kernels_for_backend(name):  # registered before the start

@@ -9,6 +9,7 @@ import platform
 from collections import defaultdict
 from typing import Any
 
+from tensorplug.backends.held_dtypes import describe_dtypes
 from tensorplug.backends.lifecycle import backend_info
 from tensorplug.cli import _inventory
 from tensorplug.core.version import API_VERSION, __version__
@@ -84,13 +85,15 @@ def _backends() -> str:
     for b in backend_info():
         active = "yes" if b["active"] else ("default" if b["name"] == default else "no")
         rows.append((b["name"], str(b["priority"]), "yes" if b["started"] else "no", active,
-                     _inventory.label(b["source"]) if b["source"] else "?"))
+                     _inventory.label(b["source"]) if b["source"] else "?", describe_dtypes(b["dtypes"])))
     if not rows:
         return heading("Backends") + "\n  none: install one, e.g. `pip install tensorplug-backend-numpy`"
     return "\n".join([
         heading("Backends (highest priority first)"),
-        table(("backend", "priority", "started", "active", "registered by"), rows),
-        "  ('default': the one tensorplug will start first; a backend starts on first use)",
+        table(("backend", "priority", "started", "active", "registered by", "dtypes"), rows),
+        "  ('default': the one tensorplug will start first; a backend starts on first use; dtypes:\n"
+        "  those it holds, declared in its BackendConfig(dtypes=...); the conformance kit probes\n"
+        "  an undeclared backend's)",
     ])
 
 

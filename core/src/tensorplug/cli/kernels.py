@@ -40,9 +40,9 @@ def add_parser(subparsers: Any) -> None:
                       help="list only the gaps (kernels a backend lacks, gradients a differentiable "
                            "kernel lacks); the exit status is 1 if there are any")
     view.add_argument("--needs", action="store_true",
-                      help="for each kernel with a gradient, the kernels its gradient needs (found by "
-                           "running it on shapes and dtypes alone) and which of them each backend "
-                           "lacks; the exit status is 1 if a backend lacks any for a kernel it has")
+                      help="for each kernel with a gradient, the kernels its gradient needs to first "
+                           "order (found by running it on shapes and dtypes alone) and which of them each "
+                           "backend lacks; the exit status is 1 if a backend lacks any for a kernel it has")
     p.set_defaults(handler=run)
 
 
@@ -122,9 +122,13 @@ def needs_view(backends: list[str]) -> list[str]:
     rows = [(n.kernel, gradient_cell(n.kernel, True), ", ".join(n.needs) or "nothing",
              *(lacks(n.kernel, b) for b in backends)) for n in needs.values()]
     print(heading(f"Gradient needs: {plural(len(needs), 'gradient')}, run on shapes and dtypes alone"))
-    print(table(("kernel", "gradient", "needs", *(f"{b} lacks" for b in backends)), rows))
+    print(table(("kernel", "gradient", "first-order needs", *(f"{b} lacks" for b in backends)), rows))
     print(f"\n  '{MISSING}': the backend has every kernel the gradient needs; '(no kernel)': it has no "
           "kernel for the kernel itself.")
+    print("  First-order needs are what the gradient itself dispatches. Higher derivatives also need what\n"
+          "  the gradients of those kernels need, and so does the conformance kit, which checks gradients\n"
+          "  to order 2 and forward mode (tp.jvp, through JVP rules): its summary line 'gradients need,\n"
+          "  backend lacks' names every kernel they need.")
     print(f"  tp.grad needs at least: {', '.join(minimum_grad_kernels())}.")
     for n in needs.values():
         if n.untraced:

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tensorplug.backends.contract import Backend
+from tensorplug.backends.held_dtypes import nearest_dtype
 from tensorplug.core.runtime import current
+from tensorplug.dtypes import ALL_DTYPES, DType
 from tensorplug.errors import (
     DTypeError,
     KernelError,
@@ -30,7 +32,7 @@ from tensorplug.registry.specs import get_kernel_spec
 if TYPE_CHECKING:  # (tensor.py imports the context, whose debug recorders use this module)
     from tensorplug.core.tensor import Tensor
 
-__all__ = ["explain_failure", "check_outputs"]
+__all__ = ["explain_failure", "check_outputs", "check_served"]
 
 
 def explain_failure(name: str, backend: Backend, inputs: Sequence[Tensor], attrs: Mapping[str, Any],
@@ -107,6 +109,21 @@ def check_outputs(name: str, backend: Backend, inputs: Sequence[Tensor], attrs: 
         fits = len(got.shape) == len(want.shape) and all(w in (-1, s) for s, w in zip(got.shape, want.shape))
         if got.dtype is not want.dtype or not fits:
             raise wrong(f"{describe(got)} as output '{out_name}'", describe(want))
+
+
+def check_served(name: str, backend: Backend, serves: frozenset[DType], inputs: Sequence[Tensor]) -> None:
+    """Raise DTypeError if an input's dtype is not among those kernel `name`'s config narrows
+    it to on `backend` (``KernelConfig.dtypes``), naming the nearest one it serves."""
+    for t in inputs:
+        if t._dtype not in serves:
+            near = nearest_dtype(t._dtype, serves)
+            names = ", ".join(d.name for d in ALL_DTYPES if d in serves)
+            cast = f"x.astype(tp.{near.name})" if near is not None else "a cast"
+            raise DTypeError(
+                f"Kernel '{name}' on backend '{backend.name}' serves {names} only (its KernelConfig's "
+                f"dtypes, registered by '{_source(name, backend)}'), not {t._dtype.name}: cast the "
+                f"input first ({cast}), or use a backend whose kernel serves {t._dtype.name}."
+            )
 
 
 def _infos(inputs: Sequence[Tensor]) -> list[TensorInfo]:

@@ -35,7 +35,7 @@ from tensorplug.core.runtime import ACTIVE
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
 from tensorplug.errors import KernelError, TensorplugError
-from tensorplug.kernels.call_checks import check_outputs, explain_failure
+from tensorplug.kernels.call_checks import check_outputs, check_served, explain_failure
 from tensorplug.kernels.kernel_spec import REQUIRED, KernelSpec
 from tensorplug.kernels.lookup import missing_kernel_error
 from tensorplug.registry._slots import CHANGES
@@ -84,11 +84,13 @@ class _Binding:
     (direct functions and their output dtypes, the input dtypes whose outputs were checked)."""
 
     __slots__ = ("backend", "version", "spec", "func", "direct_call", "fixed", "variants", "single",
-                 "one_dtype", "checked")
+                 "one_dtype", "checked", "serves")
 
     def __init__(self, backend: Backend | None, version: int, spec: KernelSpec | None,
-                 func: KernelFunc | None, direct: DirectCall | None, fixed: _Direct | None) -> None:
+                 func: KernelFunc | None, direct: DirectCall | None, fixed: _Direct | None,
+                 serves: frozenset[DType] | None = None) -> None:
         self.backend = backend
+        self.serves = serves  # the input dtypes the kernel's config narrows it to (None: all)
         self.version = version
         self.spec = spec
         self.func = func
@@ -231,7 +233,7 @@ class Dispatcher:
         fixed = None
         if direct is not None and self.attrs is not None:
             fixed = self._direct_for(direct, self.attrs, backend)
-        binding = _Binding(backend, version, spec, config.kernel_func, direct, fixed)
+        binding = _Binding(backend, version, spec, config.kernel_func, direct, fixed, config.dtypes)
         self._binding = binding
         return binding
 
@@ -332,6 +334,10 @@ class Dispatcher:
         assert backend is not None and b.func is not None and b.spec is not None
         if attrs is None:  # none given, and the spec has required ones
             attrs = b.spec.normalize_attrs(None)  # raises, naming the missing attribute
+        dtypes = inputs[0]._dtype if b.one_dtype else tuple(map(_dtype_of, inputs))
+        first = dtypes not in b.checked
+        if first and b.serves is not None:
+            check_served(self.name, backend, b.serves, inputs)
         arrays = tuple([t._data if t._backend is backend else to_backend(t, backend) for t in inputs])
         start = _clock() if profiling[0] else 0
         try:
@@ -340,8 +346,7 @@ class Dispatcher:
             raise
         except Exception as exc:
             raise explain_failure(self.name, backend, inputs, attrs, exc) from exc
-        dtypes = inputs[0]._dtype if b.one_dtype else tuple(map(_dtype_of, inputs))
-        if dtypes not in b.checked:
+        if first:
             check_outputs(self.name, backend, inputs, attrs, out)
             b.checked.add(dtypes)
         single = b.single

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tensorplug.backends.held_dtypes import declared_dtypes
 from tensorplug.dtypes import DType
 from tensorplug.errors import RegistrationError
 from tensorplug.kernels.kernel_spec import KernelSpec
@@ -75,12 +76,15 @@ class DirectCall:
         return self.specialize(attrs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class KernelConfig:
     """The implementation of one kernel name for one backend.
 
     ``kernel_func(inputs, attrs, backend)`` is the kernel (see ``KernelFunc``); ``direct``
     optionally offers the dispatcher faster calls for some dtypes (see ``DirectCall``).
+    ``dtypes`` optionally narrows the backend's dtypes (``BackendConfig.dtypes``) for this
+    kernel: the input dtypes it serves (an input of another dtype is a DTypeError naming the
+    nearest one it serves), and the only ones the conformance kit tests it in.
     ``setup_func(backend)`` runs when the backend starts (or when the kernel becomes the active
     one of its slot on a started backend); ``dispose_func(backend)`` when it stops being active
     (unregistered, or shadowed by an override) or the backend is disposed.
@@ -92,6 +96,18 @@ class KernelConfig:
     setup_func: Callable[[Any], None] | None = None
     dispose_func: Callable[[Any], None] | None = None
     direct: DirectCall | None = field(default=None, kw_only=True)
+    dtypes: frozenset[DType] | None = field(default=None, kw_only=True)
+
+    def __init__(self, kernel_name: str, backend_name: str, kernel_func: KernelFunc,
+                 setup_func: Callable[[Any], None] | None = None,
+                 dispose_func: Callable[[Any], None] | None = None, *,
+                 direct: DirectCall | None = None, dtypes: Iterable[DType] | None = None) -> None:
+        for name, value in (("kernel_name", kernel_name), ("backend_name", backend_name),
+                            ("kernel_func", kernel_func), ("setup_func", setup_func),
+                            ("dispose_func", dispose_func), ("direct", direct)):
+            object.__setattr__(self, name, value)
+        where = f"KernelConfig for '{kernel_name}' on backend '{backend_name}'"
+        object.__setattr__(self, "dtypes", declared_dtypes(dtypes, where))
 
 
 def check_kernel_config(config: KernelConfig, spec: KernelSpec) -> None:
@@ -108,6 +124,13 @@ def check_kernel_config(config: KernelConfig, spec: KernelSpec) -> None:
         return
     if not isinstance(direct, DirectCall):
         raise RegistrationError(f"{where}: direct must be a DirectCall, got {type(direct).__name__}.")
+    if config.dtypes is not None and not direct.dtypes <= config.dtypes:
+        extra = sorted(d.name for d in direct.dtypes - config.dtypes)
+        raise RegistrationError(
+            f"{where}: its DirectCall serves {extra}, which the config's dtypes leave out; a "
+            "direct call serves some of the kernel's dtypes: add them to dtypes, or leave them "
+            "out of the DirectCall."
+        )
     if len(spec.outputs) != 1 or spec.variadic:
         raise RegistrationError(
             f"{where}: direct calls are for kernels of a fixed number of inputs and one output; "

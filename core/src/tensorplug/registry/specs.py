@@ -7,6 +7,7 @@ import difflib
 from tensorplug.core.runtime import current
 from tensorplug.errors import KernelSpecNotFoundError
 from tensorplug.kernels.kernel_spec import KernelSpec
+from tensorplug.kernels.tfjs_names import tfjs_hint
 
 __all__ = [
     "register_kernel_spec",
@@ -40,7 +41,11 @@ def get_kernel_spec(name: str) -> KernelSpec:
 def spec_not_found(name: str) -> KernelSpecNotFoundError:
     names = {str(k).lower(): str(k) for k in current().specs.active}
     close = [names[c] for c in difflib.get_close_matches(str(name).lower(), list(names), n=3)]
-    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    alias, op_hint = tfjs_hint(name)  # TF.js's name of a kernel tensorplug spells otherwise
+    shown = [repr(c) for c in close]
+    if alias is not None and alias in current().specs.active:
+        shown = [f"'{alias}' (TF.js's '{name}')"] + [repr(c) for c in close if c != alias][:2]
+    hint = (f" Did you mean {', '.join(shown)}?" if shown else "") + op_hint
     return KernelSpecNotFoundError(
         f"No kernel spec named '{name}'.{hint} Declare it with "
         "tensorplug.extend.register_kernel_spec(KernelSpec(...)) (or from a plugin's "

@@ -13,6 +13,7 @@ from tensorplug.errors import TensorplugError
 from tensorplug.plugins.manager import load_plugins
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.registry.specs import list_kernel_specs
+from tensorplug.testing.dtype_probe import held_dtypes
 from tensorplug.testing.selection import Selection
 
 __all__ = ["Plan", "make_plan", "Record", "Coverage", "parse_property"]
@@ -29,6 +30,9 @@ class Plan:
     implemented: frozenset[str]
     optional_missing: tuple[str, ...] = ()
     start_error: str = ""
+    #: what the summary says of the backend's dtypes (``HeldDtypes.lines``): shown where the
+    #: backend declares none or holds fewer than all
+    dtypes: tuple[str, ...] = ()
 
     def checked(self, selection: Selection) -> list[str]:
         return [n for n in self.required if selection.selects(n)]
@@ -53,7 +57,10 @@ def make_plan(backend: str) -> Plan:
     required = tuple(s.name for s in specs if is_core(s.name) or s.name in implemented)
     optional = tuple(s.name for s in specs if s.name not in required)
     differentiable = frozenset(s.name for s in specs if s.differentiable)
-    return Plan(backend, required, differentiable, implemented, optional, error)
+    instance = current().instances.get(backend)
+    held = held_dtypes(instance) if instance is not None else None
+    dtypes = tuple(held.lines()) if held is not None and (held.skipped or not held.declared) else ()
+    return Plan(backend, required, differentiable, implemented, optional, error, dtypes)
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,7 @@ class Coverage:
                  f"{counts}"]
         if plan.start_error:
             lines.append(f"the backend failed to start: {plan.start_error}")
+        lines += [_wrap("dtypes: ", line, width) for line in plan.dtypes]
         checked = len(plan.required) - len(cats["not selected"]) - len(cats["excluded"])
         for cat in _CATEGORIES:
             names = cats[cat]

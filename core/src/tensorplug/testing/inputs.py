@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype, real_of
+from tensorplug.dtypes import ALL_DTYPES, DType, as_dtype, from_numpy_dtype, real_of
 from tensorplug.errors import DTypeError, ShapeError, TensorplugError
 from tensorplug.kernels.kernel_spec import REQUIRED, KernelSpec, TensorInfo, describe
 
 __all__ = [
-    "Domain", "Case", "BadCase", "sample", "EDGE_SHAPES", "BROADCAST_PAIRS", "NOT_BROADCASTABLE",
+    "Domain", "Case", "BadCase", "sample", "integer_extremes",
+    "EDGE_SHAPES", "BROADCAST_PAIRS", "NOT_BROADCASTABLE",
     "accepted", "dtype_groups", "generic_cases", "generic_domain", "generic_bad_cases", "infos_of",
 ]
 
@@ -58,9 +59,15 @@ def _rng(*key: Any) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
-def sample(shape: Sequence[int], dtype: DType, domain: Domain = ANY, key: Any = 0) -> np.ndarray:
-    """Deterministic values of `dtype` and `shape` from `domain` (seeded by `key`); integers
-    within the dtype's range too; complex values have real and imaginary parts from `domain`."""
+def sample(shape: Sequence[int], dtype: DType | Any, domain: Domain = ANY, key: Any = 0) -> np.ndarray:
+    """Deterministic values of `dtype` (a tensorplug dtype, or what ``as_dtype`` takes: a numpy
+    dtype, a name) and `shape` from `domain` (seeded by `key`); integers within the dtype's range
+    too; complex values have real and imaginary parts from `domain`."""
+    if dtype.__class__ is not DType:
+        try:
+            dtype = as_dtype(dtype)
+        except DTypeError as exc:
+            raise DTypeError(f"tensorplug.testing.sample: {exc}") from None
     shape = tuple(shape)
     rng = _rng(tuple(shape), dtype.name, domain, key)
     if dtype.is_bool:
@@ -89,6 +96,15 @@ def sample(shape: Sequence[int], dtype: DType, domain: Domain = ANY, key: Any = 
         frac = rng.uniform(0.1, 0.4, size=shape) + np.where(rng.random(shape) < 0.5, 0.0, 0.5)
         values = np.floor(values) + frac
     return np.asarray(values).astype(dtype.numpy)
+
+
+def integer_extremes(dtype: DType) -> np.ndarray:
+    """The values of integer `dtype` a kernel that reads it as another dtype of its size gets
+    wrong: its minimum and maximum, 2^(n-1) (unsigned: the first a signed reading makes
+    negative), -1 (signed: all bits set) and 1, as a 1-d array."""
+    info = np.iinfo(dtype.numpy)
+    middle = 2 ** (8 * dtype.itemsize - 1) if dtype.is_unsigned_integer else -1
+    return np.array([int(info.min), int(info.max), middle, 1], dtype=dtype.numpy)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from tensorplug.kernels.lookup import missing_kernel_error
 from tensorplug.kernels.run import run_kernel
 from tensorplug.registry.specs import get_kernel_spec
 from tensorplug.testing.compare import Tolerance, compare_values, show_array
+from tensorplug.testing.dtype_probe import HeldDtypes, held_dtypes, runs_in
 from tensorplug.testing.inputs import BadCase, Case, generic_bad_cases, generic_cases
 from tensorplug.testing.opcheck_batching import check_batching
 from tensorplug.testing.opcheck_gradients import check_gradient
@@ -69,16 +70,19 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
         ref = reference or get_reference(spec.name)
         result = OpCheckResult(spec.name, b.name, reference=_kind(ref),
                                rerun=rerun or _rerun(spec.name, b.name))
-        has_f64 = supports_float64(b)
-        cases = bounded(_cases(spec, ref, has_f64, result), max_cases)
         if not _implemented(spec, b, result):
             return result
+        held = held_dtypes(b)
+        serves = held.narrowed(current().kernels.active[(spec.name, b.name)].dtypes, spec.name)
+        has_f64 = float64 in serves.dtypes
+        cases = bounded(_cases(spec, ref, held, serves, result), max_cases)
         if "values" in checks:
             for case in cases:
                 _check_case(spec, ref, case, b, result, rtol, atol)
         if "errors" in checks:
             for bad in _bad_cases(spec, ref, cases):
-                _check_bad(spec, bad, result)
+                if not runs_in(bad, held, serves):
+                    _check_bad(spec, bad, result)
         if "gradient" in checks:
             check_gradient(spec, cases, has_f64, result, gradient_order)
         if "jvp" in checks:
@@ -112,12 +116,8 @@ def supports_float64(backend: Backend) -> bool:
         return False
 
 
-def _uses_float64(case: Case) -> bool:
-    return any(a.dtype == np.float64 for a in case.inputs) or any(
-        getattr(v, "name", None) == "float64" for v in case.attrs.values())
-
-
-def _cases(spec: KernelSpec, ref: Reference | None, has_f64: bool, result: OpCheckResult) -> list[Case]:
+def _cases(spec: KernelSpec, ref: Reference | None, held: HeldDtypes, serves: HeldDtypes,
+           result: OpCheckResult) -> list[Case]:
     if ref is None:
         cases = generic_cases(spec)
         result.notes.append("no reference values: the kit does not know this kernel, so it checked output "
@@ -128,13 +128,30 @@ def _cases(spec: KernelSpec, ref: Reference | None, has_f64: bool, result: OpChe
             result.notes.append(f"no inputs: the kit cannot guess the required attribute(s) {required}")
     else:
         cases = list(ref.cases(spec))
-    if not has_f64:
-        kept = [c for c in cases if not _uses_float64(c)]
-        if len(kept) < len(cases):
-            result.notes.append(f"the backend has no float64: {len(cases) - len(kept)} float64 case(s) "
-                                "not run")
-        cases = kept
-    return cases
+    return _held_cases(spec, cases, held, serves, result)
+
+
+def _held_cases(spec: KernelSpec, cases: list[Case], held: HeldDtypes, serves: HeldDtypes,
+                result: OpCheckResult) -> list[Case]:
+    """The cases whose dtypes the kernel serves and the backend holds; a note names the others'
+    dtypes, why they are skipped and (for a backend that declares none) how to declare."""
+    kept, left = [], set()
+    for case in cases:
+        try:
+            outputs = [o.dtype for o in spec.check(case.infos(), spec.normalize_attrs(case.attrs))]
+        except TensorplugError:  # (reported when the case runs)
+            outputs = []
+        lacking = runs_in(case, held, serves, outputs)
+        if lacking:
+            left.update(lacking)
+        else:
+            kept.append(case)
+    if left:
+        why = "; ".join(serves.reasons(left))
+        how = "" if serves.declared else f" ({serves.declaration()})"
+        result.notes.append(f"{len(cases) - len(kept)} case(s) not run, in dtypes the backend does not "
+                            f"hold or the kernel does not serve: {why}{how}")
+    return kept
 
 
 def bounded(cases: list[Case], limit: int | None) -> list[Case]:

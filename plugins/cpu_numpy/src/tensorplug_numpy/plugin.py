@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.extend import API_VERSION, BackendConfig, hookimpl
 from tensorplug_numpy import kernels
 from tensorplug_numpy.backend import NumpyBackend
@@ -14,7 +15,7 @@ BACKEND_NAME = "numpy"
 
 @hookimpl
 def tensorplug_backends(register: Any) -> None:
-    register(BackendConfig(BACKEND_NAME, NumpyBackend, priority=1))
+    register(BackendConfig(BACKEND_NAME, NumpyBackend, priority=1, dtypes=ALL_DTYPES))
 
 
 @hookimpl

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.extend import API_VERSION, Backend, BackendConfig, hookimpl
 from tensorplug_jax import BACKEND_NAME
 
@@ -23,7 +24,8 @@ def _start() -> Backend:
 
 @hookimpl
 def tensorplug_backends(register: Any) -> None:
-    register(BackendConfig(BACKEND_NAME, _start, priority=PRIORITY))
+    # every dtype: its kernels run in the backend's scope, with 64-bit types on (``_scope``)
+    register(BackendConfig(BACKEND_NAME, _start, priority=PRIORITY, dtypes=ALL_DTYPES))
 
 
 @hookimpl

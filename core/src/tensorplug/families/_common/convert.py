@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.backends.devices import on_device, put
+from tensorplug.backends.held_dtypes import check_held
 from tensorplug.backends.lifecycle import Backend, active_backend, start_backend
 from tensorplug.core import validate as valid
 from tensorplug.core.context import backend_var
@@ -113,6 +114,9 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
                 raise CopyError(f"asarray(copy=False): the tensor is on backend '{t.backend}', and "
                                 f"moving it to backend '{target.name}' copies it; pass copy=None "
                                 "(or True), or convert on its own backend.")
+            if target.dtypes is not None and t._dtype not in target.dtypes:
+                check_held(target, t._dtype if dt is None else dt, "asarray")
+                t = astype(t, dt)  # (cast where it is, to a dtype the target holds)
             t, copy = wrap(to_native(t, target), target, t._dtype), None  # (a copy already)
         if dt is not None and dt is not t._dtype:
             if copy is False:
@@ -125,9 +129,12 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         return _shared(obj, dt, target)
     arr = _host_array(obj, dt)
     try:
-        from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
+        got = from_numpy_dtype(arr.dtype)  # refuse unsupported dtypes with a clear message
     except DTypeError as exc:
         raise DTypeError(f"asarray: {exc}") from None
+    held = target.dtypes
+    if held is not None and got not in held:
+        check_held(target, got, "asarray")  # (raises)
     return wrap(target.from_numpy(arr), target)  # (from_numpy copies)
 
 
@@ -154,6 +161,7 @@ def _shared(obj: Any, dt: DType | None, target: Backend) -> Tensor:
         except DTypeError as exc:
             raise DTypeError(f"asarray: {exc}") from None
         _same_dtype(got, dt)
+        check_held(target, got, "asarray")
     try:
         native = target.from_dlpack(obj, copy=False)
     except TensorplugError:
@@ -165,6 +173,7 @@ def _shared(obj: Any, dt: DType | None, target: Backend) -> Tensor:
                         f"{str(exc).rstrip('.')}. Pass copy=None (or True) to copy it.") from exc
     got = target.dtype_of(native)
     _same_dtype(got, dt)
+    check_held(target, got, "asarray")
     return wrap(native, target, got)
 
 
@@ -185,6 +194,8 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> T
         return x
     if x._dtype.is_complex:
         cast_target(x._dtype, dt, "astype")
+    if x._backend.dtypes is not None:
+        check_held(x._backend, dt, "astype")
     return _CAST((x,), {"dtype": dt})
 
 
@@ -203,6 +214,8 @@ def scalar_tensor(value: Any, dtype: DType, op: str | None = None) -> Tensor:
         # (-0.0 equals 0.0, so its key finds 0.0's tensor: only a nonzero value or +0 takes it)
         if hit is not None and (value or math.copysign(1.0, value) > 0):
             return hit
+    if backend.dtypes is not None:
+        check_held(backend, dtype, op or "asarray")
     try:
         host = np.asarray(value, dtype=dtype.numpy)
     except OverflowError:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tensorplug.backends.devices import on_device as put
+from tensorplug.backends.held_dtypes import check_held
 from tensorplug.backends.lifecycle import active_backend
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
@@ -32,6 +33,16 @@ def new_shape(value: Any, op: str, arg: str = "shape") -> tuple[int, ...]:
     return valid.checked_size(valid.shape(value, op, arg), active_backend(), op)
 
 
+def new_dtype(value: Any, op: str) -> DType:
+    """The dtype of a tensor an op creates on the active backend: ``valid.dtype``, and one the
+    backend holds (``check_held``)."""
+    dt = valid.dtype(value, op)
+    held = active_backend().dtypes
+    if held is not None and dt not in held:
+        check_held(active_backend(), dt, op)  # (raises)
+    return dt
+
+
 def on_device(t: Tensor, device: Any, op: str) -> Tensor:
     """`t` on `device` (``tensorplug.backends.devices.on_device``; imported late: devices imports ops)."""
     if device is None:
@@ -43,7 +54,7 @@ def _fill(op: str, shape: int | Sequence[int], fill_value: Any, dtype: Any, devi
     dims = new_shape(shape, op)
     if not isinstance(fill_value, (bool, int, float, complex)):
         fill_value = valid.scalar(fill_value, op, "fill_value")
-    dt: DType = scalar_dtype(fill_value) if dtype is None else valid.dtype(dtype, op)
+    dt = new_dtype(scalar_dtype(fill_value) if dtype is None else dtype, op)
     fitting_value(fill_value, dt, "fill_value", op)
     return on_device(_FILL((), {"shape": dims, "value": fill_value, "dtype": dt}), device, op)
 
@@ -105,7 +116,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, stop, step))
         dtype = default_float if is_float else default_int
-    dt = valid.dtype(dtype, "arange")
+    dt = new_dtype(dtype, "arange")
     n = checked_range(start, stop, step, dt, "arange")  # the Range spec's rule: refuses a zero step
     valid.checked_size((n,), active_backend(), "arange")
     return on_device(_RANGE((), {"start": start, "stop": stop, "step": step, "dtype": dt}), device, "arange")
@@ -118,7 +129,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
     m = n if n_cols is None else valid.size(n_cols, "eye", "n_cols")
     valid.checked_size((n, m), active_backend(), "eye")
     out = _EYE((), {"n_rows": n, "n_cols": m, "k": valid.integer(k, "eye", "k"),
-                    "dtype": valid.dtype(default_float if dtype is None else dtype, "eye")})
+                    "dtype": new_dtype(default_float if dtype is None else dtype, "eye")})
     return on_device(out, device, "eye")
 
 
@@ -132,7 +143,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     start, stop = (v if isinstance(v, complex) else valid.number(v, op, name)
                    for v, name in ((start, "start"), (stop, "stop")))
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
-    dt = valid.dtype((default_complex if is_complex else default_float) if dtype is None else dtype, op)
+    dt = new_dtype((default_complex if is_complex else default_float) if dtype is None else dtype, op)
     linspace_dtype(dt, is_complex, op)
     endpoint = valid.flag(endpoint, op, "endpoint")
     valid.checked_size((num,), active_backend(), op)

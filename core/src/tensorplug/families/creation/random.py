@@ -14,7 +14,7 @@ from tensorplug.dtypes import default_float
 from tensorplug.errors import ArgumentError, DTypeError
 from tensorplug.families._common.convert import caller
 from tensorplug.families.creation import key_samplers
-from tensorplug.families.creation.ops import new_shape
+from tensorplug.families.creation.ops import new_dtype, new_shape
 from tensorplug.families.creation.spec import random_dtype
 
 __all__ = ["normal", "uniform"]
@@ -30,7 +30,7 @@ def _attrs(op: str, shape: int | Sequence[int], seed: Any, dtype: Any) -> dict[s
                          f"tp.random.{op}(tp.random.key(0), (2, 3)).")
     seed = valid.integer(seed, op, "seed")
     dims = new_shape(shape, op)
-    dt = random_dtype(default_float if dtype is None else valid.dtype(dtype, op), op)
+    dt = random_dtype(new_dtype(default_float if dtype is None else dtype, op), op)
     return {"shape": dims, "seed": seed, "dtype": dt}
 
 

@@ -20,7 +20,7 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import complex_of, default_float
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
 from tensorplug.families._common.convert import asarray, astype, caller, device_put
-from tensorplug.families.creation.ops import arange
+from tensorplug.families.creation.ops import arange, new_dtype
 from tensorplug.families.elementwise.ops import conj, multiply
 from tensorplug.families.fft.spec import FFT_COMPLEX, FFT_FLOATS, NORMS, fft_axes
 from tensorplug.families.manipulation.ops import concat, flip, pad, roll
@@ -242,7 +242,7 @@ def _frequencies(op: str, n: Any, d: Any, dtype: Any, device: Any) -> tuple[int,
     spacing = valid.number(d, op, "d")
     if spacing == 0 or spacing != spacing:
         raise ArgumentError(f"{op}: the sample spacing d must be a nonzero number, got {d!r}.")
-    dt = valid.dtype(default_float if dtype is None else dtype, op)
+    dt = new_dtype(default_float if dtype is None else dtype, op)
     if not dt.is_floating:
         raise DTypeError(f"{op}: dtype must be a real floating-point dtype, got {dt.name}; pass e.g. "
                          "dtype=tp.float64.")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.backends.held_dtypes import check_held
 from tensorplug.core import validate as valid
 from tensorplug.core.context import record_custom, recorders_var, state
 from tensorplug.core.tensor import Tensor
@@ -107,6 +108,7 @@ def one_hot(indices: Any, depth: int, *, dtype: Any = float32, on_value: float =
     shape = one_hot_shape(idx.shape, depth, "one_hot")  # the spec's rule: refuses a negative depth
     valid.checked_size(shape, idx._backend, "one_hot")
     dt = valid.dtype(dtype, "one_hot")
+    check_held(idx._backend, dt, "one_hot")
     return _ONE_HOT((idx,), {"depth": depth, "on_value": fill_number(on_value, dt, "on_value", "one_hot"),
                              "off_value": fill_number(off_value, dt, "off_value", "one_hot"), "dtype": dt})
 

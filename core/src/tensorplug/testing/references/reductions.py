@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.dtypes import DType
+from tensorplug.dtypes import DType, accumulator_of, from_numpy_dtype
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.kernels.kernel_spec import KernelSpec
-from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, sample
+from tensorplug.testing.inputs import BadCase, Case, Domain, accepted, integer_extremes, sample
 from tensorplug.testing.references._base import reference
 
 _WIDE = {np.dtype(np.bool_), np.dtype(np.int32)}
@@ -40,11 +40,23 @@ def _grid(dtypes: tuple[DType, ...]) -> set[DType]:
     return {next(d for d in dtypes if d.kind == k) for k in kinds}
 
 
-def _reduction_cases(domain: Domain, nonempty: bool) -> Callable[[KernelSpec], list[Case]]:
+def _extremes(d: DType, attrs: list[dict[str, Any]]) -> list[Case]:
+    """Cases of an integer dtype's extremes and 2^(n-1) (``integer_extremes``): a kernel reading
+    uint16 as int16 passes small values and fails these."""
+    if not d.is_integer:
+        return []
+    x = integer_extremes(d)
+    return [Case((x,), a, label="special") for a in attrs]
+
+
+def _reduction_cases(domain: Domain, nonempty: bool,
+                     extremes: bool = True) -> Callable[[KernelSpec], list[Case]]:
     def cases(spec: KernelSpec) -> list[Case]:
         out = []
         grid = _grid(accepted(spec, "x"))
         for d in accepted(spec, "x"):
+            if extremes:
+                out += _extremes(d, [{"axis": None, "keepdims": False}, {"axis": (0,), "keepdims": True}])
             for i, shape in enumerate(SHAPES):
                 x = sample(shape, d, domain, key=(spec.name, i))
                 variants = _axis_variants(len(shape)) if d in grid else [None, (-1,)][:1 + bool(shape)]
@@ -85,7 +97,7 @@ reference("Max", _reduction_cases(Domain(), True), _reduction_bad)(_reducer(np.m
 reference("Min", _reduction_cases(Domain(), True), _reduction_bad)(_reducer(np.min, False))
 
 
-@reference("EuclideanNorm", _reduction_cases(Domain(), False), _reduction_bad)
+@reference("EuclideanNorm", _reduction_cases(Domain(), False, extremes=False), _reduction_bad)
 def _euclidean_norm(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     squares = np.abs(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)) ** 2
     out = np.sqrt(np.sum(squares, axis=axis if x.ndim else None, keepdims=keepdims))
@@ -130,6 +142,8 @@ def _cumulative_cases(domain: Domain) -> Callable[[KernelSpec], list[Case]]:
         out = []
         grid = _grid(accepted(spec, "x"))
         for d in accepted(spec, "x"):
+            out += _extremes(d, [{"axis": 0, "exclusive": False, "reverse": False},
+                                 {"axis": 0, "exclusive": True, "reverse": True}])
             for i, shape in enumerate(((), (0,), (1,), (5,), (2, 3), (3, 0))):
                 x = sample(shape, d, domain, key=(spec.name, i))
                 axes = [0] if not shape else [0, -1] if len(shape) == 1 else [0, 1, -1]
@@ -151,7 +165,7 @@ def _cumulative_bad(spec: KernelSpec) -> list[BadCase]:
 
 def _cumulative(ufunc: np.ufunc) -> Callable[..., Any]:
     def compute(x: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarray:
-        dtype = np.int64 if x.dtype in _WIDE else x.dtype
+        dtype = accumulator_of(from_numpy_dtype(x.dtype)).numpy  # (the spec's: int8 -> int64, ...)
         if x.ndim == 0:
             return np.asarray(ufunc.identity if exclusive else x, dtype=dtype)
         y = ufunc.accumulate(np.flip(x, axis) if reverse else x, axis=axis, dtype=dtype)

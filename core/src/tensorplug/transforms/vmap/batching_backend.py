@@ -82,6 +82,7 @@ class BatchingBackend(Backend):
         self.call: object | None = None
         self.max_elements = inner.max_elements
         self.max_ndim = inner.max_ndim - 1  # (the batch axis takes one)
+        self.dtypes = inner.dtypes
 
     def __repr__(self) -> str:
         return f"<BatchingBackend over {self.inner!r}, batch size {self.size}>"
