@@ -1,0 +1,142 @@
+"""The torch backend object: native arrays are ``torch.Tensor``s (never written after creation,
+never requiring grad: tensorplug's own tape differentiates), on the CPU or a CUDA/MPS device."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import torch
+
+from tensorplug.dtypes import (
+    DType,
+    bfloat16,
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from tensorplug.errors import DeviceError
+from tensorplug.extend import Backend, PlannedFunction
+
+__all__ = ["TorchBackend", "HELD_DTYPES", "TORCH_DTYPES", "torch_dtype"]
+
+#: tensorplug's dtypes as torch's (torch has no arithmetic on uint16, uint32 and uint64: the
+#: backend does not hold them)
+TORCH_DTYPES: dict[DType, torch.dtype] = {
+    bool_: torch.bool, int8: torch.int8, int16: torch.int16, int32: torch.int32, int64: torch.int64,
+    uint8: torch.uint8, float16: torch.float16, bfloat16: torch.bfloat16, float32: torch.float32,
+    float64: torch.float64, complex64: torch.complex64, complex128: torch.complex128,
+}
+_FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
+HELD_DTYPES = tuple(TORCH_DTYPES)
+
+
+def torch_dtype(dtype: DType) -> torch.dtype:
+    """The torch dtype of a tensorplug dtype the backend holds."""
+    return TORCH_DTYPES[dtype]
+
+
+class TorchBackend(Backend):
+    """Holds torch tensors (on the CPU, or on ``cuda:<i>`` / ``mps`` when torch sees them).
+    ``tp.jit`` compiles by planning: a trace's kernel calls, replayed."""
+
+    reuses_scalars = False  # (a tensor lives on a device: the scalar made for one is not for all)
+    packs_jit_state = False
+
+    def __init__(self) -> None:
+        self._device = torch.device("cpu")
+
+    # -- host data --------------------------------------------------------------------------
+    def from_numpy(self, array: np.ndarray) -> torch.Tensor:
+        array = np.ascontiguousarray(array)
+        if array.dtype == ml_dtypes.bfloat16:  # (torch reads no ml_dtypes array: its bits then)
+            out = torch.from_numpy(array.view(np.int16).copy()).view(torch.bfloat16)
+        else:
+            out = torch.from_numpy(array.copy())
+        return out if self._device.type == "cpu" else out.to(self._device)
+
+    def to_numpy(self, native: torch.Tensor) -> np.ndarray:
+        host = native.detach().cpu()
+        if host.dtype == torch.bfloat16:
+            return host.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        return host.numpy()
+
+    def is_native(self, value: Any) -> bool:
+        return isinstance(value, torch.Tensor)
+
+    def dtype_of(self, native: torch.Tensor) -> DType:
+        return _FROM_TORCH[native.dtype]
+
+    def shape_of(self, native: torch.Tensor) -> tuple[int, ...]:
+        return tuple(native.shape)
+
+    # -- devices ----------------------------------------------------------------------------
+    def devices(self) -> list[str]:
+        names = ["cpu"]
+        if torch.cuda.is_available():
+            names += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+            names.append("mps")
+        return names
+
+    def default_device(self) -> str:
+        return _name(self._device)
+
+    def device_of(self, native: torch.Tensor) -> str:
+        return _name(native.device)
+
+    def device_put(self, native: torch.Tensor, where: Any) -> torch.Tensor:
+        return native.to(self._device_of(where))
+
+    def set_default_device(self, where: Any) -> None:
+        self._device = self._device_of(where)
+
+    def _device_of(self, where: Any) -> torch.device:
+        name = _name(where) if isinstance(where, torch.device) else where
+        if not (isinstance(name, str) and name in self.devices()):
+            raise DeviceError(f"Backend '{self.name}' has no device {where!r}; its devices are "
+                              f"{self.devices()} (torch {torch.__version__}).")
+        return torch.device(name)
+
+    # -- DLPack: zero-copy both ways ---------------------------------------------------------
+    def to_dlpack(self, native: torch.Tensor, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                  dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """torch's own export (zero-copy). Kernels never write their outputs; a consumer must not
+        either."""
+        kwargs: dict[str, Any] = {"stream": stream}
+        if max_version is not None:
+            kwargs.update(max_version=max_version, dl_device=dl_device, copy=copy)
+        return native.__dlpack__(**kwargs)
+
+    def dlpack_device(self, native: torch.Tensor) -> tuple[int, int]:
+        device_type, index = native.__dlpack_device__()
+        return int(device_type), int(index)
+
+    def from_dlpack(self, obj: Any, *, copy: bool | None = None) -> torch.Tensor:
+        """``torch.from_dlpack``: shares the producer's memory unless `copy`."""
+        out = torch.from_dlpack(obj)
+        return out.clone() if copy else out
+
+    # -- compiling ------------------------------------------------------------------------------
+    def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
+        return PlannedFunction(self, fn)
+
+    def out_of_memory(self, exc: BaseException) -> bool:
+        return isinstance(exc, (MemoryError, torch.OutOfMemoryError))
+
+
+def _name(device: torch.device) -> str:
+    """A device as ``devices()`` names it: 'cpu', 'cuda:0', 'mps'."""
+    if device.type == "cuda":
+        return f"cuda:{device.index or 0}"
+    return device.type
