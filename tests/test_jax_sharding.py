@@ -31,7 +31,7 @@ SCRIPT = """
     def train(sharded):
         run = Training(data, seed=0, jit=True)  # the demo's model, Adam and jitted step
         if sharded:  # parameters replicated on every device
-            for v in run.model.variables:
+            for v in run.model.variables():
                 v.assign(tp.device_put(v, replicated))
         losses = []
         batches = list(epoch_batches(len(data.y_train), 64, np.random.default_rng(1)))[:15]
@@ -40,7 +40,7 @@ SCRIPT = """
             if sharded:  # the batch split by rows: 8 examples per device
                 x, y = tp.device_put((x, y), rows)
             losses.append(run.compiled_step(x, y).item())
-        w = run.model.params["w1"]
+        w = run.model[0].kernel
         return losses, w, run.optimizer.get_slots(w)["m"], x
 
     one, w_one, m_one, x_one = train(False)
@@ -55,7 +55,7 @@ SCRIPT = """
     # joined into one buffer with the others, which would put all of them on every device)
     def train_split(split):
         run = Training(data, seed=0, jit=True)
-        p = run.model.params
+        p = {"w1": run.model[0].kernel, "b1": run.model[0].bias}
         if split:
             p["w1"].assign(tp.device_put(p["w1"], NamedSharding(mesh, P(None, "data"))))
             p["b1"].assign(tp.device_put(p["b1"], rows))

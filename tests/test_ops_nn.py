@@ -54,7 +54,8 @@ def test_namespace():
         "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAvgPool1D",
         "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
         "AdaptiveAvgPool2D", "AdaptiveMaxPool2D", "Flatten", "Reshape", "Activation", "ReLU", "GELU",
-        "Sigmoid", "Tanh", "Softmax", "LeakyReLU", "ELU", "SiLU"}  # layers (issue 33 item 3)
+        "Sigmoid", "Tanh", "Softmax", "LeakyReLU", "ELU", "SiLU", "BatchNorm", "LayerNorm", "GroupNorm",
+        "RMSNorm", "Dropout", "Embedding", "MultiHeadAttention"}  # layers (issue 33 item 3)
     assert tp.nn.sigmoid is tp.sigmoid
     assert not hasattr(tp.ops, "softmax_cross_entropy") or "softmax_cross_entropy" not in tp.__all__
 

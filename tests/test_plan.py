@@ -61,9 +61,9 @@ def test_the_demo_trains_bit_for_bit_as_eager_with_adam():
     data = load_digits_split()
     eager, planned = Training(data, seed=1, jit=False), Training(data, seed=1, jit=True)
     assert planned.epoch() == eager.epoch()  # 45 steps: traced, then replayed
-    for a, b in zip(eager.model.variables, planned.model.variables):
+    for a, b in zip(eager.model.variables(), planned.model.variables()):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
-    for a, b in zip(eager.model.variables, planned.model.variables):
+    for a, b in zip(eager.model.variables(), planned.model.variables()):
         slots_a, slots_b = eager.optimizer.get_slots(a), planned.optimizer.get_slots(b)
         for name in ("m", "v"):
             np.testing.assert_array_equal(slots_a[name].numpy(), slots_b[name].numpy())

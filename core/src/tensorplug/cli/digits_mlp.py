@@ -13,6 +13,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -125,6 +126,14 @@ class Training:
         # computation on jax, into a plan of its kernel calls on numpy (see
         # tensorplug.transforms.jit.planner); the compiled step is kept for the next epoch
         self.jit = jit
+        #: one step of a custom loop (``step(x, y)``) compiled with tp.jit, as fit compiles its own
+        self.compiled_step = tp.jit(self.step)
+
+    def step(self, x: Any, y: Any) -> tp.Tensor:
+        """One Adam step on a batch, written out as a custom loop would; returns the batch's loss."""
+        variables = self.model.trainable_variables()
+        loss = lambda: tp.nn.sparse_softmax_cross_entropy(y, self.model(x))  # noqa: E731
+        return self.optimizer.minimize(loss, variables)
 
     def fit(self, epochs: int, callbacks: list[Callback] | None = None,
             progress: bool = False) -> list[float]:

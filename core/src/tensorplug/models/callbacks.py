@@ -98,6 +98,7 @@ class History(Callback):
         self.epoch: list[int] = []
 
     def on_epoch_end(self, epoch: int, logs: Logs) -> None:
+        """Append the epoch's logs."""
         self.epoch.append(epoch)
         for k, v in logs.items():
             self.history.setdefault(k, []).append(v)
@@ -112,6 +113,7 @@ class ProgressBar(Callback):
         self._tqdm = importlib.util.find_spec("tqdm") is not None
 
     def on_epoch_begin(self, epoch: int) -> None:
+        """Open the epoch's bar."""
         if self._tqdm:
             from tqdm import tqdm  # (optional: the demo extra installs it)
 
@@ -119,11 +121,13 @@ class ProgressBar(Callback):
                              dynamic_ncols=True, leave=True)
 
     def on_batch_end(self, batch: int, logs: Logs) -> None:
+        """Advance the bar, showing the running loss and metrics."""
         if self._bar is not None:
             self._bar.set_postfix(_shown(logs), refresh=False)
             self._bar.update(1)
 
     def on_epoch_end(self, epoch: int, logs: Logs) -> None:
+        """Close the bar with the epoch's values (or print them in a line)."""
         if self._bar is not None:
             self._bar.set_postfix(_shown(logs), refresh=True)
             self._bar.close()
@@ -151,9 +155,11 @@ class EarlyStopping(Callback):
         self.best_values: list[Any] | None = None
 
     def on_train_begin(self) -> None:
+        """Start from no best value."""
         self.best, self.wait, self.best_values = -math.inf if self.higher_is_better else math.inf, 0, None
 
     def on_epoch_end(self, epoch: int, logs: Logs) -> None:
+        """Keep the best value (and weights); stop after `patience` epochs without one."""
         value = _monitored(logs, self.monitor, "EarlyStopping")
         if self.higher_is_better:
             better = value > self.best + self.min_delta
@@ -189,6 +195,7 @@ class ModelCheckpoint(Callback):
         self.saved: list[str] = []
 
     def on_epoch_end(self, epoch: int, logs: Logs) -> None:
+        """Save the model (if it improved, with ``save_best_only``)."""
         if self.save_best_only:
             value = _monitored(logs, self.monitor, "ModelCheckpoint")
             if not (value > self.best if self.higher_is_better else value < self.best):
@@ -215,6 +222,7 @@ class LearningRateScheduler(Callback):
         self.rates: list[float] = []
 
     def on_epoch_begin(self, epoch: int) -> None:
+        """Set the learning rate for the epoch."""
         optimizer = self.run.optimizer
         rate = float(self.schedule(epoch, optimizer.current_learning_rate()))
         optimizer.learning_rate = rate
@@ -231,11 +239,13 @@ class CSVLogger(Callback):
         self._keys: list[str] | None = None
 
     def on_train_begin(self) -> None:
+        """Start the file anew (unless ``append``)."""
         if not self.append and os.path.exists(self.path):
             os.remove(self.path)
         self._keys = None
 
     def on_epoch_end(self, epoch: int, logs: Logs) -> None:
+        """Write the epoch's row."""
         keys = self._keys or sorted(logs)
         new_file = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
         with open(self.path, "a", newline="") as f:

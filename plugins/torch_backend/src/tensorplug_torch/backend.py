@@ -109,8 +109,9 @@ class TorchBackend(Backend):
         return torch.device(name)
 
     # -- DLPack: zero-copy both ways ---------------------------------------------------------
-    def to_dlpack(self, native: torch.Tensor, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                  dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+    def to_dlpack(self, native: torch.Tensor, *, stream: Any = None,
+                  max_version: tuple[int, int] | None = None, dl_device: tuple[int, int] | None = None,
+                  copy: bool | None = None) -> Any:
         """torch's own export (zero-copy). Kernels never write their outputs; a consumer must not
         either."""
         kwargs: dict[str, Any] = {"stream": stream}
