@@ -21,6 +21,7 @@ SOURCES = {
     "tensorplug_numpy": REPO / "plugins/cpu_numpy/src/tensorplug_numpy",
     "tensorplug_jax": REPO / "plugins/jax_backend/src/tensorplug_jax",
     "tensorplug_example_ops": REPO / "plugins/example_ops/src/tensorplug_example_ops",
+    "tensorplug_torch": REPO / "plugins/torch_backend/src/tensorplug_torch",
 }
 #: the dependencies a module may import inside a function: not installed with tensorplug-core
 #: (or with the plugin), or heavy to load, so importing them at the top would make every user

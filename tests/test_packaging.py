@@ -20,7 +20,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-DISTRIBUTIONS = ["core", "plugins/cpu_numpy", "plugins/jax_backend", "plugins/example_ops"]
+DISTRIBUTIONS = ["core", "plugins/cpu_numpy", "plugins/jax_backend", "plugins/example_ops",
+                 "plugins/torch_backend"]
 SUPPORTED = ["3.10", "3.11", "3.12", "3.13"]  # the Pythons CI and the Makefile know
 
 
