@@ -45,6 +45,7 @@ from tensorplug.plugins.manager import (
 )
 from tensorplug.registry.batching import (
     BatchConfig,
+    batching_rule_beneath,
     find_batching_rule,
     override_batching_rule,
     register_batching_rule,
@@ -55,11 +56,19 @@ from tensorplug.registry.gradients import (
     GradConfig,
     find_gradient,
     get_gradient,
+    gradient_beneath,
     override_gradient,
     register_gradient,
     unregister_gradient,
 )
-from tensorplug.registry.jvps import JvpConfig, find_jvp, override_jvp, register_jvp, unregister_jvp
+from tensorplug.registry.jvps import (
+    JvpConfig,
+    find_jvp,
+    jvp_beneath,
+    override_jvp,
+    register_jvp,
+    unregister_jvp,
+)
 from tensorplug.registry.kernels import (
     DirectCall,
     KernelConfig,
@@ -97,4 +106,5 @@ __all__ = [
     "unregister_batching_rule", "unregister_gradient", "unregister_jvp", "unregister_kernel",
     "unregister_kernel_spec", "unregister_op", "unregister_plugin", "use_runtime", "wrap",
 ]
+__all__ += ["gradient_beneath", "jvp_beneath", "batching_rule_beneath"]  # (an override builds on these)
 __all__ += _kernel_helpers.__all__  # tensorplug.kernel_helpers

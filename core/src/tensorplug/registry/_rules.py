@@ -74,6 +74,25 @@ class RuleTable(Generic[C]):
         table: SlotTable[str, C] = getattr(ACTIVE.runtime, self.attribute)  # (on the hot path)
         return table.active.get(kernel_name)
 
+    def beneath(self, config: C, verb: str) -> C | None:
+        """The rule `config` replaces, looked up now: for a scoped override in this thread, the
+        next one of its kernel outside it, else the registry's; for a registered rule, the
+        registration beneath it in its slot (None if it is the lowest). RegistrationError if
+        `config` is neither in force in a scope nor registered."""
+        name = config.kernel_name  # type: ignore[attr-defined]
+        stack = self.scoped.stack
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is config:
+                outer = [c for c in stack[:i] if c.kernel_name == name]  # type: ignore[attr-defined]
+                return outer[-1] if outer else self.table().active.get(name)
+        regs = self.table().stacks.get(name, [])
+        for i, reg in enumerate(regs):
+            if reg.config is config:
+                return regs[i - 1].config if i else None
+        raise RegistrationError(f"{verb}: this {self.kind.__name__} for '{name}' is not registered, nor in "
+                                f"force in an override block: the {self.rule} beneath a rule is the one it "
+                                "replaces, so ask from within a registered (or overriding) rule.")
+
     @contextlib.contextmanager
     def override(self, config: C, verb: str) -> Iterator[C]:
         """`config` in force inside the block, in this thread only (undone on exit)."""

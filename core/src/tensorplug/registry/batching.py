@@ -14,7 +14,7 @@ from tensorplug.registry._rules import RuleTable
 from tensorplug.registry._slots import Registration
 
 __all__ = ["BatchConfig", "BatchFunc", "register_batching_rule", "unregister_batching_rule",
-           "find_batching_rule", "override_batching_rule"]
+           "find_batching_rule", "override_batching_rule", "batching_rule_beneath"]
 
 #: ``batch_func(inputs, batch_axes, attrs)``: the kernel's input Tensors carrying a batch axis
 #: at ``batch_axes[i]`` (None: the input is not batched; at least one is), and its attributes.
@@ -62,3 +62,10 @@ def override_batching_rule(config: BatchConfig) -> Iterator[BatchConfig]:
     """Use `config` for its kernel inside the block, in this thread only; undone on exit."""
     with _RULES.override(config, "override_batching_rule"):
         yield config
+
+
+def batching_rule_beneath(config: BatchConfig) -> BatchConfig | None:
+    """The batching rule that `config` (registered, or in force in an override block) replaces: the
+    one beneath it, looked up at each call, so that an override can build on it (call its
+    function and change the result). None when nothing is beneath."""
+    return _RULES.beneath(config, "batching_rule_beneath")

@@ -14,6 +14,7 @@ from tensorplug.registry._rules import RuleTable
 from tensorplug.registry._slots import Registration
 
 __all__ = [
+    "gradient_beneath",
     "GradConfig",
     "GradFunc",
     "register_gradient",
@@ -92,3 +93,10 @@ def override_gradient(config: GradConfig) -> Iterator[GradConfig]:
     exceptions included. Nothing is registered, so nothing conflicts."""
     with _RULES.override(config, "override_gradient"):
         yield config
+
+
+def gradient_beneath(config: GradConfig) -> GradConfig | None:
+    """The gradient that `config` (registered, or in force in an override block) replaces: the
+    one beneath it, looked up at each call, so that an override can build on it (call its
+    function and change the result). None when nothing is beneath."""
+    return _RULES.beneath(config, "gradient_beneath")

@@ -14,7 +14,8 @@ from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.registry._rules import RuleTable
 from tensorplug.registry._slots import Registration
 
-__all__ = ["JvpConfig", "JvpFunc", "register_jvp", "unregister_jvp", "find_jvp", "override_jvp"]
+__all__ = ["JvpConfig", "JvpFunc", "register_jvp", "unregister_jvp", "find_jvp", "override_jvp",
+           "jvp_beneath"]
 
 #: ``jvp_func(primals, tangents, outputs, attrs)``: the kernel's input Tensors, their tangents
 #: (None where an input has none: a zero tangent, or an integer input), its output Tensors and
@@ -60,3 +61,10 @@ def override_jvp(config: JvpConfig) -> Iterator[JvpConfig]:
     """Use `config` for its kernel inside the block, in this thread only; undone on exit."""
     with _RULES.override(config, "override_jvp"):
         yield config
+
+
+def jvp_beneath(config: JvpConfig) -> JvpConfig | None:
+    """The JVP rule that `config` (registered, or in force in an override block) replaces: the
+    one beneath it, looked up at each call, so that an override can build on it (call its
+    function and change the result). None when nothing is beneath."""
+    return _RULES.beneath(config, "jvp_beneath")
