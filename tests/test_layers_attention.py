@@ -225,13 +225,14 @@ def test_under_jit_like_eager(backend):
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    ({"num_heads": 0, "key_dim": 2}, tp.ShapeError, r"MultiHeadAttention: num_heads must be >= 1, got 0"),
+    ({"num_heads": 0, "key_dim": 2}, tp.ShapeError,
+     r"MultiHeadAttention: num_heads must be a positive int, got 0"),
     ({"num_heads": 2, "key_dim": 2.0}, tp.ArgumentError,
      r"MultiHeadAttention: key_dim must be an int, got 2.0"),
     ({"num_heads": 2, "key_dim": 2, "dropout": 1.0}, tp.ShapeError,
      r"MultiHeadAttention: dropout must be in \[0, 1\)"),
     ({"num_heads": 2, "key_dim": 2, "output_shape": 0}, tp.ShapeError,
-     r"MultiHeadAttention: output_shape must be >= 1"),
+     r"MultiHeadAttention: output_shape must be a positive int"),
 ])
 def test_bad_arguments_fail_at_construction(kwargs, error, match):
     with pytest.raises(error, match=match):

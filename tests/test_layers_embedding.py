@@ -44,7 +44,8 @@ def test_keras_initialization_seeded(backend):
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    ({"num_embeddings": 0, "features": 3}, tp.ShapeError, r"Embedding: num_embeddings must be >= 1, got 0"),
+    ({"num_embeddings": 0, "features": 3}, tp.ShapeError,
+     r"Embedding: num_embeddings must be a positive int, got 0"),
     ({"num_embeddings": 3, "features": 2.5}, tp.ArgumentError,
      r"Embedding: features must be an int, got 2.5"),
     ({"num_embeddings": 3, "features": 2, "embeddings_initializer": "ones"}, tp.ArgumentError,

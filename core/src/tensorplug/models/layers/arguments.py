@@ -9,6 +9,7 @@ range, an unknown name: with a "did you mean") naming the layer, the argument an
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,8 +22,8 @@ from tensorplug.families.nn.ops import log_softmax, relu, sigmoid, softmax
 from tensorplug.models.seeding import next_seed
 
 __all__ = ["ACTIVATIONS", "DATA_FORMATS", "FUSED_ACTIVATIONS", "LEAKY_RELU_SLOPE", "PADDINGS",
-           "NamedActivation", "activation", "data_format", "flag", "fused_name", "initializer", "layer_name",
-           "padding", "per_dim", "positive_int", "rate", "seed"]
+           "NamedActivation", "activation", "axes", "data_format", "epsilon", "flag", "fused_name",
+           "initializer", "layer_name", "padding", "per_dim", "positive_int", "rate", "seed"]
 
 Activation = Callable[[Tensor], Tensor]
 
@@ -148,12 +149,13 @@ def activation(value: Any, layer: Any) -> Callable[[Any], Any] | None:
 
 
 def rate(value: Any, layer: Any, arg: str = "rate") -> float:
-    """A probability in [0, 1) (dropout's)."""
+    """A probability in [0, 1) (a dropout rate)."""
     name = layer_name(layer)
-    number = float(valid.number(value, name, arg))
-    if not 0.0 <= number < 1.0:
-        raise ShapeError(f"{name}: {arg} must be in [0, 1), got {value!r}; pass e.g. {arg}=0.1.")
-    return number
+    r = float(valid.number(value, name, arg))
+    if not 0.0 <= r < 1.0:
+        raise ShapeError(f"{name}: {arg} must be in [0, 1) (the probability of dropping an element), got "
+                         f"{r}; e.g. {arg}=0.1, or 0.0 for no dropout.")
+    return r
 
 
 def flag(value: Any, layer: Any, arg: str) -> bool:
@@ -172,3 +174,27 @@ def initializer(value: Any, layer: Any, arg: str) -> Callable[..., Tensor]:
 def seed(value: Any, layer: Any) -> int:
     """The layer's seed: an int as given, or the next of ``tp.nn.set_seed``'s sequence for None."""
     return next_seed() if value is None else valid.integer(value, layer_name(layer), "seed")
+
+
+def epsilon(value: Any, layer: Any) -> float:
+    """A finite float > 0 (what keeps a normalization's divisor away from 0)."""
+    name = layer_name(layer)
+    eps = float(valid.number(value, name, "epsilon"))
+    if not 0 < eps < math.inf:
+        raise ShapeError(f"{name}: epsilon must be a finite number > 0, got {eps}; the default is fine "
+                         "in most cases (e.g. 1e-3).")
+    return eps
+
+
+def axes(value: Any, layer: Any, arg: str = "axis") -> int | tuple[int, ...]:
+    """An axis (an int) or a non-empty tuple of distinct ints (lists become tuples, so the
+    layer's configuration stays comparable)."""
+    name = layer_name(layer)
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ArgumentError(f"{name}: {arg} must name at least one axis, got {value!r}.")
+        out = tuple(valid.integer(a, name, arg) for a in value)
+        if len(set(out)) != len(out):
+            raise ShapeError(f"{name}: {arg} {out} names an axis twice.")
+        return out
+    return valid.integer(value, name, arg)

@@ -20,7 +20,8 @@ from tensorplug.families.linalg.ops import matmul
 from tensorplug.families.manipulation.ops import broadcast_to, expand_dims, permute_dims, reshape
 from tensorplug.families.nn.ops import softmax
 from tensorplug.models.initializers import glorot_uniform, zeros
-from tensorplug.models.layers import layer_checks as check
+from tensorplug.models.layers import arguments as args
+from tensorplug.models.layers import inputs
 from tensorplug.models.layers.dropout import Dropout
 from tensorplug.models.module import Module
 from tensorplug.ops.attention import dot_product_attention
@@ -56,20 +57,21 @@ class MultiHeadAttention(Module):
                  use_bias: bool = True, output_shape: int | None = None, *, in_features: int | None = None,
                  seed: int | None = None) -> None:
         name = "MultiHeadAttention"
-        self.num_heads = check.positive(num_heads, name, "num_heads")
-        self.key_dim = check.positive(key_dim, name, "key_dim")
-        self.value_dim = self.key_dim if value_dim is None else check.positive(value_dim, name, "value_dim")
-        self.dropout = check.rate(dropout, name, "dropout")
+        self.num_heads = args.positive_int(num_heads, name, "num_heads")
+        self.key_dim = args.positive_int(key_dim, name, "key_dim")
+        self.value_dim = (self.key_dim if value_dim is None else
+                          args.positive_int(value_dim, name, "value_dim"))
+        self.dropout = args.rate(dropout, name, "dropout")
         self.use_bias = valid.flag(use_bias, name, "use_bias")
         if isinstance(output_shape, tuple) and len(output_shape) == 1:
             output_shape = output_shape[0]
         self.output_shape = (None if output_shape is None
-                             else check.positive(output_shape, name, "output_shape"))
-        self.seed = check.layer_seed(seed, name)
+                             else args.positive_int(output_shape, name, "output_shape"))
+        self.seed = args.seed(seed, name)
         self.attention_dropout = Dropout(self.dropout, seed=self.seed + 4)
         self.built = False
         if in_features is not None:
-            size = check.positive(in_features, name, "in_features")
+            size = args.positive_int(in_features, name, "in_features")
             self._make(size, size, size, None)
 
     # -- sizes -----------------------------------------------------------------------------
@@ -94,7 +96,7 @@ class MultiHeadAttention(Module):
         self._make(input_shape[-1], input_shape[-1], input_shape[-1], dtype)
 
     def _make(self, query_features: int, key_features: int, value_features: int, dtype: Any) -> None:
-        dt = check.variable_dtype(dtype, "MultiHeadAttention")
+        dt = inputs.variable_dtype(dtype)
         heads, out = self.num_heads, self.output_shape or query_features
         projection = glorot_uniform(in_axis=0, out_axis=(1, 2))
         sizes = {"query": (query_features, self.key_dim), "key": (key_features, self.key_dim),
@@ -121,11 +123,11 @@ class MultiHeadAttention(Module):
         v = q if value is None else to_float(value)
         k = v if key is None else to_float(key)
         self._check(q, k, v)
-        causal = check.call_flag(use_causal_mask, "use_causal_mask")
+        causal = inputs.call_flag(use_causal_mask, "use_causal_mask")
         keep = _keep_mask(attention_mask, causal, q.shape[0], q.shape[1], k.shape[1])
         qh, kh, vh = (self._project(t, name) for t, name in ((q, "query"), (k, "key"), (v, "value")))
-        dropping = self.dropout > 0 and check.training_mode(training, self.training)
-        scores = check.call_flag(return_attention_scores, "return_attention_scores")
+        dropping = self.dropout > 0 and inputs.training_mode(training, self.training)
+        scores = inputs.call_flag(return_attention_scores, "return_attention_scores")
         if dropping or scores or self.value_dim != self.key_dim:
             heads, weights = self._attend(qh, kh, vh, keep, training)
         else:

@@ -13,7 +13,8 @@ from tensorplug.families.activations.ops import real_float
 from tensorplug.families.creation.key_samplers import bernoulli
 from tensorplug.families.creation.keys import key, split
 from tensorplug.families.elementwise.ops import multiply, where
-from tensorplug.models.layers import layer_checks as check
+from tensorplug.models.layers import arguments as args
+from tensorplug.models.layers import inputs
 from tensorplug.models.module import Module
 
 __all__ = ["Dropout"]
@@ -43,13 +44,13 @@ class Dropout(Module):
     so a step compiled with ``tp.jit`` drops other elements at every call, as the eager one."""
 
     def __init__(self, rate: float, *, seed: int | None = None) -> None:
-        self.rate = check.rate(rate, "Dropout")
-        self.seed = check.layer_seed(seed, "Dropout")
+        self.rate = args.rate(rate, "Dropout")
+        self.seed = args.seed(seed, "Dropout")
         self._state = _KeyState(self.seed)
 
     def forward(self, x: Any, training: bool | None = None) -> Tensor:
         """x with elements dropped (training) or x itself (eval); `training` overrides the mode."""
-        if not check.training_mode(training, self.training) or self.rate == 0.0:
+        if not inputs.training_mode(training, self.training) or self.rate == 0.0:
             return asarray(x)
         return _dropped(self, real_float(x, "Dropout"))
 

@@ -13,7 +13,7 @@ from tensorplug.errors import ArgumentError, DTypeError, ShapeError, TensorplugE
 from tensorplug.families._common.convert import asarray
 from tensorplug.families.creation.random import uniform
 from tensorplug.models.initializers import Initializer
-from tensorplug.models.layers import layer_checks as check
+from tensorplug.models.layers import arguments as args
 from tensorplug.models.module import Module
 from tensorplug.ops.attention import embedding
 
@@ -22,7 +22,7 @@ __all__ = ["Embedding"]
 
 def keras_uniform(shape: int | Sequence[int], dtype: Any = float32, *, seed: int | None = None) -> Tensor:
     """Keras's embeddings initializer: samples uniform in [-0.05, 0.05)."""
-    return uniform(shape, seed=check.layer_seed(seed, "Embedding"), low=-0.05, high=0.05,
+    return uniform(shape, seed=args.seed(seed, "Embedding"), low=-0.05, high=0.05,
                    dtype=valid.dtype(dtype, "Embedding"))
 
 
@@ -36,9 +36,9 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, features: int, *,
                  embeddings_initializer: Initializer | None = None, dtype: Any = float32,
                  seed: int | None = None) -> None:
-        self.num_embeddings = check.positive(num_embeddings, "Embedding", "num_embeddings")
-        self.features = check.positive(features, "Embedding", "features")
-        self.seed = check.layer_seed(seed, "Embedding")
+        self.num_embeddings = args.positive_int(num_embeddings, "Embedding", "num_embeddings")
+        self.features = args.positive_int(features, "Embedding", "features")
+        self.seed = args.seed(seed, "Embedding")
         init = keras_uniform if embeddings_initializer is None else embeddings_initializer
         valid.function(init, "Embedding", "embeddings_initializer")
         dt = valid.dtype(dtype, "Embedding")

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable
 from tensorplug.dtypes import DType, as_dtype, default_float
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.families._common.convert import asarray
 
-__all__ = ["Initial", "as_input", "expect_rank", "expect_size", "spatial_layout", "variable_dtype"]
+__all__ = ["Initial", "as_input", "call_flag", "expect_rank", "expect_size", "flat_axes", "spatial_layout",
+           "training_mode", "variable_dtype"]
 
 
 def as_input(x: Any) -> Tensor:
@@ -79,3 +83,36 @@ def expect_size(shape: tuple[Any, ...], axis: int, size: int, what: str) -> None
         raise ShapeError(f"expected inputs with {size} {what} on axis {axis} (it was built for those), got "
                          f"shape {tuple(shape)}; give it inputs of {size} {what}, or make a new layer for "
                          "these.")
+
+
+def flat_axes(axis: int | tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    """The non-negative axes `axis` names in an `ndim`-d input, in the order given (raised while
+    the layer is called: Module.__call__ puts the layer's name and path in front)."""
+    given = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in given:
+        if not -ndim <= a < ndim:
+            raise ShapeError(f"axis {a} is out of range for an input of {ndim} dimensions; the "
+                             f"input must have at least {-a if a < 0 else a + 1} dimensions.")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"axis {axis} names one axis of a {ndim}-d input twice.")
+    return tuple(out)
+
+
+def training_mode(value: Any, default: bool) -> bool:
+    """A call's `training` argument: None is the layer's mode (`default`), else a bool (raised
+    while the layer is called: Module.__call__ puts the layer's name and path in front)."""
+    if value is None:
+        return default
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ArgumentError("training must be True, False or None (the layer's mode, set by train() and "
+                        f"eval()), got {valid.shown(value)}.")
+
+
+def call_flag(value: Any, arg: str) -> bool:
+    """A call's True/False argument (raised while the layer is called, as `training_mode`)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ArgumentError(f"{arg} must be True or False, got {valid.shown(value)}.")

@@ -18,7 +18,8 @@ from tensorplug.families.manipulation.ops import moveaxis, permute_dims, reshape
 from tensorplug.families.normalization.ops import batch_norm, batch_norm_train, layer_norm, moments
 from tensorplug.families.reductions.ops import mean
 from tensorplug.models.initializers import ones, zeros
-from tensorplug.models.layers import layer_checks as check
+from tensorplug.models.layers import arguments as args
+from tensorplug.models.layers import inputs
 from tensorplug.models.module import Module
 
 __all__ = ["BatchNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
@@ -31,11 +32,11 @@ class _Normalization(Module):
     def __init__(self, axis: Any, epsilon: Any, center: Any, scale: Any, in_features: Any,
                  seed: Any) -> None:
         name = type(self).__name__
-        self.axis = check.axes(axis, name)
-        self.epsilon = check.epsilon(epsilon, name)
+        self.axis = args.axes(axis, name)
+        self.epsilon = args.epsilon(epsilon, name)
         self.center = valid.flag(center, name, "center")
         self.scale = valid.flag(scale, name, "scale")
-        self.seed = check.layer_seed(seed, name)
+        self.seed = args.seed(seed, name)
         self.built = False
         if in_features is not None:
             sizes = in_features if isinstance(in_features, (list, tuple)) else (in_features,)
@@ -43,18 +44,18 @@ class _Normalization(Module):
             if len(sizes) != count:
                 raise ShapeError(f"{name}: in_features {in_features!r} must give one size per axis of axis="
                                  f"{self.axis!r} ({count}).")
-            self._make(tuple(check.positive(s, name, "in_features") for s in sizes), None)
+            self._make(tuple(args.positive_int(s, name, "in_features") for s in sizes), None)
 
     def build(self, input_shape: tuple[int | None, ...], dtype: Any = None) -> None:
         """Make the variables for the dimensions of `input_shape` on the layer's axes."""
-        sizes = tuple(input_shape[a] for a in check.flat_axes(self.axis, len(input_shape)))
+        sizes = tuple(input_shape[a] for a in inputs.flat_axes(self.axis, len(input_shape)))
         if any(s is None for s in sizes):
             raise ShapeError(f"the dimensions on axis {self.axis!r} of input shape "
                              f"{input_shape} must be known to build the layer.")
         self._make(sizes, dtype)  # type: ignore[arg-type]
 
     def _make(self, sizes: tuple[int, ...], dtype: Any) -> None:
-        dt = check.variable_dtype(dtype, type(self).__name__)
+        dt = inputs.variable_dtype(dtype)
         self.features = sizes
         if self.scale:
             self.gamma = Variable(ones(sizes, dt, seed=self.seed))
@@ -67,7 +68,7 @@ class _Normalization(Module):
         messages leave the layer's name to Module.__call__, which adds it with its path)."""
         if x.ndim < minimum_ndim:
             raise ShapeError(f"expected an input of at least {minimum_ndim} dimensions, got shape {x.shape}.")
-        axes = check.flat_axes(self.axis, x.ndim)
+        axes = inputs.flat_axes(self.axis, x.ndim)
         if tuple(x.shape[a] for a in axes) != self.features:
             raise ShapeError(f"expected {self._features_text()} on axis {self.axis!r} (the layer was built "
                              f"for that), got an input of shape {x.shape}; make a new layer for inputs of "
@@ -122,7 +123,7 @@ class BatchNorm(_Normalization):
 
     def _make(self, sizes: tuple[int, ...], dtype: Any) -> None:
         super()._make(sizes, dtype)
-        dt = check.variable_dtype(dtype, "BatchNorm")
+        dt = inputs.variable_dtype(dtype)
         self.moving_mean = Variable(zeros(sizes, dt), trainable=False)
         self.moving_variance = Variable(ones(sizes, dt), trainable=False)
         self._statistics = _Statistics(self.moving_mean, self.moving_variance)
@@ -133,7 +134,7 @@ class BatchNorm(_Normalization):
         (ax,) = self._axes_of(x, 2)
         gamma = self.gamma if self.scale else None
         beta = self.beta if self.center else None
-        if not check.training_mode(training, self.training):
+        if not inputs.training_mode(training, self.training):
             mu, variance, offset, factor = (self._along(t, (ax,), x.ndim)
                                             for t in (self.moving_mean, self.moving_variance, beta, gamma))
             return batch_norm(x, mu, variance, offset, factor, epsilon=self.epsilon)
@@ -194,8 +195,9 @@ class GroupNorm(_Normalization):
 
     def __init__(self, groups: int = 32, axis: int = -1, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, *, in_features: int | None = None, seed: int | None = None) -> None:
-        self.groups = check.positive(groups, "GroupNorm", "groups")
-        if in_features is not None and check.positive(in_features, "GroupNorm", "in_features") % self.groups:
+        self.groups = args.positive_int(groups, "GroupNorm", "groups")
+        channels = None if in_features is None else args.positive_int(in_features, "GroupNorm", "in_features")
+        if channels is not None and channels % self.groups:
             raise ShapeError(f"GroupNorm: groups={self.groups} must divide in_features={in_features} (the "
                              "channels); choose a divisor.")
         super().__init__(valid.integer(axis, "GroupNorm", "axis"), epsilon, center, scale, in_features, seed)
