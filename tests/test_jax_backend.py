@@ -107,6 +107,27 @@ def test_64_bit_types_are_enabled_only_inside_tensorplugs_calls(on_jax):
     assert jnp.arange(3).dtype == jnp.int32
 
 
+def test_a_kernel_another_plugin_registers_for_jax_runs_in_the_64_bit_scope(on_jax):
+    """A third party's jax kernel computes as the backend's own do: x + 4.0 on float64 stays
+    float64 (unscoped, jax's 32-bit default would make it float32), eagerly, under tp.jit, and
+    through its gradient."""
+    from tensorplug.extend import KernelConfig, register_kernel, unregister_kernel
+
+    def add_four(inputs, attrs, backend):
+        (x,) = inputs
+        return x + 4.0  # (jnp arithmetic with a Python float: float32 outside the 64-bit scope)
+
+    register_kernel(KernelConfig("Softplus", "jax", add_four), override=True)
+    try:
+        x = tp.asarray(np.array([1.0, 2.0]), dtype=tp.float64)
+        for out in (tp.nn.softplus(x), tp.jit(tp.nn.softplus)(x)):
+            assert out.dtype == tp.float64 and out.native.dtype == np.float64
+            np.testing.assert_array_equal(out.numpy(), [5.0, 6.0])
+    finally:
+        unregister_kernel("Softplus", "jax", source="user code")
+    assert tp.nn.softplus(x).dtype == tp.float64
+
+
 def test_the_x64_scope_is_per_thread(on_jax):
     """A thread doing plain JAX work is not affected while another runs tensorplug ops."""
     stop = threading.Event()

@@ -140,6 +140,14 @@ class Backend:
         overrides it to take in the tensors of the backends beneath it as they are."""
         return self.from_numpy(np.asarray(tensor._backend.to_numpy(tensor._data)))
 
+    def kernel_function(self, config: Any) -> Callable[..., Any]:
+        """The function this backend runs for `config`, a KernelConfig registered for it by
+        anyone (its own plugin, another plugin, user code). Default: ``config.kernel_func``. A
+        backend whose calls need a setting around them (jax's 64-bit scope) wraps the kernels
+        others registered, so that theirs compute as its own do; the dispatcher then runs the
+        wrapped function (the config's direct call, for its dtypes, as it is)."""
+        return config.kernel_func
+
     def derived_kernel(self, kernel_name: str) -> Any:
         """The KernelConfig of a kernel this backend makes itself from the registered ones, or
         None (the default: a backend runs registered kernels only). The backend of a transform

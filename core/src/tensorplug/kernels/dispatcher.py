@@ -229,11 +229,12 @@ class Dispatcher:
         if config is None:
             raise missing_kernel_error(self.name, backend.name)
         self.attrs = self._own_attrs(spec)
-        direct = config.direct
+        func = backend.kernel_function(config)
+        direct = config.direct  # (a direct call computes its dtypes as the kernel does, wrapped or not)
         fixed = None
         if direct is not None and self.attrs is not None:
             fixed = self._direct_for(direct, self.attrs, backend)
-        binding = _Binding(backend, version, spec, config.kernel_func, direct, fixed, config.dtypes)
+        binding = _Binding(backend, version, spec, func, direct, fixed, config.dtypes)
         self._binding = binding
         return binding
 

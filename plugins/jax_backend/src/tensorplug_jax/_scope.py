@@ -14,6 +14,7 @@ configuration states lack ``swap_local``.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -25,9 +26,11 @@ if TYPE_CHECKING:
     from tensorplug_jax.kernels._jit import JaxKernel
 
 __all__ = ["scoped", "scoped_call", "calling", "enter", "leave", "TRACER_ERRORS", "traced_error",
-           "sharding_error"]
+           "sharding_error", "SCOPED"]
 
 _X64 = jax.enable_x64
+#: the kernel functions ``scoped`` made: those that run in the scope already
+SCOPED: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
 _DEVICE = jax.default_device
 _NOTHING: Any = object()
 
@@ -118,6 +121,7 @@ if hasattr(_X64, "swap_local") and hasattr(_DEVICE, "swap_local"):
                     _set_device(prev_device)
 
         call.__name__ = getattr(fn, "__name__", "kernel")
+        SCOPED.add(call)
         return call
 
     def scoped_call(fn: Callable[..., Any], backend: Any, where: str) -> Callable[..., Any]:
@@ -186,4 +190,5 @@ else:  # pragma: no cover - older jax: the documented context managers
                 except TRACER_ERRORS as exc:
                     raise traced_error(where(backend), exc) from exc
 
+        SCOPED.add(call)
         return call

@@ -19,7 +19,17 @@ import numpy as np
 from tensorplug.dtypes import DType, from_numpy_dtype
 from tensorplug.errors import DeviceError
 from tensorplug.extend import Backend, tracing
-from tensorplug_jax._scope import TRACER_ERRORS, calling, enter, leave, scoped_call, traced_error
+from tensorplug_jax._scope import (
+    SCOPED,
+    TRACER_ERRORS,
+    calling,
+    enter,
+    leave,
+    scoped,
+    scoped_call,
+    traced_error,
+)
+from tensorplug_jax.kernels._jit import JaxKernel
 
 __all__ = ["JaxBackend", "ENV_DEVICE", "device_name"]
 
@@ -61,9 +71,25 @@ class JaxBackend(Backend):
         self.device: Any = self._default
         self.pinned_device: Any = None  # set when `device` is not jax's default device
         self.direct_kernels = True  # the engine may call kernels' jitted functions directly
+        self._adopted: dict[Any, Callable[..., Any]] = {}  # (kernel_function's wrappers, by config)
         wanted = device if device is not None else os.environ.get(ENV_DEVICE)
         if wanted:
             self.set_default_device(wanted)
+
+    # -- kernels others registered -------------------------------------------------------------
+    def kernel_function(self, config: Any) -> Callable[..., Any]:
+        """A kernel another plugin (or user code) registered for jax runs in the backend's scope
+        too (64-bit types on, the pinned device), as the backend's own do: ``x + 4.0`` on a
+        float64 input stays float64. Wrapped once per config."""
+        func = config.kernel_func
+        if func in SCOPED:
+            return func
+        wrapped = self._adopted.get(config)
+        if wrapped is None:
+            name = config.kernel_name
+            wrapped = self._adopted[config] = scoped(
+                JaxKernel(func), lambda backend: f"Kernel '{name}' on backend '{backend.name}'")
+        return wrapped
 
     # -- host data --------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray) -> Any:

@@ -122,7 +122,8 @@ class _Recorder:
         self.traced.update(id(t._data) for t in outputs)
         # the function the dispatcher ran: the direct one it names, else the kernel function
         if direct is None:
-            direct_used, func = False, current().kernels.active[(name, self.backend.name)].kernel_func
+            config = current().kernels.active[(name, self.backend.name)]
+            direct_used, func = False, self.backend.kernel_function(config)
         else:
             direct_used, func = True, direct
         single = len(spec.outputs) == 1
