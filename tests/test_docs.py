@@ -176,6 +176,13 @@ def test_the_reference_site_builds_offline_with_warnings_as_errors(tmp_path):
     )
     run = subprocess.run([sys.executable, "-c", no_network], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-8000:]
+    # no link of the site is dead: the README, CONTRIBUTING and the plugins' READMEs the guides
+    # link to are built under repo/ (docs/hooks/repository_pages.py)
+    dead = [line for line in run.stderr.splitlines() if "not found among documentation files" in line]
+    assert not dead, "\n".join(dead)
+    assert 'href="repo/CONTRIBUTING/"' in (site / "index.html").read_text()
+    assert (site / "repo" / "plugins" / "example_ops" / "index.html").is_file()
+
     def letters(text: str) -> str:  # markup aside: what markdown rendered, punctuation
         return re.sub(r"[^0-9A-Za-z]", "", text)
 
