@@ -1,0 +1,143 @@
+"""ONNX lowerings of the elementwise family, from tables: kernels that are one ONNX operator,
+and the few written as two or three (Expm1, Log1p, Rsqrt, Square, NotEqual, Trunc, Mod and
+FloorDivide with Python's signs, IsFinite, Hypot, Clip, Cast)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensorplug.exporting.context import LoweringContext
+from tensorplug.families._common.onnx_util import lowering, same_op
+
+__all__ = ["ONE_OP", "elem_type"]
+
+#: kernel -> the ONNX operator that computes it on the same inputs
+ONE_OP = {
+    "Abs": "Abs", "Acos": "Acos", "Acosh": "Acosh", "Asin": "Asin", "Asinh": "Asinh", "Atan": "Atan",
+    "Atanh": "Atanh", "Ceil": "Ceil", "Cos": "Cos", "Cosh": "Cosh", "Exp": "Exp", "Floor": "Floor",
+    "IsNan": "IsNaN", "IsInf": "IsInf", "Log": "Log", "LogicalNot": "Not", "Negative": "Neg", "Relu": "Relu",
+    "Round": "Round", "Sigmoid": "Sigmoid", "Sign": "Sign", "Sin": "Sin", "Sinh": "Sinh", "Sqrt": "Sqrt",
+    "Tan": "Tan", "Tanh": "Tanh", "Copy": "Identity",
+    "Add": "Add", "Subtract": "Sub", "Multiply": "Mul", "Divide": "Div", "Maximum": "Max", "Minimum": "Min",
+    "Pow": "Pow", "Equal": "Equal", "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less",
+    "LessEqual": "LessOrEqual", "LogicalAnd": "And", "LogicalOr": "Or", "LogicalXor": "Xor",
+    "Where": "Where",
+}
+for _kernel, _op in ONE_OP.items():
+    same_op(_kernel, _op)
+
+_BITWISE = {"BitwiseAnd": ("BitwiseAnd", "And"), "BitwiseOr": ("BitwiseOr", "Or"),
+            "BitwiseXor": ("BitwiseXor", "Xor"), "BitwiseInvert": ("BitwiseNot", "Not")}
+
+
+@lowering("BitwiseAnd")
+@lowering("BitwiseOr")
+@lowering("BitwiseXor")
+@lowering("BitwiseInvert")
+def lower_bitwise(ctx: LoweringContext) -> None:
+    ints, bools = _BITWISE[ctx.kernel]
+    ctx.node(bools if ctx.input_infos[0].dtype.kind == "bool" else ints, ctx.inputs, ctx.out)
+
+
+def _one(ctx: LoweringContext) -> str:
+    return ctx.constant(1, ctx.np_dtype(0))
+
+
+@lowering("Expm1")
+def lower_expm1(ctx: LoweringContext) -> None:
+    ctx.node("Sub", [ctx.node("Exp", ctx.inputs), _one(ctx)], ctx.out)
+
+
+@lowering("Log1p")
+def lower_log1p(ctx: LoweringContext) -> None:
+    ctx.node("Log", [ctx.node("Add", [ctx.inputs[0], _one(ctx)])], ctx.out)
+
+
+@lowering("Rsqrt")
+def lower_rsqrt(ctx: LoweringContext) -> None:
+    ctx.node("Reciprocal", [ctx.node("Sqrt", ctx.inputs)], ctx.out)
+
+
+@lowering("Square")
+def lower_square(ctx: LoweringContext) -> None:
+    ctx.node("Mul", [ctx.inputs[0], ctx.inputs[0]], ctx.out)
+
+
+@lowering("SquaredDifference")
+def lower_squared_difference(ctx: LoweringContext) -> None:
+    d = ctx.node("Sub", ctx.inputs)
+    ctx.node("Mul", [d, d], ctx.out)
+
+
+@lowering("NotEqual")
+def lower_not_equal(ctx: LoweringContext) -> None:
+    ctx.node("Not", [ctx.node("Equal", ctx.inputs)], ctx.out)
+
+
+@lowering("IsFinite")
+def lower_is_finite(ctx: LoweringContext) -> None:
+    bad = ctx.node("Or", [ctx.node("IsNaN", ctx.inputs), ctx.node("IsInf", ctx.inputs)])
+    ctx.node("Not", [bad], ctx.out)
+
+
+@lowering("Trunc")
+def lower_trunc(ctx: LoweringContext) -> None:
+    x = ctx.inputs[0]
+    if ctx.input_infos[0].dtype.kind != "float":
+        ctx.node("Identity", [x], ctx.out)
+        return
+    zero = ctx.constant(0, ctx.np_dtype(0))
+    ctx.node("Where", [ctx.node("Less", [x, zero]), ctx.node("Ceil", [x]), ctx.node("Floor", [x])], ctx.out)
+
+
+@lowering("Hypot")
+def lower_hypot(ctx: LoweringContext) -> None:
+    x, y = ctx.inputs
+    total = ctx.node("Add", [ctx.node("Mul", [x, x]), ctx.node("Mul", [y, y])])
+    ctx.node("Sqrt", [total], ctx.out)
+
+
+@lowering("Mod")
+def lower_mod(ctx: LoweringContext) -> None:
+    x, y = ctx.inputs
+    if ctx.input_infos[0].dtype.kind != "float":
+        ctx.node("Mod", [x, y], ctx.out, fmod=0)  # (integers: the divisor's sign, as Python)
+        return
+    quotient = ctx.node("Floor", [ctx.node("Div", [x, y])])
+    ctx.node("Sub", [x, ctx.node("Mul", [quotient, y])], ctx.out)
+
+
+@lowering("FloorDivide")
+def lower_floor_divide(ctx: LoweringContext) -> None:
+    x, y = ctx.inputs
+    if ctx.input_infos[0].dtype.kind == "float":
+        ctx.node("Floor", [ctx.node("Div", [x, y])], ctx.out)
+        return
+    remainder = ctx.node("Mod", [x, y], fmod=0)  # (x - x mod y is a multiple of y: exact division)
+    ctx.node("Div", [ctx.node("Sub", [x, remainder]), y], ctx.out)
+
+
+@lowering("Clip")
+def lower_clip(ctx: LoweringContext) -> None:
+    dtype = ctx.np_dtype(0)
+    low, high = ctx.attrs.get("min"), ctx.attrs.get("max")
+    ctx.node("Clip", [ctx.inputs[0], "" if low is None else ctx.constant(low, dtype),
+                      "" if high is None else ctx.constant(high, dtype)], ctx.out)
+
+
+@lowering("Cast")
+def lower_cast(ctx: LoweringContext) -> None:
+    ctx.node("Cast", ctx.inputs, ctx.out, to=elem_type(ctx.np_dtype(0, output=True)))
+
+
+#: numpy dtype -> ONNX TensorProto element type (the numbers the ONNX standard fixes)
+_ELEM_TYPES = {np.dtype(np.float32): 1, np.dtype(np.uint8): 2, np.dtype(np.int8): 3, np.dtype(np.uint16): 4,
+               np.dtype(np.int16): 5, np.dtype(np.int32): 6, np.dtype(np.int64): 7, np.dtype(np.bool_): 9,
+               np.dtype(np.float16): 10, np.dtype(np.float64): 11, np.dtype(np.uint32): 12,
+               np.dtype(np.uint64): 13}
+
+
+def elem_type(dtype: np.dtype) -> int:
+    """The ONNX element type of a numpy dtype."""
+    found = _ELEM_TYPES.get(np.dtype(dtype))
+    return 16 if found is None and dtype.itemsize == 2 else int(found or 0)  # (16: bfloat16)
