@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.core.runtime import current
-from tensorplug.errors import ExportError, MissingDependencyError
+from tensorplug.errors import ExportError, MissingDependencyError, TensorplugError
 from tensorplug.exporting.context import LoweringContext, Node, _Names
 from tensorplug.exporting.graph import KernelGraph
 from tensorplug.registry.onnx_lowerings import OnnxLowering, find_onnx_lowering
@@ -87,7 +87,8 @@ def _value_names(graph: KernelGraph) -> dict[int, str]:
         names[i] = f"const_{i}"
     for k, step in enumerate(graph.steps):
         for j, i in enumerate(step.outputs):
-            names[i] = f"{step.kernel}_{k}" + (f"_{j}" if len(step.outputs) > 1 else "")
+            if i not in names:  # (a kernel that returned its input array as it is: no new value)
+                names[i] = f"{step.kernel}_{k}" + (f"_{j}" if len(step.outputs) > 1 else "")
     return names
 
 
@@ -122,12 +123,25 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
                               f"names are {sorted(known)} (input_names=, output_names= choose them).")
     fresh = _Names()
     nodes: list[Node] = []
+    defined: set[str] = {names[i] for i, _ in graph.inputs}  # (values computed so far)
     extra: dict[str, np.ndarray] = {}
     for step in graph.steps:
-        ctx = LoweringContext(step.kernel, [names[i] for i in step.inputs], [names[i] for i in step.outputs],
+        defined.update(names[i] for i in step.inputs)
+        outs = [fresh.fresh(f"{step.kernel}_unused") if names[i] in defined else names[i]
+                for i in step.outputs]
+        defined.update(outs)
+        ctx = LoweringContext(step.kernel, [names[i] for i in step.inputs], outs,
                               step.attrs, [graph.infos[i] for i in step.inputs],
                               [graph.infos[i] for i in step.outputs], fresh, nodes, extra, opset)
-        rules[step.kernel].lower(ctx)
+        try:
+            rules[step.kernel].lower(ctx)
+        except TensorplugError:
+            raise
+        except Exception as exc:  # (a lowering's bug, named)
+            raise ExportError(
+                f"{WHO}: the ONNX lowering of kernel '{step.kernel}' raised {type(exc).__name__}: {exc} "
+                f"(inputs {[str(i) for i in ctx.input_infos]}, attributes {dict(step.attrs)}). Fix the "
+                "lowering, or override it with register_onnx_lowering(..., override=True).") from exc
     for i, name in graph.outputs:
         nodes.append(Node("Identity", (names[i],), (name,), {}))
 
@@ -148,7 +162,13 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
     model = helper.make_model(model_graph, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="tensorplug")
     model.ir_version = min(model.ir_version, 10)  # (what onnxruntime releases of opset 21 read)
-    onnx.checker.check_model(model)
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except Exception as exc:  # (onnx's checker errors: a lowering wrote an invalid graph)
+        kernels = sorted({step.kernel for step in graph.steps})
+        raise ExportError(f"{WHO}: the ONNX model the lowerings of {kernels} wrote is not valid: {exc}. "
+                          "A lowering is wrong (or takes inputs of a dtype its ONNX operators refuse): fix "
+                          "it, or override it with register_onnx_lowering(..., override=True).") from exc
     return model
 
 

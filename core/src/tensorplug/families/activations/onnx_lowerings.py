@@ -11,8 +11,17 @@ __all__ = ["lower_elu"]
 
 same_op("Selu", "Selu")
 same_op("Prelu", "PRelu")
-same_op("AddN", "Sum")
 same_op("Softplus", "Softplus")
+
+
+@lowering("AddN")
+def lower_add_n(ctx: LoweringContext) -> None:
+    if ctx.input_infos[0].dtype.is_floating or len(ctx.inputs) == 1:
+        ctx.node("Sum" if ctx.input_infos[0].dtype.is_floating else "Identity", ctx.inputs, ctx.out)
+        return  # (ONNX's Sum takes floats)
+    total = ctx.inputs[0]
+    for k, x in enumerate(ctx.inputs[1:], 2):
+        total = ctx.node("Add", [total, x], ctx.out if k == len(ctx.inputs) else None)
 
 
 @lowering("Elu")

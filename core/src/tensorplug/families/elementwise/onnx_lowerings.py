@@ -8,6 +8,7 @@ import numpy as np
 
 from tensorplug.exporting.context import LoweringContext
 from tensorplug.families._common.onnx_util import lowering, same_op
+from tensorplug.kernel_helpers import clip_bounds
 
 __all__ = ["ONE_OP", "elem_type"]
 
@@ -15,7 +16,7 @@ __all__ = ["ONE_OP", "elem_type"]
 ONE_OP = {
     "Abs": "Abs", "Acos": "Acos", "Acosh": "Acosh", "Asin": "Asin", "Asinh": "Asinh", "Atan": "Atan",
     "Atanh": "Atanh", "Ceil": "Ceil", "Cos": "Cos", "Cosh": "Cosh", "Exp": "Exp", "Floor": "Floor",
-    "IsNan": "IsNaN", "IsInf": "IsInf", "Log": "Log", "LogicalNot": "Not", "Negative": "Neg", "Relu": "Relu",
+    "Log": "Log", "LogicalNot": "Not", "Negative": "Neg", "Relu": "Relu",
     "Round": "Round", "Sigmoid": "Sigmoid", "Sign": "Sign", "Sin": "Sin", "Sinh": "Sinh", "Sqrt": "Sqrt",
     "Tan": "Tan", "Tanh": "Tanh", "Copy": "Identity",
     "Add": "Add", "Subtract": "Sub", "Multiply": "Mul", "Divide": "Div", "Maximum": "Max", "Minimum": "Min",
@@ -74,10 +75,18 @@ def lower_not_equal(ctx: LoweringContext) -> None:
     ctx.node("Not", [ctx.node("Equal", ctx.inputs)], ctx.out)
 
 
+@lowering("IsNan")
+@lowering("IsInf")
 @lowering("IsFinite")
 def lower_is_finite(ctx: LoweringContext) -> None:
-    bad = ctx.node("Or", [ctx.node("IsNaN", ctx.inputs), ctx.node("IsInf", ctx.inputs)])
-    ctx.node("Not", [bad], ctx.out)
+    x = ctx.inputs[0]
+    if ctx.input_infos[0].dtype.kind != "float":  # (integers: finite, never NaN nor infinite)
+        same = ctx.node("Equal", [x, x])
+        ctx.node("Identity" if ctx.kernel == "IsFinite" else "Not", [same], ctx.out)
+    elif ctx.kernel == "IsFinite":
+        ctx.node("Not", [ctx.node("Or", [ctx.node("IsNaN", [x]), ctx.node("IsInf", [x])])], ctx.out)
+    else:
+        ctx.node("IsNaN" if ctx.kernel == "IsNan" else "IsInf", [x], ctx.out)
 
 
 @lowering("Trunc")
@@ -92,19 +101,35 @@ def lower_trunc(ctx: LoweringContext) -> None:
 
 @lowering("Hypot")
 def lower_hypot(ctx: LoweringContext) -> None:
-    x, y = ctx.inputs
-    total = ctx.node("Add", [ctx.node("Mul", [x, x]), ctx.node("Mul", [y, y])])
-    ctx.node("Sqrt", [total], ctx.out)
+    """big * sqrt(1 + (small / big)**2): no overflow; infinite where either is (NaN or not)."""
+    dtype = ctx.np_dtype(0)
+    ax, ay = ctx.node("Abs", [ctx.inputs[0]]), ctx.node("Abs", [ctx.inputs[1]])
+    big, small = ctx.node("Max", [ax, ay]), ctx.node("Min", [ax, ay])
+    zero, one = ctx.constant(0, dtype), ctx.constant(1, dtype)
+    ratio = ctx.node("Div", [small, ctx.node("Where", [ctx.node("Equal", [big, zero]), one, big])])
+    root = ctx.node("Sqrt", [ctx.node("Add", [one, ctx.node("Mul", [ratio, ratio])])])
+    scaled = ctx.node("Mul", [big, root])
+    infinite = ctx.node("Or", [ctx.node("IsInf", [ax]), ctx.node("IsInf", [ay])])
+    ctx.node("Where", [infinite, ctx.constant(np.inf, dtype), scaled], ctx.out)
 
 
 @lowering("Mod")
 def lower_mod(ctx: LoweringContext) -> None:
     x, y = ctx.inputs
-    if ctx.input_infos[0].dtype.kind != "float":
-        ctx.node("Mod", [x, y], ctx.out, fmod=0)  # (integers: the divisor's sign, as Python)
+    if ctx.input_infos[0].dtype.kind != "float":  # (integers: the divisor's sign, as Python; 0 by 0)
+        zero, safe = _safe_divisor(ctx, y)
+        ctx.node("Where", [zero, y, ctx.node("Mod", [x, safe], fmod=0)], ctx.out)
         return
+    dtype = ctx.np_dtype(0)
     quotient = ctx.node("Floor", [ctx.node("Div", [x, y])])
-    ctx.node("Sub", [x, ctx.node("Mul", [quotient, y])], ctx.out)
+    rest = ctx.node("Sub", [x, ctx.node("Mul", [quotient, y])])
+    # an infinite divisor: x where x is 0 or of y's sign, else y (Python's and numpy's answer)
+    zero = ctx.constant(0, dtype)
+    keep = ctx.node("Or", [ctx.node("Equal", [x, zero]),
+                           ctx.node("Equal", [ctx.node("Less", [x, zero]), ctx.node("Less", [y, zero])])])
+    by_infinity = ctx.node("Where", [keep, x, y])
+    finite_x = ctx.node("Not", [ctx.node("IsInf", [x])])
+    ctx.node("Where", [ctx.node("And", [ctx.node("IsInf", [y]), finite_x]), by_infinity, rest], ctx.out)
 
 
 @lowering("FloorDivide")
@@ -113,14 +138,22 @@ def lower_floor_divide(ctx: LoweringContext) -> None:
     if ctx.input_infos[0].dtype.kind == "float":
         ctx.node("Floor", [ctx.node("Div", [x, y])], ctx.out)
         return
-    remainder = ctx.node("Mod", [x, y], fmod=0)  # (x - x mod y is a multiple of y: exact division)
-    ctx.node("Div", [ctx.node("Sub", [x, remainder]), y], ctx.out)
+    zero, safe = _safe_divisor(ctx, y)  # (integer division by 0 gives 0, as numpy)
+    remainder = ctx.node("Mod", [x, safe], fmod=0)  # (x - x mod y is a multiple of y: exact division)
+    ctx.node("Where", [zero, y, ctx.node("Div", [ctx.node("Sub", [x, remainder]), safe])], ctx.out)
+
+
+def _safe_divisor(ctx: LoweringContext, y: str) -> tuple[str, str]:
+    """(y == 0, y with its zeros made ones): integer ONNX division by zero is an error."""
+    dtype = ctx.np_dtype(1)
+    zero = ctx.node("Equal", [y, ctx.constant(0, dtype)])
+    return zero, ctx.node("Where", [zero, ctx.constant(1, dtype), y])
 
 
 @lowering("Clip")
 def lower_clip(ctx: LoweringContext) -> None:
     dtype = ctx.np_dtype(0)
-    low, high = ctx.attrs.get("min"), ctx.attrs.get("max")
+    low, high = clip_bounds("Clip", "onnx", dtype, ctx.attrs.get("min"), ctx.attrs.get("max"))
     ctx.node("Clip", [ctx.inputs[0], "" if low is None else ctx.constant(low, dtype),
                       "" if high is None else ctx.constant(high, dtype)], ctx.out)
 

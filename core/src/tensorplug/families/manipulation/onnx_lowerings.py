@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tensorplug.exporting.context import LoweringContext
 from tensorplug.families._common.onnx_util import lowering
+from tensorplug.families.manipulation.spec import rolled
 
 __all__ = ["lower_reshape", "lower_transpose", "lower_concat", "lower_stack", "lower_pad",
            "lower_broadcast_to", "lower_roll"]
@@ -22,7 +23,9 @@ def lower_reshape(ctx: LoweringContext) -> None:
 
 @lowering("Transpose")
 def lower_transpose(ctx: LoweringContext) -> None:
-    ctx.node("Transpose", ctx.inputs, ctx.out, perm=[int(p) for p in ctx.attrs["perm"]])
+    rank = len(ctx.input_infos[0].shape)
+    perm = [int(p) % rank for p in ctx.attrs["perm"]]
+    ctx.node("Transpose" if perm else "Identity", ctx.inputs, ctx.out, **({"perm": perm} if perm else {}))
 
 
 @lowering("Concat")
@@ -44,6 +47,9 @@ def lower_stack(ctx: LoweringContext) -> None:
 def lower_pad(ctx: LoweringContext) -> None:
     pairs = ctx.attrs["pad_width"]
     pads = [int(p[0]) for p in pairs] + [int(p[1]) for p in pairs]
+    if not any(pads):
+        ctx.node("Identity", [ctx.inputs[0]], ctx.out)
+        return
     value = ctx.constant(ctx.attrs.get("constant_value", 0.0), ctx.np_dtype(0))
     ctx.node("Pad", [ctx.inputs[0], ctx.ints(pads), value], ctx.out, mode="constant")
 
@@ -56,15 +62,10 @@ def lower_broadcast_to(ctx: LoweringContext) -> None:
 @lowering("Roll")
 def lower_roll(ctx: LoweringContext) -> None:
     shape = ctx.input_infos[0].shape
-    shifts, axes = ctx.attrs["shift"], ctx.attrs["axis"]
-    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
-    axes = [axes] if isinstance(axes, int) else list(axes)
+    shifts, axes = rolled(shape, ctx.attrs["shift"], ctx.attrs["axis"])
     x = ctx.inputs[0]
-    for shift, axis in zip(shifts, axes):
+    for k, axis in zip(shifts, axes):
         n = shape[axis]
-        k = shift % n if n else 0
-        if k == 0:
-            continue
         tail = ctx.node("Slice", [x, ctx.ints([n - k]), ctx.ints([n]), ctx.ints([axis])])
         head = ctx.node("Slice", [x, ctx.ints([0]), ctx.ints([n - k]), ctx.ints([axis])])
         x = ctx.node("Concat", [tail, head], axis=axis % len(shape))

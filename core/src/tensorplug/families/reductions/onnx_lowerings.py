@@ -24,11 +24,10 @@ def lower_reduce(ctx: LoweringContext) -> None:
     axes = axes_or_all(ctx, rank)
     x = ctx.inputs[0]
     keepdims = int(bool(ctx.attrs.get("keepdims", False)))
-    if ctx.input_infos[0].dtype != ctx.output_infos[0].dtype:  # (a sum of bools or small ints widens)
-        x = ctx.node("Cast", [x], to=elem_type(ctx.np_dtype(0, output=True)))
+    x = _widened(ctx, x)
     inputs = [x] if axes is None else [x, ctx.ints(axes)]
-    if axes == []:
-        ctx.node("Identity", [x], ctx.out)
+    if rank == 0 or axes == []:
+        ctx.node("Abs" if ctx.kernel == "EuclideanNorm" else "Identity", [x], ctx.out)
         return
     ctx.node(_REDUCE[ctx.kernel], inputs, ctx.out, keepdims=keepdims)
 
@@ -41,6 +40,9 @@ def lower_arg(ctx: LoweringContext) -> None:
     keepdims = int(bool(ctx.attrs.get("keepdims", False)))
     x = ctx.inputs[0]
     rank = len(ctx.input_infos[0].shape)
+    if rank == 0:
+        ctx.node("Identity", [ctx.ints(0)], ctx.out)
+        return
     if axis is None:
         flat = ctx.node("Reshape", [x, ctx.ints([-1])])
         if keepdims:
@@ -55,5 +57,18 @@ def lower_arg(ctx: LoweringContext) -> None:
 @lowering("Cumsum")
 def lower_cumsum(ctx: LoweringContext) -> None:
     rank = len(ctx.input_infos[0].shape)
-    ctx.node("CumSum", [ctx.inputs[0], ctx.ints(int(ctx.attrs.get("axis", 0)) % rank)], ctx.out,
+    x = _widened(ctx, ctx.inputs[0])
+    if rank == 0:  # (one element: itself, or 0 when exclusive)
+        if ctx.attrs.get("exclusive"):
+            x = ctx.node("Sub", [x, x])
+        ctx.node("Identity", [x], ctx.out)
+        return
+    ctx.node("CumSum", [x, ctx.ints(int(ctx.attrs.get("axis", 0)) % rank)], ctx.out,
              exclusive=int(bool(ctx.attrs.get("exclusive"))), reverse=int(bool(ctx.attrs.get("reverse"))))
+
+
+def _widened(ctx: LoweringContext, x: str) -> str:
+    """`x` cast to the output's dtype where the kernel widens (a sum of bools or small ints)."""
+    if ctx.input_infos[0].dtype is ctx.output_infos[0].dtype:
+        return x
+    return ctx.node("Cast", [x], to=elem_type(ctx.np_dtype(0, output=True)))

@@ -1,0 +1,138 @@
+"""tp.export.onnx: functions and models written as ONNX and run in onnxruntime (issue 35)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from tensorplug.cli.digits_cnn import cnn
+from tensorplug.cli.digits_mlp import mlp
+from tensorplug.extend import (
+    KernelConfig,
+    KernelSpec,
+    OnnxLowering,
+    register_kernel,
+    register_kernel_spec,
+    register_onnx_lowering,
+)
+from tensorplug.registry.core_entries import CORE_ENTRIES
+from tensorplug.testing import opcheck
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+
+def run(path_or_model, *arrays):
+    """The outputs of an ONNX model (a path or a ModelProto) in onnxruntime, on `arrays`."""
+    source = path_or_model if isinstance(path_or_model, str) else path_or_model.SerializeToString()
+    session = ort.InferenceSession(source, providers=["CPUExecutionProvider"])
+    return session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays)})
+
+
+def digits(n: int) -> np.ndarray:
+    return np.random.default_rng(0).uniform(0, 16, size=(n, 64)).astype(np.float32)
+
+
+@pytest.mark.parametrize("make", [mlp, cnn], ids=["mlp", "cnn"])
+def test_the_demo_models_give_the_same_predictions_in_onnxruntime(make, tmp_path):
+    model = make(0)
+    path = str(tmp_path / "model.onnx")
+    written = tp.export.onnx(model, digits(2), path=path, dynamic_axes={"input": {0: "batch"},
+                                                                        "output": {0: "batch"}})
+    x = digits(7)  # (another batch size than the example's: the batch axis is dynamic)
+    (got,) = run(path, x)
+    np.testing.assert_allclose(got, model(x).numpy(), rtol=1e-5, atol=1e-5)
+    assert (got.argmax(1) == model(x).numpy().argmax(1)).all()
+    names = {i.name for i in written.graph.initializer}
+    assert {path for path, _ in model.named_variables()} <= names
+    assert written.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+
+
+def test_a_function_reading_variables_exports_them_as_initializers_by_name(tmp_path):
+    w = tp.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="export_w")
+    b = tp.Variable(np.ones(2, np.float32), name="export_b")
+
+    def f(x, y):
+        return tp.nn.relu(x @ w + b), tp.sum(y * 2.0, axis=0)
+
+    x, y = np.ones((4, 3), np.float32), np.arange(8, dtype=np.float32).reshape(4, 2)
+    model = tp.export.onnx(f, x, y, path=str(tmp_path / "f.onnx"), input_names=["x", "y"],
+                           output_names=["hidden", "total"])
+    assert sorted(i.name for i in model.graph.initializer if i.name.startswith("export_")) == ["export_b",
+                                                                                                 "export_w"]
+    assert [o.name for o in model.graph.output] == ["hidden", "total"]
+    got = run(str(tmp_path / "f.onnx"), x, y)
+    want = f(x, y)
+    for g, w_ in zip(got, want):
+        np.testing.assert_allclose(g, w_.numpy(), rtol=1e-6)
+
+
+def test_the_example_plugins_op_exports_through_its_own_lowering(tmp_path):
+    x = np.linspace(-2, 2, 9, dtype=np.float32)
+    model = tp.export.onnx(lambda t: tp.ops.erf(t) * 2.0, x, path=str(tmp_path / "erf.onnx"))
+    assert "Erf" in {n.op_type for n in model.graph.node}
+    np.testing.assert_allclose(run(model, x)[0], (tp.ops.erf(x) * 2.0).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _toy_kernel(name: str) -> None:
+    register_kernel_spec(KernelSpec(name, ("x",), lambda infos, attrs: [infos[0]]))
+    register_kernel(KernelConfig(name, "numpy", lambda inputs, attrs, backend: inputs[0] + 1))
+
+
+def test_kernels_without_a_lowering_are_all_named_before_anything_is_written(tmp_path):
+    _toy_kernel("ToyNoLowerA")
+    _toy_kernel("ToyNoLowerB")
+
+    def f(x):
+        a = tp.run_kernel("ToyNoLowerA", {"x": tp.exp(x)})
+        return tp.run_kernel("ToyNoLowerB", {"x": a})
+
+    path = tmp_path / "no.onnx"
+    with pytest.raises(tp.ExportError, match=r"no ONNX lowering for 2 kernel\(s\).*'ToyNoLowerA' \(declared "
+                       r"by 'user code'\), 'ToyNoLowerB'.*register_onnx_lowering.*tensorplug_onnx_lowerings"):
+        tp.export.onnx(f, np.ones(3, np.float32), path=str(path))
+    assert list(tmp_path.iterdir()) == []  # no file, no temporary left behind
+
+    register_onnx_lowering(OnnxLowering("ToyNoLowerA", lambda ctx: ctx.node(
+        "Add", [ctx.inputs[0], ctx.constant(1, np.float32)], ctx.out)))
+    with pytest.raises(tp.ExportError, match=r"1 kernel\(s\).*'ToyNoLowerB'"):
+        tp.export.onnx(f, np.ones(3, np.float32), path=str(path))
+
+
+def test_value_dependent_control_flow_is_a_traced_value_error_naming_export(tmp_path):
+    def f(x):
+        return x * 2.0 if float(tp.sum(x)) > 0 else x
+
+    with pytest.raises(tp.TracedValueError, match=r"tp.export.onnx: the function reads a value that depends "
+                       r"on its inputs.*tp.where"):
+        tp.export.onnx(f, np.ones(3, np.float32), path=str(tmp_path / "f.onnx"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dtype_onnx_lacks_is_refused_naming_the_value(tmp_path):
+    with pytest.raises(tp.ExportError, match=r"dtype complex64.*not compute with.*tp.real, tp.imag"):
+        tp.export.onnx(lambda z: z * z, np.ones(3, np.complex64), path=str(tmp_path / "z.onnx"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_the_onnx_package_the_error_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnx", None)  # (import onnx raises ImportError)
+    with pytest.raises(tp.MissingDependencyError, match=r"tp.export.onnx needs the 'onnx' package.*"
+                       r"tensorplug-core\[onnx\]"):
+        tp.export.onnx(lambda x: x + 1.0, np.ones(3, np.float32), path=str(tmp_path / "x.onnx"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dynamic_axes_naming_an_unknown_value_is_an_error(tmp_path):
+    with pytest.raises(tp.ExportError, match=r"dynamic_axes names 'x', which is not an input or output.*"
+                       r"\['input', 'output'\]"):
+        tp.export.onnx(lambda x: x + 1.0, np.ones(3, np.float32), path=str(tmp_path / "x.onnx"),
+                       dynamic_axes={"x": [0]})
+
+
+@pytest.mark.parametrize("kernel", sorted(CORE_ENTRIES["onnx_lowerings"]))
+def test_every_core_lowering_agrees_with_its_kernel_in_onnxruntime(kernel):
+    opcheck(kernel, "numpy", checks=["onnx"]).assert_ok()
