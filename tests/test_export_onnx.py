@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from tensorplug import cli
 from tensorplug.cli.digits_cnn import cnn
-from tensorplug.cli.digits_mlp import mlp
+from tensorplug.cli.digits_mlp import Training, load_digits_split, mlp
 from tensorplug.extend import (
     KernelConfig,
     KernelSpec,
@@ -136,3 +137,29 @@ def test_dynamic_axes_naming_an_unknown_value_is_an_error(tmp_path):
 @pytest.mark.parametrize("kernel", sorted(CORE_ENTRIES["onnx_lowerings"]))
 def test_every_core_lowering_agrees_with_its_kernel_in_onnxruntime(kernel):
     opcheck(kernel, "numpy", checks=["onnx"]).assert_ok()
+
+
+# -- the command line: `tensorplug export` and the demo's --save to .onnx ----------------------
+def test_the_export_command_writes_a_saved_demo_model_as_onnx(tmp_path, capsys):
+    pytest.importorskip("safetensors")
+    data = load_digits_split()
+    trained = Training(data, seed=3, model="cnn")
+    saved, out = str(tmp_path / "cnn.safetensors"), str(tmp_path / "cnn.onnx")
+    trained.save(saved)
+    assert cli.main(["export", saved, out]) == 0
+    assert f"wrote {out}: the demo's CNN as ONNX" in capsys.readouterr().out
+    x = data.x_test[:50]
+    (logits,) = run(out, x)
+    np.testing.assert_allclose(logits, trained.model(x).numpy(), rtol=1e-5, atol=1e-5)
+
+    assert cli.main(["export", saved, str(tmp_path / "x.onnx"), "--model", "mlp"]) == 1
+    assert "are not those of the demo model mlp; pass --model" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()
+
+
+def test_the_demo_saves_onnx_when_the_path_ends_in_onnx(tmp_path, capsys):
+    path = tmp_path / "mlp.onnx"
+    assert cli.main(["demo", "--epochs", "1", "--no-progress", "--save", str(path)]) == 0
+    assert f"saved:               {path} (ONNX" in capsys.readouterr().out
+    model = onnx.load(str(path))
+    assert {"layers.0.kernel", "layers.1.bias"} <= {i.name for i in model.graph.initializer}
