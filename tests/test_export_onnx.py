@@ -163,3 +163,13 @@ def test_the_demo_saves_onnx_when_the_path_ends_in_onnx(tmp_path, capsys):
     assert f"saved:               {path} (ONNX" in capsys.readouterr().out
     model = onnx.load(str(path))
     assert {"layers.0.kernel", "layers.1.bias"} <= {i.name for i in model.graph.initializer}
+
+
+def test_a_path_that_cannot_be_written_and_a_function_that_is_none_are_export_errors(tmp_path):
+    with pytest.raises(tp.ExportError, match=r"cannot write '.*missing/m.onnx'.*folder must exist"):
+        tp.export.onnx(lambda x: x + 1.0, np.ones(3, np.float32), path=str(tmp_path / "missing" / "m.onnx"))
+    with pytest.raises(tp.ExportError, match=r"cannot write '.*'"):
+        tp.export.onnx(lambda x: x + 1.0, np.ones(3, np.float32), path=str(tmp_path))  # (a folder)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(tp.ArgumentError, match=r"tp.export.onnx: f must be a function, got None"):
+        tp.export.onnx(None, np.ones(3, np.float32), path=str(tmp_path / "m.onnx"))

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.backends.lifecycle import Backend, backend_scope
+from tensorplug.core import validate as valid
 from tensorplug.core.context import jit_tracing
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
@@ -53,6 +54,7 @@ def trace_graph(who: str, fn: Callable[..., Any], example_args: Sequence[Any],
                 output_names: Sequence[str] | None = None) -> KernelGraph:
     """Trace `fn` (a function of tensors, or a Module: its forward pass in eval mode) on the
     example arguments into its kernel graph; `who` names the exporter in errors."""
+    fn = valid.function(fn, who)
     names = _input_names(who, fn, len(example_args), input_names)
     with backend_scope(TRACE_BACKEND) as backend:
         natives = [_native(who, a, n) for a, n in zip(example_args, names)]

@@ -174,13 +174,23 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
 
 def write_model(model: Any, path: str | os.PathLike[str]) -> None:
     """Write `model` to `path` whole or not at all (a temporary file in its folder, renamed)."""
-    path = os.fspath(path)
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise ExportError(f"{WHO}: path must be a str or a path-like object, got "
+                          f"{type(path).__name__}.") from None
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tp-export-", suffix=".onnx", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tp-export-", suffix=".onnx", dir=folder)
+    except OSError as exc:
+        raise ExportError(f"{WHO}: cannot write '{path}': {exc.strerror or exc} (the folder must exist "
+                          "and be writable).") from exc
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(model.SerializeToString())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ExportError(f"{WHO}: cannot write '{path}': {exc.strerror or exc}.") from exc
         raise
