@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -173,3 +174,15 @@ def test_a_path_that_cannot_be_written_and_a_function_that_is_none_are_export_er
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(tp.ArgumentError, match=r"tp.export.onnx: f must be a function, got None"):
         tp.export.onnx(None, np.ones(3, np.float32), path=str(tmp_path / "m.onnx"))
+
+
+def test_the_guide_lists_every_core_kernel_without_a_lowering_and_no_other():
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "exporting-models.md").read_text()
+    table = guide[guide.index("## Kernels without an ONNX lowering"):]
+    names = [name.strip() for row in table.splitlines() if row.startswith("| ")
+             and not row.startswith(("| kernels", "| ---")) for name in row.split("|")[1].split(",")]
+    listed = {f"NonMaxSuppressionV{v}" for v in (3, 4, 5)} | set(names) - {"NonMaxSuppressionV3/V4/V5"}
+    without = set(CORE_ENTRIES["specs"]) - set(CORE_ENTRIES["onnx_lowerings"])
+    assert listed == without
+    have = len(CORE_ENTRIES["onnx_lowerings"])
+    assert f"{have} of the core's {len(CORE_ENTRIES['specs'])} kernels have a lowering" in guide

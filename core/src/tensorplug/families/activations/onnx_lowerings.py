@@ -4,6 +4,8 @@ EluGrad (``Where``)."""
 
 from __future__ import annotations
 
+import math
+
 from tensorplug.exporting.context import LoweringContext
 from tensorplug.families._common.onnx_util import lowering, same_op
 
@@ -74,3 +76,32 @@ def lower_elu_grad(ctx: LoweringContext) -> None:
     dtype = ctx.np_dtype(0)
     slope = ctx.node("Mul", [dy, ctx.node("Add", [y, ctx.constant(ctx.attrs.get("alpha", 1.0), dtype)])])
     ctx.node("Where", [ctx.node("Greater", [y, ctx.constant(0, dtype)]), dy, slope], ctx.out)
+
+
+@lowering("GeluGrad")
+def lower_gelu_grad(ctx: LoweringContext) -> None:
+    """dy times Gelu's slope: Phi(x) + x phi(x) (exact), or the tanh form's derivative."""
+    dy, x = ctx.inputs
+    dtype = ctx.np_dtype(0)
+
+    def c(value: float) -> str:
+        return ctx.constant(value, dtype)
+
+    half, one = c(0.5), c(1.0)
+    if ctx.attrs.get("approximate", True):
+        k, a = math.sqrt(2 / math.pi), 0.044715
+        x2 = ctx.node("Mul", [x, x])
+        cubic = ctx.node("Add", [one, ctx.node("Mul", [c(a), x2])])
+        inner = ctx.node("Mul", [c(k), ctx.node("Mul", [x, cubic])])
+        t = ctx.node("Tanh", [inner])
+        slope_inner = ctx.node("Mul", [c(k), ctx.node("Add", [one, ctx.node("Mul", [c(3 * a), x2])])])
+        sech2 = ctx.node("Sub", [one, ctx.node("Mul", [t, t])])
+        outer = ctx.node("Mul", [ctx.node("Mul", [half, x]), ctx.node("Mul", [sech2, slope_inner])])
+        slope = ctx.node("Add", [ctx.node("Mul", [half, ctx.node("Add", [one, t])]), outer])
+    else:
+        erf = ctx.node("Erf", [ctx.node("Mul", [x, c(1 / math.sqrt(2))])])
+        cdf = ctx.node("Mul", [half, ctx.node("Add", [one, erf])])
+        pdf = ctx.node("Mul", [c(1 / math.sqrt(2 * math.pi)),
+                               ctx.node("Exp", [ctx.node("Mul", [c(-0.5), ctx.node("Mul", [x, x])])])])
+        slope = ctx.node("Add", [cdf, ctx.node("Mul", [x, pdf])])
+    ctx.node("Mul", [dy, slope], ctx.out)

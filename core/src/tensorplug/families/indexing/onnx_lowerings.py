@@ -56,3 +56,39 @@ def lower_strided_slice(ctx: LoweringContext) -> None:
         return
     bounds = [ctx.ints(starts), ctx.ints(ends), ctx.ints(axes), ctx.ints(steps)]
     ctx.node("Slice", [ctx.inputs[0], *bounds], ctx.out)
+
+
+@lowering("StridedSliceGrad")
+def lower_strided_slice_grad(ctx: LoweringContext) -> None:
+    """dy written into zeros of the input's shape where the slices read (constant positions)."""
+    shape = tuple(int(n) for n in ctx.attrs["shape"])
+    if not shape:
+        ctx.node("Identity", ctx.inputs, ctx.out)
+        return
+    ranges = [np.arange(*s) for s in ctx.attrs["slices"]]
+    positions = np.stack(np.meshgrid(*ranges, indexing="ij"), axis=-1).astype(np.int64)
+    zeros = ctx.constant(np.zeros(shape, ctx.np_dtype(0)))
+    ctx.node("ScatterND", [zeros, ctx.constant(positions), ctx.inputs[0]], ctx.out)
+
+
+@lowering("ScatterAdd")
+def lower_scatter_add(ctx: LoweringContext) -> None:
+    """zeros(shape) with the updates added along `axis`: the axis moved first, ``ScatterND``
+    adding into it, moved back."""
+    shape = tuple(int(n) for n in ctx.attrs["shape"])
+    rank = len(shape)
+    axis = int(ctx.attrs.get("axis", 0)) % rank
+    k = len(ctx.input_infos[0].shape)  # (the indices' dimensions, in the updates at `axis`)
+    indices = ctx.inputs[0]
+    if ctx.np_dtype(0) != np.int64:
+        indices = ctx.node("Cast", [indices], to=elem_type(np.dtype(np.int64)))
+    moved = [axis, *range(axis), *range(axis + 1, rank)]
+    zeros = ctx.constant(np.zeros([shape[i] for i in moved], ctx.np_dtype(1)))
+    perm = [*range(axis, axis + k), *range(axis), *range(axis + k, rank - 1 + k)]
+    updates = ctx.inputs[1]
+    if perm != list(range(len(perm))):
+        updates = ctx.node("Transpose", [updates], perm=perm)
+    added = ctx.node("ScatterND", [zeros, ctx.node("Unsqueeze", [indices, ctx.ints([-1])]), updates],
+                     reduction="add")
+    back = [moved.index(i) for i in range(rank)]
+    ctx.node("Transpose", [added], ctx.out, perm=back)

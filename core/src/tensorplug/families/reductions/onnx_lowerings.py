@@ -72,3 +72,37 @@ def _widened(ctx: LoweringContext, x: str) -> str:
     if ctx.input_infos[0].dtype is ctx.output_infos[0].dtype:
         return x
     return ctx.node("Cast", [x], to=elem_type(ctx.np_dtype(0, output=True)))
+
+
+#: Cumprod is written as one product per position (ONNX has CumSum only): up to this many
+_MAX_CUMPROD = 1024
+
+
+@lowering("Cumprod")
+def lower_cumprod(ctx: LoweringContext) -> None:
+    shape = ctx.input_infos[0].shape
+    x = _widened(ctx, ctx.inputs[0])
+    if not shape:
+        ctx.node("Sub" if ctx.attrs.get("exclusive") else "Identity",  # (0-d: itself, or 1 when exclusive)
+                 [ctx.constant(1, ctx.np_dtype(0, output=True)), ctx.node("Sub", [x, x])] if
+                 ctx.attrs.get("exclusive") else [x], ctx.out)
+        return
+    axis = int(ctx.attrs.get("axis", 0)) % len(shape)
+    n = shape[axis]
+    if n > _MAX_CUMPROD:
+        raise ctx.unsupported(f"an axis of {n} elements (written as one product per position: at most "
+                              f"{_MAX_CUMPROD})")
+    reverse, exclusive = bool(ctx.attrs.get("reverse")), bool(ctx.attrs.get("exclusive"))
+    one = ctx.constant(1, ctx.np_dtype(0, output=True))
+    parts = []
+    for k in range(n):
+        lo, hi = (k + 1, n) if reverse else (0, k)
+        if not exclusive:
+            lo, hi = (k, n) if reverse else (0, k + 1)
+        if lo >= hi:
+            part = ctx.node("Expand", [one, ctx.ints([*shape[:axis], 1, *shape[axis + 1:]])])
+        else:
+            window = ctx.node("Slice", [x, ctx.ints([lo]), ctx.ints([hi]), ctx.ints([axis])])
+            part = ctx.node("ReduceProd", [window, ctx.ints([axis])], keepdims=1)
+        parts.append(part)
+    ctx.node("Concat", parts, ctx.out, axis=axis)
