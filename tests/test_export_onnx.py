@@ -186,3 +186,19 @@ def test_the_guide_lists_every_core_kernel_without_a_lowering_and_no_other():
     assert listed == without
     have = len(CORE_ENTRIES["onnx_lowerings"])
     assert f"{have} of the core's {len(CORE_ENTRIES['specs'])} kernels have a lowering" in guide
+
+
+@pytest.mark.parametrize("kernel", ["SparseSegmentSum", "SparseSegmentMean"])
+def test_sparse_segments_with_a_number_of_segments_export(kernel):
+    """(The kit's cases of these kernels leave num_segments to the ids' values: not exportable.)"""
+    data, indices = np.arange(12, dtype=np.float32).reshape(4, 3), np.array([0, 2, 3, 1])
+    ids = np.array([0, 0, 2, 5])  # (5: outside the 3 segments, dropped)
+
+    def f(d, i, s):
+        return tp.run_kernel(kernel, {"data": d, "indices": i, "segment_ids": s}, {"num_segments": 3})
+
+    (got,) = run(tp.export.onnx_model(f, data, indices, ids), data, indices, ids)
+    np.testing.assert_array_equal(got, f(data, indices, ids).numpy())
+    with pytest.raises(tp.TracedValueError, match=rf"kernel '{kernel}' gives an output whose length depends"):
+        tp.export.onnx_model(lambda d, i, s: tp.run_kernel(
+            kernel, {"data": d, "indices": i, "segment_ids": s}, {"num_segments": None}), data, indices, ids)

@@ -90,3 +90,18 @@ def lower_band_part(ctx: LoweringContext) -> None:
     i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
     keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
     ctx.node("Where", [ctx.constant(keep), ctx.inputs[0], ctx.constant(0, ctx.np_dtype(0))], ctx.out)
+
+
+@lowering("BroadcastArgs")
+def lower_broadcast_args(ctx: LoweringContext) -> None:
+    """The broadcast of two shapes (as values): each padded with leading ones, then per axis
+    the other's size where one is 1."""
+    n = ctx.output_infos[0].shape[0]
+    dtype = ctx.np_dtype(0)
+    padded = []
+    for name, info in zip(ctx.inputs, ctx.input_infos):
+        missing = n - info.shape[0]
+        ones = ctx.constant(np.ones(missing, dtype))
+        padded.append(ctx.node("Concat", [ones, name], axis=0) if missing else name)
+    a, b = padded
+    ctx.node("Where", [ctx.node("Equal", [a, ctx.constant(1, dtype)]), b, a], ctx.out)
