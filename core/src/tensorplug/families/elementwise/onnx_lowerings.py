@@ -174,3 +174,33 @@ def elem_type(dtype: np.dtype) -> int:
     """The ONNX element type of a numpy dtype."""
     found = _ELEM_TYPES.get(np.dtype(dtype))
     return 16 if found is None and dtype.itemsize == 2 else int(found or 0)  # (16: bfloat16)
+
+
+_UNSIGNED_OF = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16, np.dtype(np.int32): np.uint32,
+                np.dtype(np.int64): np.uint64}
+
+
+@lowering("LeftShift")
+@lowering("RightShift")
+def lower_shift(ctx: LoweringContext) -> None:
+    """ONNX's BitShift takes unsigned integers: the bits reinterpreted (a cast to the unsigned
+    type of the same width keeps them); a right shift of a negative number is the complement of
+    the shifted complement (arithmetic, as numpy shifts)."""
+    x, y = ctx.inputs
+    dtype = ctx.np_dtype(0)
+    if dtype.kind == "u":
+        ctx.node("BitShift", [x, y], ctx.out, direction="LEFT" if ctx.kernel == "LeftShift" else "RIGHT")
+        return
+    if dtype not in _UNSIGNED_OF:
+        raise ctx.unsupported(f"shifts of {dtype} (integers only)")
+    unsigned = elem_type(np.dtype(_UNSIGNED_OF[dtype]))
+    amount = ctx.node("Cast", [y], to=unsigned)
+    if ctx.kernel == "LeftShift":
+        shifted = ctx.node("BitShift", [ctx.node("Cast", [x], to=unsigned), amount], direction="LEFT")
+        ctx.node("Cast", [shifted], ctx.out, to=elem_type(dtype))
+        return
+    negative = ctx.node("Less", [x, ctx.constant(0, dtype)])
+    magnitude = ctx.node("Where", [negative, ctx.node("BitwiseNot", [x]), x])
+    shifted = ctx.node("BitShift", [ctx.node("Cast", [magnitude], to=unsigned), amount], direction="RIGHT")
+    back = ctx.node("Cast", [shifted], to=elem_type(dtype))
+    ctx.node("Where", [negative, ctx.node("BitwiseNot", [back]), back], ctx.out)
