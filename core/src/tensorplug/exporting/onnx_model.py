@@ -6,8 +6,8 @@ temporary name and renamed, so a failed export leaves no partial file."""
 
 from __future__ import annotations
 
+import itertools
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -172,6 +172,19 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
     return model
 
 
+_numbers = itertools.count()
+
+
+def _temporary(folder: str, name: str) -> tuple[int, str]:
+    """A new file beside the target, opened for writing (a name no other writer has taken)."""
+    while True:
+        tmp = os.path.join(folder, f".{name}.tp-export-{os.getpid()}-{next(_numbers)}")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
 def write_model(model: Any, path: str | os.PathLike[str]) -> None:
     """Write `model` to `path` whole or not at all (a temporary file in its folder, renamed)."""
     try:
@@ -179,9 +192,9 @@ def write_model(model: Any, path: str | os.PathLike[str]) -> None:
     except TypeError:
         raise ExportError(f"{WHO}: path must be a str or a path-like object, got "
                           f"{type(path).__name__}.") from None
-    folder = os.path.dirname(os.path.abspath(path))
+    folder, name = os.path.split(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".tp-export-", suffix=".onnx", dir=folder)
+        fd, tmp = _temporary(folder, name)
     except OSError as exc:
         raise ExportError(f"{WHO}: cannot write '{path}': {exc.strerror or exc} (the folder must exist "
                           "and be writable).") from exc
