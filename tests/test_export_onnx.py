@@ -202,3 +202,40 @@ def test_sparse_segments_with_a_number_of_segments_export(kernel):
     with pytest.raises(tp.TracedValueError, match=rf"kernel '{kernel}' gives an output whose length depends"):
         tp.export.onnx_model(lambda d, i, s: tp.run_kernel(
             kernel, {"data": d, "indices": i, "segment_ids": s}, {"num_segments": None}), data, indices, ids)
+
+
+def _cnn_with_batch_norm() -> tp.nn.Module:
+    return tp.nn.Sequential([tp.nn.Conv2D(4, 3, padding="same", in_channels=3), tp.nn.BatchNorm(),
+                             tp.nn.Dropout(0.5), tp.nn.AvgPool2D(2), tp.nn.Flatten(), tp.nn.Dense(5),
+                             tp.nn.Lambda(tp.nn.softmax)])
+
+
+class _SelfAttention(tp.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.attention = tp.nn.MultiHeadAttention(2, 8)
+
+    def forward(self, x):
+        return self.attention(x, x)
+
+
+@pytest.mark.parametrize("make,shape,dtype", [
+    (_cnn_with_batch_norm, (8, 8, 3), np.float32),
+    (lambda: tp.nn.Sequential([tp.nn.LayerNorm(), tp.nn.Dense(8, activation="gelu"), tp.nn.Dense(3)]),
+     (6, 16), np.float32),
+    (_SelfAttention, (6, 16), np.float32),
+    (lambda: tp.nn.Sequential([tp.nn.Embedding(10, 4), tp.nn.Flatten(), tp.nn.Dense(2)]), (3,), np.int64),
+], ids=["conv-batchnorm-dropout-softmax", "layernorm-gelu", "attention", "embedding"])
+def test_models_of_the_common_layers_export_with_a_dynamic_batch(make, shape, dtype):
+    """Exported from a batch of 2 in eval mode (dropout off, batch norm on its statistics), run on 5."""
+    rng = np.random.default_rng(0)
+    small, big = ((rng.integers(0, 10, size=(n, *shape)) if dtype == np.int64 else
+                   rng.normal(size=(n, *shape))).astype(dtype) for n in (2, 5))
+    model = make()
+    model(small)  # (built)
+    batch = {"input": {0: "batch"}, "output": {0: "batch"}}
+    exported = tp.export.onnx_model(model, small, dynamic_axes=batch)
+    assert model.training  # (export restored the mode it found)
+    (got,) = run(exported, big)
+    model.eval()
+    np.testing.assert_allclose(got, model(big).numpy(), rtol=1e-5, atol=1e-5)
