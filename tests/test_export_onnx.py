@@ -239,3 +239,23 @@ def test_models_of_the_common_layers_export_with_a_dynamic_batch(make, shape, dt
     (got,) = run(exported, big)
     model.eval()
     np.testing.assert_allclose(got, model(big).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_gradients_export_through_the_gradient_kernels():
+    """tp.grad of a strided, padded convolution and pooling: Conv2DBackpropInput and
+    Conv2DBackpropFilter, AvgPoolGrad and MaxPoolGrad run in onnxruntime as in tensorplug."""
+    rng = np.random.default_rng(0)
+    x, w = rng.normal(size=(2, 7, 7, 3)).astype(np.float32), rng.normal(size=(3, 3, 3, 4)).astype(np.float32)
+
+    def loss(x, w):
+        y = tp.nn.conv(x, w, strides=2, padding="SAME", dilation=1)
+        pooled = tp.nn.avg_pool(y, (2, 2), 1, "SAME")
+        return tp.sum(pooled ** 2) + tp.sum(tp.nn.max_pool(y, (3, 3), 2, "SAME"))
+
+    def grads(x, w):
+        return tp.grad(loss, argnums=(0, 1))(x, w)
+
+    model = tp.export.onnx_model(grads, x, w)
+    assert {"ConvTranspose", "MaxPool", "ScatterElements"} <= {n.op_type for n in model.graph.node}
+    for got, want in zip(run(model, x, w), grads(x, w)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-4)
