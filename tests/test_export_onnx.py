@@ -259,3 +259,31 @@ def test_gradients_export_through_the_gradient_kernels():
     assert {"ConvTranspose", "MaxPool", "ScatterElements"} <= {n.op_type for n in model.graph.node}
     for got, want in zip(run(model, x, w), grads(x, w)):
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"strides": (1, 1), "pad": ((0, 0), (0, 0)), "dilations": (1, 1)},
+    {"strides": (2, 1), "pad": ((1, 1), (0, 1)), "dilations": (1, 2)},
+])
+def test_dilation2d_exports_with_strides_padding_and_dilations(attrs):
+    rng = np.random.default_rng(1)
+    x, f = rng.normal(size=(2, 7, 6, 3)).astype(np.float32), rng.normal(size=(2, 3, 3)).astype(np.float32)
+
+    def dilate(x, f):
+        return tp.run_kernel("Dilation2D", {"x": x, "filter": f}, attrs)
+
+    (got,) = run(tp.export.onnx_model(dilate, x, f), x, f)
+    np.testing.assert_allclose(got, dilate(x, f).numpy(), rtol=1e-6)
+
+
+def test_lrn_grad_exports():
+    rng = np.random.default_rng(2)
+    dy, x = rng.normal(size=(2, 3, 3, 7)).astype(np.float32), rng.normal(size=(2, 3, 3, 7)).astype(np.float32)
+    attrs = {"depth_radius": 2, "bias": 1.5, "alpha": 0.3, "beta": 0.75}
+
+    def grad(dy, x):
+        y = tp.run_kernel("LRN", {"x": x}, attrs)
+        return tp.run_kernel("LRNGrad", {"dy": dy, "x": x, "y": y}, attrs)
+
+    (got,) = run(tp.export.onnx_model(grad, dy, x), dy, x)
+    np.testing.assert_allclose(got, grad(dy, x).numpy(), rtol=1e-5, atol=1e-6)

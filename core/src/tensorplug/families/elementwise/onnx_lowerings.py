@@ -4,6 +4,8 @@ FloorDivide with Python's signs, IsFinite, Hypot, Clip, Cast)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tensorplug.exporting.context import LoweringContext
@@ -204,3 +206,37 @@ def lower_shift(ctx: LoweringContext) -> None:
     shifted = ctx.node("BitShift", [ctx.node("Cast", [magnitude], to=unsigned), amount], direction="RIGHT")
     back = ctx.node("Cast", [shifted], to=elem_type(dtype))
     ctx.node("Where", [negative, ctx.node("BitwiseNot", [back]), back], ctx.out)
+
+
+@lowering("Atan2")
+def lower_atan2(ctx: LoweringContext) -> None:
+    """atan(x / y) moved into the quadrant: +-pi where y < 0 (or y is -0.0), +-pi/2 where y is 0,
+    the infinite cases apart; the signs of zeros read through 1 / value."""
+    x, y = ctx.inputs
+    dtype = ctx.np_dtype(0)
+
+    def c(value: float) -> str:
+        return ctx.constant(value, dtype)
+
+    zero = c(0.0)
+
+    def negative(v: str) -> str:  # v < 0, -0.0 included
+        minus_zero = ctx.node("And", [ctx.node("Equal", [v, zero]),
+                                      ctx.node("Less", [ctx.node("Div", [c(1.0), v]), zero])])
+        return ctx.node("Or", [ctx.node("Less", [v, zero]), minus_zero])
+
+    x_negative, y_negative = negative(x), negative(y)
+    sign = ctx.node("Where", [x_negative, c(-1.0), c(1.0)])
+    base = ctx.node("Atan", [ctx.node("Div", [x, y])])
+    turned = ctx.node("Add", [base, ctx.node("Mul", [sign, c(math.pi)])])
+    value = ctx.node("Where", [y_negative, turned, base])
+    # y == 0 (either sign): +-pi/2 for x != 0; for x == 0: x itself (y +0) or +-pi (y -0)
+    y_zero = ctx.node("Equal", [y, zero])
+    x_zero = ctx.node("Equal", [x, zero])
+    at_origin = ctx.node("Where", [y_negative, ctx.node("Mul", [sign, c(math.pi)]), x])
+    on_axis = ctx.node("Where", [x_zero, at_origin, ctx.node("Mul", [sign, c(math.pi / 2)])])
+    value = ctx.node("Where", [y_zero, on_axis, value])
+    # both infinite: +-pi/4, or +-3pi/4 when y is -inf
+    both = ctx.node("And", [ctx.node("IsInf", [x]), ctx.node("IsInf", [y])])
+    corner = ctx.node("Mul", [sign, ctx.node("Where", [y_negative, c(3 * math.pi / 4), c(math.pi / 4)])])
+    ctx.node("Where", [both, corner, value], ctx.out)

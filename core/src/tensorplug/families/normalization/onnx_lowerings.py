@@ -4,6 +4,8 @@ across channels, channels-first; ONNX divides alpha by the window size, the kern
 
 from __future__ import annotations
 
+import numpy as np
+
 from tensorplug.exporting.context import LoweringContext
 from tensorplug.families._common.onnx_util import lowering, to_channels_first, to_channels_last
 
@@ -33,3 +35,33 @@ def lower_lrn(ctx: LoweringContext) -> None:
     y = ctx.node("LRN", [x], size=size, alpha=float(ctx.attrs.get("alpha", 1.0)) * size,
                  beta=float(ctx.attrs.get("beta", 0.5)), bias=float(ctx.attrs.get("bias", 1.0)))
     to_channels_last(ctx, ctx.node("Reshape", [y, ctx.ints(first)]), rank, ctx.out)
+
+
+def _window_sum(ctx: LoweringContext, a: str, radius: int) -> str:
+    """The sum of `a` over channels c - radius .. c + radius (zeros past the ends), channels
+    last: a convolution with ones over the channels as one row each."""
+    shape = ctx.input_infos[1].shape
+    rows = int(np.prod(shape[:-1]))
+    line = ctx.node("Reshape", [a, ctx.ints([rows, 1, shape[-1]])])
+    ones = ctx.constant(np.ones((1, 1, 2 * radius + 1), ctx.np_dtype(1)))
+    summed = ctx.node("Conv", [line, ones], pads=[radius, radius], kernel_shape=[2 * radius + 1])
+    return ctx.node("Reshape", [summed, ctx.ints(list(shape))])
+
+
+@lowering("LRNGrad")
+def lower_lrn_grad(ctx: LoweringContext) -> None:
+    """dy * N^-beta - 2 alpha beta x * S(dy * x * N^(-beta - 1)), N = bias + alpha S(x^2), S the
+    window sum over channels (as the kernel computes it)."""
+    dy, x = ctx.inputs[0], ctx.inputs[1]
+    dtype = ctx.np_dtype(1)
+    radius = int(ctx.attrs.get("depth_radius", 5))
+    alpha, beta = float(ctx.attrs.get("alpha", 1.0)), float(ctx.attrs.get("beta", 0.5))
+    bias = float(ctx.attrs.get("bias", 1.0))
+    norm = ctx.node("Add", [ctx.constant(bias, dtype),
+                            ctx.node("Mul", [ctx.constant(alpha, dtype),
+                                             _window_sum(ctx, ctx.node("Mul", [x, x]), radius)])])
+    p = ctx.node("Pow", [norm, ctx.constant(-beta, dtype)])
+    inner = ctx.node("Div", [ctx.node("Mul", [ctx.node("Mul", [dy, x]), p]), norm])
+    spread = ctx.node("Mul", [ctx.node("Mul", [ctx.constant(2 * alpha * beta, dtype), x]),
+                              _window_sum(ctx, inner, radius)])
+    ctx.node("Sub", [ctx.node("Mul", [dy, p]), spread], ctx.out)
