@@ -287,3 +287,13 @@ def test_lrn_grad_exports():
 
     (got,) = run(tp.export.onnx_model(grad, dy, x), dy, x)
     np.testing.assert_allclose(got, grad(dy, x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_names_must_be_one_per_input_and_output_and_distinct():
+    x = np.ones(3, np.float32)
+    with pytest.raises(tp.ExportError, match=r"input_names must be 1 distinct names \(one per example "
+                       r"argument\), got \['a', 'b'\]"):
+        tp.export.onnx_model(lambda t: t + 1.0, x, input_names=["a", "b"])
+    with pytest.raises(tp.ExportError, match=r"output_names must be 2 distinct names \(the function "
+                       r"returns 2 tensors\), got \['y', 'y'\]"):
+        tp.export.onnx_model(lambda t: (t + 1.0, t * 2.0), x, output_names=["y", "y"])

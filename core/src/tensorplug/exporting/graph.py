@@ -55,7 +55,7 @@ def trace_graph(who: str, fn: Callable[..., Any], example_args: Sequence[Any],
     """Trace `fn` (a function of tensors, or a Module: its forward pass in eval mode) on the
     example arguments into its kernel graph; `who` names the exporter in errors."""
     fn = valid.function(fn, who)
-    names = _input_names(who, fn, len(example_args), input_names)
+    names = _names(who, "input", len(example_args), input_names, "one per example argument")
     with backend_scope(TRACE_BACKEND) as backend:
         natives = [_native(who, a, n) for a, n in zip(example_args, names)]
         if isinstance(fn, Module):
@@ -101,7 +101,8 @@ def _trace(who: str, fn: Callable[..., Any], backend: Backend, natives: list[Any
     finally:
         with _lock:
             jit_tracing[0] -= 1
-    out_names = _output_names(who, results, output_names)
+    returned = f"the function returns {len(results)} tensors"
+    out_names = _names(who, "output", len(results), output_names, returned)
     used = {i for step in plan.steps for i in step.inputs}
     outputs = tuple(zip(plan.outputs, out_names))
     used.update(i for i, _ in outputs)
@@ -139,25 +140,14 @@ def _native(who: str, value: Any, name: str) -> Any:
                           f"{type(value).__name__} ({exc}). Pass one example array per input.") from exc
 
 
-def _input_names(who: str, fn: Callable[..., Any], n: int, given: Sequence[str] | None) -> list[str]:
+def _names(who: str, kind: str, n: int, given: Sequence[str] | None, why: str) -> list[str]:
+    """The names of the `n` inputs or outputs (`kind`): `given`, checked, or kind / kind_<i>."""
     if given is not None:
         names = [str(x) for x in given]
         if len(names) != n or len(set(names)) != n:
-            raise ExportError(f"{who}: input_names must be {n} distinct names (one per example argument), "
-                              f"got {list(given)!r}.")
+            raise ExportError(f"{who}: {kind}_names must be {n} distinct names ({why}), got {list(given)!r}.")
         return names
-    return ["input"] if n == 1 else [f"input_{i}" for i in range(n)]
-
-
-def _output_names(who: str, results: list[Tensor], given: Sequence[str] | None) -> list[str]:
-    n = len(results)
-    if given is not None:
-        names = [str(x) for x in given]
-        if len(names) != n or len(set(names)) != n:
-            raise ExportError(f"{who}: output_names must be {n} distinct names (the function returns {n} "
-                              f"tensors), got {list(given)!r}.")
-        return names
-    return ["output"] if n == 1 else [f"output_{i}" for i in range(n)]
+    return [kind] if n == 1 else [f"{kind}_{i}" for i in range(n)]
 
 
 def _flatten(who: str, out: Any, backend: Backend) -> list[Tensor]:
