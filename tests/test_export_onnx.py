@@ -297,3 +297,16 @@ def test_names_must_be_one_per_input_and_output_and_distinct():
     with pytest.raises(tp.ExportError, match=r"output_names must be 2 distinct names \(the function "
                        r"returns 2 tensors\), got \['y', 'y'\]"):
         tp.export.onnx_model(lambda t: (t + 1.0, t * 2.0), x, output_names=["y", "y"])
+
+
+@pytest.mark.jax
+def test_a_model_on_the_jax_backend_exports_and_keeps_its_backend():
+    with tp.backend_scope("jax"):
+        model = mlp(0)
+    x = digits(3)
+    exported = tp.export.onnx_model(model, x)
+    assert {"layers.0.kernel", "layers.1.bias"} <= {i.name for i in exported.graph.initializer}
+    assert {v.backend for v in model.variables()} == {"jax"}
+    with tp.backend_scope("jax"):
+        want = model(x).numpy()
+    np.testing.assert_allclose(run(exported, x)[0], want, rtol=1e-5, atol=1e-5)

@@ -3,12 +3,13 @@
 function's tensor arguments, the Variables it reads, constants, the kernels' outputs), with the
 shape and dtype of each from the kernels' specs. Every live Variable is an input of the trace
 (so that what is computed from weights stays a kernel call, not a folded constant); those the
-function does not read drop out."""
+function does not read drop out (those living on another backend lend the trace a copy)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,7 +79,29 @@ def _trace_module(who: str, model: Module, backend: Backend, natives: list[Any],
 
 def _trace(who: str, fn: Callable[..., Any], backend: Backend, natives: list[Any], names: list[str],
            output_names: Sequence[str] | None, paths: Mapping[int, str]) -> KernelGraph:
-    variables = [v for v in live_variables() if v._backend is backend]
+    variables = live_variables()
+    with _moved(variables, backend):
+        return _traced(who, fn, backend, natives, names, output_names, paths, variables)
+
+
+@contextlib.contextmanager
+def _moved(variables: list[Variable], backend: Backend) -> Iterator[None]:
+    """The Variables living on another backend hold a copy on `backend` inside the block (the
+    trace runs on one backend); each gets its own value back after it."""
+    away = [(v, v._value, v._backend, v._value_tensor) for v in variables if v._backend is not backend]
+    for v, value, home, _ in away:
+        copy = backend.from_numpy(np.asarray(home.to_numpy(value)))
+        v._value, v._backend, v._value_tensor = copy, backend, None
+    try:
+        yield
+    finally:
+        for v, value, home, tensor in away:
+            v._value, v._backend, v._value_tensor = value, home, tensor
+
+
+def _traced(who: str, fn: Callable[..., Any], backend: Backend, natives: list[Any], names: list[str],
+            output_names: Sequence[str] | None, paths: Mapping[int, str],
+            variables: list[Variable]) -> KernelGraph:
     state = [v._value for v in variables]
     n_args = len(natives)
     results: list[Any] = []
