@@ -41,7 +41,8 @@ class _Names:
 class LoweringContext:
     """One kernel call being lowered: ``inputs``/``outputs`` (ONNX value names, in the spec's
     order), ``attrs``, ``input_infos``/``output_infos`` (shapes and dtypes of the example), and
-    the verbs ``node`` and ``constant``. A lowering must compute every name of ``outputs``."""
+    the verbs ``node``, ``constant``, ``ints`` and ``fresh``. A lowering must compute every name
+    of ``outputs``."""
 
     def __init__(self, kernel: str, inputs: Sequence[str], outputs: Sequence[str], attrs: Mapping[str, Any],
                  input_infos: Sequence[TensorInfo], output_infos: Sequence[TensorInfo],
@@ -71,6 +72,10 @@ class LoweringContext:
             outputs = (outputs,)
         self._nodes.append(Node(op_type, tuple(inputs), tuple(outputs), attributes))
         return outputs[0]
+
+    def fresh(self, hint: str) -> str:
+        """A new value name (for a node of several outputs, some of which the lowering names)."""
+        return self._names.fresh(f"{self.kernel}_{hint}")
 
     def constant(self, value: Any, dtype: Any = None) -> str:
         """An initializer holding `value` (a numpy array or Python scalar(s), as `dtype`); its name."""

@@ -66,8 +66,8 @@ def lower_max_pool_grad(ctx: LoweringContext) -> None:
     rank = len(shape)
     kernel, steps, pads = _geometry(ctx, shape)
     xf, dyf = _first(ctx, x, rank), _first(ctx, dy, rank)
-    at = ctx._names.fresh("MaxPoolGrad_indices")
-    ctx.node("MaxPool", [xf], [ctx._names.fresh("MaxPoolGrad_values"), at], kernel_shape=kernel,
+    at = ctx.fresh("indices")
+    ctx.node("MaxPool", [xf], [ctx.fresh("values"), at], kernel_shape=kernel,
              strides=steps, pads=pads)
     size = int(np.prod(shape))
     zeros = ctx.constant(np.zeros(size, ctx.np_dtype(0)))
@@ -83,9 +83,9 @@ def lower_max_pool_with_argmax(ctx: LoweringContext) -> None:
     shape = ctx.input_infos[0].shape  # (channels-last, 4-d)
     n, h, w, c = shape
     kernel, steps, pads = _geometry(ctx, shape)
-    at = ctx._names.fresh("MaxPoolWithArgmax_indices")
+    at = ctx.fresh("indices")
     values = ctx.node("MaxPool", [to_channels_first(ctx, ctx.inputs[0], 4)],
-                      [ctx._names.fresh("MaxPoolWithArgmax_values"), at], kernel_shape=kernel, strides=steps,
+                      [ctx.fresh("values"), at], kernel_shape=kernel, strides=steps,
                       pads=pads)
     to_channels_last(ctx, values, 4, ctx.outputs[0])
     # ONNX's index: ((b * C + ch) * H + row) * W + col; the kernel's: ((b * H + row) * W + col) * C + ch

@@ -30,8 +30,8 @@ def lower_sort(ctx: LoweringContext) -> None:
         key = ctx.node("Neg", [key])
     elif descending:
         largest = 1
-    order = ctx.out if ctx.kernel == "ArgSort" else ctx._names.fresh("Sort_indices")
-    ctx.node("TopK", [key, ctx.ints([shape[axis]])], [ctx._names.fresh("Sort_keys"), order], axis=axis,
+    order = ctx.out if ctx.kernel == "ArgSort" else ctx.fresh("indices")
+    ctx.node("TopK", [key, ctx.ints([shape[axis]])], [ctx.fresh("keys"), order], axis=axis,
              largest=largest, sorted=1)
     if ctx.kernel == "Sort":
         ctx.node("GatherElements", [x, order], ctx.out, axis=axis)

@@ -60,7 +60,7 @@ def lower_unpack(ctx: LoweringContext) -> None:
     if n == 1:
         ctx.node("Squeeze", [ctx.inputs[0], ctx.ints([axis])], ctx.outputs[0])
         return
-    parts = [ctx._names.fresh("Unpack_part") for _ in range(n)]
+    parts = [ctx.fresh("part") for _ in range(n)]
     ctx.node("Split", [ctx.inputs[0], ctx.ints([1] * n)], parts, axis=axis)
     for part, out in zip(parts, ctx.outputs):
         ctx.node("Squeeze", [part, ctx.ints([axis])], out)
