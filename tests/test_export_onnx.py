@@ -310,3 +310,12 @@ def test_a_model_on_the_jax_backend_exports_and_keeps_its_backend():
     with tp.backend_scope("jax"):
         want = model(x).numpy()
     np.testing.assert_allclose(run(exported, x)[0], want, rtol=1e-5, atol=1e-5)
+
+
+def test_an_opset_the_lowerings_cannot_write_is_refused():
+    x = np.ones(3, np.float32)
+    newest = onnx.defs.onnx_opset_version()
+    assert tp.export.onnx_model(lambda t: t + 1.0, x, opset=newest).opset_import[0].version == newest
+    with pytest.raises(tp.ExportError, match=r"opset 13 is not one the lowerings can write.*opset 21.*pass "
+                       r"an opset from 21 to \d+"):
+        tp.export.onnx_model(lambda t: t + 1.0, x, opset=13)

@@ -113,6 +113,12 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
     onnx = import_onnx()
     from onnx import helper, numpy_helper  # (parts of the optional dependency above)
 
+    newest = int(onnx.defs.onnx_opset_version())
+    if not isinstance(opset, int) or not DEFAULT_OPSET <= opset <= newest:
+        raise ExportError(f"{WHO}: opset {opset!r} is not one the lowerings can write: they use the "
+                          f"operators of opset {DEFAULT_OPSET}, and the installed onnx {onnx.__version__} "
+                          f"knows opsets up to {newest}; pass an opset from {DEFAULT_OPSET} to {newest} "
+                          "(or None).")
     rules = _check_lowerings(graph)
     names = _value_names(graph)
     _check_dtypes(graph, names)
