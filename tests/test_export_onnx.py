@@ -319,3 +319,13 @@ def test_an_opset_the_lowerings_cannot_write_is_refused():
     with pytest.raises(tp.ExportError, match=r"opset 13 is not one the lowerings can write.*opset 21.*pass "
                        r"an opset from 21 to \d+"):
         tp.export.onnx_model(lambda t: t + 1.0, x, opset=13)
+
+
+def test_one_tensor_given_twice_and_variables_sharing_an_array_are_distinct_values():
+    w = tp.Variable(np.arange(3, dtype=np.float32), name="shared_w")
+    w2 = tp.Variable(w, name="shared_w2")  # (holds w's very array)
+    t = tp.asarray(np.ones(3, np.float32))
+    model = tp.export.onnx_model(lambda a, b: a * 2.0 + b * w - w2, t, t)
+    assert [i.name for i in model.graph.input] == ["input_0", "input_1"]
+    x, y = np.ones(3, np.float32), np.full(3, 5.0, np.float32)
+    np.testing.assert_allclose(run(model, x, y)[0], x * 2.0 + y * w.numpy() - w2.numpy())

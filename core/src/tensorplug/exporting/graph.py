@@ -81,7 +81,10 @@ def _trace(who: str, fn: Callable[..., Any], backend: Backend, natives: list[Any
            output_names: Sequence[str] | None, paths: Mapping[int, str]) -> KernelGraph:
     variables = live_variables()
     with _moved(variables, backend):
-        return _traced(who, fn, backend, natives, names, output_names, paths, variables)
+        distinct: dict[int, Variable] = {}  # (one value index per array: Variables sharing one are one)
+        for v in variables:
+            distinct.setdefault(id(v._value), v)
+        return _traced(who, fn, backend, natives, names, output_names, paths, list(distinct.values()))
 
 
 @contextlib.contextmanager
@@ -157,7 +160,9 @@ def _native(who: str, value: Any, name: str) -> Any:
     if isinstance(value, Variable):
         value = Tensor.__array__(value)
     try:
-        return asarray(value, backend=TRACE_BACKEND)._data
+        native = asarray(value, backend=TRACE_BACKEND)._data
+        backend = current().instances[TRACE_BACKEND]
+        return backend.from_numpy(np.array(backend.to_numpy(native)))  # (its own array: one value each)
     except Exception as exc:
         raise ExportError(f"{who}: example argument '{name}' must be a tensor or an array, got "
                           f"{type(value).__name__} ({exc}). Pass one example array per input.") from exc
