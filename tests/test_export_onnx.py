@@ -329,3 +329,18 @@ def test_one_tensor_given_twice_and_variables_sharing_an_array_are_distinct_valu
     assert [i.name for i in model.graph.input] == ["input_0", "input_1"]
     x, y = np.ones(3, np.float32), np.full(3, 5.0, np.float32)
     np.testing.assert_allclose(run(model, x, y)[0], x * 2.0 + y * w.numpy() - w2.numpy())
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+def test_crop_and_resize_exports_with_boxes_leaving_the_image(method):
+    rng = np.random.default_rng(3)
+    image = rng.normal(size=(2, 6, 5, 3)).astype(np.float32)
+    boxes = np.array([[0.1, 0.2, 0.8, 0.9], [-0.2, 0.0, 0.5, 1.3], [0.3, 0.3, 0.3, 0.3]], np.float32)
+    box_ind = np.array([1, 0, 3], np.int32)  # (3: no such image)
+    attrs = {"crop_size": (4, 3), "method": method, "extrapolation_value": -1.0}
+
+    def crop(image, boxes, box_ind):
+        return tp.run_kernel("CropAndResize", {"image": image, "boxes": boxes, "box_ind": box_ind}, attrs)
+
+    (got,) = run(tp.export.onnx_model(crop, image, boxes, box_ind), image, boxes, box_ind)
+    np.testing.assert_allclose(got, crop(image, boxes, box_ind).numpy(), rtol=1e-5, atol=1e-5)
