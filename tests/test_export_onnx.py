@@ -344,3 +344,32 @@ def test_crop_and_resize_exports_with_boxes_leaving_the_image(method):
 
     (got,) = run(tp.export.onnx_model(crop, image, boxes, box_ind), image, boxes, box_ind)
     np.testing.assert_allclose(got, crop(image, boxes, box_ind).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel", ["ResizeBilinearGrad", "ResizeNearestNeighborGrad"])
+@pytest.mark.parametrize("align_corners,half_pixel_centers", [(False, False), (True, False), (False, True)])
+def test_resize_gradients_export(kernel, align_corners, half_pixel_centers):
+    rng = np.random.default_rng(4)
+    images = rng.normal(size=(2, 5, 4, 3)).astype(np.float32)
+    dy = rng.normal(size=(2, 3, 7, 3)).astype(np.float32)
+    attrs = {"align_corners": align_corners, "half_pixel_centers": half_pixel_centers}
+
+    def grad(images, dy):
+        return tp.run_kernel(kernel, {"images": images, "dy": dy}, attrs)
+
+    (got,) = run(tp.export.onnx_model(grad, images, dy), images, dy)
+    np.testing.assert_allclose(got, grad(images, dy).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel", ["ResizeBilinear", "ResizeNearestNeighbor"])
+@pytest.mark.parametrize("align_corners,half_pixel_centers", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("size", [(7, 3), (3, 9), (1, 1)])
+def test_resizes_export_with_every_coordinate_rule(kernel, align_corners, half_pixel_centers, size):
+    images = np.random.default_rng(5).normal(size=(2, 5, 4, 3)).astype(np.float32)
+    attrs = {"size": size, "align_corners": align_corners, "half_pixel_centers": half_pixel_centers}
+
+    def resize(images):
+        return tp.run_kernel(kernel, {"images": images}, attrs)
+
+    (got,) = run(tp.export.onnx_model(resize, images), images)
+    np.testing.assert_allclose(got, resize(images).numpy(), rtol=1e-5, atol=1e-5)
