@@ -373,3 +373,21 @@ def test_resizes_export_with_every_coordinate_rule(kernel, align_corners, half_p
 
     (got,) = run(tp.export.onnx_model(resize, images), images)
     np.testing.assert_allclose(got, resize(images).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel", ["Dilation2DBackpropInput", "Dilation2DBackpropFilter"])
+@pytest.mark.parametrize("attrs", [
+    {"strides": (1, 1), "pad": ((0, 0), (0, 0)), "dilations": (1, 1)},
+    {"strides": (2, 1), "pad": ((1, 1), (0, 1)), "dilations": (1, 2)},
+])
+def test_dilation2d_gradients_export(kernel, attrs):
+    rng = np.random.default_rng(6)
+    x, f = rng.normal(size=(2, 7, 6, 3)).astype(np.float32), rng.normal(size=(2, 3, 3)).astype(np.float32)
+    out = tp.run_kernel("Dilation2D", {"x": x, "filter": f}, attrs)
+    dy = rng.normal(size=tuple(out.shape)).astype(np.float32)
+
+    def grad(x, f, dy):
+        return tp.run_kernel(kernel, {"x": x, "filter": f, "dy": dy}, attrs)
+
+    (got,) = run(tp.export.onnx_model(grad, x, f, dy), x, f, dy)
+    np.testing.assert_allclose(got, grad(x, f, dy).numpy(), rtol=1e-5, atol=1e-5)
