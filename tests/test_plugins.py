@@ -144,8 +144,8 @@ def test_a_good_plugin_works_end_to_end(toys):
     assert info.module is sys.modules[toy.module]
     assert contributions(toy.entry_name) == {
         "backends": [], "kernel specs": ["ToyCube"], "kernels": ["ToyCube/numpy"],
-        "gradients": ["ToyCube"], "JVP rules": ["ToyCube"], "batching rules": ["ToyCube"], "ONNX lowerings": [],
-        "ops": ["toy_cube"],
+        "gradients": ["ToyCube"], "JVP rules": ["ToyCube"], "batching rules": ["ToyCube"],
+        "ONNX lowerings": [], "ops": ["toy_cube"],
     }
     assert tp.jvp(tp.ops.toy_cube, (2.0,), (0.5,))[1].item() == 6.0  # the plugin's JVP rule
     assert current().jvps.registration("ToyCube").source == toy.entry_name
