@@ -332,7 +332,7 @@ def test_one_tensor_given_twice_and_variables_sharing_an_array_are_distinct_valu
 
 
 @pytest.mark.parametrize("method", ["bilinear", "nearest"])
-def test_crop_and_resize_exports_with_boxes_leaving_the_image(method):
+def test_crop_and_resize_and_its_gradient_export_with_boxes_leaving_the_image(method):
     rng = np.random.default_rng(3)
     image = rng.normal(size=(2, 6, 5, 3)).astype(np.float32)
     boxes = np.array([[0.1, 0.2, 0.8, 0.9], [-0.2, 0.0, 0.5, 1.3], [0.3, 0.3, 0.3, 0.3]], np.float32)
@@ -344,6 +344,15 @@ def test_crop_and_resize_exports_with_boxes_leaving_the_image(method):
 
     (got,) = run(tp.export.onnx_model(crop, image, boxes, box_ind), image, boxes, box_ind)
     np.testing.assert_allclose(got, crop(image, boxes, box_ind).numpy(), rtol=1e-5, atol=1e-5)
+
+    grads = rng.normal(size=(3, 4, 3, 3)).astype(np.float32)
+
+    def grad(grads, boxes, box_ind):
+        return tp.run_kernel("CropAndResizeGradImage", {"grads": grads, "boxes": boxes, "box_ind": box_ind},
+                             {"image_shape": image.shape, "method": method})
+
+    (got,) = run(tp.export.onnx_model(grad, grads, boxes, box_ind), grads, boxes, box_ind)
+    np.testing.assert_allclose(got, grad(grads, boxes, box_ind).numpy(), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("kernel", ["ResizeBilinearGrad", "ResizeNearestNeighborGrad"])
