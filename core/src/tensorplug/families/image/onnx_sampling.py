@@ -6,6 +6,8 @@ the same reads), as ``kernel_helpers.image_sampling`` computes them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from tensorplug.exporting.context import LoweringContext
@@ -37,7 +39,7 @@ class _Crop:
     (count, ch, cw) the real reads and `good_box` (count, 1, 1) the boxes of an image."""
 
     def __init__(self, ctx: LoweringContext, boxes: str, box_ind: str, image_shape: tuple[int, ...],
-                 crop: tuple[int, int], dtype: np.dtype) -> None:
+                 crop: Sequence[int], dtype: np.dtype) -> None:
         n, height, width, _ = image_shape
         self.ctx, self.dtype = ctx, dtype
         count = ctx.input_infos[1].shape[0]
