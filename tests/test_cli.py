@@ -69,7 +69,7 @@ def test_info_shows_version_backends_and_plugins_with_their_contributions(capsys
     assert _row(out, EXAMPLE) == [EXAMPLE, EXAMPLE, "0.1.0", "active",
                                   "kernel specs: Erf; kernels: 1 on numpy; gradients: Erf, Round (override); "
                                   "JVP rules: Erf, Round (override); batching rules: Erf; "
-                                  "ops: clip_gradient, ema, erf, softplus"]
+                                  "ONNX lowerings: Erf; ops: clip_gradient, ema, erf, softplus"]
     assert re.search(r"tensorplug-core itself: kernel specs: \d+; gradients: \d+", out)
     assert out.rstrip().endswith(
         "No plugin problems (`tensorplug doctor` also lists the overrides in force).")
@@ -105,13 +105,14 @@ def test_kernels_shows_who_provides_each_cell_and_each_gradient(capsys):
     code, out = _run(capsys, "kernels")
     assert code == 0
     # the highest priority backend first
-    assert _row(out, "kernel")[:5] == ["kernel", "gradient", "JVP", "batching", "numpy"]
-    assert _row(out, "Exp")[:3] + _row(out, "Exp")[4:5] == ["Exp", "core", "core", OWN]
+    assert _row(out, "kernel")[:6] == ["kernel", "gradient", "JVP", "batching", "ONNX", "numpy"]
+    assert _row(out, "Exp")[:3] + _row(out, "Exp")[4:6] == ["Exp", "core", "core", "core", OWN]
     erf = _row(out, "Erf")  # a kernel added to a backend it does not own
-    assert erf[:2] + erf[4:6] == ["Erf", EXAMPLE, EXAMPLE, EXAMPLE]
-    assert _row(out, "Round")[:2] + _row(out, "Round")[4:5] == ["Round", f"{EXAMPLE} (over core)", OWN]
+    assert erf[:2] + erf[4:7] == ["Erf", EXAMPLE, EXAMPLE, EXAMPLE, EXAMPLE]
+    assert _row(out, "Round")[:2] + _row(out, "Round")[5:6] == ["Round", f"{EXAMPLE} (over core)", OWN]
     equal = _row(out, "Equal")
-    assert equal[:3] + equal[4:5] == ["Equal", "n/a (not differentiable)", "n/a", OWN]
+    assert equal[:3] + equal[4:6] == ["Equal", "n/a (not differentiable)", "n/a", "core", OWN]
+    assert _row(out, "Svd")[4] == MISSING  # (no ONNX lowering)
     assert f"'{OWN}': registered by the backend's own plugin (numpy: {NUMPY} 0.1.0" in out
     specs, backends = len(tp.extend.list_kernel_specs()), len(tp.list_backends())
     assert f"Kernels: {specs} kernel specs x {backends} backend" in out
@@ -124,7 +125,7 @@ def test_kernels_marks_a_kernel_that_replaces_the_backends_own(capsys):
     code, out = _run(capsys, "kernels", "--backend", "numpy")
     assert code == 0
     matmul = _row(out, "MatMul")
-    assert matmul[:2] + matmul[4:] == ["MatMul", "core", f"fast-matmul (over {NUMPY})"]
+    assert matmul[:2] + matmul[5:] == ["MatMul", "core", f"fast-matmul (over {NUMPY})"]
     code, out = _run(capsys, "doctor")
     assert code == 0
     assert f"[override] kernel MatMul on numpy: fast-matmul replaces {NUMPY}'s (override=True)" in out
@@ -154,10 +155,10 @@ def test_kernels_for_one_backend_and_gaps(capsys):
         register_kernel_spec(KernelSpec(name="ToyNoGrad", inputs=("x",), infer=lambda i, a: [i[0]]))
     code, out = _run(capsys, "kernels", "--backend", "toy")
     assert code == 0
-    assert _row(out, "kernel") == ["kernel", "gradient", "JVP", "batching", "toy"]
-    assert _row(out, "Sin")[:3] + _row(out, "Sin")[4:] == ["Sin", "core", "core", MISSING]
-    assert _row(out, "Exp")[:3] + _row(out, "Exp")[4:] == ["Exp", "core", "core", OWN]
-    assert _row(out, "ToyNoGrad") == ["ToyNoGrad", "MISSING", "MISSING", "loop", MISSING]
+    assert _row(out, "kernel") == ["kernel", "gradient", "JVP", "batching", "ONNX", "toy"]
+    assert _row(out, "Sin")[:3] + _row(out, "Sin")[5:] == ["Sin", "core", "core", MISSING]
+    assert _row(out, "Exp")[:3] + _row(out, "Exp")[5:] == ["Exp", "core", "core", OWN]
+    assert _row(out, "ToyNoGrad") == ["ToyNoGrad", "MISSING", "MISSING", "loop", MISSING, MISSING]
     assert f"(toy: {TOY_SOURCE})" in out
 
     code, out = _run(capsys, "kernels", "--missing")
@@ -189,7 +190,7 @@ def test_a_backend_that_fails_to_start_is_shown_not_a_crash(capsys):
     code, out = _run(capsys, "kernels")
     assert code == 0
     assert _row(out, "kernel")[-1] == "broken"  # the lowest priority last
-    assert [_row(out, "Exp")[4], _row(out, "Exp")[-1]] == [OWN, "?"]
+    assert [_row(out, "Exp")[5], _row(out, "Exp")[-1]] == [OWN, "?"]
     assert ("backend 'broken' failed to start ('?' above): TensorplugError: Backend 'broken' failed to "
             "start: RuntimeError: no accelerator found") in out
     code, out = _run(capsys, "doctor")

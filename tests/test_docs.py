@@ -107,6 +107,7 @@ REFERENCE_NAMESPACES += ["tensorplug.image"]
 REFERENCE_NAMESPACES += ["tensorplug.tree_util"]
 REFERENCE_NAMESPACES += ["tensorplug.nn.initializers"]
 REFERENCE_NAMESPACES += ["tensorplug.data", "tensorplug.metrics", "tensorplug.callbacks"]
+REFERENCE_NAMESPACES += ["tensorplug.export"]
 
 
 def namespace_module(name: str) -> object:

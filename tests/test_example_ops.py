@@ -63,6 +63,7 @@ def test_the_plugin_is_installed_found_and_loaded_without_problems():
     assert contributions(PLUGIN) == {
         "backends": [], "kernel specs": ["Erf"], "kernels": ["Erf/numpy"],
         "gradients": ["Erf", "Round"], "JVP rules": ["Erf", "Round"], "batching rules": ["Erf"],
+        "ONNX lowerings": ["Erf"],
         "ops": ["clip_gradient", "ema", "erf", "softplus"],
     }
 

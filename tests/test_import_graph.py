@@ -32,7 +32,7 @@ SOURCES = {
 #: importlib.metadata costs more), and only the scan of the entry points at the first backend
 #: use needs it.
 OPTIONAL_DEPENDENCIES = {"jax", "jaxlib", "ml_dtypes", "pytest", "safetensors", "sklearn", "tqdm",
-                         "rich", "torch", "importlib_metadata"}
+                         "rich", "torch", "importlib_metadata", "onnx", "onnxruntime"}
 
 #: the function-local imports of first-party modules allowed, by importing module, each with why
 ALLOWED_LOCAL_IMPORTS: dict[str, set[str]] = {

@@ -145,7 +145,7 @@ def test_a_good_plugin_works_end_to_end(toys):
     assert contributions(toy.entry_name) == {
         "backends": [], "kernel specs": ["ToyCube"], "kernels": ["ToyCube/numpy"],
         "gradients": ["ToyCube"], "JVP rules": ["ToyCube"], "batching rules": ["ToyCube"],
-        "ops": ["toy_cube"],
+        "ONNX lowerings": [], "ops": ["toy_cube"],
     }
     assert tp.jvp(tp.ops.toy_cube, (2.0,), (0.5,))[1].item() == 6.0  # the plugin's JVP rule
     assert current().jvps.registration("ToyCube").source == toy.entry_name

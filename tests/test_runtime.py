@@ -16,7 +16,7 @@ def test_every_registry_and_the_plugins_live_on_the_runtime():
     tp.asarray(0.0)  # a backend starts, plugins load
     runtime = current_runtime()
     assert list(runtime.tables()) == ["backend", "kernel spec", "kernel", "gradient", "JVP rule",
-                                      "batching rule", "op"]
+                                      "batching rule", "ONNX lowering", "op"]
     assert ("Exp", "numpy") in runtime.kernels.active and "Exp" in runtime.specs.active
     assert "numpy" in runtime.instances and runtime.plugins.loaded
     assert "tensorplug-backend-numpy" in runtime.plugins.plugins

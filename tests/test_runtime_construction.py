@@ -19,12 +19,12 @@ from tensorplug.extend import (
     register_plugin,
     use_runtime,
 )
-from tensorplug.registry import batching, gradients, jvps
+from tensorplug.registry import batching, gradients, jvps, onnx_lowerings
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.registry.core_entries import CORE_ENTRIES
 
 _CORE_KINDS = {"specs": "kernel spec", "gradients": "gradient", "jvps": "JVP rule",
-               "batching": "batching rule"}
+               "batching": "batching rule", "onnx_lowerings": "ONNX lowering"}
 
 
 def test_a_new_runtime_is_empty_and_register_core_gives_it_the_cores_entries():
@@ -120,7 +120,8 @@ def test_a_copy_shares_its_tables_and_plugin_manager_until_it_changes_them():
 
 
 @pytest.mark.parametrize("attribute,rules", [("gradients", gradients._RULES), ("jvps", jvps._RULES),
-                                             ("batching", batching._RULES)])
+                                             ("batching", batching._RULES),
+                                             ("onnx_lowerings", onnx_lowerings._RULES)])
 def test_every_core_rule_checks_against_its_spec(attribute, rules):
     """register_core does not check the core's entries one by one: this does, once."""
     with use_runtime(register_core(Runtime())):

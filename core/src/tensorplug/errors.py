@@ -38,6 +38,7 @@ __all__ = [
     "CheckpointNotFoundError",
     "CheckpointFileError",
     "MissingDependencyError",
+    "ExportError",
 ]
 
 
@@ -198,3 +199,8 @@ class CheckpointFileError(CheckpointError, OSError):
 class MissingDependencyError(TensorplugError, ImportError):
     """An optional dependency a function needs is not installed (the message names the pip
     command)."""
+
+
+class ExportError(TensorplugError, ValueError):
+    """A function or model cannot be exported (``tp.export``): a kernel without a lowering, a
+    dtype the format lacks, an argument the exporter does not take."""

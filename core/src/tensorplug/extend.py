@@ -25,6 +25,7 @@ from tensorplug.backends.lifecycle import (
 from tensorplug.core.runtime import Runtime, use_runtime
 from tensorplug.core.runtime import current as current_runtime
 from tensorplug.core.version import API_VERSION
+from tensorplug.exporting.context import LoweringContext
 from tensorplug.families._common.gradient_util import unbroadcast
 from tensorplug.families.registration import register_core
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
@@ -78,6 +79,13 @@ from tensorplug.registry.kernels import (
     register_kernel,
     unregister_kernel,
 )
+from tensorplug.registry.onnx_lowerings import (
+    OnnxLowering,
+    find_onnx_lowering,
+    override_onnx_lowering,
+    register_onnx_lowering,
+    unregister_onnx_lowering,
+)
 from tensorplug.registry.ops import OpConfig, get_op, list_ops, register_op, unregister_op
 from tensorplug.registry.specs import (
     get_kernel_spec,
@@ -91,20 +99,21 @@ from tensorplug.transforms.jit.planner import PlannedFunction
 __all__ = [
     "API_VERSION",
     "AttrSpec", "Backend", "BackendConfig", "BatchConfig", "DirectCall", "Dispatcher", "GradConfig",
-    "JvpConfig", "KernelConfig", "KernelFunc", "KernelSpec",
+    "JvpConfig", "KernelConfig", "KernelFunc", "KernelSpec", "OnnxLowering", "LoweringContext",
     "OpConfig", "PlannedFunction", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo",
     "current_runtime", "family_configs",
     "backend_info", "backends_with_kernel", "contributions", "dispose_backend", "find_batching_rule",
-    "find_gradient", "find_jvp",
+    "find_gradient", "find_jvp", "find_onnx_lowering",
     "get_gradient", "get_kernel", "get_kernel_spec", "get_op", "hookimpl", "kernels_for_backend",
     "list_kernel_specs", "list_ops", "list_plugins", "load_plugins", "override_batching_rule",
-    "override_gradient", "override_jvp",
+    "override_gradient", "override_jvp", "override_onnx_lowering",
     "plugin_problems", "register_backend", "register_batching_rule",
-    "register_gradient", "register_jvp", "register_kernel",
+    "register_gradient", "register_jvp", "register_kernel", "register_onnx_lowering",
     "register_core", "register_kernel_spec", "register_op", "register_plugin", "run_kernel", "start_backend",
     "tracing", "unbroadcast", "unregister_backend",
     "unregister_batching_rule", "unregister_gradient", "unregister_jvp", "unregister_kernel",
-    "unregister_kernel_spec", "unregister_op", "unregister_plugin", "use_runtime", "wrap",
+    "unregister_kernel_spec", "unregister_onnx_lowering", "unregister_op", "unregister_plugin", "use_runtime",
+    "wrap",
 ]
 __all__ += ["gradient_beneath", "jvp_beneath", "batching_rule_beneath"]  # (an override builds on these)
 __all__ += _kernel_helpers.__all__  # tensorplug.kernel_helpers

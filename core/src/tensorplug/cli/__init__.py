@@ -18,7 +18,7 @@ from tensorplug.core.version import __version__
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
 # modules of tensorplug.cli, in the order `tensorplug --help` lists them
-SUBCOMMANDS = ("info", "kernels", "doctor", "demo")
+SUBCOMMANDS = ("info", "kernels", "doctor", "demo", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:

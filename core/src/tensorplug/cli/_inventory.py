@@ -21,8 +21,9 @@ __all__ = ["USER_SOURCE", "Override", "load_quietly", "start_backends", "overrid
            "default_backend", "environment"]
 
 #: The registries whose replaced registrations count as overrides, in the order they are listed.
-_RULE_KINDS = ("gradient", "JVP rule", "batching rule")  # keyed by kernel name
-_KINDS = ("kernel", "gradient", "JVP rule", "batching rule", "kernel spec", "op", "backend")
+_RULE_KINDS = ("gradient", "JVP rule", "batching rule", "ONNX lowering")  # keyed by kernel name
+_KINDS = ("kernel", "gradient", "JVP rule", "batching rule", "ONNX lowering", "kernel spec", "op",
+          "backend")
 
 
 def load_quietly() -> PluginError | None:

@@ -42,7 +42,8 @@ def add_parser(subparsers: Any) -> None:
                    help="compile the training step with tp.jit (the default; --no-jit runs it op by op)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save", metavar="PATH", default=None,
-                   help="write the trained model and Adam's state to PATH (tp.save; reload with tp.load)")
+                   help="write the trained model and Adam's state to PATH (tp.save; reload with tp.load); "
+                        "a PATH ending in .onnx gets the model as ONNX (tp.export.onnx)")
     p.set_defaults(handler=run)
 
 
@@ -59,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
               f"    {INSTALL_HINT}", file=sys.stderr)
         return 1
 
-    if args.save is not None and importlib.util.find_spec("safetensors") is None:
+    onnx_file = args.save is not None and args.save.endswith(".onnx")
+    if onnx_file and importlib.util.find_spec("onnx") is None:
+        print("tensorplug demo: --save to a .onnx path writes ONNX, which needs the onnx package; install it "
+              "before training:\n    pip install 'tensorplug-core[onnx]'", file=sys.stderr)
+        return 1
+    if args.save is not None and not onnx_file and importlib.util.find_spec("safetensors") is None:
         print("tensorplug demo: --save writes a tp.save file, which needs safetensors; install it before "
               "training:\n    pip install 'tensorplug-core[save]'", file=sys.stderr)
         return 1
@@ -97,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"time per epoch:      {statistics.median(ms):.1f} ms median, first {ms[0]:.1f} ms "
           f"({result.steps_per_epoch} steps of forward, backward and Adam per epoch)")
     if args.save is not None:
-        print(f"saved:               {args.save} (tp.load it: the model's parameters and Adam's state)")
+        what = ("(ONNX: the model, for onnxruntime)" if onnx_file else
+                "(tp.load it: the model's parameters and Adam's state)")
+        print(f"saved:               {args.save} {what}")
     if result.kernel_calls is not None:
         plugins = {p.name: p for p in list_plugins()}
         print()

@@ -157,7 +157,12 @@ class Training:
         return float(np.mean(self.predict(self.data.x_test) == self.data.y_test))
 
     def save(self, path: str) -> None:
-        """The model's variables and the optimizer's state to one file (``tp.save``)."""
+        """The model's variables and the optimizer's state to one file (``tp.save``); or, for a
+        path ending in ``.onnx``, the model as ONNX (``tp.export.onnx``, a dynamic batch axis)."""
+        if path.endswith(".onnx"):
+            tp.export.onnx(self.model, self.data.x_test[:1], path=path,
+                           dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+            return
         tp.save(path, {"model": self.model, "optimizer": self.optimizer.state})
 
 

@@ -1,5 +1,5 @@
-"""``tensorplug kernels``: the kernel x backend matrix, with gradient, JVP-rule and batching-rule
-columns and who provides each cell; ``--missing`` lists the gaps, ``--needs`` the kernels each
+"""``tensorplug kernels``: the kernel x backend matrix, with gradient, JVP-rule, batching-rule and
+ONNX-lowering columns and who provides each cell; ``--missing`` lists the gaps, ``--needs`` the kernels each
 gradient needs (and which of them each backend lacks), ``--backend NAME`` shows one backend.
 
 Every backend is started first (that is when plugins register its kernels); one that fails
@@ -20,8 +20,8 @@ from tensorplug.registry.specs import list_kernel_specs
 from tensorplug.testing.needs import gradient_needs, minimum_grad_kernels, unmet_gradient_needs
 from tensorplug.tools.text_tables import heading, plural, table
 
-__all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "jvp_cell", "batching_cell", "gaps",
-           "needs_view"]
+__all__ = ["add_parser", "run", "kernel_cell", "gradient_cell", "jvp_cell", "batching_cell", "onnx_cell",
+           "gaps", "needs_view"]
 
 OWN = "yes"  # a cell filled by the plugin that registered the backend itself
 MISSING = "-"
@@ -95,6 +95,12 @@ def batching_cell(kernel: str, has_inputs: bool = True) -> str:
     if stack:
         return _rule_source(stack)
     return "loop" if has_inputs else "n/a"
+
+
+def onnx_cell(kernel: str) -> str:
+    """Who registered the kernel's ONNX lowering (tp.export.onnx), or MISSING."""
+    stack = current().onnx_lowerings.stacks.get(kernel)
+    return _rule_source(stack) if stack else MISSING
 
 
 def gaps(backends: list[str]) -> list[str]:
@@ -171,10 +177,10 @@ def run(args: argparse.Namespace) -> int:
                   "differentiable one a gradient.")
     else:
         rows = [(s.name, gradient_cell(s.name, s.differentiable), jvp_cell(s.name, s.differentiable),
-                 batching_cell(s.name, bool(s.inputs)),
+                 batching_cell(s.name, bool(s.inputs)), onnx_cell(s.name),
                  *(kernel_cell(s.name, b) if started[b] is None else "?" for b in names)) for s in specs]
         print(heading(f"Kernels: {plural(len(specs), 'kernel spec')} x {plural(len(names), 'backend')}"))
-        print(table(("kernel", "gradient", "JVP", "batching", *names), rows))
+        print(table(("kernel", "gradient", "JVP", "batching", "ONNX", *names), rows))
         backends = current().backends
         owners = [f"{b}: {_inventory.label(reg.source)}"
                   for b in names if (reg := backends.registration(b)) is not None]
@@ -182,7 +188,8 @@ def run(args: argparse.Namespace) -> int:
               f"'{MISSING}': no kernel; '(over X)': replaces X's registration.\n"
               "  JVP 'from gradient': forward mode transposes the gradient (correct, slower than a "
               "rule); batching 'loop': tp.vmap runs the kernel once per example ('n/a': no tensor inputs, "
-              "one run serves every example).")
+              "one run serves every example); ONNX: who lowers it for tp.export.onnx ('-': it cannot be "
+              "exported).")
         found = []
     for b in names:
         if started[b] is not None:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tensorplug.registry.gradients import GradConfig
     from tensorplug.registry.jvps import JvpConfig
     from tensorplug.registry.kernel_config import KernelConfig
+    from tensorplug.registry.onnx_lowerings import OnnxLowering
     from tensorplug.registry.ops import OpConfig
 
 __all__ = ["Runtime", "PluginState", "current", "use_runtime"]
@@ -102,6 +103,8 @@ class Runtime:
         self.jvps: SlotTable[str, JvpConfig] = SlotTable("JVP rule", lambda k: f"JVP rule of kernel '{k}'")
         self.batching: SlotTable[str, BatchConfig] = SlotTable(
             "batching rule", lambda k: f"Batching rule of kernel '{k}'")
+        self.onnx_lowerings: SlotTable[str, OnnxLowering] = SlotTable(
+            "ONNX lowering", lambda k: f"ONNX lowering of kernel '{k}'")
         self.ops: SlotTable[str, OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
         self.backends: SlotTable[str, BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
         #: started backends, by name; backends being started (by the thread holding
@@ -124,9 +127,9 @@ class Runtime:
 
     def tables(self) -> dict[str, SlotTable[Any, Any]]:
         """Every registry, by what it holds ('backend', 'kernel spec', 'kernel', 'gradient',
-        'JVP rule', 'batching rule', 'op')."""
+        'JVP rule', 'batching rule', 'ONNX lowering', 'op')."""
         return {t.what: t for t in (self.backends, self.specs, self.kernels, self.gradients, self.jvps,
-                                    self.batching, self.ops)}
+                                    self.batching, self.onnx_lowerings, self.ops)}
 
     def copy(self) -> Runtime:
         """A runtime of its own with the same registrations, started backends (the same
@@ -159,7 +162,8 @@ class Runtime:
 
 
 _ATTRIBUTES = {"kernel spec": "specs", "kernel": "kernels", "gradient": "gradients", "JVP rule": "jvps",
-               "batching rule": "batching", "op": "ops", "backend": "backends"}
+               "batching rule": "batching", "ONNX lowering": "onnx_lowerings", "op": "ops",
+               "backend": "backends"}
 
 
 class _Active:

@@ -19,7 +19,7 @@ from tensorplug.families._common.convert import asarray
 from tensorplug.io.pickling import restore_tensor
 from tensorplug.kernels.dispatcher import wrap
 
-__all__ = ["Variable", "trainable_variables"]
+__all__ = ["Variable", "trainable_variables", "live_variables"]
 
 _registry: weakref.WeakValueDictionary[str, Variable] = weakref.WeakValueDictionary()
 _counter = itertools.count()
@@ -170,6 +170,11 @@ def name_taken(name: str) -> bool:
 def trainable_variables() -> list[Variable]:
     """Every live trainable Variable, in creation order."""
     return [v for v in list(_registry.values()) if v.trainable]
+
+
+def live_variables() -> list[Variable]:
+    """Every live Variable, trainable or not, in creation order."""
+    return list(_registry.values())
 
 
 # -- copying and pickling (see tensorplug.io.pickling) ----------------------------------------

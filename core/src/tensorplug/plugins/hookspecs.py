@@ -47,6 +47,12 @@ def tensorplug_batching_rules(register: Any) -> None:
 
 
 @hookspec
+def tensorplug_onnx_lowerings(register: Any) -> None:
+    """Register how kernels are written as ONNX (``tp.export.onnx``): ``register(OnnxLowering(...))``;
+    ``override=True`` replaces the core's."""
+
+
+@hookspec
 def tensorplug_ops(register: Any) -> None:
     """Add public ops: ``register(OpConfig(name, func))`` makes each ``tp.ops.<name>``."""
 

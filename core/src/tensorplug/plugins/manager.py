@@ -36,6 +36,7 @@ from tensorplug.registry import batching as _batching
 from tensorplug.registry import gradients as _gradients
 from tensorplug.registry import jvps as _jvps
 from tensorplug.registry import kernels as _kernels
+from tensorplug.registry import onnx_lowerings as _onnx
 from tensorplug.registry import ops as _ops
 from tensorplug.registry import specs as _specs
 from tensorplug.registry._slots import registering_as
@@ -52,7 +53,7 @@ ENTRY_POINT_GROUP = "tensorplug"
 _PLUGIN_FAILURES = (Exception, SystemExit)
 ENV_DISABLE = "TENSORPLUG_DISABLE_PLUGIN_AUTOLOAD"
 _PHASES = ("tensorplug_kernel_specs", "tensorplug_backends", "tensorplug_gradients", "tensorplug_jvps",
-           "tensorplug_batching_rules", "tensorplug_ops")
+           "tensorplug_batching_rules", "tensorplug_onnx_lowerings", "tensorplug_ops")
 
 
 # -- the register callables handed to hooks --------------------------------------------------
@@ -79,6 +80,8 @@ def _registrar(hook: str, backend_name: str | None = None) -> Callable[..., Any]
         return _checked(_jvps.JvpConfig, _jvps.register_jvp, hook)
     if hook == "tensorplug_batching_rules":
         return _checked(_batching.BatchConfig, _batching.register_batching_rule, hook)
+    if hook == "tensorplug_onnx_lowerings":
+        return _checked(_onnx.OnnxLowering, _onnx.register_onnx_lowering, hook)
     if hook == "tensorplug_ops":
         return _checked(_ops.OpConfig, _ops.register_op, hook)
 
@@ -123,7 +126,8 @@ def _roll_back(name: str, backend_name: str | None = None) -> None:
             _kernels.unregister_kernel(k, b, source=name)  # (disposes it on a started backend)
     if backend_name is not None:
         return
-    for table in (runtime.gradients, runtime.jvps, runtime.batching, runtime.ops, runtime.specs):
+    for table in (runtime.gradients, runtime.jvps, runtime.batching, runtime.onnx_lowerings, runtime.ops,
+                  runtime.specs):
         table.remove_source(name)
     for backend_name_, backend_stack in runtime.backends.registrations():
         if any(r.source == name for r in backend_stack):

@@ -17,13 +17,17 @@ if TYPE_CHECKING:
     from tensorplug.registry.batching import BatchConfig
     from tensorplug.registry.gradients import GradConfig
     from tensorplug.registry.jvps import JvpConfig
+    from tensorplug.registry.onnx_lowerings import OnnxLowering
 
-__all__ = ["CORE_ENTRIES", "declare_spec", "declare_gradient", "declare_jvp", "declare_batching_rule"]
+__all__ = ["CORE_ENTRIES", "declare_spec", "declare_gradient", "declare_jvp", "declare_batching_rule",
+           "declare_onnx_lowering"]
 
 C = TypeVar("C")
 
-#: by the runtime's table they go to ('specs', 'gradients', 'jvps', 'batching'): key -> config
-CORE_ENTRIES: dict[str, dict[Hashable, Any]] = {"specs": {}, "gradients": {}, "jvps": {}, "batching": {}}
+#: by the runtime's table they go to ('specs', 'gradients', 'jvps', 'batching', 'onnx_lowerings'):
+#: key -> config
+CORE_ENTRIES: dict[str, dict[Hashable, Any]] = {"specs": {}, "gradients": {}, "jvps": {}, "batching": {},
+                                                "onnx_lowerings": {}}
 
 
 def _declare(table: str, key: Hashable, config: C) -> C:
@@ -54,3 +58,8 @@ def declare_jvp(config: JvpConfig) -> JvpConfig:
 def declare_batching_rule(config: BatchConfig) -> BatchConfig:
     """Declare the core's batching rule of ``config.kernel_name``."""
     return _declare("batching", config.kernel_name, config)
+
+
+def declare_onnx_lowering(config: OnnxLowering) -> OnnxLowering:
+    """Declare the core's ONNX lowering of ``config.kernel_name``."""
+    return _declare("onnx_lowerings", config.kernel_name, config)

@@ -36,14 +36,18 @@ from tensorplug.testing.inputs import BadCase, Case, generic_bad_cases, generic_
 from tensorplug.testing.opcheck_batching import check_batching
 from tensorplug.testing.opcheck_gradients import check_gradient
 from tensorplug.testing.opcheck_jvps import check_kernel_jvp
+from tensorplug.testing.opcheck_onnx import check_onnx
 from tensorplug.testing.references import Reference, get_reference
 from tensorplug.testing.result import OpCheckResult
 from tensorplug.tools.debug import debug_checks
 
-__all__ = ["opcheck", "assert_opcheck", "CHECKS", "supports_float64"]
+__all__ = ["opcheck", "assert_opcheck", "CHECKS", "ALL_CHECKS", "supports_float64"]
 
-#: What opcheck can check; pass a subset as ``checks=``.
+#: What opcheck checks by default; pass a subset as ``checks=``.
 CHECKS = ("values", "errors", "gradient", "jvp", "batching")
+#: What opcheck can check: the defaults, and "onnx" (the ONNX lowering in onnxruntime; needs
+#: the onnx and onnxruntime packages)
+ALL_CHECKS = (*CHECKS, "onnx")
 
 
 def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[str] = CHECKS,
@@ -54,7 +58,8 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
 
     ``checks`` picks among "values" (shapes, dtypes, values), "errors" (bad inputs),
     "gradient", "jvp" (forward mode against finite differences) and "batching" (the vmap rule
-    against a loop). ``reference`` replaces the kit's own entry for this kernel (for a plugin's
+    against a loop), and, when asked, "onnx" (the ONNX lowering, run in onnxruntime).
+    ``reference`` replaces the kit's own entry for this kernel (for a plugin's
     kernel spec the kit does not know). ``rtol``/``atol`` override the float tolerances (one
     value, or one per dtype name). ``gradient_order`` > 1 also checks higher derivatives.
     ``rerun`` is the command a report shows for running the check again. ``max_cases`` bounds
@@ -62,9 +67,9 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
     Raises KernelSpecNotFoundError for an unknown kernel name; problems are in the result.
     """
     checks = tuple(checks)
-    unknown = sorted(set(checks) - set(CHECKS))
+    unknown = sorted(set(checks) - set(ALL_CHECKS))
     if unknown:
-        raise ValueError(f"opcheck: unknown check(s) {unknown}; choose from {list(CHECKS)}")
+        raise ValueError(f"opcheck: unknown check(s) {unknown}; choose from {list(ALL_CHECKS)}")
     with backend_scope(backend) if backend is not None else contextlib.nullcontext(active_backend()) as b:
         spec = get_kernel_spec(kernel_name)  # after the backend started: plugins' specs are known
         ref = reference or get_reference(spec.name)
@@ -89,6 +94,8 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
             check_kernel_jvp(spec, cases, has_f64, result)
         if "batching" in checks:
             check_batching(spec, cases, result)
+        if "onnx" in checks:
+            check_onnx(spec, cases, result)
     return result
 
 

@@ -9,7 +9,7 @@ __all__ = ["Problem", "OpCheckResult", "OpCheckError", "KINDS"]
 
 #: The kinds of problem, in the order reports list them.
 KINDS = ("missing", "raised", "outputs", "dtype", "shape", "values", "mutated", "error", "gradient", "jvp",
-         "blocked", "batching", "kit")
+         "blocked", "batching", "onnx", "kit")
 _SHOWN_PER_KIND = 3
 
 
@@ -58,6 +58,7 @@ class OpCheckResult:
     gradient_cases: int = 0
     jvp: str = "not checked"
     batching: str = "not checked"
+    onnx: str = "not checked"
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     blocked_by: list[str] = field(default_factory=list)
@@ -93,6 +94,8 @@ class OpCheckResult:
             checked.append(f"jvp: {self.jvp}")
         if self.batching != "not checked":
             checked.append(f"batching: {self.batching}")
+        if self.onnx != "not checked":
+            checked.append(f"onnx: {self.onnx}")
         verdict = "passed" if self.ok else f"{len(self.problems)} problem(s)"
         return f"opcheck '{self.kernel}' on backend '{self.backend}': {verdict} ({', '.join(checked)})"
 

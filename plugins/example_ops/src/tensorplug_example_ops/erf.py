@@ -11,7 +11,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import tensorplug as tp
-from tensorplug.extend import BatchConfig, Dispatcher, GradConfig, JvpConfig, KernelSpec, TensorInfo
+from tensorplug.extend import (
+    BatchConfig,
+    Dispatcher,
+    GradConfig,
+    JvpConfig,
+    KernelSpec,
+    LoweringContext,
+    OnnxLowering,
+    TensorInfo,
+)
 
 __all__ = ["ERF", "ERF_SPEC", "ERF_GRADIENT", "ERF_JVP", "ERF_BATCHING", "erf"]
 
@@ -80,3 +89,11 @@ def _erf_batching(inputs: Sequence[tp.Tensor], batch_axes: Sequence[int | None],
 
 
 ERF_BATCHING = BatchConfig(ERF, _erf_batching)
+
+
+def _erf_onnx(ctx: LoweringContext) -> None:
+    ctx.node("Erf", ctx.inputs, ctx.out)  # (ONNX has the operator: one node)
+
+
+#: how ``tp.export.onnx`` writes the kernel: ONNX's own ``Erf``
+ERF_ONNX = OnnxLowering(ERF, _erf_onnx)

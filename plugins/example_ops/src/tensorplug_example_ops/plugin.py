@@ -11,7 +11,7 @@ from tensorplug.extend import API_VERSION, OpConfig, hookimpl
 from tensorplug_example_ops import kernels
 from tensorplug_example_ops.clip_gradient import clip_gradient
 from tensorplug_example_ops.ema import ema
-from tensorplug_example_ops.erf import ERF_BATCHING, ERF_GRADIENT, ERF_JVP, ERF_SPEC, erf
+from tensorplug_example_ops.erf import ERF_BATCHING, ERF_GRADIENT, ERF_JVP, ERF_ONNX, ERF_SPEC, erf
 from tensorplug_example_ops.softplus import softplus
 from tensorplug_example_ops.straight_through import ROUND_STRAIGHT_THROUGH, ROUND_STRAIGHT_THROUGH_JVP
 
@@ -53,6 +53,11 @@ def tensorplug_jvps(register: Any) -> None:
 @hookimpl
 def tensorplug_batching_rules(register: Any) -> None:
     register(ERF_BATCHING)
+
+
+@hookimpl
+def tensorplug_onnx_lowerings(register: Any) -> None:
+    register(ERF_ONNX)  # tp.export.onnx writes the plugin's kernel too
 
 
 @hookimpl

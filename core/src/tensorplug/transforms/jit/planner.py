@@ -139,6 +139,7 @@ class Plan:
         self.n_args = n_args
         self.n_state = n_state
         self.constants = constants
+        self.outputs, self.new_state = outputs, new_state  # (value indices; export reads them)
         self.steps = _needed(steps, outputs + new_state)
         self.source, names = _generate(self.steps, n_args, n_state, constants, outputs, new_state)
         namespace: dict[str, Any] = {"B": backend, **names}

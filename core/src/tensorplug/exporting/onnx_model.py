@@ -1,0 +1,215 @@
+"""A kernel graph written as an ONNX model: every kernel call through its lowering (the ONNX
+lowering registry), the Variables read as initializers named by their paths, the arguments and
+results as the graph's inputs and outputs (with named dynamic axes where asked). Everything is
+checked before a byte is written (the lowerings, the dtypes), and the file is written to a
+temporary name and renamed, so a failed export leaves no partial file."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from tensorplug.core.runtime import current
+from tensorplug.errors import ExportError, MissingDependencyError, TensorplugError
+from tensorplug.exporting.context import LoweringContext, Node, _Names
+from tensorplug.exporting.graph import KernelGraph
+from tensorplug.registry.onnx_lowerings import OnnxLowering, find_onnx_lowering
+
+__all__ = ["DEFAULT_OPSET", "DynamicAxes", "build_model", "write_model", "import_onnx", "missing_lowerings"]
+
+#: the ONNX standard opset the lowerings are written for (and the default of tp.export.onnx)
+DEFAULT_OPSET = 21
+
+#: per input or output name, its dynamic axes: a list of axes, or axis -> dimension name
+DynamicAxes = Mapping[str, Sequence[int] | Mapping[int, str]]
+
+WHO = "tp.export.onnx"
+
+
+def import_onnx() -> Any:
+    """The ``onnx`` package, or MissingDependencyError naming the extra that installs it."""
+    try:
+        import onnx  # (an optional dependency: the extra tensorplug-core[onnx])
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{WHO} needs the 'onnx' package, which is not installed: pip install 'tensorplug-core[onnx]' "
+            "(or pip install onnx).") from exc
+    return onnx
+
+
+def missing_lowerings(graph: KernelGraph) -> list[str]:
+    """The kernels of `graph` without an ONNX lowering, in order of first use."""
+    missing: list[str] = []
+    for step in graph.steps:
+        if step.kernel not in missing and find_onnx_lowering(step.kernel) is None:
+            missing.append(step.kernel)
+    return missing
+
+
+def _check_lowerings(graph: KernelGraph) -> dict[str, OnnxLowering]:
+    missing = missing_lowerings(graph)
+    if missing:
+        specs = current().specs
+        owners = []
+        for kernel in missing:
+            reg = specs.registration(kernel)
+            owners.append(f"'{kernel}' (declared by {'the core' if reg is None else repr(reg.source)})")
+        raise ExportError(
+            f"{WHO}: no ONNX lowering for {len(missing)} kernel(s) the function calls: {', '.join(owners)}. "
+            "Add one with tensorplug.extend.register_onnx_lowering(OnnxLowering(kernel_name, lower)) or, "
+            "in a plugin, its tensorplug_onnx_lowerings hook (docs/guide/exporting-models.md: 'Adding a "
+            "lowering'); or avoid the op in the exported function.")
+    return {step.kernel: find_onnx_lowering(step.kernel) for step in graph.steps}  # type: ignore[misc]
+
+
+def _check_dtypes(graph: KernelGraph, names: Mapping[int, str]) -> None:
+    for i, info in graph.infos.items():
+        if info.dtype.is_complex and i in names:
+            raise ExportError(
+                f"{WHO}: value '{names[i]}' has dtype {info.dtype.name}, which ONNX's standard operators do "
+                "not compute with (no operator takes complex tensors). Export the real and imaginary parts "
+                "as separate float tensors (tp.real, tp.imag).")
+
+
+def _value_names(graph: KernelGraph) -> dict[int, str]:
+    names: dict[int, str] = {i: name for i, name in graph.inputs}
+    taken = set(names.values()) | {name for _, name in graph.outputs}
+    for i, (name, _) in graph.variables.items():
+        while name in taken:
+            name = f"{name}_"
+        names[i] = name
+        taken.add(name)
+    for i in graph.constants:
+        names[i] = f"const_{i}"
+    for k, step in enumerate(graph.steps):
+        for j, i in enumerate(step.outputs):
+            if i not in names:  # (a kernel that returned its input array as it is: no new value)
+                names[i] = f"{step.kernel}_{k}" + (f"_{j}" if len(step.outputs) > 1 else "")
+    return names
+
+
+def _dims(shape: Sequence[int], name: str, dynamic_axes: DynamicAxes | None) -> list[int | str]:
+    dims: list[int | str] = list(shape)
+    axes = (dynamic_axes or {}).get(name)
+    if axes is None:
+        return dims
+    pairs = axes.items() if isinstance(axes, Mapping) else ((a, f"{name}_dim{a}") for a in axes)
+    for axis, dim_name in pairs:
+        if not isinstance(axis, int) or not -len(dims) <= axis < len(dims):
+            raise ExportError(f"{WHO}: dynamic_axes['{name}'] names axis {axis!r}, but '{name}' has "
+                              f"{len(dims)} axes (shape {tuple(shape)}).")
+        dims[axis] = str(dim_name)
+    return dims
+
+
+def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
+                dynamic_axes: DynamicAxes | None = None) -> Any:
+    """The ONNX ModelProto of `graph` (checked with onnx.checker); ExportError or
+    MissingDependencyError before anything is built when it cannot be."""
+    onnx = import_onnx()
+    from onnx import helper, numpy_helper  # (parts of the optional dependency above)
+
+    newest = int(onnx.defs.onnx_opset_version())
+    if not isinstance(opset, int) or not DEFAULT_OPSET <= opset <= newest:
+        raise ExportError(f"{WHO}: opset {opset!r} is not one the lowerings can write: they use the "
+                          f"operators of opset {DEFAULT_OPSET}, and the installed onnx {onnx.__version__} "
+                          f"knows opsets up to {newest}; pass an opset from {DEFAULT_OPSET} to {newest} "
+                          "(or None).")
+    rules = _check_lowerings(graph)
+    names = _value_names(graph)
+    _check_dtypes(graph, names)
+    known = {name for _, name in graph.inputs} | {name for _, name in graph.outputs}
+    for name in dynamic_axes or {}:
+        if name not in known:
+            raise ExportError(f"{WHO}: dynamic_axes names '{name}', which is not an input or output; the "
+                              f"names are {sorted(known)} (input_names=, output_names= choose them).")
+    fresh = _Names()
+    nodes: list[Node] = []
+    defined: set[str] = {names[i] for i, _ in graph.inputs}  # (values computed so far)
+    extra: dict[str, np.ndarray] = {}
+    for step in graph.steps:
+        defined.update(names[i] for i in step.inputs)
+        outs = [fresh.fresh(f"{step.kernel}_unused") if names[i] in defined else names[i]
+                for i in step.outputs]
+        defined.update(outs)
+        ctx = LoweringContext(step.kernel, [names[i] for i in step.inputs], outs,
+                              step.attrs, [graph.infos[i] for i in step.inputs],
+                              [graph.infos[i] for i in step.outputs], fresh, nodes, extra, opset)
+        try:
+            rules[step.kernel].lower(ctx)
+        except TensorplugError:
+            raise
+        except Exception as exc:  # (a lowering's bug, named)
+            raise ExportError(
+                f"{WHO}: the ONNX lowering of kernel '{step.kernel}' raised {type(exc).__name__}: {exc} "
+                f"(inputs {[str(i) for i in ctx.input_infos]}, attributes {dict(step.attrs)}). Fix the "
+                "lowering, or override it with register_onnx_lowering(..., override=True).") from exc
+    for i, name in graph.outputs:
+        nodes.append(Node("Identity", (names[i],), (name,), {}))
+
+    def elem(i: int) -> int:
+        return int(helper.np_dtype_to_tensor_dtype(np.dtype(graph.infos[i].dtype.numpy)))
+
+    read = {name for n in nodes for name in n.inputs}  # (a kernel's input its lowering ignores is left out)
+    arrays = [(names[i], a) for i, (_, a) in graph.variables.items()]
+    arrays += [(names[i], a) for i, a in graph.constants.items()] + list(extra.items())
+    initializers = [numpy_helper.from_array(np.asarray(a), name=name) for name, a in arrays if name in read]
+    inputs = [helper.make_tensor_value_info(name, elem(i), _dims(graph.infos[i].shape, name, dynamic_axes))
+              for i, name in graph.inputs]
+    outputs = [helper.make_tensor_value_info(name, elem(i), _dims(graph.infos[i].shape, name, dynamic_axes))
+               for i, name in graph.outputs]
+    onnx_nodes = [helper.make_node(n.op_type, list(n.inputs), list(n.outputs), **dict(n.attributes))
+                  for n in nodes]
+    model_graph = helper.make_graph(onnx_nodes, "tensorplug", inputs, outputs, initializers)
+    model = helper.make_model(model_graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="tensorplug")
+    model.ir_version = min(model.ir_version, 10)  # (what onnxruntime releases of opset 21 read)
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except Exception as exc:  # (onnx's checker errors: a lowering wrote an invalid graph)
+        kernels = sorted({step.kernel for step in graph.steps})
+        raise ExportError(f"{WHO}: the ONNX model the lowerings of {kernels} wrote is not valid: {exc}. "
+                          "A lowering is wrong (or takes inputs of a dtype its ONNX operators refuse): fix "
+                          "it, or override it with register_onnx_lowering(..., override=True).") from exc
+    return model
+
+
+_numbers = itertools.count()
+
+
+def _temporary(folder: str, name: str) -> tuple[int, str]:
+    """A new file beside the target, opened for writing (a name no other writer has taken)."""
+    while True:
+        tmp = os.path.join(folder, f".{name}.tp-export-{os.getpid()}-{next(_numbers)}")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+def write_model(model: Any, path: str | os.PathLike[str]) -> None:
+    """Write `model` to `path` whole or not at all (a temporary file in its folder, renamed)."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise ExportError(f"{WHO}: path must be a str or a path-like object, got "
+                          f"{type(path).__name__}.") from None
+    folder, name = os.path.split(os.path.abspath(path))
+    try:
+        fd, tmp = _temporary(folder, name)
+    except OSError as exc:
+        raise ExportError(f"{WHO}: cannot write '{path}': {exc.strerror or exc} (the folder must exist "
+                          "and be writable).") from exc
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(model.SerializeToString())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ExportError(f"{WHO}: cannot write '{path}': {exc.strerror or exc}.") from exc
+        raise

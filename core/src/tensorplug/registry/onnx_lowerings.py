@@ -1,0 +1,64 @@
+"""The ONNX lowering registry (``tp.export.onnx``): kernel name -> OnnxLowering, plus scoped
+per-thread overrides. A kernel without a lowering cannot be exported to ONNX; the export says
+which, before it writes anything."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from tensorplug.errors import RegistrationError
+from tensorplug.kernels.kernel_spec import KernelSpec
+from tensorplug.registry._rules import RuleTable
+from tensorplug.registry._slots import Registration
+
+__all__ = ["OnnxLowering", "LowerFunc", "register_onnx_lowering", "unregister_onnx_lowering",
+           "find_onnx_lowering", "override_onnx_lowering"]
+
+#: ``lower(ctx)``: writes the ONNX nodes of one kernel call through ``ctx``
+#: (a ``tensorplug.exporting.context.LoweringContext``: the call's ONNX value names, attributes,
+#: input and output shapes and dtypes, and ``ctx.node(...)``/``ctx.constant(...)``). The nodes
+#: must compute the kernel's outputs into ``ctx.outputs``.
+LowerFunc = Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class OnnxLowering:
+    """How one kernel is written as ONNX operators (standard opset 21 domain)."""
+
+    kernel_name: str
+    lower: LowerFunc
+
+
+def _check(config: OnnxLowering, spec: KernelSpec) -> None:
+    if not callable(config.lower):
+        raise RegistrationError(f"OnnxLowering for '{spec.name}': lower must be callable.")
+
+
+_RULES = RuleTable(OnnxLowering, "onnx_lowerings", "ONNX lowering",
+                   "OnnxLowering(kernel_name=..., lower=...)", needs_differentiable=False, check=_check)
+
+
+def register_onnx_lowering(config: OnnxLowering, *, override: bool = False,
+                           priority: int = 0) -> Registration[OnnxLowering]:
+    """Register an ONNX lowering; a different one for a kernel that has one needs ``override=True``."""
+    return _RULES.register(config, "register_onnx_lowering", override, priority)
+
+
+def unregister_onnx_lowering(kernel_name: str, source: str | None = None) -> None:
+    """Remove the active ONNX lowering (or `source`'s); the one beneath, e.g. the core's, returns."""
+    _RULES.unregister(kernel_name, source)
+
+
+def find_onnx_lowering(kernel_name: str) -> OnnxLowering | None:
+    """The ONNX lowering in force for this thread (None: the kernel cannot be exported)."""
+    return _RULES.find(kernel_name)
+
+
+@contextlib.contextmanager
+def override_onnx_lowering(config: OnnxLowering) -> Iterator[OnnxLowering]:
+    """Use `config` for its kernel inside the block, in this thread only; undone on exit."""
+    with _RULES.override(config, "override_onnx_lowering"):
+        yield config
