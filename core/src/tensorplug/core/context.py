@@ -12,14 +12,15 @@ the kernel function (None: the kernel function ran; the planner replays what ran
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tensorplug.tools.check_recorders import checks_from_environment
 
 __all__ = ["CustomRule", "record_custom",
-           "backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "plan_trace_var", "push_recorder",
-           "remove_recorder", "state", "profiling", "gradient_var"]
+           "backend_var", "recorders_var", "jit_trace_var", "jit_tracing", "count_traces", "plan_trace_var",
+           "push_recorder", "remove_recorder", "state", "profiling", "gradient_var"]
 
 backend_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_backend", default=None)
 # (every context starts with the debug modes' checks the environment turns on: tensorplug.tools.debug)
@@ -30,8 +31,16 @@ recorders_var: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
 # None: Variables and optimizers report to it what state they read and write.
 jit_trace_var: contextvars.ContextVar[Any] = contextvars.ContextVar("tensorplug_jit_trace", default=None)
 # How many tp.jit traces are in progress in the process (any thread): when 0, hot paths skip
-# reading jit_trace_var.
+# reading jit_trace_var. Changed with count_traces (under one lock); read without it (only its
+# zero-ness matters).
 jit_tracing = [0]
+_tracing_lock = threading.Lock()
+
+
+def count_traces(change: int) -> None:
+    """Add `change` (1 as a trace starts, -1 as it ends) to ``jit_tracing``, under its lock."""
+    with _tracing_lock:
+        jit_tracing[0] += change
 # The planner's recorder while it traces a function in this context
 # (tensorplug.transforms.jit.planner), or None: it knows which native arrays depend on the
 # function's inputs (their values cannot be read).

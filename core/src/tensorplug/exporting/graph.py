@@ -8,7 +8,6 @@ function does not read drop out (those living on another backend lend the trace 
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +16,7 @@ import numpy as np
 
 from tensorplug.backends.lifecycle import Backend, backend_scope
 from tensorplug.core import validate as valid
-from tensorplug.core.context import jit_tracing
+from tensorplug.core.context import count_traces
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable, live_variables
@@ -33,7 +32,6 @@ __all__ = ["KernelGraph", "trace_graph", "TRACE_BACKEND"]
 #: the backend export traces on (its planner records the kernel calls)
 TRACE_BACKEND = "numpy"
 
-_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -114,8 +112,7 @@ def _traced(who: str, fn: Callable[..., Any], backend: Backend, natives: list[An
         results.extend(_flatten(who, out, backend))
         return [t._data for t in results], []
 
-    with _lock:
-        jit_tracing[0] += 1  # (values that depend on the arguments cannot be read: TracedValueError)
+    count_traces(1)  # (values that depend on the arguments cannot be read: TracedValueError)
     try:
         _, plan = trace(backend, pure, natives, state)
     except TracedValueError as exc:
@@ -125,8 +122,7 @@ def _traced(who: str, fn: Callable[..., Any], backend: Backend, natives: list[An
             "graph is fixed. Use ops such as tp.where instead of Python branches. "
             f"(The trace said: {exc})") from exc
     finally:
-        with _lock:
-            jit_tracing[0] -= 1
+        count_traces(-1)
     returned = f"the function returns {len(results)} tensors"
     out_names = _names(who, "output", len(results), output_names, returned)
     used = {i for step in plan.steps for i in step.inputs}

@@ -7,14 +7,13 @@ given its state is noted on the ``Trace`` (the holders report to it) and the run
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from tensorplug.backends.lifecycle import Backend
-from tensorplug.core.context import jit_trace_var, jit_tracing
+from tensorplug.core.context import count_traces, jit_trace_var
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
 from tensorplug.kernels.dispatcher import wrap
@@ -24,7 +23,6 @@ from tensorplug.transforms.jit.trees import flatten_out, nonnegative, rebuild
 
 __all__ = ["Trace", "Retrace", "traced_function"]
 
-_tracing_lock = threading.Lock()
 
 
 class Trace:
@@ -70,8 +68,7 @@ def traced_function(fn: Callable[..., Any], given_statics: tuple[int, ...], temp
         given: list[list[Tensor]] = []  # per holder, the traced tensors it was given
         after: list[Any] = []  # per holder, its state after `f`
         reset = jit_trace_var.set(trace)  # (cutting buffers runs ops)
-        with _tracing_lock:  # read without the lock by Variables: only its zero-ness matters
-            jit_tracing[0] += 1
+        count_traces(1)
         try:
             state = iter(state_natives)
             for h, layout in zip(holders, compiled.layouts):
@@ -91,8 +88,7 @@ def traced_function(fn: Callable[..., Any], given_statics: tuple[int, ...], temp
                 h.set_jit_state(old)
             for h, old in trace.found.values():
                 h.set_jit_state(old)
-            with _tracing_lock:
-                jit_tracing[0] -= 1
+            count_traces(-1)
             jit_trace_var.reset(reset)
         if trace.found:
             raise Retrace([h for h, _ in trace.found.values()])
