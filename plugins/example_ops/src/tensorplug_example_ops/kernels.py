@@ -3,8 +3,8 @@ plugin supports. A kernel receives backend-native arrays (a tuple, in the spec's
 the attributes and the backend; it never sees a Tensor.
 
 ``kernels_for(backend_name)`` is what the plugin's ``tensorplug_kernels`` hook calls when a
-backend starts. jax is imported only inside the jax kernel, which runs only on the jax backend
-(which brings jax): this plugin never imports jax itself, and does not need it installed. The
+backend starts. jax (torch) is imported only inside the jax (torch) kernel, which runs only on
+the backend that brings it: this plugin never imports either itself, and needs neither installed. The
 kernels are module-level functions, so that registering them again (when a disposed backend
 restarts) registers the identical config, which is a no-op.
 """
@@ -37,10 +37,19 @@ def _erf_jax(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> An
     return erf(inputs[0])
 
 
+def _erf_torch(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    # Imported here, as jax above: this runs only on the torch backend, which brings torch.
+    import torch
+
+    return torch.special.erf(inputs[0])
+
+
 def kernels_for(backend_name: str) -> list[KernelConfig]:
     """The kernels this plugin has for `backend_name` (none for a backend it does not know)."""
     if backend_name == "numpy":
         return [KernelConfig(ERF, backend_name, _erf_numpy)]
     if backend_name == "jax":
         return [KernelConfig(ERF, backend_name, _erf_jax)]
+    if backend_name == "torch":
+        return [KernelConfig(ERF, backend_name, _erf_torch)]
     return []
