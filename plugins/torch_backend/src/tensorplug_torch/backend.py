@@ -58,11 +58,11 @@ class TorchBackend(Backend):
 
     # -- host data --------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray) -> torch.Tensor:
-        array = np.ascontiguousarray(array)
+        array = np.array(array, order="C")  # a copy of its own (np.ascontiguousarray made 0-d 1-d)
         if array.dtype == ml_dtypes.bfloat16:  # (torch reads no ml_dtypes array: its bits then)
-            out = torch.from_numpy(array.view(np.int16).copy()).view(torch.bfloat16)
+            out = torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
         else:
-            out = torch.from_numpy(array.copy())
+            out = torch.from_numpy(array)
         return out if self._device.type == "cpu" else out.to(self._device)
 
     def to_numpy(self, native: torch.Tensor) -> np.ndarray:
