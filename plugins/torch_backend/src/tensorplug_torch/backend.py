@@ -56,6 +56,11 @@ class TorchBackend(Backend):
     def __init__(self) -> None:
         self._device = torch.device("cpu")
 
+    @property
+    def device(self) -> torch.device:
+        """The torch device tensors are made on (what kernels without inputs create on)."""
+        return self._device
+
     # -- host data --------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray) -> torch.Tensor:
         array = np.array(array, order="C")  # a copy of its own (np.ascontiguousarray made 0-d 1-d)

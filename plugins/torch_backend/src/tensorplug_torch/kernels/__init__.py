@@ -14,7 +14,7 @@ from tensorplug_torch.kernels._kernel import Kernel
 
 def _config(name: str, backend_name: str, entry: Kernel | Callable[..., Any]) -> KernelConfig:
     if isinstance(entry, Kernel):
-        return KernelConfig(name, backend_name, entry.func, direct=entry.direct)
+        return KernelConfig(name, backend_name, entry.func, direct=entry.direct, dtypes=entry.dtypes)
     return KernelConfig(name, backend_name, entry)
 
 
