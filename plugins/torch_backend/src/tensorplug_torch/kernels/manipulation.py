@@ -16,6 +16,7 @@ import torch
 from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.extend import DirectCall
 from tensorplug_torch.kernels._kernel import Kernel
+from tensorplug_torch.kernels._namespace import padded
 
 
 def reshape(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -56,10 +57,7 @@ def pad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     widths = attrs["pad_width"]
     if len(widths) != x.ndim:
         raise ValueError(f"{len(widths)} pad widths for a {x.ndim}-d input")
-    shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, widths))
-    out = torch.full(shape, attrs["constant_value"], dtype=x.dtype, device=x.device)
-    out[tuple(slice(lo, lo + d) for d, (lo, _) in zip(x.shape, widths))] = x
-    return out
+    return padded(x, widths, attrs["constant_value"])
 
 
 def roll(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
