@@ -10,35 +10,16 @@ import ml_dtypes
 import numpy as np
 import torch
 
-from tensorplug.dtypes import (
-    DType,
-    bfloat16,
-    bool_,
-    complex64,
-    complex128,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-)
+from tensorplug.dtypes import DType
 from tensorplug.errors import DeviceError
 from tensorplug.extend import Backend, PlannedFunction
+from tensorplug_torch import HELD_DTYPES
 
 __all__ = ["TorchBackend", "HELD_DTYPES", "TORCH_DTYPES", "torch_dtype"]
 
-#: tensorplug's dtypes as torch's (torch has no arithmetic on uint16, uint32 and uint64: the
-#: backend does not hold them)
-TORCH_DTYPES: dict[DType, torch.dtype] = {
-    bool_: torch.bool, int8: torch.int8, int16: torch.int16, int32: torch.int32, int64: torch.int64,
-    uint8: torch.uint8, float16: torch.float16, bfloat16: torch.bfloat16, float32: torch.float32,
-    float64: torch.float64, complex64: torch.complex64, complex128: torch.complex128,
-}
+#: tensorplug's dtypes as torch's (torch names them alike; bool_ is torch.bool)
+TORCH_DTYPES: dict[DType, torch.dtype] = {d: getattr(torch, d.name) for d in HELD_DTYPES}
 _FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
-HELD_DTYPES = tuple(TORCH_DTYPES)
 
 
 def torch_dtype(dtype: DType) -> torch.dtype:
@@ -55,6 +36,9 @@ class TorchBackend(Backend):
 
     def __init__(self) -> None:
         self._device = torch.device("cpu")
+        # the dispatcher reads this on every call: an instance attribute reads faster than the
+        # class's (as the numpy backend)
+        self.direct_kernels = True
 
     @property
     def device(self) -> torch.device:

@@ -1,24 +1,31 @@
-"""The plugin module named by the entry point: hook implementations only."""
+"""The plugin module named by the entry point: hook implementations only. Nothing here imports
+torch; the backend's factory and its kernels do, when the backend starts."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tensorplug.extend import API_VERSION, BackendConfig, hookimpl
-from tensorplug_torch import kernels
-from tensorplug_torch.backend import HELD_DTYPES, TorchBackend
+from tensorplug.extend import API_VERSION, Backend, BackendConfig, hookimpl
+from tensorplug_torch import BACKEND_NAME, HELD_DTYPES
 
 tensorplug_api_version = API_VERSION
-BACKEND_NAME = "torch"
+
+
+def _start() -> Backend:
+    from tensorplug_torch.backend import TorchBackend  # imports torch
+
+    return TorchBackend()
 
 
 @hookimpl
 def tensorplug_backends(register: Any) -> None:
-    register(BackendConfig(BACKEND_NAME, TorchBackend, priority=0, dtypes=HELD_DTYPES))
+    register(BackendConfig(BACKEND_NAME, _start, priority=0, dtypes=HELD_DTYPES))
 
 
 @hookimpl
 def tensorplug_kernels(backend_name: str, register: Any) -> None:
     if backend_name == BACKEND_NAME:
+        from tensorplug_torch import kernels  # imports torch
+
         for config in kernels.all_kernels(BACKEND_NAME):
             register(config)

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from tensorplug.dtypes import ALL_DTYPES, uint8, uint16, uint32, uint64
+from tensorplug.dtypes import ALL_DTYPES, bool_, int8, int16, int32, uint8, uint16, uint32, uint64
 from tensorplug.extend import DirectCall
 from tensorplug_torch.kernels._kernel import Kernel
 
@@ -25,6 +25,9 @@ _WIDE = {torch.bool: torch.int64, torch.int8: torch.int64, torch.int16: torch.in
 _HALF = (torch.float16, torch.bfloat16)
 #: what Sum, Prod, Cumsum and Cumprod serve: every dtype whose accumulator the backend holds
 ACCUMULATING = tuple(d for d in ALL_DTYPES if d not in (uint8, uint16, uint32, uint64))
+#: the dtypes whose sums and products widen: the direct calls serve the others (their torch
+#: function answers in the input's dtype)
+_WIDENED = (bool_, int8, int16, int32)
 
 
 def _sum(x: torch.Tensor, axis: tuple[int, ...] | None, keepdims: bool) -> torch.Tensor:
@@ -55,16 +58,37 @@ def _extremum(fn: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
     return reduce
 
 
-def _reduction(reduce: Callable[..., torch.Tensor], dtypes: tuple[Any, ...] | None) -> Kernel:
-    """The kernel of `reduce(x, axis, keepdims)`, with it (attributes bound) as its direct call."""
+def _reduction(reduce: Callable[..., torch.Tensor], dtypes: tuple[Any, ...] | None,
+               direct: Callable[[Mapping[str, Any]], Callable[[Any], Any] | None]) -> Kernel:
+    """The kernel of `reduce(x, axis, keepdims)`, with `direct` as its direct call's specialize
+    for the dtypes that do not widen."""
     def kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
         return reduce(inputs[0], attrs["axis"], attrs["keepdims"])
     kernel.__name__ = reduce.__name__
+    served = tuple(d for d in (dtypes or ALL_DTYPES) if d not in _WIDENED)
+    return Kernel(kernel, DirectCall(served, specialize=direct), dtypes)
 
+
+def _torch_call(fn: Callable[..., torch.Tensor], every_axis: Callable[..., torch.Tensor] | None = None
+                ) -> Callable[[Mapping[str, Any]], Callable[[Any], Any] | None]:
+    """attrs -> `fn` with the attributes bound (`every_axis` itself over every axis without
+    keepdims: torch's function, called in C); None for an empty tuple of axes, which torch
+    reads as every axis (the kernel function reduces over nothing then)."""
+    def specialize(attrs: Mapping[str, Any]) -> Callable[[Any], Any] | None:
+        axis, keepdims = attrs["axis"], attrs["keepdims"]
+        if axis == ():
+            return None
+        if axis is None and not keepdims and every_axis is not None:
+            return every_axis
+        return functools.partial(fn, dim=() if axis is None else axis, keepdim=keepdims)
+    return specialize
+
+
+def _bound(reduce: Callable[..., torch.Tensor]) -> Callable[[Mapping[str, Any]], Callable[[Any], Any]]:
+    """attrs -> `reduce` with the attributes bound."""
     def specialize(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
         return functools.partial(reduce, axis=attrs["axis"], keepdims=attrs["keepdims"])
-
-    return Kernel(kernel, DirectCall(dtypes or ALL_DTYPES, specialize=specialize), dtypes)
+    return specialize
 
 
 def euclidean_norm(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -114,10 +138,11 @@ def _cumulative(fn: Callable[..., torch.Tensor], identity: int) -> Callable[...,
 
 
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
-    "Sum": _reduction(_sum, ACCUMULATING),
-    "Prod": _reduction(_prod, ACCUMULATING),
-    "Max": _reduction(_extremum(torch.amax), None),  # empty axes raise; the spec explains why
-    "Min": _reduction(_extremum(torch.amin), None),
+    "Sum": _reduction(_sum, ACCUMULATING, _torch_call(torch.sum, torch.sum)),
+    "Prod": _reduction(_prod, ACCUMULATING, _bound(_prod)),
+    # (empty axes raise; the spec explains why)
+    "Max": _reduction(_extremum(torch.amax), None, _torch_call(torch.amax, torch.max)),
+    "Min": _reduction(_extremum(torch.amin), None, _torch_call(torch.amin, torch.min)),
     "EuclideanNorm": euclidean_norm,
     "ArgMax": _arg(torch.argmax),
     "ArgMin": _arg(torch.argmin),
