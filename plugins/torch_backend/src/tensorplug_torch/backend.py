@@ -101,8 +101,15 @@ class TorchBackend(Backend):
     def to_dlpack(self, native: torch.Tensor, *, stream: Any = None,
                   max_version: tuple[int, int] | None = None, dl_device: tuple[int, int] | None = None,
                   copy: bool | None = None) -> Any:
-        """torch's own export (zero-copy). Kernels never write their outputs; a consumer must not
-        either."""
+        """Zero-copy: a CPU tensor (but bfloat16, which numpy cannot export) as a read-only numpy
+        view for consumers of DLPack 1.0, which says read-only (tensors are never written
+        after creation; torch's own export would let numpy write them); otherwise torch's own
+        export, whose consumer must not write."""
+        if (max_version is not None and max_version[0] >= 1 and native.device.type == "cpu"
+                and native.dtype != torch.bfloat16):
+            view = native.detach().numpy().view()
+            view.setflags(write=False)
+            return view.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
         kwargs: dict[str, Any] = {"stream": stream}
         if max_version is not None:
             kwargs.update(max_version=max_version, dl_device=dl_device, copy=copy)

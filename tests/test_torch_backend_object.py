@@ -1,0 +1,91 @@
+"""The torch backend object (tensorplug_torch.backend) and its plugin module: host data both
+ways (0-d arrays, bfloat16), the dtypes it holds and the nearest one named for those it does
+not, devices, DLPack round trips with torch and numpy (memory shared, read-only for numpy),
+and that scanning the plugins imports no torch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from tensorplug.errors import DeviceError, DTypeError
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("tensorplug_torch")
+
+
+@pytest.fixture(autouse=True)
+def _on_torch():
+    tp.set_backend("torch")
+
+
+@pytest.mark.parametrize("dtype", [tp.bool, tp.int8, tp.uint8, tp.int64, tp.float16, tp.bfloat16,
+                                   tp.float32, tp.complex128])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_host_round_trip_keeps_shape_dtype_and_values(dtype, shape):
+    host = (np.arange(int(np.prod(shape))).reshape(shape) % 3).astype(dtype.numpy)
+    x = tp.asarray(host)
+    assert (x.shape, x.dtype, tuple(x.native.shape)) == (shape, dtype, shape)
+    assert x.native.dtype == getattr(torch, dtype.name)
+    np.testing.assert_array_equal(x.numpy(), host)
+
+
+def test_from_numpy_copies_so_later_writes_to_the_array_do_not_show():
+    host = np.arange(4.0)
+    x = tp.asarray(host)
+    host[0] = 99.0
+    assert x.numpy()[0] == 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.uint32, np.uint64])
+def test_dtypes_torch_cannot_compute_with_are_refused_naming_the_nearest_held(dtype):
+    with pytest.raises(DTypeError, match=r"backend 'torch' cannot hold uint\d+.*nearest dtype it holds"):
+        tp.asarray(np.arange(3, dtype=dtype))
+
+
+def test_devices_and_an_unknown_device():
+    assert tp.asarray([1.0]).device == "cpu"
+    with pytest.raises(DeviceError, match=r"Backend 'torch' has no device 'cuda:7'; its devices are \['cpu'"):
+        tp.device_put(tp.asarray([1.0]), "cuda:7")
+
+
+def test_torch_reads_a_tensor_without_a_copy_and_back():
+    x = tp.asarray([1.0, 2.0, 3.0])
+    t = torch.from_dlpack(x)
+    assert t.data_ptr() == x.native.data_ptr()
+    y = tp.from_dlpack(t)
+    assert (y.backend, y.dtype, y.native.data_ptr()) == ("torch", tp.float32, t.data_ptr())
+    assert tp.from_dlpack(t, copy=True).native.data_ptr() != t.data_ptr()
+
+
+@pytest.mark.parametrize("dtype", [tp.bool, tp.int16, tp.float64, tp.complex64])
+def test_numpy_reads_a_tensor_without_a_copy_and_read_only(dtype):
+    x = tp.asarray((np.arange(6).reshape(2, 3) % 2).astype(dtype.numpy))
+    arr = np.from_dlpack(x)
+    assert arr.ctypes.data == x.native.data_ptr()
+    assert not arr.flags.writeable  # (torch's own export let numpy write the tensor)
+    np.testing.assert_array_equal(tp.from_dlpack(arr).numpy(), x.numpy())
+
+
+def test_bfloat16_goes_to_torch_through_dlpack():
+    x = tp.asarray([1.5, -2.0], dtype=tp.bfloat16)
+    t = torch.from_dlpack(x)
+    assert t.dtype == torch.bfloat16 and t.tolist() == [1.5, -2.0]
+
+
+def test_scanning_the_plugins_imports_no_torch():
+    code = textwrap.dedent("""
+        import sys
+        import tensorplug as tp
+        assert "torch" in tp.list_backends(), tp.list_backends()
+        print("torch" in sys.modules)
+    """)
+    env = {**os.environ, "TENSORPLUG_BACKEND": "numpy"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr
