@@ -1,0 +1,106 @@
+"""The torch backend's kernels of the array families (elementwise, activations, reductions,
+creation, manipulation, layout, indexing, structure) where the conformance kit does not look:
+their direct calls give what their kernel functions give, what they refuse (sums of uint8,
+whose uint64 accumulator torch lacks), and ops, tp.grad and tp.jit running on them as on
+numpy. Their values are the kit's check (``--tensorplug-backend torch``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+import tensorplug as tp
+from tensorplug.backends.lifecycle import active_backend
+from tensorplug.errors import DTypeError
+from tensorplug.extend import run_kernel
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("tensorplug_torch")
+
+X = np.array([[1.5, -2.0, 0.0], [3.0, 4.5, -0.5]], np.float32)
+
+#: ops whose kernels offer direct calls, over X's tensor, with the attributes they take
+DIRECT_OPS: dict[str, Callable[[tp.Tensor], tp.Tensor]] = {
+    "add": lambda x: x + x,
+    "exp": tp.exp,
+    "relu": tp.nn.relu,
+    "floor_divide": lambda x: x // tp.asarray(0.5),
+    "sum": tp.sum,
+    "sum_axis": lambda x: tp.sum(x, axis=1),
+    "sum_keepdims": lambda x: tp.sum(x, axis=None, keepdims=True),
+    # (the ops give x itself for axis=(): run the kernels; torch reads dim=() as every axis)
+    "sum_no_axis": lambda x: run_kernel("Sum", {"x": x}, {"axis": (), "keepdims": False}),
+    "sum_int32": lambda x: tp.sum(x.astype(tp.int32)),
+    "max": tp.max,
+    "min_axes": lambda x: tp.min(x, axis=(0, 1), keepdims=True),
+    "max_no_axis": lambda x: run_kernel("Max", {"x": x}, {"axis": (), "keepdims": True}),
+    "prod": lambda x: tp.prod(x, axis=(0, 1)),
+    "reshape": lambda x: tp.reshape(x, (3, 2)),
+    "transpose": tp.matrix_transpose,
+    "cast": lambda x: x.astype(tp.int16),
+}
+
+
+@pytest.fixture(autouse=True)
+def _on_torch():
+    tp.set_backend("torch")
+
+
+@pytest.mark.parametrize("name", DIRECT_OPS)
+def test_direct_calls_give_what_the_kernel_functions_give(name):
+    op = DIRECT_OPS[name]
+    x = tp.asarray(X)
+    direct = op(x)
+    backend = active_backend()
+    backend.direct_kernels = False
+    try:
+        plain = op(x)
+    finally:
+        backend.direct_kernels = True
+    with tp.backend_scope("numpy"):
+        expected = op(tp.asarray(X))
+    for out in (direct, plain):
+        assert isinstance(out.native, torch.Tensor) and not out.native.requires_grad
+        assert (out.dtype, out.shape) == (expected.dtype, expected.shape)
+        np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    (tp.sum, r"Kernel 'Sum' on backend 'torch' serves .*not uint8"),
+    (tp.prod, r"Kernel 'Prod' on backend 'torch' serves .*not uint8"),
+    # (the running sums' ops cast to the accumulator first)
+    (tp.cumulative_sum, r"astype: backend 'torch' cannot hold uint64"),
+    (tp.cumulative_prod, r"astype: backend 'torch' cannot hold uint64"),
+])
+def test_sums_and_products_of_uint8_are_refused_naming_the_dtype(op, message):
+    with pytest.raises(DTypeError, match=message):
+        op(tp.asarray(np.arange(3, dtype=np.uint8)))
+
+
+def test_grad_and_jit_on_torch_agree_with_numpy():
+    def loss(x: tp.Tensor) -> tp.Tensor:
+        y = tp.nn.gelu(x) * tp.exp(-x) + tp.max(x, axis=0)
+        return tp.sum(tp.reshape(y, (-1,))[::-2] ** 2)
+
+    grad = tp.grad(loss)
+    on_torch = [f(tp.asarray(X)).numpy() for f in (loss, grad, tp.jit(loss), tp.jit(grad))]
+    with tp.backend_scope("numpy"):
+        on_numpy = [f(tp.asarray(X)).numpy() for f in (loss, grad)]
+    for got, want in zip(on_torch, on_numpy + on_numpy):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_negative_steps_and_gathers_read_what_numpy_reads():
+    host = np.arange(24).reshape(2, 3, 4)
+    x = tp.asarray(host)
+    np.testing.assert_array_equal(x[::-1, 2:0:-1, ::-3].numpy(), host[::-1, 2:0:-1, ::-3])
+    index = np.array([[3, -1], [0, -4]])
+    np.testing.assert_array_equal(tp.take(x, tp.asarray(index), axis=2).numpy(), np.take(host, index, axis=2))
+
+
+def test_kernels_without_inputs_create_on_the_backends_device():
+    for out in (tp.zeros((2,)), tp.arange(3), tp.eye(2, k=1), tp.linspace(0.0, 1.0, 5)):
+        assert isinstance(out.native, torch.Tensor) and out.device == "cpu"
+    np.testing.assert_array_equal(tp.eye(2, 3, k=1).numpy(), np.eye(2, 3, k=1, dtype=np.float32))
