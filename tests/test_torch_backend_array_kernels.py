@@ -104,3 +104,24 @@ def test_kernels_without_inputs_create_on_the_backends_device():
     for out in (tp.zeros((2,)), tp.arange(3), tp.eye(2, k=1), tp.linspace(0.0, 1.0, 5)):
         assert isinstance(out.native, torch.Tensor) and out.device == "cpu"
     np.testing.assert_array_equal(tp.eye(2, 3, k=1).numpy(), np.eye(2, 3, k=1, dtype=np.float32))
+
+
+#: (op, input) where torch's own function differs from numpy's and the kit's cases do not look
+EDGES: dict[str, tuple[Callable[[tp.Tensor], tp.Tensor], np.ndarray]] = {
+    "sign_nan": (tp.sign, np.array([np.nan, -0.0, -3.0], np.float32)),  # torch.sign(nan) is 0
+    "sigmoid_tail": (tp.nn.sigmoid, np.array([-100.0, -90.0, 30.0], np.float32)),  # torch: 0 at -100
+    "gelu_tail": (lambda x: tp.nn.gelu(x, approximate=False), np.array([-7.0, -9.0], np.float64)),
+    "expm1_complex": (tp.expm1, np.array([np.inf + 0j, np.nan + 0j, -np.inf + 1j], np.complex64)),
+    "log1p_complex": (tp.log1p, np.array([complex(np.nan, np.inf), complex(np.inf, np.nan)], np.complex64)),
+}
+
+
+@pytest.mark.parametrize("name", EDGES)
+def test_values_where_torchs_own_functions_differ_from_numpy(name):
+    op, host = EDGES[name]
+    got = op(tp.asarray(host)).numpy()
+    with tp.backend_scope("numpy"):
+        want = op(tp.asarray(host)).numpy()
+    rtol = 1e-12 if host.dtype == np.float64 else 2e-7
+    for part in ((np.real, np.imag) if np.iscomplexobj(want) else (np.asarray,)):  # (NaN parts apart)
+        np.testing.assert_allclose(part(got), part(want), rtol=rtol, atol=0)

@@ -3,11 +3,13 @@ Gelu, GeluGrad, LogSigmoid) and TF.js's elementwise extras (SquaredDifference, R
 
 Each keeps its input's float dtype. Softplus, LogSigmoid and Gelu compute in float64 and round
 once, as the numpy backend does (torch's softplus turns linear past a threshold); Gelu's
-normal CDF is ``torch.special.ndtr``.
+normal CDF is ``_phi``, from erfc (torch.special.ndtr loses the lower tail: 1.27981e-12 for
+Phi(-7), which is 1.27981254e-12, and 0 for Phi(-14)).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +17,11 @@ import torch
 import torch.nn.functional as F
 
 from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE, gelu_slope, gelu_values
+
+
+def _phi(x: torch.Tensor) -> torch.Tensor:
+    """The standard normal CDF 0.5 * erfc(-x / sqrt(2)), accurate in both tails."""
+    return 0.5 * torch.special.erfc(-x / math.sqrt(2))
 
 
 def _wide(x: torch.Tensor) -> torch.Tensor:
@@ -76,12 +83,12 @@ def log_sigmoid(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) ->
 
 def gelu(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     x = inputs[0]
-    return gelu_values(torch, _wide(x), attrs["approximate"], torch.special.ndtr).to(x.dtype)
+    return gelu_values(torch, _wide(x), attrs["approximate"], _phi).to(x.dtype)
 
 
 def gelu_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     dy, x = inputs
-    slope = gelu_slope(torch, _wide(x), attrs["approximate"], torch.special.ndtr)
+    slope = gelu_slope(torch, _wide(x), attrs["approximate"], _phi)
     return (_wide(dy) * slope).to(dy.dtype)
 
 

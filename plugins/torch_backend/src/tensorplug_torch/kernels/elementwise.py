@@ -17,9 +17,11 @@ import torch
 from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.extend import DirectCall
 from tensorplug.kernel_helpers import (
+    COMPLEX_SPECIAL_CASES,
     UNARY_KERNELS,
     clip_bounds,
     elementwise_functions,
+    expm1_complex_parts,
     floor_divide_floats,
 )
 from tensorplug_torch.backend import torch_dtype
@@ -85,7 +87,8 @@ def floor_divide(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 def remainder(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """x - y * floor(x / y) with the sign of y; a zero remainder of floats is signed as y (as
-    numpy), an integer modulo 0 gives 0."""
+    numpy), an integer modulo 0 gives 0. (torch's vectorized loop goes through x / y: NaN where
+    that quotient overflows, -1e30 % 1e-30 in float32, where numpy gives the remainder.)"""
     if not x.is_floating_point():
         return _INTEGER_REMAINDER(x, y)
     out = torch.remainder(x, y)
@@ -99,9 +102,37 @@ def round_(x: torch.Tensor) -> torch.Tensor:
     return torch.round(x)
 
 
+def expm1(x: torch.Tensor) -> torch.Tensor:
+    """exp(x) - 1; complex x by ``expm1_complex_parts`` (torch misses the standard's special
+    cases: expm1(inf + 0j) is inf + 0j, not inf + nan j)."""
+    if not x.is_complex():
+        return torch.expm1(x)
+    return torch.complex(*expm1_complex_parts(torch, x))
+
+
+def log1p(x: torch.Tensor) -> torch.Tensor:
+    """log(1 + x); complex x with the standard's special cases of infinite and NaN parts
+    (``COMPLEX_SPECIAL_CASES``: torch gives nan + nan j for log1p(nan + inf j), not inf + nan j)."""
+    out = torch.log1p(x)
+    if not x.is_complex():
+        return out
+    re, im = COMPLEX_SPECIAL_CASES["Log1p"](torch, x.real, x.imag, out.real, out.imag)
+    return torch.complex(re, im)
+
+
 def sign(x: torch.Tensor) -> torch.Tensor:
-    """-1, 0 or 1 (x / |x| for complex: torch's sgn)."""
+    """-1, 0 or 1 (x / |x| for complex: torch's sgn); NaN for NaN (torch gives 0)."""
+    if x.is_floating_point():
+        return torch.where(torch.isnan(x), x, torch.sign(x))
     return torch.sgn(x)
+
+
+def sigmoid(x: torch.Tensor) -> torch.Tensor:
+    """1 / (1 + exp(-x)) from exp(-|x|) only, as the numpy backend: full relative precision in
+    both tails (torch.sigmoid gives 0 for float32 x = -100, whose sigmoid is 3.8e-44)."""
+    e = torch.exp(-torch.abs(x))
+    r = 1 / (1 + e)
+    return torch.where(x >= 0, r, e * r)
 
 
 def cast(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -140,8 +171,8 @@ def _table_kernel(name: str, fn: Callable[..., Any]) -> Kernel:
 
 
 _OVERRIDES: dict[str, Callable[..., Any]] = {
-    "Sign": sign, "Round": round_, "Relu": torch.relu, "Sigmoid": torch.sigmoid, "Pow": power,
-    "FloorDivide": floor_divide, "Mod": remainder, "Equal": torch.eq,
+    "Sign": sign, "Round": round_, "Relu": torch.relu, "Sigmoid": sigmoid, "Pow": power,
+    "FloorDivide": floor_divide, "Mod": remainder, "Expm1": expm1, "Log1p": log1p, "Equal": torch.eq,
     "BitwiseInvert": torch.bitwise_not, "Conj": torch.conj_physical,
 }
 
