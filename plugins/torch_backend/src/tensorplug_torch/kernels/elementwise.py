@@ -9,6 +9,7 @@ result dtype is the spec's. Each table kernel offers its torch function as its d
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -141,9 +142,8 @@ def cast(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 
 def _cast_to(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
-    """Cast's direct call: ``x.to(dtype)`` (x itself when it has the dtype)."""
-    target = torch_dtype(attrs["dtype"])
-    return lambda x: x.to(target)
+    """Cast's direct call: ``x.to(dtype)`` (x itself when it has the dtype), a C-level call."""
+    return operator.methodcaller("to", torch_dtype(attrs["dtype"]))
 
 
 def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:

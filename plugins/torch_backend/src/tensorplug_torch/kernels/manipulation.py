@@ -8,6 +8,7 @@ user holding ``.numpy()`` of it should never meet.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,12 +28,9 @@ def transpose(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> A
     return torch.permute(inputs[0], attrs["perm"])
 
 
-def _bound(fn: Callable[[Any, Any], Any], attr: str) -> Callable[[Mapping[str, Any]], Callable[[Any], Any]]:
-    """attrs -> ``fn(x, attrs[attr])``: a direct call with the attribute bound."""
-    def specialize(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
-        value = attrs[attr]
-        return lambda x: fn(x, value)
-    return specialize
+def _method(name: str, attr: str) -> Callable[[Mapping[str, Any]], Callable[[Any], Any]]:
+    """attrs -> ``x.name(attrs[attr])``, a C-level call (``operator.methodcaller``)."""
+    return lambda attrs: operator.methodcaller(name, attrs[attr])
 
 
 def broadcast_to(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -71,8 +69,8 @@ def roll(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
-    "Reshape": Kernel(reshape, DirectCall(ALL_DTYPES, specialize=_bound(torch.reshape, "shape"))),
-    "Transpose": Kernel(transpose, DirectCall(ALL_DTYPES, specialize=_bound(torch.permute, "perm"))),
+    "Reshape": Kernel(reshape, DirectCall(ALL_DTYPES, specialize=_method("reshape", "shape"))),
+    "Transpose": Kernel(transpose, DirectCall(ALL_DTYPES, specialize=_method("permute", "perm"))),
     "BroadcastTo": broadcast_to,
     "Concat": concat,
     "Stack": stack,
