@@ -16,7 +16,10 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from tensorplug.dtypes import FLOAT_DTYPES
+from tensorplug.extend import DirectCall
 from tensorplug.kernel_helpers import SELU_ALPHA, SELU_SCALE, gelu_slope, gelu_values
+from tensorplug_torch.kernels._kernel import Kernel
 
 
 def _phi(x: torch.Tensor) -> torch.Tensor:
@@ -37,12 +40,16 @@ def elu_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> An
     return torch.where(y > 0, dy, dy * (y + attrs["alpha"]))
 
 
-def relu_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
-    """dy where x > 0, else +0.0 (NaN and -0.0 of dy kept where it passes)."""
-    dy, x = inputs
-    if dy.shape != x.shape:  # torch.where would broadcast silently
+def relu_grad_values(dy: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """dy where x > 0, else +0.0 (NaN and -0.0 of dy kept where it passes); ReluGrad's direct
+    call, so it checks the shapes itself (torch.where would broadcast silently)."""
+    if dy.shape != x.shape:
         raise ValueError(f"dy of shape {tuple(dy.shape)} and x of shape {tuple(x.shape)} differ")
     return torch.where(x > 0, dy, torch.zeros((), dtype=dy.dtype, device=dy.device))
+
+
+def relu_grad(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
+    return relu_grad_values(*inputs)
 
 
 def selu(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
@@ -109,10 +116,10 @@ def add_n(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     return out
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Elu": elu,
     "EluGrad": elu_grad,
-    "ReluGrad": relu_grad,
+    "ReluGrad": Kernel(relu_grad, DirectCall(FLOAT_DTYPES, relu_grad_values)),
     "Selu": selu,
     "LeakyRelu": leaky_relu,
     "Prelu": prelu,
