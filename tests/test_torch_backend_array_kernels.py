@@ -126,3 +126,15 @@ def test_values_where_torchs_own_functions_differ_from_numpy(name):
     rtol = 1e-12 if host.dtype == np.float64 else 2e-7
     for part in ((np.real, np.imag) if np.iscomplexobj(want) else (np.asarray,)):  # (NaN parts apart)
         np.testing.assert_allclose(part(got), part(want), rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize(("on", "off", "dtype"), [(0.1, -0.3, tp.float64), (1.7, -2.2, tp.int32),
+                                                  (1 + 2j, 0.5, tp.complex128), (True, False, tp.bool)])
+def test_one_hot_values_are_cast_at_full_width(on, off, dtype):
+    """(0.1 went through float32 into a float64 tensor: 0.10000000149)"""
+    attrs = {"depth": 3, "on_value": on, "off_value": off, "dtype": dtype}
+    got = run_kernel("OneHot", {"indices": tp.asarray(np.array([0, 2, -1]))}, attrs).numpy()
+    with tp.backend_scope("numpy"):
+        want = run_kernel("OneHot", {"indices": tp.asarray(np.array([0, 2, -1]))}, attrs).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -103,9 +103,18 @@ def one_hot(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any
     on, off = attrs["on_value"], attrs["off_value"]
     if on == 1 and off == 0:
         return hot.to(dtype)
-    on_t = torch.tensor(on).to(dtype).to(indices.device)  # (as numpy casts: through the value's own dtype)
-    off_t = torch.tensor(off).to(dtype).to(indices.device)
-    return torch.where(hot, on_t, off_t)
+    return torch.where(hot, _scalar(on, dtype, indices.device), _scalar(off, dtype, indices.device))
+
+
+def _scalar(value: Any, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A Python number as a 0-d tensor of `dtype`, cast from its own type at full width, as numpy
+    casts it (torch.tensor(0.1) would be float32: 0.10000000149 in a float64 tensor)."""
+    wide = next(w for kind, w in _WIDEST if isinstance(value, kind))
+    return torch.tensor(value, dtype=wide, device=device).to(dtype)
+
+
+#: a Python number's type (bool before int: a bool is an int) and the torch dtype holding it whole
+_WIDEST = ((bool, torch.bool), (int, torch.int64), (float, torch.float64), (complex, torch.complex128))
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
