@@ -89,3 +89,27 @@ def test_scanning_the_plugins_imports_no_torch():
     env = {**os.environ, "TENSORPLUG_BACKEND": "numpy"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_lazy_conjugate_and_negative_views_reach_numpy_and_dlpack():
+    """(torch.conj gives a view with a conjugate bit, and its imaginary part one with a negative
+    bit: numpy can view neither, so .numpy() of them raised)"""
+    backend = tp.extend.start_backend("torch")
+    t = torch.tensor([1 + 2j, -3j], dtype=torch.complex64)
+    for lazy, want in ((torch.conj(t), np.array([1 - 2j, 3j], np.complex64)),
+                       (torch.conj(t).imag, np.array([-2.0, 3.0], np.float32))):
+        np.testing.assert_array_equal(backend.to_numpy(lazy), want)
+        np.testing.assert_array_equal(np.from_dlpack(_Exported(backend, lazy)), want)
+
+
+class _Exported:
+    """A native tensor exported through the backend's DLPack hooks (what a Tensor does)."""
+
+    def __init__(self, backend: tp.extend.Backend, native: torch.Tensor) -> None:
+        self.backend, self.native = backend, native
+
+    def __dlpack__(self, **kwargs: object) -> object:
+        return self.backend.to_dlpack(self.native, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.backend.dlpack_device(self.native)

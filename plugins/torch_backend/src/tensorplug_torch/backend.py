@@ -55,7 +55,9 @@ class TorchBackend(Backend):
         return out if self._device.type == "cpu" else out.to(self._device)
 
     def to_numpy(self, native: torch.Tensor) -> np.ndarray:
-        host = native.detach().cpu()
+        """The values on the host, sharing a CPU tensor's memory (a tensor with torch's lazy
+        conjugate or negative bit, which numpy cannot view, is resolved into a copy first)."""
+        host = native.detach().cpu().resolve_conj().resolve_neg()
         if host.dtype == torch.bfloat16:
             return host.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
         return host.numpy()
@@ -107,7 +109,7 @@ class TorchBackend(Backend):
         export, whose consumer must not write."""
         if (max_version is not None and max_version[0] >= 1 and native.device.type == "cpu"
                 and native.dtype != torch.bfloat16):
-            view = native.detach().numpy().view()
+            view = native.detach().resolve_conj().resolve_neg().numpy().view()
             view.setflags(write=False)
             return view.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
         kwargs: dict[str, Any] = {"stream": stream}
