@@ -113,3 +113,15 @@ class _Exported:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.backend.dlpack_device(self.native)
+
+
+def test_jit_takes_numpy_arrays_and_other_backends_tensors():
+    """(tp.jit hands a plan host arguments as numpy arrays: torch kernels got them as they were)"""
+    f = tp.jit(lambda v: tp.exp(v) * 2.0)
+    host = np.arange(4, dtype=np.float32)
+    with tp.backend_scope("numpy"):
+        on_numpy = tp.asarray(host)
+    for arg in (host, host + 1, on_numpy, tp.asarray(host)):
+        out = f(arg)
+        assert out.backend == "torch" and isinstance(out.native, torch.Tensor)
+        np.testing.assert_allclose(out.numpy(), np.exp(np.asarray(arg)) * 2, rtol=1e-6)

@@ -128,7 +128,16 @@ class TorchBackend(Backend):
 
     # -- compiling ------------------------------------------------------------------------------
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
-        return PlannedFunction(self, fn)
+        """A plan of `fn` (``PlannedFunction``), called with tp.jit's arguments as tensors: it
+        passes host arguments (numpy arrays, tensors of other backends) as numpy arrays, which
+        the numpy backend's plans and jax.jit take as they are, and torch kernels do not."""
+        planned = PlannedFunction(self, fn)
+        from_numpy = self.from_numpy
+
+        def run(args: list[Any], state: list[Any]) -> tuple[list[Any], list[Any]]:
+            return planned([from_numpy(a) if isinstance(a, np.ndarray) else a for a in args], state)
+
+        return run
 
     def out_of_memory(self, exc: BaseException) -> bool:
         return isinstance(exc, (MemoryError, torch.OutOfMemoryError))
