@@ -138,3 +138,15 @@ def test_one_hot_values_are_cast_at_full_width(on, off, dtype):
         want = run_kernel("OneHot", {"indices": tp.asarray(np.array([0, 2, -1]))}, attrs).numpy()
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("name", "inputs", "attrs"), [
+    ("Cast", lambda: {"x": tp.asarray([1.0])}, {"dtype": tp.uint16}),
+    ("Fill", dict, {"shape": (2,), "value": 1, "dtype": tp.uint32}),
+    ("Eye", dict, {"n_rows": 2, "n_cols": 2, "dtype": tp.uint64}),
+])
+def test_kernels_called_past_the_ops_refuse_dtypes_the_backend_does_not_hold(name, inputs, attrs):
+    """(the ops refuse them first; the kernels raised KeyError, reported as a bug in the kernel)"""
+    with pytest.raises(DTypeError, match=rf"Kernel '{name}' on backend 'torch': the backend holds no "
+                                         rf"{attrs['dtype'].name} tensors .* it holds bool, int8"):
+        run_kernel(name, inputs(), attrs)

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from tensorplug.dtypes import DType
-from tensorplug.errors import DeviceError
+from tensorplug.errors import DeviceError, DTypeError
 from tensorplug.extend import Backend, PlannedFunction
 from tensorplug_torch import HELD_DTYPES
 
@@ -22,9 +22,16 @@ TORCH_DTYPES: dict[DType, torch.dtype] = {d: getattr(torch, d.name) for d in HEL
 _FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
 
 
-def torch_dtype(dtype: DType) -> torch.dtype:
-    """The torch dtype of a tensorplug dtype the backend holds."""
-    return TORCH_DTYPES[dtype]
+def torch_dtype(dtype: DType, kernel: str = "") -> torch.dtype:
+    """The torch dtype of a tensorplug dtype the backend holds; DTypeError naming `kernel` for
+    another (a kernel called past the ops, which refuse those dtypes first)."""
+    try:
+        return TORCH_DTYPES[dtype]
+    except KeyError:
+        held = ", ".join(d.name for d in HELD_DTYPES)
+        where = f"Kernel '{kernel}' on backend 'torch'" if kernel else "Backend 'torch'"
+        raise DTypeError(f"{where}: the backend holds no {dtype.name} tensors (torch has no arithmetic "
+                         f"on them); it holds {held}: ask for one of those.") from None
 
 
 class TorchBackend(Backend):

@@ -20,7 +20,7 @@ _DRAWN = (torch.float32, torch.float64)  # what the samplers draw in; half float
 
 
 def fill(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
-    dtype = torch_dtype(attrs["dtype"])
+    dtype = torch_dtype(attrs["dtype"], "Fill")
     return torch.full(attrs["shape"], attrs["value"], dtype=dtype, device=backend.device)
 
 
@@ -35,12 +35,12 @@ def range_(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> torc
         steps *= step
     if start != 0:
         steps += start
-    return steps.to(torch_dtype(attrs["dtype"]))
+    return steps.to(torch_dtype(attrs["dtype"], "Range"))
 
 
 def eye(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
     rows, cols, k = attrs["n_rows"], attrs["n_cols"], attrs["k"]
-    dtype = torch_dtype(attrs["dtype"])
+    dtype = torch_dtype(attrs["dtype"], "Eye")
     if k == 0:
         return torch.eye(rows, cols, dtype=dtype, device=backend.device)
     device = backend.device
@@ -56,7 +56,7 @@ def _generator(seed: int, device: torch.device) -> torch.Generator:
 def random_uniform(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
     """Samples in [low, high), kept below `high` where rounding low + (high - low) * u in the
     target dtype would reach it."""
-    dtype = torch_dtype(attrs["dtype"])
+    dtype = torch_dtype(attrs["dtype"], "RandomUniform")
     low, high = attrs["low"], attrs["high"]
     drawn = dtype if dtype in _DRAWN else torch.float32
     u = torch.rand(attrs["shape"], generator=_generator(attrs["seed"], backend.device), dtype=drawn,
@@ -69,7 +69,7 @@ def random_uniform(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any)
 
 
 def random_normal(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
-    dtype = torch_dtype(attrs["dtype"])
+    dtype = torch_dtype(attrs["dtype"], "RandomNormal")
     drawn = dtype if dtype in _DRAWN else torch.float32
     z = torch.randn(attrs["shape"], generator=_generator(attrs["seed"], backend.device), dtype=drawn,
                     device=backend.device)

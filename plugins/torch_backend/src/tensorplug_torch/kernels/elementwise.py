@@ -25,7 +25,7 @@ from tensorplug.kernel_helpers import (
     expm1_complex_parts,
     floor_divide_floats,
 )
-from tensorplug_torch.backend import torch_dtype
+from tensorplug_torch.backend import TORCH_DTYPES, torch_dtype
 from tensorplug_torch.kernels._kernel import Kernel
 
 __all__ = ["KERNELS"]
@@ -138,12 +138,14 @@ def sigmoid(x: torch.Tensor) -> torch.Tensor:
 
 def cast(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     # the same tensor when the dtype already matches: native arrays are never written
-    return inputs[0].to(torch_dtype(attrs["dtype"]))
+    return inputs[0].to(torch_dtype(attrs["dtype"], "Cast"))
 
 
-def _cast_to(attrs: Mapping[str, Any]) -> Callable[[Any], Any]:
-    """Cast's direct call: ``x.to(dtype)`` (x itself when it has the dtype), a C-level call."""
-    return operator.methodcaller("to", torch_dtype(attrs["dtype"]))
+def _cast_to(attrs: Mapping[str, Any]) -> Callable[[Any], Any] | None:
+    """Cast's direct call: ``x.to(dtype)`` (x itself when it has the dtype), a C-level call;
+    None for a dtype the backend does not hold (the kernel function refuses it)."""
+    target = TORCH_DTYPES.get(attrs["dtype"])
+    return None if target is None else operator.methodcaller("to", target)
 
 
 def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:

@@ -98,7 +98,7 @@ def one_hot(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any
     """Rows with on_value at the index and off_value elsewhere; an index outside [0, depth)
     (negative ones included) matches no column and gives an all-off row."""
     indices = inputs[0]
-    dtype = torch_dtype(attrs["dtype"])
+    dtype = torch_dtype(attrs["dtype"], "OneHot")
     hot = indices[..., None] == torch.arange(attrs["depth"], device=indices.device)
     on, off = attrs["on_value"], attrs["off_value"]
     if on == 1 and off == 0:

@@ -29,7 +29,7 @@ def linspace(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> An
         values[0] = start
         if attrs["endpoint"] and num > 1:
             values[-1] = stop
-    return values.to(torch_dtype(dtype))
+    return values.to(torch_dtype(dtype, "LinSpace"))
 
 
 KERNELS: dict[str, Callable[..., Any]] = {"LinSpace": linspace}
