@@ -1,12 +1,13 @@
 """The plugin module named by the entry point: hook implementations only. Nothing here imports
-torch; the backend's factory and its kernels do, when the backend starts."""
+torch: the backend's factory does, and the kernel family modules, which ``kernels.all_kernels``
+imports on its first call, when the backend starts."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tensorplug.extend import API_VERSION, Backend, BackendConfig, hookimpl
-from tensorplug_torch import BACKEND_NAME, HELD_DTYPES
+from tensorplug_torch import BACKEND_NAME, HELD_DTYPES, kernels
 
 tensorplug_api_version = API_VERSION
 
@@ -25,7 +26,5 @@ def tensorplug_backends(register: Any) -> None:
 @hookimpl
 def tensorplug_kernels(backend_name: str, register: Any) -> None:
     if backend_name == BACKEND_NAME:
-        from tensorplug_torch import kernels  # imports torch
-
         for config in kernels.all_kernels(BACKEND_NAME):
             register(config)
