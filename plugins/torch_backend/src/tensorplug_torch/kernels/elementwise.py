@@ -1,7 +1,9 @@
 """Elementwise kernels: unary math, binary arithmetic, comparisons, logic and bit operations from
-one table of torch functions (``kernel_helpers.elementwise_functions``), plus the kernels that
-need more than one torch call (Pow and FloorDivide and Mod of integers, complex Round, Cast,
-Where, Clip). Results match the numpy backend's: same values, dtypes and shapes.
+one table of torch functions (``kernel_helpers.elementwise_functions``), with overrides where
+torch's own function differs from numpy (Pow, FloorDivide and Mod of integers, Sign of NaN,
+Sigmoid's lower tail, complex Round, Expm1 and Log1p; Equal is torch.eq, torch.equal being a
+whole-tensor test), plus Cast, Where, Clip and Copy. Results match the numpy backend's: same
+values, dtypes and shapes.
 
 Binary kernels receive inputs of one dtype (the spec says so; ops promote first), so torch's
 result dtype is the spec's. Each table kernel offers its torch function as its direct call.
@@ -165,6 +167,7 @@ def clip(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
 
 
 def copy(x: torch.Tensor) -> torch.Tensor:
+    """x in a buffer of its own (contiguous)."""
     return torch.clone(x, memory_format=torch.contiguous_format)
 
 
