@@ -284,7 +284,9 @@ def expm1_complex_parts(xp: Any, z: Any) -> tuple[Any, Any]:
     """The real and imaginary parts of exp(z) - 1 for complex `z`, accurate near 0 and with the
     Array API's special cases (numpy and XLA miss several of the infinite and NaN ones): the
     parts are expm1(a) cos(b) - 2 sin(b / 2)**2 and exp(a) sin(b) for z = a + bj, then b == 0
-    keeps b, and -inf (+inf) with an infinite or NaN b gives -1 + 0j (inf + nan j)."""
+    keeps b, and -inf (+inf) with an infinite or NaN b gives -1 + 0j (inf + nan j). The parts
+    keep the dtype of z's real part: the Python numbers mixed in are weak scalars in numpy,
+    jax and torch, and no method is called on them (torch's tensors have no ``astype``)."""
     a, b = xp.real(z), xp.imag(z)
     half = xp.sin(b / 2)
     re = xp.expm1(a) * xp.cos(b) - 2 * half * half
@@ -292,7 +294,7 @@ def expm1_complex_parts(xp: Any, z: Any) -> tuple[Any, Any]:
     wild = ~xp.isfinite(b)
     re = xp.where(wild & (a == -xp.inf), -1, xp.where(wild & (a == xp.inf), xp.inf, re))
     im = xp.where(wild & (a == -xp.inf), 0, xp.where(wild & (a == xp.inf), xp.nan, im))
-    return re.astype(a.dtype), im.astype(a.dtype)
+    return re, im
 
 
 Parts = tuple[Any, Any]

@@ -10,40 +10,28 @@ import ml_dtypes
 import numpy as np
 import torch
 
-from tensorplug.dtypes import (
-    DType,
-    bfloat16,
-    bool_,
-    complex64,
-    complex128,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-)
-from tensorplug.errors import DeviceError
+from tensorplug.dtypes import DType
+from tensorplug.errors import DeviceError, DTypeError
 from tensorplug.extend import Backend, PlannedFunction
+from tensorplug_torch import HELD_DTYPES
 
 __all__ = ["TorchBackend", "HELD_DTYPES", "TORCH_DTYPES", "torch_dtype"]
 
-#: tensorplug's dtypes as torch's (torch has no arithmetic on uint16, uint32 and uint64: the
-#: backend does not hold them)
-TORCH_DTYPES: dict[DType, torch.dtype] = {
-    bool_: torch.bool, int8: torch.int8, int16: torch.int16, int32: torch.int32, int64: torch.int64,
-    uint8: torch.uint8, float16: torch.float16, bfloat16: torch.bfloat16, float32: torch.float32,
-    float64: torch.float64, complex64: torch.complex64, complex128: torch.complex128,
-}
+#: tensorplug's dtypes as torch's (torch names them alike; bool_ is torch.bool)
+TORCH_DTYPES: dict[DType, torch.dtype] = {d: getattr(torch, d.name) for d in HELD_DTYPES}
 _FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
-HELD_DTYPES = tuple(TORCH_DTYPES)
 
 
-def torch_dtype(dtype: DType) -> torch.dtype:
-    """The torch dtype of a tensorplug dtype the backend holds."""
-    return TORCH_DTYPES[dtype]
+def torch_dtype(dtype: DType, kernel: str = "") -> torch.dtype:
+    """The torch dtype of a tensorplug dtype the backend holds; DTypeError naming `kernel` for
+    another (a kernel called past the ops, which refuse those dtypes first)."""
+    try:
+        return TORCH_DTYPES[dtype]
+    except KeyError:
+        held = ", ".join(d.name for d in HELD_DTYPES)
+        where = f"Kernel '{kernel}' on backend 'torch'" if kernel else "Backend 'torch'"
+        raise DTypeError(f"{where}: the backend holds no {dtype.name} tensors (torch has no arithmetic "
+                         f"on them); it holds {held}: ask for one of those.") from None
 
 
 class TorchBackend(Backend):
@@ -55,18 +43,28 @@ class TorchBackend(Backend):
 
     def __init__(self) -> None:
         self._device = torch.device("cpu")
+        # the dispatcher reads this on every call: an instance attribute reads faster than the
+        # class's (as the numpy backend)
+        self.direct_kernels = True
+
+    @property
+    def device(self) -> torch.device:
+        """The torch device tensors are made on (what kernels without inputs create on)."""
+        return self._device
 
     # -- host data --------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray) -> torch.Tensor:
-        array = np.ascontiguousarray(array)
+        array = np.array(array, order="C")  # a copy of its own (np.ascontiguousarray made 0-d 1-d)
         if array.dtype == ml_dtypes.bfloat16:  # (torch reads no ml_dtypes array: its bits then)
-            out = torch.from_numpy(array.view(np.int16).copy()).view(torch.bfloat16)
+            out = torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
         else:
-            out = torch.from_numpy(array.copy())
+            out = torch.from_numpy(array)
         return out if self._device.type == "cpu" else out.to(self._device)
 
     def to_numpy(self, native: torch.Tensor) -> np.ndarray:
-        host = native.detach().cpu()
+        """The values on the host, sharing a CPU tensor's memory (a tensor with torch's lazy
+        conjugate or negative bit, which numpy cannot view, is resolved into a copy first)."""
+        host = native.detach().cpu().resolve_conj().resolve_neg()
         if host.dtype == torch.bfloat16:
             return host.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
         return host.numpy()
@@ -112,8 +110,15 @@ class TorchBackend(Backend):
     def to_dlpack(self, native: torch.Tensor, *, stream: Any = None,
                   max_version: tuple[int, int] | None = None, dl_device: tuple[int, int] | None = None,
                   copy: bool | None = None) -> Any:
-        """torch's own export (zero-copy). Kernels never write their outputs; a consumer must not
-        either."""
+        """Zero-copy: a CPU tensor (but bfloat16, which numpy cannot export) as a read-only numpy
+        view for consumers of DLPack 1.0, which says read-only (tensors are never written
+        after creation; torch's own export would let numpy write them); otherwise torch's own
+        export, whose consumer must not write."""
+        if (max_version is not None and max_version[0] >= 1 and native.device.type == "cpu"
+                and native.dtype != torch.bfloat16):
+            view = native.detach().resolve_conj().resolve_neg().numpy().view()
+            view.setflags(write=False)
+            return view.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
         kwargs: dict[str, Any] = {"stream": stream}
         if max_version is not None:
             kwargs.update(max_version=max_version, dl_device=dl_device, copy=copy)
@@ -130,7 +135,16 @@ class TorchBackend(Backend):
 
     # -- compiling ------------------------------------------------------------------------------
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
-        return PlannedFunction(self, fn)
+        """A plan of `fn` (``PlannedFunction``), called with tp.jit's arguments as tensors: it
+        passes host arguments (numpy arrays, tensors of other backends) as numpy arrays, which
+        the numpy backend's plans and jax.jit take as they are, and torch kernels do not."""
+        planned = PlannedFunction(self, fn)
+        from_numpy = self.from_numpy
+
+        def run(args: list[Any], state: list[Any]) -> tuple[list[Any], list[Any]]:
+            return planned([from_numpy(a) if isinstance(a, np.ndarray) else a for a in args], state)
+
+        return run
 
     def out_of_memory(self, exc: BaseException) -> bool:
         return isinstance(exc, (MemoryError, torch.OutOfMemoryError))

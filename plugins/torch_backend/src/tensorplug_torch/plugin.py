@@ -1,20 +1,26 @@
-"""The plugin module named by the entry point: hook implementations only."""
+"""The plugin module named by the entry point: hook implementations only. Nothing here imports
+torch: the backend's factory does, and the kernel family modules, which ``kernels.all_kernels``
+imports on its first call, when the backend starts."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tensorplug.extend import API_VERSION, BackendConfig, hookimpl
-from tensorplug_torch import kernels
-from tensorplug_torch.backend import HELD_DTYPES, TorchBackend
+from tensorplug.extend import API_VERSION, Backend, BackendConfig, hookimpl
+from tensorplug_torch import BACKEND_NAME, HELD_DTYPES, kernels
 
 tensorplug_api_version = API_VERSION
-BACKEND_NAME = "torch"
+
+
+def _start() -> Backend:
+    from tensorplug_torch.backend import TorchBackend  # imports torch
+
+    return TorchBackend()
 
 
 @hookimpl
 def tensorplug_backends(register: Any) -> None:
-    register(BackendConfig(BACKEND_NAME, TorchBackend, priority=0, dtypes=HELD_DTYPES))
+    register(BackendConfig(BACKEND_NAME, _start, priority=0, dtypes=HELD_DTYPES))
 
 
 @hookimpl
