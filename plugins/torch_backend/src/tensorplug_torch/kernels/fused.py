@@ -16,21 +16,18 @@ from tensorplug_torch.kernels.linalg import PRODUCTS
 __all__ = ["KERNELS"]
 
 
-def _activate(y: torch.Tensor, activation: str, alpha: float, weights: torch.Tensor) -> torch.Tensor:
-    """`y` (fresh, owned by the kernel) with the activation applied in place."""
-    if activation == "relu":
-        y.clamp_(min=0)
-    elif activation == "relu6":
-        y.clamp_(0, 6)
-    elif activation == "elu":
-        y = torch.where(y < 0, torch.expm1(y), y)
-    elif activation == "leakyrelu":
-        y = torch.where(y < 0, y * alpha, y)
-    elif activation == "prelu":
-        y = torch.where(y <= 0, y * weights.to(y.dtype), y)
-    elif activation == "sigmoid":
-        y.sigmoid_()
-    return y
+Activation = Callable[[torch.Tensor, float, torch.Tensor], torch.Tensor]
+
+#: activation name -> f(y, leakyrelu_alpha, prelu_weights), which may write `y` (fresh, the kernel's)
+_ACTIVATIONS: dict[str, Activation] = {
+    "linear": lambda y, alpha, weights: y,
+    "relu": lambda y, alpha, weights: y.clamp_(min=0),
+    "relu6": lambda y, alpha, weights: y.clamp_(0, 6),
+    "elu": lambda y, alpha, weights: torch.where(y < 0, torch.expm1(y), y),
+    "leakyrelu": lambda y, alpha, weights: torch.where(y < 0, y * alpha, y),
+    "prelu": lambda y, alpha, weights: torch.where(y <= 0, y * weights.to(y.dtype), y),
+    "sigmoid": lambda y, alpha, weights: y.sigmoid_(),
+}
 
 
 def _finish(y: torch.Tensor, bias: torch.Tensor, prelu: torch.Tensor, attrs: dict[str, Any],
@@ -39,7 +36,7 @@ def _finish(y: torch.Tensor, bias: torch.Tensor, prelu: torch.Tensor, attrs: dic
         if channels_axis is not None and bias.ndim == 1 and channels_axis != y.ndim - 1:
             bias = bias.reshape(-1, *(1,) * (y.ndim - 1 - channels_axis))
         y.add_(bias)  # (the spec: the bias broadcasts to the output without growing it)
-    return _activate(y, attrs["activation"], attrs["leakyrelu_alpha"], prelu)
+    return _ACTIVATIONS[attrs["activation"]](y, attrs["leakyrelu_alpha"], prelu)
 
 
 def fused_matmul(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:

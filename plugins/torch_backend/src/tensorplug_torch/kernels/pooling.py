@@ -19,7 +19,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from tensorplug.kernel_helpers import avg_pool_divisor, pool_window
+from tensorplug.kernel_helpers import avg_pool_divisor, output_sizes, pool_window
 from tensorplug_torch.kernels._layouts import compute_dtype, pad_spatial, to_first, to_last
 
 __all__ = ["KERNELS"]
@@ -114,59 +114,51 @@ def max_pool_with_argmax(inputs: list[torch.Tensor], attrs: dict[str, Any],
 
 # -- Dilation2D: the window's taps are `dilations` apart, each adds its filter value ------------
 def _dilation_taps(x: torch.Tensor, f: torch.Tensor,
-                   attrs: dict[str, Any]) -> tuple[torch.Tensor, dict[str, Any]]:
-    """x + filter at every tap of every window: (N, C, taps, output pixels); and F.unfold's
-    geometry over the -inf padded channels-first input (with its padded size)."""
+                   attrs: dict[str, Any]) -> tuple[torch.Tensor, tuple[int, ...], dict[str, Any]]:
+    """x + filter at every tap of every window, (N, C, taps, output pixels); the output's NHWC
+    shape; and F.unfold's geometry over the -inf padded channels-first input (with its size)."""
+    window, strides, pad = pool_window(4, "channels_last", f.shape[:2], attrs["strides"], attrs["pad"])
+    out = output_sizes(x.shape, window, strides, pad, (1, *attrs["dilations"], 1))
     xp = pad_spatial(to_first(x, False), attrs["pad"], _NEG_INF)
-    kh, kw, channels = f.shape
-    geometry = {"kernel_size": (kh, kw), "dilation": tuple(attrs["dilations"]),
-                "stride": tuple(attrs["strides"])}
-    pixels = _output_hw(x, f, attrs)
-    cols = F.unfold(xp, **geometry).reshape(x.shape[0], channels, kh * kw, pixels[0] * pixels[1])
-    geometry["output_size"] = tuple(xp.shape[2:])
-    return cols + f.permute(2, 0, 1).reshape(channels, kh * kw, 1), geometry
+    geometry = {"kernel_size": tuple(f.shape[:2]), "dilation": tuple(attrs["dilations"]),
+                "stride": tuple(attrs["strides"]), "output_size": tuple(xp.shape[2:])}
+    taps = F.unfold(xp, **{k: v for k, v in geometry.items() if k != "output_size"})
+    taps = taps.reshape(out[0], out[3], -1, out[1] * out[2]) if taps.numel() else xp.new_empty(
+        (out[0], out[3], f.shape[0] * f.shape[1], out[1] * out[2]))
+    return taps + f.permute(2, 0, 1).reshape(out[3], -1, 1), out, geometry
 
 
-def _winners(taps: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
-    """dy at each window's first maximal tap, 0 at the others: shaped as `taps`."""
-    picked = taps.argmax(dim=2, keepdim=True)
-    dyf = to_first(dy, False).flatten(2).unsqueeze(2)
-    return dyf.new_zeros(taps.shape).scatter_(2, picked, dyf)
+def _winners(inputs: list[torch.Tensor], attrs: dict[str, Any],
+             dtype: torch.dtype) -> tuple[torch.Tensor, dict[str, Any]]:
+    """dy (in `dtype`) at each window's first maximal tap and 0 at the others, shaped as
+    _dilation_taps' taps; and the unfold geometry."""
+    x, f, dy = inputs
+    taps, _, geometry = _dilation_taps(x, f, attrs)
+    dyf = to_first(dy, False).to(dtype).flatten(2).unsqueeze(2)
+    return dyf.new_zeros(taps.shape).scatter_(2, taps.argmax(dim=2, keepdim=True), dyf), geometry
 
 
 def dilation2d(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
-    x, f = inputs
-    taps, _ = _dilation_taps(x, f, attrs)
-    batch, channels = x.shape[0], x.shape[3]
-    out = taps.amax(dim=2) if taps.numel() else taps.sum(dim=2)  # (amax refuses an empty tensor)
-    return to_last(out.reshape(batch, channels, *_output_hw(x, f, attrs)), False).contiguous()
-
-
-def _output_hw(x: torch.Tensor, f: torch.Tensor, attrs: dict[str, Any]) -> tuple[int, int]:
-    (top, bottom), (left, right) = attrs["pad"]
-    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
-    return ((x.shape[1] + top + bottom - (f.shape[0] - 1) * dh - 1) // sh + 1,
-            (x.shape[2] + left + right - (f.shape[1] - 1) * dw - 1) // sw + 1)
+    taps, out, _ = _dilation_taps(inputs[0], inputs[1], attrs)
+    top = taps.amax(dim=2) if taps.numel() else taps.sum(dim=2)  # (amax refuses an empty tensor)
+    return top.reshape(out[0], out[3], *out[1:3]).permute(0, 2, 3, 1).contiguous()
 
 
 def dilation2d_backprop_input(inputs: list[torch.Tensor], attrs: dict[str, Any],
-                               backend: Any) -> torch.Tensor:
-    x, f, dy = inputs
-    if not dy.numel():
-        return torch.zeros_like(x)
-    taps, geometry = _dilation_taps(x, f, attrs)
-    picked = _winners(taps, dy)
+                              backend: Any) -> torch.Tensor:
+    if not inputs[2].numel():
+        return torch.zeros_like(inputs[0])
+    picked, geometry = _winners(inputs, attrs, inputs[2].dtype)
     padded = F.fold(picked.flatten(1, 2), **geometry)
     return to_last(_crop(padded, attrs["pad"]), False).contiguous()
 
 
 def dilation2d_backprop_filter(inputs: list[torch.Tensor], attrs: dict[str, Any],
                                backend: Any) -> torch.Tensor:
-    x, f, dy = inputs
-    if not dy.numel():
+    f = inputs[1]
+    if not inputs[2].numel():
         return torch.zeros_like(f)
-    taps, _ = _dilation_taps(x, f, attrs)
-    sums = _winners(taps, dy.double()).sum(dim=(0, 3))  # (C, taps), summed in float64 as numpy does
+    sums = _winners(inputs, attrs, torch.float64)[0].sum(dim=(0, 3))  # (C, taps): summed in float64
     return sums.reshape(f.shape[2], f.shape[0], f.shape[1]).permute(1, 2, 0).to(f.dtype).contiguous()
 
 
