@@ -26,6 +26,22 @@ def _nan_where(bad: torch.Tensor, out: torch.Tensor, batch_dims: int = 2) -> tor
     return out.masked_fill(bad.reshape(*bad.shape, *(1,) * batch_dims), _NAN) if bool(bad.any()) else out
 
 
+def _linalg(fn: Callable[..., Any], **keywords: Any) -> Callable[..., Any]:
+    """The kernel calling ``fn(*inputs, **keywords)``, its tuple of results as a plain tuple."""
+
+    def kernel(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> Any:
+        out = fn(*inputs, **keywords)
+        return out if isinstance(out, torch.Tensor) else tuple(out)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+def _qr(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    q, r = torch.linalg.qr(inputs[0], mode=attrs["mode"])
+    return q, r
+
+
 def cholesky(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
     lower, info = torch.linalg.cholesky_ex(inputs[0])
     return _nan_where(info != 0, lower)
@@ -63,16 +79,6 @@ def solve(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> to
     return _nan_where(singular, torch.linalg.solve(regular, b))
 
 
-def eigh(inputs: list[torch.Tensor], attrs: dict[str, Any],
-         backend: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    w, v = torch.linalg.eigh(inputs[0], UPLO="L")
-    return w, v
-
-
-def eigvalsh(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
-    return torch.linalg.eigvalsh(inputs[0], UPLO="L")
-
-
 def _eig(x: torch.Tensor, vectors: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
     """torch.linalg.eig (eigvals without `vectors`), NaN (both parts) for the matrices holding
     NaN or inf (computed as zeros)."""
@@ -93,11 +99,6 @@ def eig(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> tupl
 
 def eigvals(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
     return _eig(inputs[0], vectors=False)[0]
-
-
-def qr(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    q, r = torch.linalg.qr(inputs[0], mode=attrs["mode"])
-    return q, r
 
 
 def _svd_or_nan(x: torch.Tensor, full_matrices: bool, compute_uv: bool) -> tuple[torch.Tensor, ...]:
@@ -139,27 +140,17 @@ def svdvals(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> 
     return _svd_or_nan(inputs[0], False, compute_uv=False)[0]
 
 
-def slogdet(inputs: list[torch.Tensor], attrs: dict[str, Any],
-            backend: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    sign, logabsdet = torch.linalg.slogdet(inputs[0])
-    return sign, logabsdet
-
-
-def det(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
-    return torch.linalg.det(inputs[0])
-
-
 KERNELS: dict[str, Callable[..., Any]] = {
     "Cholesky": cholesky,
-    "Eigh": eigh,
-    "Eigvalsh": eigvalsh,
+    "Eigh": _linalg(torch.linalg.eigh, UPLO="L"),
+    "Eigvalsh": _linalg(torch.linalg.eigvalsh, UPLO="L"),
     "Eig": eig,
     "Eigvals": eigvals,
     "Inv": inv,
-    "Qr": qr,
+    "Qr": _qr,
     "Svd": svd,
     "Svdvals": svdvals,
     "Solve": solve,
-    "Slogdet": slogdet,
-    "Det": det,
+    "Slogdet": _linalg(torch.linalg.slogdet),
+    "Det": _linalg(torch.linalg.det),
 }
