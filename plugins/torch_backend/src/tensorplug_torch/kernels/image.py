@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from tensorplug.kernel_helpers import image_sampling as sampling
+from tensorplug_torch.kernels._host import from_host, to_host
 from tensorplug_torch.kernels._layouts import compute_dtype
 
 __all__ = ["KERNELS"]
@@ -82,21 +83,11 @@ def rotate_with_offset(inputs: list[torch.Tensor], attrs: dict[str, Any], backen
     inside = (py >= 0) & (py < height) & (px >= 0) & (px < width)
     rows, cols = _index(np.where(inside, py, 0).astype(np.int64), image), _index(
         np.where(inside, px, 0).astype(np.int64), image)
-    fill = _back(sampling.channel_fill(attrs["fill_value"], channels), image)
+    fill = from_host(sampling.channel_fill(attrs["fill_value"], channels), image)
     return torch.where(_index(inside, image)[None, :, :, None], image[:, rows, cols], fill)
 
 
 # -- on host copies: TF's point sampling (no torch op) and non-max suppression ------------------------
-def _host(t: torch.Tensor) -> np.ndarray:
-    """A numpy copy of `t` (half floats as float32)."""
-    return t.detach().to("cpu", compute_dtype(t.dtype)).numpy()
-
-
-def _back(a: np.ndarray, like: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:
-    """Host result `a` as a tensor on `like`'s device, of `dtype` (default: `like`'s)."""
-    return torch.as_tensor(a).to(like.device, dtype or like.dtype)  # (0-d stays 0-d)
-
-
 def _add_at(target: np.ndarray, index: tuple[Any, ...], values: np.ndarray) -> np.ndarray:
     np.add.at(target, index, values)
     return target
@@ -104,31 +95,32 @@ def _add_at(target: np.ndarray, index: tuple[Any, ...], values: np.ndarray) -> n
 
 def crop_and_resize(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
     image, boxes, box_ind = inputs
-    out = sampling.crop_and_resize(np, _host(image), _host(boxes), _host(box_ind), attrs["crop_size"],
+    out = sampling.crop_and_resize(np, to_host(image), to_host(boxes), to_host(box_ind), attrs["crop_size"],
                                    attrs["method"], attrs["extrapolation_value"])
-    return _back(out, image)
+    return from_host(out, image)
 
 
 def crop_and_resize_grad_image(inputs: list[torch.Tensor], attrs: dict[str, Any],
                                backend: Any) -> torch.Tensor:
     grads, boxes, box_ind = inputs
-    out = sampling.crop_and_resize_grad_image(np, _add_at, _host(grads), _host(boxes), _host(box_ind),
+    out = sampling.crop_and_resize_grad_image(np, _add_at, to_host(grads), to_host(boxes), to_host(box_ind),
                                               attrs["image_shape"], attrs["method"])
-    return _back(out, grads)
+    return from_host(out, grads)
 
 
 def transform(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
     image, transforms = inputs
-    out = sampling.transform(np, _host(image), _host(transforms), attrs["interpolation"], attrs["fill_mode"],
-                             attrs["fill_value"], attrs["output_shape"])
-    return _back(out, image)
+    out = sampling.transform(np, to_host(image), to_host(transforms), attrs["interpolation"],
+                             attrs["fill_mode"], attrs["fill_value"], attrs["output_shape"])
+    return from_host(out, image)
 
 
 def _nms(version: int) -> Callable[..., Any]:
     def kernel(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> Any:
         boxes = inputs[0]
-        outs = sampling.nms_outputs(version, _host(boxes), _host(inputs[1]), attrs)
-        back = tuple(_back(o, boxes, torch.int64 if o.dtype == np.int64 else inputs[1].dtype) for o in outs)
+        outs = sampling.nms_outputs(version, to_host(boxes), to_host(inputs[1]), attrs)
+        scores = inputs[1].dtype
+        back = tuple(from_host(o, boxes, torch.int64 if o.dtype == np.int64 else scores) for o in outs)
         return back if len(back) > 1 else back[0]
     return kernel
 
