@@ -59,7 +59,7 @@ def sparse_reshape(inputs: list[torch.Tensor], attrs: dict[str, Any],
                    backend: Any) -> tuple[torch.Tensor, torch.Tensor]:
     indices, shape, new_shape = inputs
     host_shape, host_new = to_host(shape), to_host(new_shape)
-    sparse_reshape_shape("SparseReshape", backend.name, host_shape, host_new)  # (checks the sizes)
+    sparse_reshape_shape("SparseReshape", backend.name, host_shape.tolist(), host_new.tolist())  # (sizes)
     out, out_shape = sparse_reshape_indices(np, to_host(indices), host_shape, host_new)
     return from_host(out, indices), from_host(out_shape, shape)
 
