@@ -149,3 +149,30 @@ def test_multinomial_draws_the_same_for_a_seed_and_takes_any_integer_seed():
         assert ((_draws(seed, logits) >= 0) & (_draws(seed, logits) < 5)).all()
     certain = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     assert (_draws(0, certain, normalized=True) == np.array([[1], [2]])).all()
+
+
+def test_a_small_conv_net_grad_and_jit_on_torch_agree_with_numpy():
+    """Loss and gradients through the backprop kernels (convolution, max pool, LRN, the fused
+    convolution, cross-entropy), eagerly and under tp.jit."""
+    host = {"x": _normal(2, 6, 6, 2), "kernel": _normal(3, 3, 2, 4), "bias": _normal(4),
+            "k2": _normal(2, 2, 4, 2), "w": _normal(18, 3)}
+    labels = tp.asarray(np.array([2, 0]))
+
+    def loss(params: dict[str, tp.Tensor]) -> tp.Tensor:
+        y = tp.nn.fused_conv(params["x"], params["kernel"], params["bias"], "relu", padding="SAME")
+        y = tp.nn.local_response_normalization(tp.nn.max_pool(y, (2, 2), 2), depth_radius=1)  # (2, 3, 3, 4)
+        y = tp.nn.conv(y, params["k2"], padding=((1, 0), (0, 1)))  # (2, 3, 3, 2)
+        return tp.nn.sparse_softmax_cross_entropy(labels, tp.matmul(tp.reshape(y, (2, 18)), params["w"]))
+
+    def run() -> list[np.ndarray]:
+        params = {k: tp.asarray(v) for k, v in host.items()}
+        grad = tp.grad(loss)
+        outs = [loss(params), *grad(params).values(), tp.jit(loss)(params), *tp.jit(grad)(params).values()]
+        return [o.numpy() for o in outs]
+
+    tp.set_backend("torch")
+    on_torch = run()
+    with tp.backend_scope("numpy"):
+        on_numpy = run()
+    for got, want in zip(on_torch, on_numpy, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
