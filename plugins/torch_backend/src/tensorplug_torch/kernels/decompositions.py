@@ -116,10 +116,8 @@ def _svd_or_nan(x: torch.Tensor, full_matrices: bool, compute_uv: bool) -> tuple
     except RuntimeError:  # (torch.linalg.LinAlgError: 'the algorithm failed to converge')
         pass
     flat = x.reshape(-1, *x.shape[-2:])
-    shapes = [p.shape[1:] for p in factor(torch.zeros_like(flat[:1]))]
-    dtypes = [p.dtype for p in factor(torch.zeros_like(flat[:1]))]
-    outs = [torch.full((len(flat), *shape), _NAN, dtype=dtype, device=x.device)
-            for shape, dtype in zip(shapes, dtypes)]
+    shapes_of = factor(torch.zeros_like(flat[:1]))  # (the parts' shapes and dtypes, of one matrix)
+    outs = [torch.full((len(flat), *p.shape[1:]), _NAN, dtype=p.dtype, device=x.device) for p in shapes_of]
     for i, matrix in enumerate(flat):  # (the failure path only)
         try:
             parts = factor(matrix)
@@ -127,7 +125,7 @@ def _svd_or_nan(x: torch.Tensor, full_matrices: bool, compute_uv: bool) -> tuple
             continue
         for out, part in zip(outs, parts):
             out[i] = part
-    return tuple(out.reshape(*x.shape[:-2], *shape) for out, shape in zip(outs, shapes))
+    return tuple(out.reshape(*x.shape[:-2], *out.shape[1:]) for out in outs)
 
 
 def svd(inputs: list[torch.Tensor], attrs: dict[str, Any],
