@@ -80,11 +80,12 @@ def backprop_filter(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: 
     return g.permute(*range(2, rank + 2), 1, 0).to(x.dtype).contiguous()
 
 
+#: per rank, the names of the convolution and of its input's and filter's gradients
+_NAMES = {2: ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"),
+          3: ("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")}
+
 KERNELS: dict[str, Callable[..., Any]] = {
-    "Conv2D": conv,
-    "Conv2DBackpropInput": backprop_input,
-    "Conv2DBackpropFilter": backprop_filter,
-    "Conv3D": conv,
-    "Conv3DBackpropInputV2": backprop_input,
-    "Conv3DBackpropFilterV2": backprop_filter,
+    name: kernel
+    for names in _NAMES.values()
+    for name, kernel in zip(names, (conv, backprop_input, backprop_filter))
 }

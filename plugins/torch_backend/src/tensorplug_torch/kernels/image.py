@@ -127,10 +127,11 @@ def _nms(version: int) -> Callable[..., Any]:
 
 KERNELS: dict[str, Callable[..., Any]] = {
     **sampling.resize_kernels(_resize, _resize_grad),
-    "CropAndResize": crop_and_resize,
-    "CropAndResizeGradImage": crop_and_resize_grad_image,
     "FlipLeftRight": flip_left_right,
     "RotateWithOffset": rotate_with_offset,
+    # on host copies
+    "CropAndResize": crop_and_resize,
+    "CropAndResizeGradImage": crop_and_resize_grad_image,
     "Transform": transform,
     **{f"NonMaxSuppressionV{v}": _nms(v) for v in (3, 4, 5)},
 }

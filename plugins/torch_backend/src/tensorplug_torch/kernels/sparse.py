@@ -77,8 +77,7 @@ def sparse_fill_empty_rows(inputs: list[torch.Tensor], attrs: dict[str, Any],
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
-    "SparseSegmentSum": _sparse_segment(False),
-    "SparseSegmentMean": _sparse_segment(True),
+    **{f"SparseSegment{kind}": _sparse_segment(kind == "Mean") for kind in ("Sum", "Mean")},
     "SparseToDense": sparse_to_dense,
     "SparseReshape": sparse_reshape,
     "SparseFillEmptyRows": sparse_fill_empty_rows,
