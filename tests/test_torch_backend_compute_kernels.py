@@ -176,3 +176,10 @@ def test_a_small_conv_net_grad_and_jit_on_torch_agree_with_numpy():
         on_numpy = run()
     for got, want in zip(on_torch, on_numpy, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_multinomial_rows_that_are_no_distribution_draw_class_0():
+    """(torch.multinomial raises for them; the jax backend draws 0.)"""
+    probabilities = np.array([[0.0, 0.0, 0.0], [-1.0, 2.0, 0.0], [np.nan, 0.5, 0.5], [0.0, 0.0, 1.0]])
+    assert (_draws(5, probabilities, normalized=True) == np.array([[0], [0], [0], [2]])).all()
+    assert (_draws(5, np.array([[-np.inf, -np.inf], [np.inf, 0.0]])) == 0).all()

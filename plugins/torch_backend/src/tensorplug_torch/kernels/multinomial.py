@@ -1,6 +1,8 @@
 """Multinomial: ``torch.multinomial`` (with replacement) over each row's probabilities (the
 softmax of the logits, in float64; the input itself when ``normalized``), from a
-``torch.Generator`` seeded with the ``seed`` attribute (the same seed gives the same draws)."""
+``torch.Generator`` seeded with the ``seed`` attribute (the same seed gives the same draws). A
+row that is no distribution (a NaN, a negative probability, all zero) draws class 0, as on the
+jax backend."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ def multinomial(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any)
     if not (batch and classes and samples):
         return torch.zeros((batch, samples), dtype=torch.int64, device=logits.device)
     p = logits if attrs["normalized"] else torch.softmax(logits, dim=1)
+    bad = ~(torch.isfinite(p) & (p >= 0)).all(dim=1) | ~(p.sum(dim=1) > 0)
+    if bool(bad.any()):  # (torch.multinomial raises for them; they draw class 0, as on jax)
+        p = torch.where(bad[:, None], torch.arange(classes, device=p.device) == 0, p)
     generator = torch.Generator(logits.device).manual_seed(attrs["seed"] % _SEEDS)
     return torch.multinomial(p, samples, replacement=True, generator=generator)
 
