@@ -1,0 +1,43 @@
+"""Linear-algebra kernels: MatMul (batched; leading axes broadcast; either input transposed by
+attribute, as a view: ``torch.matmul`` reads it strided, nothing is copied)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+__all__ = ["KERNELS", "PRODUCTS"]
+
+_matmul = torch.matmul
+
+
+def _plain(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """x @ y (torch.matmul would take 1-d inputs as vectors; the spec refuses them)."""
+    if x.ndim < 2 or y.ndim < 2:
+        raise ValueError(f"MatMul needs inputs with at least 2 dimensions, got {tuple(x.shape)} and "
+                         f"{tuple(y.shape)}")
+    return _matmul(x, y)
+
+
+def _transposed(transpose_x: bool, transpose_y: bool) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    """x @ y with either transposed (a view)."""
+
+    def product(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return _plain(x.mT if transpose_x else x, y.mT if transpose_y else y)
+
+    return product
+
+
+#: (transpose_x, transpose_y) -> the product function (also FusedMatMul's)
+PRODUCTS = {(tx, ty): _transposed(tx, ty) for tx in (False, True) for ty in (False, True)}
+PRODUCTS[False, False] = _plain
+
+
+def matmul(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
+    x, y = inputs
+    return PRODUCTS[attrs["transpose_x"], attrs["transpose_y"]](x, y)
+
+
+KERNELS: dict[str, Callable[..., Any]] = {"MatMul": matmul}
