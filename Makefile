@@ -22,7 +22,7 @@ PYTEST_ARGS ?= -n 2
 DEMO_DISTS  := ./core ./plugins/cpu_numpy
 PY_VERSION  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 JAX_DISTS   := $(if $(filter 3.10,$(PY_VERSION)),,./plugins/jax_backend)
-TEST_DISTS  := $(DEMO_DISTS) $(JAX_DISTS) ./plugins/example_ops
+TEST_DISTS  := $(DEMO_DISTS) $(JAX_DISTS) ./plugins/example_ops ./plugins/torch_backend
 # every file of the distributions, and their folders (a deleted file changes its folder)
 DIST_FILES  := $(shell find core plugins \( -name __pycache__ -o -name build -o -name dist \) -prune \
                  -o \( -type d -o -name '*.py' -o -name '*.toml' -o -name py.typed -o -name '*.md' \) -print 2>/dev/null)

@@ -11,5 +11,6 @@ JAX_ABSENT = (f"the jax backend needs Python >= 3.11 (jax supports no older Pyth
               f"Python {sys.version_info.major}.{sys.version_info.minor}, where `make test` does not "
               "install it" if sys.version_info < (3, 11) else None)
 
-#: the first-party backends installed for the tests, in priority order
-FIRST_PARTY_BACKENDS = ["numpy"] + ([] if JAX_ABSENT else ["jax"])
+#: the first-party backends installed for the tests, in priority order (jax and torch: priority 0,
+#: below numpy's 1; ties by name)
+FIRST_PARTY_BACKENDS = ["numpy"] + ([] if JAX_ABSENT else ["jax"]) + ["torch"]

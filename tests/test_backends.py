@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from _jax_absent import FIRST_PARTY_BACKENDS, JAX_ABSENT
+from _jax_absent import FIRST_PARTY_BACKENDS
 from _toy_backend import TOY_SOURCE, ToyArray, ToyBackend, install_toy_backend
 from _toy_dist import make_dist
 from tensorplug.errors import KernelSpecNotFoundError, TensorplugPluginWarning
@@ -44,9 +44,9 @@ def test_list_backends_in_priority_order():
     register_backend(BackendConfig("toy-low", ToyBackend, priority=-3))
     register_backend(BackendConfig("toy-high", ToyBackend, priority=7))
     register_backend(BackendConfig("toy-mid", ToyBackend, priority=1))  # ties sort by name
-    # the jax backend (priority 0, below numpy's 1) is installed with the dev tools (not on 3.10)
-    jax = [] if JAX_ABSENT else ["jax"]
-    assert tp.list_backends() == ["toy-high", "numpy", "toy-mid", *jax, "toy-low"]
+    # the jax and torch backends (priority 0, below numpy's 1) are installed with the dev tools
+    # (jax not on 3.10)
+    assert tp.list_backends() == ["toy-high", "numpy", "toy-mid", *FIRST_PARTY_BACKENDS[1:], "toy-low"]
     info = {row["name"]: row for row in backend_info()}
     assert info["toy-high"] == {"name": "toy-high", "priority": 7, "started": False, "active": False,
                                 "source": "user code", "dtypes": None}

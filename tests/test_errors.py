@@ -51,6 +51,7 @@ def test_every_error_is_a_tensorplug_error_and_its_builtin(name, builtin):
 
 def test_the_errors_are_all_listed_and_exported():
     assert set(errors.__all__) == {"TensorplugError", "TensorplugWarning", "TensorplugPluginWarning",
+                                   "ExportError",
                                    "VmapFallbackWarning", *HIERARCHY}
     for name in ["TensorplugError", "ShapeError", "DTypeError", "KernelNotFoundError", "BackendNotFoundError",
                  "GradientNotFoundError", "RegistrationError", "KernelError", "AutodiffError", "PluginError",

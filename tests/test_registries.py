@@ -465,6 +465,7 @@ def test_contributions_lists_what_a_source_registered(cube):
         "JVP rules": ["ToyCube"],
         "batching rules": ["ToyCube"],
         "ops": ["toy_cube"],
+        "ONNX lowerings": [],
     }
     assert contributions("nobody") == {k: [] for k in contributions("toy-plugin")}
     tp.exp(1.0)  # numpy started: its kernels registered

@@ -17,7 +17,8 @@ from _reader_env import dependency_closure
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
 # what the Makefile's `test` target installs besides requirements-dev.txt
-PROJECT = ["tensorplug-core[demo,save]", "tensorplug-backend-numpy", "tensorplug-example-ops"]
+PROJECT = ["tensorplug-core[demo,save]", "tensorplug-backend-numpy", "tensorplug-example-ops",
+           "tensorplug-backend-torch"]
 if sys.version_info >= (3, 11):
     PROJECT.append("tensorplug-backend-jax")
 
