@@ -52,6 +52,7 @@ bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/array_api_bench.py
 	$(VPY) benchmarks/cnn_bench.py
 	$(VPY) benchmarks/models_bench.py
+	$(VPY) benchmarks/torch_bench.py
 	$(VPY) benchmarks/export_bench.py
 	$(VPY) benchmarks/conv_bench.py
 	$(VPY) benchmarks/checkpoint_bench.py

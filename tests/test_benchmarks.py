@@ -121,6 +121,18 @@ def test_the_models_benchmark_runs_and_reports_its_row(tmp_path):
     assert len(list(tmp_path.glob("models-bench-*.json"))) == 1
 
 
+def test_the_torch_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/torch_bench.py: the tiny ops and two epochs on the torch backend."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "torch_bench.py"), "--quick", "--results", str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for row in ("tiny add", "tiny matmul", "MLP epoch, eager", "MLP epoch, tp.jit"):
+        assert row in proc.stdout, row
+    assert len(list(tmp_path.glob("torch-bench-*.json"))) == 1
+
+
 def test_the_random_keys_benchmark_runs_and_reports_its_rows(tmp_path):
     """A smoke run of benchmarks/random_keys_bench.py: 10^4 numbers, three rounds."""
     proc = subprocess.run(

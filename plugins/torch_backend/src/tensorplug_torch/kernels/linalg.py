@@ -3,10 +3,14 @@ attribute, as a view: ``torch.matmul`` reads it strided, nothing is copied)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
+
+from tensorplug.dtypes import ALL_DTYPES, bool_
+from tensorplug.extend import DirectCall
+from tensorplug_torch.kernels._kernel import Kernel
 
 __all__ = ["KERNELS", "PRODUCTS"]
 
@@ -40,4 +44,11 @@ def matmul(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> t
     return PRODUCTS[attrs["transpose_x"], attrs["transpose_y"]](x, y)
 
 
-KERNELS: dict[str, Callable[..., Any]] = {"MatMul": matmul}
+def _direct(attrs: Mapping[str, Any]) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    """The product for these attributes, called by the dispatcher without the kernel's layer."""
+    return PRODUCTS[attrs["transpose_x"], attrs["transpose_y"]]
+
+
+KERNELS: dict[str, Kernel | Callable[..., Any]] = {
+    "MatMul": Kernel(matmul, DirectCall([d for d in ALL_DTYPES if d is not bool_], specialize=_direct)),
+}
