@@ -39,7 +39,7 @@ PRODUCTS = {(tx, ty): _transposed(tx, ty) for tx in (False, True) for ty in (Fal
 PRODUCTS[False, False] = _plain
 
 
-def matmul(inputs: list[torch.Tensor], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
+def matmul(inputs: tuple[torch.Tensor, ...], attrs: dict[str, Any], backend: Any) -> torch.Tensor:
     x, y = inputs
     return PRODUCTS[attrs["transpose_x"], attrs["transpose_y"]](x, y)
 
