@@ -23,8 +23,8 @@ from tensorplug.cli.digits_cnn import cnn
 from tensorplug.optimizers import Adam
 from tensorplug.profiler import KernelCalls, count_kernels
 
-__all__ = ["Digits", "mlp", "MODELS", "LOSS", "ShuffledBatches", "Training", "TrainResult", "load_digits_split",
-           "init_params", "epoch_batches", "train", "SPLIT_SEED", "SIZES"]
+__all__ = ["Digits", "mlp", "MODELS", "LOSS", "ShuffledBatches", "Training", "TrainResult",
+           "load_digits_split", "init_params", "epoch_batches", "train", "SPLIT_SEED", "SIZES"]
 
 SPLIT_SEED = 0  # the train/test split never changes; --seed moves weights and batch order
 TEST_FRACTION = 0.2
