@@ -39,14 +39,15 @@ def test_jax_is_imported_only_when_the_jax_backend_starts():
         jaxish = lambda: sorted(m for m in sys.modules if m.split(".")[0] in ("jax", "jaxlib"))
         x = tp.asarray([1.0, 2.0])
         print(tp.list_backends(), tp.get_backend(), (x * 2).backend)   # numpy, plugins loaded
-        print(jaxish(), "tensorplug_jax.plugin" in sys.modules, "tensorplug_jax.kernels" in sys.modules)
+        print(jaxish(), "tensorplug_jax.plugin" in sys.modules, "tensorplug_jax.kernels" in sys.modules,
+              "torch" in sys.modules)
         tp.set_backend("jax")
         print(bool(jaxish()), "tensorplug_jax.kernels" in sys.modules, (tp.asarray([1.0]) + 1.0).backend)
     """)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "['numpy', 'jax'] numpy numpy"
-    assert lines[1] == "[] True False"  # the plugin module is loaded, jax is not
+    assert lines[0] == "['numpy', 'jax', 'torch'] numpy numpy"
+    assert lines[1] == "[] True False False"  # the plugin modules are loaded, jax and torch are not
     assert lines[2] == "True True jax"
 
 
