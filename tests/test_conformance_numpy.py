@@ -1,4 +1,4 @@
-"""The first-party backends (numpy and jax) pass the conformance kit with full coverage: every kernel spec is
+"""The first-party backends (numpy, jax and torch) pass the conformance kit with full coverage: every kernel spec is
 implemented and passes, every gradient passes, nothing is excluded. To run it for another
 installed backend, add its name to BACKENDS. numpy runs every case; jax, which compiles each
 distinct case, runs at most MAX_CASES per kernel (every combination of input dtypes still among
@@ -13,7 +13,7 @@ import pytest
 
 from _conformance_run import run_kit
 
-BACKENDS = ["numpy", "jax"]
+BACKENDS = ["numpy", "jax", "torch"]
 MAX_CASES = {"jax": 12}
 
 
