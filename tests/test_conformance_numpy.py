@@ -1,5 +1,5 @@
-"""The first-party backends (numpy, jax and torch) pass the conformance kit with full coverage: every kernel spec is
-implemented and passes, every gradient passes, nothing is excluded. To run it for another
+"""The first-party backends (numpy, jax and torch) pass the conformance kit with full coverage:
+every kernel spec is implemented and passes, every gradient passes, nothing is excluded. To run it for another
 installed backend, add its name to BACKENDS. numpy runs every case; jax, which compiles each
 distinct case, runs at most MAX_CASES per kernel (every combination of input dtypes still among
 them: --tensorplug-max-cases), which keeps CI's time bounded as the kernels grow; `make
