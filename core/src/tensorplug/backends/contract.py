@@ -47,6 +47,9 @@ class Backend:
     #: it (``tp.asarray``, creation ops' ``dtype=``, ``astype``) refuse other dtypes with a
     #: DTypeError naming the nearest one it holds (``tensorplug.backends.held_dtypes``).
     dtypes: frozenset[DType] | None = None
+    #: The portable format ``serialize`` writes (the jax backend: "stablehlo"), or None when the
+    #: backend cannot serialize a function (``tp.export.stablehlo`` asks for one that can).
+    serialized_format: str | None = None
 
     def from_numpy(self, array: np.ndarray) -> Any:
         """A native array holding a copy of `array` (whose dtype is a supported one)."""
@@ -167,6 +170,13 @@ class Backend:
         cache it per argument shapes and dtypes.
         """
         return None
+
+    def serialize(self, fn: Callable[..., Any], arrays: Sequence[np.ndarray]) -> bytes:
+        """`fn` (a pure function of native arrays of this backend, returning one or a tuple of
+        them) traced on arrays of the shapes and dtypes of `arrays` and written in
+        ``serialized_format``, for a runtime outside Python. Only a backend that sets
+        ``serialized_format`` implements it."""
+        raise NotImplementedError(f"backend '{self.name}' serializes no function (serialized_format is None)")
 
     def joinable(self, natives: Sequence[Any]) -> bool:
         """Whether these native arrays (of this backend, or numpy arrays) can be joined into one

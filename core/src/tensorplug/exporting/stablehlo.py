@@ -1,6 +1,7 @@
-"""``tp.export.stablehlo``: a function serialized as StableHLO with ``jax.export``, traced
-through the jax backend (its ops run on jax tracers, so the whole function is one jax
-computation); Variables it reads are baked in as constants."""
+"""``tp.export.stablehlo``: a function serialized as StableHLO by the installed backend that
+writes it (``Backend.serialized_format``; the jax backend, through ``jax.export``), traced on
+that backend (its ops run on its traced arrays, so the whole function is one computation);
+Variables it reads are baked in as constants. The core names no backend here: it asks them."""
 
 from __future__ import annotations
 
@@ -9,28 +10,26 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.backends.lifecycle import backend_scope
+from tensorplug.backends.contract import Backend
+from tensorplug.backends.lifecycle import backend_scope, get_backend, list_backends, start_backend
 from tensorplug.core.tensor import Tensor
-from tensorplug.errors import ExportError, MissingDependencyError
+from tensorplug.errors import ExportError, MissingDependencyError, TensorplugError
 from tensorplug.kernels.dispatcher import wrap
 from tensorplug.models.module import Module
 
 __all__ = ["stablehlo"]
 
+FORMAT = "stablehlo"
+
 
 def stablehlo(fn: Callable[..., Any], *example_args: Any) -> bytes:
-    """`fn` (a function of tensors, or a Module in eval mode) traced with jax on arguments of the
-    shapes and dtypes of `example_args` and serialized with ``jax.export``: bytes that
+    """`fn` (a function of tensors, or a Module in eval mode) traced on arguments of the shapes
+    and dtypes of `example_args` and serialized as StableHLO: bytes that
     ``jax.export.deserialize(...).call(*arrays)`` runs (its results are jax arrays)."""
-    try:
-        import jax  # (optional: the jax backend's distribution brings it)
-        from jax import export as jax_export
-    except ImportError as exc:
-        raise MissingDependencyError("tp.export.stablehlo needs jax and the jax backend: pip install "
-                                     "tensorplug-backend-jax") from exc
+    writer = _writer(FORMAT)
     arrays = [np.asarray(Tensor.__array__(a) if isinstance(a, Tensor) else a) for a in example_args]
     modes = [(m, m.training) for m in fn.modules()] if isinstance(fn, Module) else []
-    with backend_scope("jax") as backend:
+    with backend_scope(writer.name) as backend:
 
         def pure(*xs: Any) -> Any:
             out = fn(*[wrap(x, backend) for x in xs])
@@ -44,9 +43,22 @@ def stablehlo(fn: Callable[..., Any], *example_args: Any) -> bytes:
         for m, _ in modes:
             m.training = False
         try:
-            specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays]
-            exported = jax_export.export(jax.jit(pure))(*specs)
+            return writer.serialize(pure, arrays)
         finally:
             for m, training in modes:
                 m.training = training
-    return bytes(exported.serialize())
+
+
+def _writer(fmt: str) -> Backend:
+    """The active backend if it writes `fmt`, else the first installed one (in priority order)
+    that starts and does."""
+    for name in dict.fromkeys([get_backend(), *list_backends()]):
+        try:
+            backend = start_backend(name)
+        except TensorplugError:
+            continue
+        if backend.serialized_format == fmt:
+            return backend
+    raise MissingDependencyError(f"tp.export.stablehlo: no installed backend writes {fmt} "
+                                 "(Backend.serialized_format); install one that does, e.g. the jax "
+                                 "backend: pip install tensorplug-backend-jax")

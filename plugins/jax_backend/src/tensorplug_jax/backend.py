@@ -15,6 +15,7 @@ from typing import Any
 
 import jax
 import numpy as np
+from jax import export as jax_export
 
 from tensorplug.dtypes import DType, from_numpy_dtype
 from tensorplug.errors import DeviceError
@@ -256,6 +257,13 @@ class JaxBackend(Backend):
                 return self.from_numpy(np.from_dlpack(obj))
 
     # -- compilation --------------------------------------------------------------------------
+    serialized_format = "stablehlo"
+
+    def serialize(self, fn: Callable[..., Any], arrays: Sequence[np.ndarray]) -> bytes:
+        """`fn` as StableHLO through ``jax.export``: ``jax.export.deserialize(...).call`` runs it."""
+        specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays]
+        return bytes(jax_export.export(jax.jit(fn))(*specs).serialize())
+
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
         """``jax.jit(fn)``, called in the backend's scope; jax's complaints about traced values
         become TracedValueError."""
