@@ -126,9 +126,7 @@ def evaluate(model: Any, x: Any, y: Any = None, *, loss: Any = None, metrics: Se
     eval mode: ``{"loss": ..., "accuracy": ...}``. The model's mode is restored after."""
     loss_fn = None if loss is None else loss_function(loss, "evaluate")
     data = _batches(x, y, batch_size, None, "evaluate")
-    test = eval_step(model, loss_fn)
-    if jit_compile:
-        test = _compiled_in_eval_mode(model, test)
+    test = _eval_step(model, loss_fn, jit_compile)
     return _evaluate(model, test, data, loss_fn, metric_objects(metrics, loss, "evaluate"), jit_compile)
 
 
@@ -138,7 +136,7 @@ def predict(model: Any, x: Any, *, batch_size: int = 32, jit_compile: bool = Tru
     data = as_batches(x if isinstance(x, Dataset) or not _is_array_tree(x) else
                       Dataset.from_tensor_slices(x).batch(valid.integer(batch_size, "predict", "batch_size",
                                                                         minimum=1)))
-    forward = _compiled_in_eval_mode(model, eval_step(model, None)) if jit_compile else eval_step(model, None)
+    forward = _eval_step(model, None, jit_compile)
     modes = _modes(model)
     model.eval()
     try:
@@ -178,35 +176,32 @@ def _logs(loss_mean: Mean | None, measured: list[Metric]) -> dict[str, float]:
     return logs
 
 
-def _compiled_in_eval_mode(model: Any, test: Step) -> Step:
-    """`test` under tp.jit, traced in eval mode whatever the mode at its first call."""
-    compiled = jit(test)
-
-    def run(x: Any, y: Any) -> Any:
-        modes = _modes(model)
-        model.eval()
-        try:
-            return compiled(x, y)
-        finally:
-            _restore(modes)
-
-    return run
+def _kept(model: Any, key: tuple[Any, ...], make: Callable[[], Step]) -> Step:
+    """The step `make` gives, made (and compiled) once per `key` and kept on the model, as Keras
+    keeps a model's train and test functions: ``fit(epochs=1)`` in a loop, or ``predict`` after
+    each epoch, traces once. (A static attribute: not a child of the model's tree.)"""
+    kept = model.__dict__.setdefault("_kept_steps", {})
+    if key not in kept:
+        kept[key] = make()
+    return kept[key]
 
 
 def _steps(model: Any, loss: Loss, optimizer: Optimizer, jit_compile: bool,
            with_outputs: bool) -> tuple[Step, Step]:
-    """The train and eval steps of `model` with `loss` and `optimizer`: made (and compiled) at
-    the first fit, kept for the next ones while the model's trainable variables stay the same
-    (as Keras keeps a model's train function), so ``fit(epochs=1)`` in a loop compiles once."""
-    key = (loss, optimizer, tuple(id(v) for v in model.trainable_variables()), jit_compile, with_outputs)
-    kept = model.__dict__.get("_fit_steps")
-    if kept is not None and kept[0] == key:
-        return kept[1], kept[2]
-    step, test = train_step(model, loss, optimizer, with_outputs), eval_step(model, loss)
-    if jit_compile:
-        step, test = jit(step), _compiled_in_eval_mode(model, test)
-    model._fit_steps = (key, step, test)  # (static: not a child of the model's tree)
-    return step, test
+    """The train step of `model` with `loss` and `optimizer` (one per set of trainable
+    variables: freezing a layer makes another), and its eval step."""
+    variables = tuple(id(v) for v in model.trainable_variables())
+    make = lambda: train_step(model, loss, optimizer, with_outputs)  # noqa: E731
+    step = _kept(model, ("train", loss, optimizer, variables, jit_compile, with_outputs),
+                 (lambda: jit(make())) if jit_compile else make)
+    return step, _eval_step(model, loss, jit_compile)
+
+
+def _eval_step(model: Any, loss: Loss | None, jit_compile: bool) -> Step:
+    """The eval step of `model` with `loss` (its callers run it in eval mode: a compiled one is
+    traced so)."""
+    make = lambda: eval_step(model, loss)  # noqa: E731
+    return _kept(model, ("eval", loss, jit_compile), (lambda: jit(make())) if jit_compile else make)
 
 
 def _built(model: Any, data: Iterable[Any]) -> None:
