@@ -91,6 +91,7 @@ from tensorplug.errors import (
 )
 from tensorplug.families._common.convert import device_put
 from tensorplug.families.activations.arithmetic import *  # noqa: F403
+from tensorplug.families.control_flow.ops import *  # noqa: F403
 from tensorplug.families.creation.ops import *  # noqa: F403
 from tensorplug.families.elementwise.bitwise import *  # noqa: F403
 from tensorplug.families.elementwise.ops import *  # noqa: F403

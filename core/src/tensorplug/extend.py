@@ -27,6 +27,7 @@ from tensorplug.core.runtime import current as current_runtime
 from tensorplug.core.version import API_VERSION
 from tensorplug.exporting.context import LoweringContext
 from tensorplug.families._common.gradient_util import unbroadcast
+from tensorplug.families.control_flow.graphs import Graph, GraphStep, call_graph, run_graph
 from tensorplug.families.registration import register_core
 from tensorplug.kernel_helpers import *  # noqa: F403  (every helper: they are part of this API)
 from tensorplug.kernels.dispatcher import Dispatcher, wrap
@@ -98,6 +99,7 @@ from tensorplug.transforms.jit.planner import PlannedFunction
 
 __all__ = [
     "API_VERSION",
+    "Graph", "GraphStep", "call_graph", "run_graph",
     "AttrSpec", "Backend", "BackendConfig", "BatchConfig", "DirectCall", "Dispatcher", "GradConfig",
     "JvpConfig", "KernelConfig", "KernelFunc", "KernelSpec", "OnnxLowering", "LoweringContext",
     "OpConfig", "PlannedFunction", "PluginInfo", "PluginProblem", "REQUIRED", "Runtime", "TensorInfo",

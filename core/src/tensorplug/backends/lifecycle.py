@@ -20,6 +20,7 @@ from tensorplug.errors import BackendNotFoundError, PluginError, TensorplugError
 from tensorplug.plugins.manager import load_plugins, register_backend_kernels
 from tensorplug.plugins.problems import report_backend_failure
 from tensorplug.registry.backends import BackendConfig, dispose_backend, register_backend, unregister_backend
+from tensorplug.registry.generic_kernels import register_generic_kernels
 from tensorplug.registry.kernels import kernels_for_backend
 
 __all__ = [
@@ -124,6 +125,7 @@ def start_backend(name: str) -> Backend:
                 if config_k.setup_func is not None:
                     config_k.setup_func(backend)
             register_backend_kernels(name)  # plugins register its kernels, set up as they come
+            register_generic_kernels(name)  # the core's, for what it lacks (control flow)
         finally:
             del runtime.starting[name]
         runtime.instances[name] = backend

@@ -11,6 +11,8 @@ from typing import Any
 from tensorplug.families._common.convert import asarray, astype, to_backend
 from tensorplug.families.activations import arithmetic
 from tensorplug.families.activations.arithmetic import *  # noqa: F403
+from tensorplug.families.control_flow import ops as control_flow
+from tensorplug.families.control_flow.ops import *  # noqa: F403
 from tensorplug.families.creation import ops as creation
 from tensorplug.families.creation.ops import *  # noqa: F403
 from tensorplug.families.elementwise import bitwise
@@ -60,6 +62,7 @@ __all__ += arithmetic.__all__
 __all__ += structure.__all__
 __all__ += nd_indexing.__all__
 __all__ += segments.__all__
+__all__ += control_flow.__all__
 
 _op_registry._reserved.update(__all__, ["getitem"])
 

@@ -1,0 +1,63 @@
+"""The generic control-flow kernels: Cond, While and Scan for any backend, over its own kernels.
+A branch or a loop body runs as its graph's plan on the backend (``graphs.run_graph``: planned
+on the first run, replayed after); the loop itself is Python. A backend with control flow of
+its own registers its kernels instead (jax: lax.switch, lax.while_loop, lax.scan), and the
+conformance kit checks them against these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tensorplug.backends.contract import Backend
+from tensorplug.families.control_flow.graphs import kernel_function_of, run_graph
+from tensorplug.registry.generic_kernels import declare_generic_kernel
+
+__all__ = ["cond_kernel", "while_kernel", "scan_kernel"]
+
+
+def cond_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Backend) -> tuple[Any, ...]:
+    branches = attrs["branches"]
+    index = int(np.asarray(backend.to_numpy(inputs[0])))
+    chosen = branches[min(max(index, 0), len(branches) - 1)]
+    return tuple(run_graph(chosen, backend, inputs[1:]))
+
+
+def while_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Backend) -> tuple[Any, ...]:
+    cond, body, n_consts = attrs["cond"], attrs["body"], attrs["n_consts"]
+    consts, carry = list(inputs[:n_consts]), list(inputs[n_consts:])
+    while bool(np.asarray(backend.to_numpy(run_graph(cond, backend, consts + carry)[0]))):
+        carry = run_graph(body, backend, consts + carry)
+    return tuple(carry)
+
+
+def scan_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Backend) -> tuple[Any, ...]:
+    body, n_consts, n_carry = attrs["body"], attrs["n_consts"], attrs["n_carry"]
+    length, reverse = attrs["length"], attrs["reverse"]
+    consts = list(inputs[:n_consts])
+    carry = list(inputs[n_consts:n_consts + n_carry])
+    xs = inputs[n_consts + n_carry:]
+    unpack = kernel_function_of("Unpack", backend)
+    slices = [unpack((x,), {"axis": 0}, backend) if length else () for x in xs]
+    ys: list[list[Any]] = [[] for _ in body.outputs[n_carry:]]
+    for t in (range(length - 1, -1, -1) if reverse else range(length)):
+        out = run_graph(body, backend, consts + carry + [s[t] for s in slices])
+        carry = out[:n_carry]
+        for stacked, y in zip(ys, out[n_carry:]):
+            stacked.append(y)
+    if reverse:
+        for stacked in ys:
+            stacked.reverse()
+    if length:
+        stack = kernel_function_of("Stack", backend)
+        outputs = [stack(tuple(stacked), {"axis": 0}, backend) for stacked in ys]
+    else:  # (no step ran: empty outputs of the body's shapes)
+        outputs = [backend.from_numpy(np.zeros((0, *info.shape), info.dtype.numpy))
+                   for info in body.out_infos[n_carry:]]
+    return (*carry, *outputs)
+
+
+declare_generic_kernel("Cond", cond_kernel)
+declare_generic_kernel("While", while_kernel)
+declare_generic_kernel("Scan", scan_kernel)
