@@ -37,6 +37,22 @@ def _leaves(tree: Any, op: str, what: str) -> tuple[list[Tensor], PyTreeDef]:
                             f"got a leaf of type {type(exc).__name__}: {exc}") from exc
 
 
+def _weak_promoted(carry: list[Tensor], weak: list[bool], given: Sequence[TensorInfo],
+                   returned: Sequence[TensorInfo]) -> bool:
+    """Cast, in place, each carry leaf that came from a Python number (weakly typed, as in JAX)
+    to the dtype the body returns for it, where they differ; whether any was."""
+    changed = False
+    for k, (w, a, b) in enumerate(zip(weak, given, returned)):
+        if w and a.dtype is not b.dtype and tuple(a.shape) == tuple(b.shape):
+            carry[k] = astype(carry[k], b.dtype)
+            changed = True
+    return changed
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (bool, int, float, complex))
+
+
 def _paths(tree: PyTreeDef) -> list[str]:
     """The path of each leaf of a tree of structure `tree`, as ``['h'][0]``."""
     paths, _, _ = tree_flatten_with_path(tree_unflatten(tree, range(tree.num_leaves)))
@@ -138,13 +154,17 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
     op = "tp.while_loop"
     cond_f, body_f = _function(cond_fun, op, "cond_fun"), _function(body_fun, op, "body_fun")
     leaves, tree = _leaves(init_val, op, "init_val")
-    infos = [tensor_info(t) for t in leaves]
-    captures = Captures()
-    c = trace(lambda *xs: cond_f(tree_unflatten(tree, xs)), infos, f"{op} (cond_fun)", captures)
+    weak = [_is_number(x) for x in tree_flatten(init_val)[0]]
+    for attempt in range(2):  # (once more with the carry's Python numbers of the body's dtypes)
+        infos = [tensor_info(t) for t in leaves]
+        captures = Captures()
+        c = trace(lambda *xs: cond_f(tree_unflatten(tree, xs)), infos, f"{op} (cond_fun)", captures)
+        b = trace(lambda *xs: body_f(tree_unflatten(tree, xs)), infos, f"{op} (body_fun)", captures)
+        if attempt or b.tree != tree or not _weak_promoted(leaves, weak, infos, b.out_infos):
+            break
     if len(c.results) != 1 or c.out_infos[0].shape != () or not c.out_infos[0].dtype.is_bool:
         got = ", ".join(describe(i) for i in c.out_infos) or "nothing"
         raise DTypeError(f"{op}: cond_fun must return a boolean scalar, it returns {got}.")
-    b = trace(lambda *xs: body_f(tree_unflatten(tree, xs)), infos, f"{op} (body_fun)", captures)
     _same(op, "body_fun's output", b.tree, b.out_infos, tree, infos, "init_val")
     consts = captures.tensors
     _refuse_reverse_mode(op, [*consts, *leaves])
@@ -198,11 +218,10 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     body_f = _function(f, op, "f")
     reverse = valid.flag(reverse, op, "reverse")
     carry, carry_tree = _leaves(init, op, "init")
+    weak = [_is_number(x) for x in tree_flatten(init)[0]]
     xs_leaves, xs_tree = _leaves(xs, op, "xs")
     n = _length(op, xs_leaves, length)
-    carry_infos = [tensor_info(t) for t in carry]
     slice_infos = [TensorInfo(tuple(x.shape[1:]), x._dtype) for x in xs_leaves]
-    captures = Captures()
     n_carry = len(carry)
 
     def body(*values: Tensor) -> Any:
@@ -212,9 +231,14 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
             raise ArgumentError(f"{op}: f must return a pair (carry, y), got {valid.shown(out)}.")
         return tuple(out)
 
-    traced = trace(body, [*carry_infos, *slice_infos], f"{op} (f)", captures)
-    new_carry, ys_tree = _pair_trees(traced.tree)
-    new_infos = traced.out_infos[:new_carry.num_leaves]
+    for attempt in range(2):  # (once more with the carry's Python numbers of the body's dtypes)
+        carry_infos = [tensor_info(t) for t in carry]
+        captures = Captures()
+        traced = trace(body, [*carry_infos, *slice_infos], f"{op} (f)", captures)
+        new_carry, ys_tree = _pair_trees(traced.tree)
+        new_infos = traced.out_infos[:new_carry.num_leaves]
+        if attempt or new_carry != carry_tree or not _weak_promoted(carry, weak, carry_infos, new_infos):
+            break
     _same(op, "the carry f returns", new_carry, new_infos, carry_tree, carry_infos, "init")
     consts = captures.tensors
     graph = _consts_first(graph_of(traced, captures), n_carry + len(xs_leaves))
