@@ -3,7 +3,8 @@ computes with broadly: float32, int32, int64, bool) exported with ``tp.export`` 
 kernel's ONNX lowering, run in onnxruntime, and compared with the kernel's own output (float32
 within 1e-5, the rest exactly). Needs the ``onnx`` and ``onnxruntime`` packages; a kernel
 without a lowering, a case its lowering refuses, or an operator onnxruntime does not implement
-for a dtype is a note, not a problem."""
+for a dtype is a note, not a problem. (A kernel without tensor inputs (Fill, Eye, the random
+kernels), which a trace folds into a constant, is checked as a graph of that one call.)"""
 
 from __future__ import annotations
 
@@ -14,12 +15,15 @@ import numpy as np
 
 from tensorplug.errors import ExportError, TensorplugError
 from tensorplug.export import onnx_model
-from tensorplug.kernels.kernel_spec import KernelSpec
+from tensorplug.exporting.graph import KernelGraph
+from tensorplug.exporting.onnx_model import build_model
+from tensorplug.kernels.kernel_spec import KernelSpec, TensorInfo
 from tensorplug.kernels.run import run_kernel
 from tensorplug.registry.onnx_lowerings import find_onnx_lowering
 from tensorplug.testing.compare import show_array
 from tensorplug.testing.inputs import Case
 from tensorplug.testing.result import OpCheckResult
+from tensorplug.transforms.jit.planner import Step
 
 __all__ = ["check_onnx", "ONNX_DTYPES", "ONNX_TOLERANCES"]
 
@@ -48,7 +52,7 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
     ran = refused = 0
     lacking: set[str] = set()
     for case in cases:
-        if not case.inputs or any(a.dtype.name not in ONNX_DTYPES for a in case.inputs) or \
+        if (spec.inputs and not case.inputs) or any(a.dtype.name not in ONNX_DTYPES for a in case.inputs) or \
                 any(a.size == 0 for a in case.inputs) or _extremes(case):
             continue
         where = case.describe(spec)
@@ -62,7 +66,7 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
             wants = want if isinstance(want, (tuple, list)) else (want,)
             if any(t.dtype.name not in ONNX_DTYPES for t in wants):
                 continue
-            model = onnx_model(fn, *case.inputs)
+            model = onnx_model(fn, *case.inputs) if spec.inputs else _one_call(spec, case, wants)
         except ExportError as exc:
             if exc.__cause__ is not None:  # the lowering raised, or wrote an invalid model
                 result.add("onnx", where, str(exc))
@@ -82,7 +86,8 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
         except Exception as exc:
             if "NOT_IMPLEMENTED" in str(exc):  # (onnxruntime's gap, not the lowering's)
                 ran -= 1
-                lacking.add(", ".join(sorted({a.dtype.name for a in case.inputs})))
+                lacking.add(", ".join(sorted({a.dtype.name for a in case.inputs} or
+                                             {t.dtype.name for t in wants})))
                 continue
             result.add("onnx", where, f"onnxruntime could not run the lowered kernel: {type(exc).__name__}: "
                        f"{exc}")
@@ -99,6 +104,17 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
     result.onnx = f"{ran} case(s) through onnxruntime{refusals}"
     if lacking:
         result.notes.append(f"onnx: onnxruntime implements no operator of the lowering for {sorted(lacking)}")
+
+
+def _one_call(spec: KernelSpec, case: Case, outputs: Sequence[Any]) -> Any:
+    """The ONNX model of one call of a kernel without inputs (a trace would fold it into a
+    constant): a graph of that call alone."""
+    values = tuple(range(len(outputs)))
+    step = Step(spec.name, run_kernel, False, spec.normalize_attrs(case.attrs), (), values, len(values) == 1)
+    names = ["output"] if len(values) == 1 else [f"output_{i}" for i in values]
+    graph = KernelGraph((), {}, {}, (step,), tuple(zip(values, names)),
+                        {i: TensorInfo(tuple(t.shape), t._dtype) for i, t in zip(values, outputs)})
+    return build_model(graph)
 
 
 def _compare(got: np.ndarray, want: np.ndarray) -> str | None:
