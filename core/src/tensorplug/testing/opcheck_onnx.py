@@ -1,7 +1,8 @@
 """The kit's "onnx" check: each of the kernel's cases (in the dtypes onnxruntime's CPU provider
 computes with broadly: float32, int32, int64, bool) exported with ``tp.export`` through the
-kernel's ONNX lowering, run in onnxruntime, and compared with the kernel's own output (float32
-within 1e-5, the rest exactly). Needs the ``onnx`` and ``onnxruntime`` packages; a kernel
+kernel's ONNX lowering, run in onnxruntime, and compared with the kernel's own output on the
+backend export traces with (numpy, whatever backend the kit checks: the exported graph is that
+trace's; float32 within 1e-5, the rest exactly). Needs the ``onnx`` and ``onnxruntime`` packages; a kernel
 without a lowering, a case its lowering refuses, or an operator onnxruntime does not implement
 for a dtype is a note, not a problem. (A kernel without tensor inputs (Fill, Eye, the random
 kernels), which a trace folds into a constant, is checked as a graph of that one call.)"""
@@ -13,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from tensorplug.backends.lifecycle import backend_scope
 from tensorplug.errors import ExportError, TensorplugError
 from tensorplug.export import onnx_model
-from tensorplug.exporting.graph import KernelGraph
+from tensorplug.exporting.graph import TRACE_BACKEND, KernelGraph
 from tensorplug.exporting.onnx_model import build_model
 from tensorplug.kernels.kernel_spec import KernelSpec, TensorInfo
 from tensorplug.kernels.run import run_kernel
@@ -62,7 +64,8 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
             return run_kernel(spec.name, inputs, case.attrs)
 
         try:
-            want = fn(*case.inputs)
+            with backend_scope(TRACE_BACKEND):
+                want = fn(*case.inputs)
             wants = want if isinstance(want, (tuple, list)) else (want,)
             if any(t.dtype.name not in ONNX_DTYPES for t in wants):
                 continue
