@@ -400,3 +400,17 @@ def test_dilation2d_gradients_export(kernel, attrs):
 
     (got,) = run(tp.export.onnx_model(grad, x, f, dy), x, f, dy)
     np.testing.assert_allclose(got, grad(x, f, dy).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_the_solvers_export_with_a_dynamic_batch_and_nan_for_a_singular_matrix():
+    """(Written out over the matrix size: the batch axis stays free.)"""
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(3, 4, 4)).astype(np.float32), rng.normal(size=(4, 2)).astype(np.float32)
+    a[1] = [[1, 2, 3, 4], [2, 4, 6, 8], [0, 1, 0, 1], [1, 0, 1, 0]]  # (rank 3: an exact zero pivot)
+    axes = {"input_0": {0: "batch"}, "output": {0: "batch"}}
+    for fn, args, want in [(tp.linalg.solve, (a, b), tp.linalg.solve(a, b).numpy()),
+                           (lambda x, _: tp.linalg.inv(x), (a, b), tp.linalg.inv(a).numpy())]:
+        model = tp.export.onnx_model(fn, a[:1], b, dynamic_axes=axes)
+        (got,) = run(model, *args)
+        assert np.isnan(got[1]).all() and np.isnan(want[1]).all()
+        np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=1e-5, atol=1e-5)
