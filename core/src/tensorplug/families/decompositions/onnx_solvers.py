@@ -8,6 +8,8 @@ is zero). Batch axes broadcast through each operator, so a dynamic batch axis st
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tensorplug.exporting.context import LoweringContext
@@ -28,7 +30,7 @@ class _Wide:
     def c(self, value: object) -> str:
         return self.ctx.constant(value, _F64)
 
-    def op(self, op_type: str, *inputs: str, **attributes: object) -> str:
+    def op(self, op_type: str, *inputs: str, **attributes: Any) -> str:
         return self.ctx.node(op_type, list(inputs), **attributes)
 
     def wide(self, x: str) -> str:
@@ -63,9 +65,10 @@ def _gauss_jordan(w: _Wide, a: str, b: str, m: int) -> str:
         candidates = w.op("Where", w.ctx.constant(rows >= j), column, w.c(-1.0))
         p = w.op("ArgMax", candidates, axis=-1, keepdims=1)  # (..., 1): the first largest
         at_j = w.ctx.constant(rows == j)
-        perm = w.op("Where", at_j, p, w.op("Where", w.op("Equal", w.ctx.ints(rows), p), w.ctx.ints(j),
-                                           w.ctx.ints(rows)))
-        swap = w.wide(w.op("Equal", w.op("Unsqueeze", perm, w.ctx.ints([-1])), w.ctx.ints(rows[None, :])))
+        index = w.ctx.constant(rows, np.int64)
+        perm = w.op("Where", at_j, p, w.op("Where", w.op("Equal", index, p), w.ctx.ints(j), index))
+        column_index = w.ctx.constant(rows[None, :], np.int64)
+        swap = w.wide(w.op("Equal", w.op("Unsqueeze", perm, w.ctx.ints([-1])), column_index))
         a, b = w.op("MatMul", swap, a), w.op("MatMul", swap, b)
         pivot = w.cols(w.rows(a, j, j + 1), j, j + 1)  # (..., 1, 1)
         zero = w.op("Equal", pivot, w.c(0.0))
