@@ -414,3 +414,26 @@ def test_the_solvers_export_with_a_dynamic_batch_and_nan_for_a_singular_matrix()
         (got,) = run(model, *args)
         assert np.isnan(got[1]).all() and np.isnan(want[1]).all()
         np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=1e-5, atol=1e-5)
+
+
+def test_complex_values_inside_a_function_export_as_real_pairs():
+    """(ONNX has no complex dtype: the FFTs and the kernels complex values reach hold them as
+    (real, imaginary) pairs; the function's inputs and outputs stay real.)"""
+    x = np.random.default_rng(4).normal(size=(3, 8)).astype(np.float32)
+    low_pass = np.linspace(1.0, 0.0, 5).astype(np.float32)
+
+    def spectral(t):
+        spectrum = tp.fft.fft(t.astype(tp.complex64), norm="ortho")
+        return tp.fft.irfft(tp.fft.rfft(t) * low_pass, n=8), tp.abs(spectrum), tp.imag(tp.conj(spectrum))
+
+    got = run(tp.export.onnx_model(spectral, x), x)
+    for g, want in zip(got, spectral(tp.asarray(x))):
+        np.testing.assert_allclose(g, want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_kernel_whose_lowering_does_not_hold_complex_pairs_is_refused_by_name():
+    with pytest.raises(tp.ExportError, match=r"computes on complex values with kernel\(s\) 'Exp' "
+                       r"\(complex64\), whose ONNX lowerings do not handle complex values.*'Fft'.*"
+                       r"complex_pairs=True"):
+        tp.export.onnx_model(lambda t: tp.real(tp.exp(tp.fft.fft(t.astype(tp.complex64)))),
+                             np.ones(4, np.float32))

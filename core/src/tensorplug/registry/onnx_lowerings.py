@@ -26,15 +26,22 @@ LowerFunc = Callable[[Any], None]
 
 @dataclass(frozen=True)
 class OnnxLowering:
-    """How one kernel is written as ONNX operators (standard opset 21 domain)."""
+    """How one kernel is written as ONNX operators (standard opset 21 domain). ``complex_pairs``:
+    the lowering handles complex values too, which the graph holds as real tensors with a
+    trailing axis of 2 (real, imaginary): ONNX has no complex dtype. A call on complex values
+    of a kernel whose lowering does not say so cannot be exported."""
 
     kernel_name: str
     lower: LowerFunc
+    complex_pairs: bool = False
 
 
 def _check(config: OnnxLowering, spec: KernelSpec) -> None:
     if not callable(config.lower):
         raise RegistrationError(f"OnnxLowering for '{spec.name}': lower must be callable.")
+    if not isinstance(config.complex_pairs, bool):
+        raise RegistrationError(f"OnnxLowering for '{spec.name}': complex_pairs must be True or False, got "
+                                f"{config.complex_pairs!r}.")
 
 
 _RULES = RuleTable(OnnxLowering, "onnx_lowerings", "ONNX lowering",

@@ -9,7 +9,7 @@ kernels), which a trace folds into a constant, is checked as a graph of that one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,8 @@ from tensorplug.errors import ExportError, TensorplugError
 from tensorplug.export import onnx_model
 from tensorplug.exporting.graph import TRACE_BACKEND, KernelGraph
 from tensorplug.exporting.onnx_model import build_model
+from tensorplug.families.activations.arithmetic import complex as make_complex
+from tensorplug.families.elementwise.ops import imag, real
 from tensorplug.kernels.kernel_spec import KernelSpec, TensorInfo
 from tensorplug.kernels.run import run_kernel
 from tensorplug.registry.onnx_lowerings import find_onnx_lowering
@@ -29,10 +31,11 @@ from tensorplug.transforms.jit.planner import Step
 
 __all__ = ["check_onnx", "ONNX_DTYPES", "ONNX_TOLERANCES"]
 
-#: the dtypes the check runs cases of
-ONNX_DTYPES = ("float32", "int32", "int64", "bool")
-#: (rtol, atol) per float dtype; other dtypes compare exactly
-ONNX_TOLERANCES = {"float32": (1e-5, 1e-5)}
+#: the dtypes the check runs cases of (complex64 values enter and leave the exported function as
+#: their float32 real and imaginary parts: ONNX has no complex dtype)
+ONNX_DTYPES = ("float32", "int32", "int64", "bool", "complex64")
+#: (rtol, atol) per inexact dtype; other dtypes compare exactly
+ONNX_TOLERANCES = {"float32": (1e-5, 1e-5), "complex64": (1e-5, 1e-5)}
 
 
 def _runtime() -> Any:
@@ -69,7 +72,9 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
             wants = want if isinstance(want, (tuple, list)) else (want,)
             if any(t.dtype.name not in ONNX_DTYPES for t in wants):
                 continue
-            model = onnx_model(fn, *case.inputs) if spec.inputs else _one_call(spec, case, wants)
+            feeds = _parts(case.inputs)
+            model = onnx_model(_through_parts(fn, case.inputs, wants), *feeds) if spec.inputs else \
+                _one_call(spec, case, wants)
         except ExportError as exc:
             if exc.__cause__ is not None:  # the lowering raised, or wrote an invalid model
                 result.add("onnx", where, str(exc))
@@ -85,7 +90,7 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
             session = ort.InferenceSession(model.SerializeToString(), options,
                                            providers=["CPUExecutionProvider"])
             names = [i.name for i in session.get_inputs()]
-            got = session.run(None, dict(zip(names, (np.asarray(a) for a in case.inputs))))
+            got = _joined(session.run(None, dict(zip(names, feeds))), wants)
         except Exception as exc:
             if "NOT_IMPLEMENTED" in str(exc):  # (onnxruntime's gap, not the lowering's)
                 ran -= 1
@@ -107,6 +112,39 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
     result.onnx = f"{ran} case(s) through onnxruntime{refusals}"
     if lacking:
         result.notes.append(f"onnx: onnxruntime implements no operator of the lowering for {sorted(lacking)}")
+
+
+def _parts(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The arrays fed to the exported function: a complex one as its real and imaginary parts."""
+    out: list[np.ndarray] = []
+    for a in arrays:
+        out += [np.array(a.real), np.array(a.imag)] if a.dtype.kind == "c" else [np.asarray(a)]
+    return out
+
+
+def _through_parts(fn: Callable[..., Any], arrays: Sequence[np.ndarray],
+                   wants: Sequence[Any]) -> Callable[..., Any]:
+    """`fn` taking and returning complex values as their real and imaginary parts (tp.complex,
+    tp.real and tp.imag around it); `fn` itself where no value is complex."""
+    if not any(a.dtype.kind == "c" for a in arrays) and not any(t.dtype.is_complex for t in wants):
+        return fn
+
+    def through(*parts: Any) -> tuple[Any, ...]:
+        given = iter(parts)
+        xs = [make_complex(next(given), next(given)) if a.dtype.kind == "c" else next(given) for a in arrays]
+        out = fn(*xs)
+        flat: list[Any] = []
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            flat += [real(t), imag(t)] if t.dtype.is_complex else [t]
+        return tuple(flat)
+    return through
+
+
+def _joined(got: Sequence[np.ndarray], wants: Sequence[Any]) -> list[np.ndarray]:
+    """onnxruntime's outputs with each complex output's parts joined again."""
+    given = iter(got)
+    return [np.asarray(next(given) + 1j * next(given), t.dtype.numpy) if t.dtype.is_complex else next(given)
+            for t in wants]
 
 
 def _one_call(spec: KernelSpec, case: Case, outputs: Sequence[Any]) -> Any:
