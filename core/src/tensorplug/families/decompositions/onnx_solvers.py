@@ -16,12 +16,12 @@ from tensorplug.exporting.context import LoweringContext
 from tensorplug.families._common.onnx_util import lowering
 from tensorplug.families.elementwise.onnx_lowerings import elem_type
 
-__all__ = ["lower_solve", "lower_inv", "lower_cholesky", "lower_qr"]
+__all__ = ["Wide", "lower_solve", "lower_inv", "lower_cholesky", "lower_qr"]
 
 _F64 = np.dtype(np.float64)
 
 
-class _Wide:
+class Wide:
     """float64 arithmetic on (..., rows, cols) values: constants, slices, and the few operators."""
 
     def __init__(self, ctx: LoweringContext) -> None:
@@ -55,7 +55,7 @@ class _Wide:
         self.ctx.node("Cast", [x], self.ctx.outputs[i], to=elem_type(self.ctx.np_dtype(i, output=True)))
 
 
-def _gauss_jordan(w: _Wide, a: str, b: str, m: int) -> str:
+def _gauss_jordan(w: Wide, a: str, b: str, m: int) -> str:
     """X with A X = B, A (..., m, m) and B (..., m, k) in float64, NaN where A has an exact zero
     pivot."""
     rows = np.arange(m)
@@ -85,14 +85,14 @@ def _gauss_jordan(w: _Wide, a: str, b: str, m: int) -> str:
 
 @lowering("Solve")
 def lower_solve(ctx: LoweringContext) -> None:
-    w = _Wide(ctx)
+    w = Wide(ctx)
     m = ctx.input_infos[0].shape[-1]
     w.out(_gauss_jordan(w, w.wide(ctx.inputs[0]), w.wide(ctx.inputs[1]), m))
 
 
 @lowering("Inv")
 def lower_inv(ctx: LoweringContext) -> None:
-    w = _Wide(ctx)
+    w = Wide(ctx)
     m = ctx.input_infos[0].shape[-1]
     w.out(_gauss_jordan(w, w.wide(ctx.inputs[0]), w.c(np.eye(m)), m))
 
@@ -100,7 +100,7 @@ def lower_inv(ctx: LoweringContext) -> None:
 @lowering("Cholesky")
 def lower_cholesky(ctx: LoweringContext) -> None:
     """L column by column: column j is (A[:, j] - L L[j, :]^T) / sqrt(its j-th value), rows >= j."""
-    w = _Wide(ctx)
+    w = Wide(ctx)
     rank, n = len(ctx.input_infos[0].shape), ctx.input_infos[0].shape[-1]
     a = w.wide(ctx.inputs[0])
     low = w.op("Mul", a, w.c(np.zeros((n, n))))  # (zeros of the batch's shape)
@@ -122,7 +122,7 @@ def lower_qr(ctx: LoweringContext) -> None:
     H = I - tau v v^T of ``dlarfg`` (beta = -sign(alpha) * norm, v = x / (alpha - beta) below
     v[k] = 1, tau = (beta - alpha) / beta; tau = 0 where the column below alpha is zero) applied
     to R, and Q = H_0 H_1 ... (its first K columns in 'reduced' mode)."""
-    w = _Wide(ctx)
+    w = Wide(ctx)
     rank = len(ctx.input_infos[0].shape)
     m, n = ctx.input_infos[0].shape[-2:]
     k_all = min(m, n)
