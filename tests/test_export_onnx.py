@@ -437,3 +437,10 @@ def test_a_kernel_whose_lowering_does_not_hold_complex_pairs_is_refused_by_name(
                        r"complex_pairs=True"):
         tp.export.onnx_model(lambda t: tp.real(tp.exp(tp.fft.fft(t.astype(tp.complex64)))),
                              np.ones(4, np.float32))
+
+
+def test_the_jacobi_lowerings_refuse_a_matrix_beyond_the_size_they_write_out():
+    x = np.eye(25, dtype=np.float32)
+    with pytest.raises(tp.ExportError, match=r"kernel 'Eigvalsh'.*its matrices are 25 x 25; the lowering "
+                       r"writes the Jacobi iteration out and does so up to 24 x 24"):
+        tp.export.onnx_model(tp.linalg.eigvalsh, x)
