@@ -444,3 +444,12 @@ def test_the_jacobi_lowerings_refuse_a_matrix_beyond_the_size_they_write_out():
     with pytest.raises(tp.ExportError, match=r"kernel 'Eigvalsh'.*its matrices are 25 x 25; the lowering "
                        r"writes the Jacobi iteration out and does so up to 24 x 24"):
         tp.export.onnx_model(tp.linalg.eigvalsh, x)
+
+
+def test_a_lowering_of_a_newer_opset_asks_for_it_and_exports_with_it():
+    x = np.array([-0.0, 0.0, -np.nan, 1.5], np.float32)
+    with pytest.raises(tp.ExportError, match=r"kernel\(s\) 'Signbit' \(opset 26\) write operators newer than "
+                       r"opset 21; export with opset=26 or newer"):
+        tp.export.onnx_model(tp.signbit, x)
+    (got,) = run(tp.export.onnx_model(tp.signbit, x, opset=26), x)
+    np.testing.assert_array_equal(got, [True, False, True, False])

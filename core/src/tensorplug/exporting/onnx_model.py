@@ -147,6 +147,12 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
                           f"knows opsets up to {newest}; pass an opset from {DEFAULT_OPSET} to {newest} "
                           "(or None).")
     rules = _check_lowerings(graph)
+    newer = sorted({f"'{k}' (opset {rule.min_opset})" for k, rule in rules.items() if rule.min_opset > opset})
+    if newer:
+        least = max(rule.min_opset for rule in rules.values())
+        raise ExportError(f"{WHO}: the ONNX lowerings of kernel(s) {', '.join(newer)} write operators newer "
+                          f"than opset {opset}; export with opset={least} or newer (onnxruntime must know it "
+                          "too), or avoid these ops.")
     names = _value_names(graph)
     _check_dtypes(graph, names, rules)
     known = {name for _, name in graph.inputs} | {name for _, name in graph.outputs}

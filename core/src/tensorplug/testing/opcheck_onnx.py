@@ -18,7 +18,7 @@ from tensorplug.backends.lifecycle import backend_scope
 from tensorplug.errors import ExportError, TensorplugError
 from tensorplug.export import onnx_model
 from tensorplug.exporting.graph import TRACE_BACKEND, KernelGraph
-from tensorplug.exporting.onnx_model import build_model
+from tensorplug.exporting.onnx_model import DEFAULT_OPSET, build_model
 from tensorplug.families.activations.arithmetic import complex as make_complex
 from tensorplug.families.elementwise.ops import imag, real
 from tensorplug.kernels.kernel_spec import KernelSpec, TensorInfo
@@ -48,7 +48,8 @@ def _runtime() -> Any:
 
 def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -> None:
     """Record in `result` whether the kernel's ONNX lowering computes what the kernel computes."""
-    if find_onnx_lowering(spec.name) is None:
+    lowering = find_onnx_lowering(spec.name)
+    if lowering is None:
         result.onnx = "no lowering"
         return
     ort = _runtime()
@@ -56,6 +57,7 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
     options.log_severity_level = 3  # (errors only)
     ran = refused = 0
     lacking: set[str] = set()
+    opset = max(DEFAULT_OPSET, lowering.min_opset)  # (the lowering's own, where it needs a newer one)
     for case in cases:
         if (spec.inputs and not case.inputs) or any(a.dtype.name not in ONNX_DTYPES for a in case.inputs) or \
                 any(a.size == 0 for a in case.inputs) or _extremes(case):
@@ -73,8 +75,8 @@ def check_onnx(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -
             if any(t.dtype.name not in ONNX_DTYPES for t in wants):
                 continue
             feeds = _parts(case.inputs)
-            model = onnx_model(_through_parts(fn, case.inputs, wants), *feeds) if spec.inputs else \
-                _one_call(spec, case, wants)
+            model = onnx_model(_through_parts(fn, case.inputs, wants), *feeds, opset=opset) if spec.inputs \
+                else _one_call(spec, case, wants, opset)
         except ExportError as exc:
             if exc.__cause__ is not None:  # the lowering raised, or wrote an invalid model
                 result.add("onnx", where, str(exc))
@@ -147,7 +149,7 @@ def _joined(got: Sequence[np.ndarray], wants: Sequence[Any]) -> list[np.ndarray]
             for t in wants]
 
 
-def _one_call(spec: KernelSpec, case: Case, outputs: Sequence[Any]) -> Any:
+def _one_call(spec: KernelSpec, case: Case, outputs: Sequence[Any], opset: int) -> Any:
     """The ONNX model of one call of a kernel without inputs (a trace would fold it into a
     constant): a graph of that call alone."""
     values = tuple(range(len(outputs)))
@@ -155,7 +157,7 @@ def _one_call(spec: KernelSpec, case: Case, outputs: Sequence[Any]) -> Any:
     names = ["output"] if len(values) == 1 else [f"output_{i}" for i in values]
     graph = KernelGraph((), {}, {}, (step,), tuple(zip(values, names)),
                         {i: TensorInfo(tuple(t.shape), t._dtype) for i, t in zip(values, outputs)})
-    return build_model(graph)
+    return build_model(graph, opset)
 
 
 def _compare(got: np.ndarray, want: np.ndarray) -> str | None:
