@@ -453,3 +453,13 @@ def test_a_lowering_of_a_newer_opset_asks_for_it_and_exports_with_it():
         tp.export.onnx_model(tp.signbit, x)
     (got,) = run(tp.export.onnx_model(tp.signbit, x, opset=26), x)
     np.testing.assert_array_equal(got, [True, False, True, False])
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("complex_pairs", "yes", r"complex_pairs must be True or False, got 'yes'"),
+    ("min_opset", 26.0, r"min_opset must be an ONNX opset number \(an int such as 21\), got 26.0"),
+])
+def test_a_lowering_config_with_a_bad_field_is_refused_at_registration(field, value, message):
+    config = OnnxLowering("Sin", lambda ctx: ctx.node("Sin", ctx.inputs, ctx.out), **{field: value})
+    with pytest.raises(tp.RegistrationError, match=rf"OnnxLowering for 'Sin': {message}"):
+        register_onnx_lowering(config, override=True)
