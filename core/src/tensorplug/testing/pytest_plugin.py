@@ -191,9 +191,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """The conformance suite's onnx module is collected only with --tensorplug-onnx."""
-    if collection_path == ONNX_MODULE and not config.getoption("tensorplug_onnx", False):
-        return True
-    return None
+    if collection_path.name != ONNX_MODULE.name or config.getoption("tensorplug_onnx", False):
+        return None
+    return True if collection_path.resolve() == ONNX_MODULE.resolve() else None
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
