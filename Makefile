@@ -61,6 +61,7 @@ bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/import_bench.py
 
 # the backend conformance kit against one installed backend: make conformance BACKEND=jax
+# (PYTEST_ARGS=--tensorplug-onnx adds every ONNX lowering run in onnxruntime; BACKEND=numpy)
 BACKEND ?= numpy
 conformance: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) -m pytest --pyargs tensorplug.testing.conformance --tensorplug-backend $(BACKEND) $(PYTEST_ARGS)

@@ -30,7 +30,7 @@ def test_inactive_unless_asked(tmp_path):
     assert "tensorplug conformance" not in run.stdout
     helped = pytest_run("--help", cwd=tmp_path)
     for option in ("--tensorplug-backend=NAME", "--tensorplug-include=PATTERNS",
-                   "--tensorplug-exclude=PATTERNS",
+                   "--tensorplug-exclude=PATTERNS", "--tensorplug-onnx",
                    "--tensorplug-conformance-file=PATH", "--tensorplug-gradient-order=N"):
         assert option in helped.stdout
 
@@ -217,3 +217,30 @@ def test_a_backend_that_fails_to_start(tmp_path):
     assert "opcheck 'Exp' on backend 'broken' could not run: TensorplugError: Backend 'broken' failed to " \
            "start" in run.failure("test_kernel[Exp]")
     assert "failing (2): Add (kernel, gradient, batching), Exp (kernel, gradient, batching)" in run.summary
+
+
+@pytest.mark.slow
+def test_the_onnx_option_runs_the_lowerings_and_a_wrong_one_fails(tmp_path):
+    pytest.importorskip("onnxruntime")
+    from _toy_dist import make_dist
+
+    site = tmp_path / "site"
+    make_dist(site, """
+        from tensorplug.extend import OnnxLowering
+
+        @hookimpl
+        def tensorplug_onnx_lowerings(register):
+            register(OnnxLowering("Sin", lambda ctx: ctx.node("Cos", ctx.inputs, ctx.out)), override=True)
+    """, name="wrong-sin")
+    run = run_kit("numpy", "--tensorplug-include", "Sin,Eye", "--tensorplug-onnx", "-vv", cwd=tmp_path,
+                  pythonpath=site)
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "test_onnx.py::test_onnx[Eye] PASSED" in run.stdout
+    assert "test_kernel[Sin] PASSED" in run.stdout
+    failure = run.failure("test_onnx[Sin]")
+    assert "output 'out': " in failure and "values differ beyond rtol 1e-05" in failure, failure
+    assert "--tensorplug-include Sin --tensorplug-onnx" in failure
+    assert "failing (1): Sin (onnx)" in run.summary
+    assert "onnx lowerings: 2 checked in onnxruntime, 1 passing, 1 failing: failing Sin" in run.summary
+    plain = run_kit("numpy", "--tensorplug-include", "Sin", "-vv", cwd=tmp_path)
+    assert plain.returncode == 0 and "test_onnx" not in plain.stdout and "onnx lowerings" not in plain.summary

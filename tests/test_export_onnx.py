@@ -400,3 +400,66 @@ def test_dilation2d_gradients_export(kernel, attrs):
 
     (got,) = run(tp.export.onnx_model(grad, x, f, dy), x, f, dy)
     np.testing.assert_allclose(got, grad(x, f, dy).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_the_solvers_export_with_a_dynamic_batch_and_nan_for_a_singular_matrix():
+    """(Written out over the matrix size: the batch axis stays free.)"""
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(3, 4, 4)).astype(np.float32), rng.normal(size=(4, 2)).astype(np.float32)
+    a[1] = [[1, 2, 3, 4], [2, 4, 6, 8], [0, 1, 0, 1], [1, 0, 1, 0]]  # (rank 3: an exact zero pivot)
+    axes = {"input_0": {0: "batch"}, "output": {0: "batch"}}
+    for fn, args, want in [(tp.linalg.solve, (a, b), tp.linalg.solve(a, b).numpy()),
+                           (lambda x, _: tp.linalg.inv(x), (a, b), tp.linalg.inv(a).numpy())]:
+        model = tp.export.onnx_model(fn, a[:1], b, dynamic_axes=axes)
+        (got,) = run(model, *args)
+        assert np.isnan(got[1]).all() and np.isnan(want[1]).all()
+        np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=1e-5, atol=1e-5)
+
+
+def test_complex_values_inside_a_function_export_as_real_pairs():
+    """(ONNX has no complex dtype: the FFTs and the kernels complex values reach hold them as
+    (real, imaginary) pairs; the function's inputs and outputs stay real.)"""
+    x = np.random.default_rng(4).normal(size=(3, 8)).astype(np.float32)
+    low_pass = np.linspace(1.0, 0.0, 5).astype(np.float32)
+
+    def spectral(t):
+        spectrum = tp.fft.fft(t.astype(tp.complex64), norm="ortho")
+        return tp.fft.irfft(tp.fft.rfft(t) * low_pass, n=8), tp.abs(spectrum), tp.imag(tp.conj(spectrum))
+
+    got = run(tp.export.onnx_model(spectral, x), x)
+    for g, want in zip(got, spectral(tp.asarray(x))):
+        np.testing.assert_allclose(g, want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_kernel_whose_lowering_does_not_hold_complex_pairs_is_refused_by_name():
+    with pytest.raises(tp.ExportError, match=r"computes on complex values with kernel\(s\) 'Exp' "
+                       r"\(complex64\), whose ONNX lowerings do not handle complex values.*'Fft'.*"
+                       r"complex_pairs=True"):
+        tp.export.onnx_model(lambda t: tp.real(tp.exp(tp.fft.fft(t.astype(tp.complex64)))),
+                             np.ones(4, np.float32))
+
+
+def test_the_jacobi_lowerings_refuse_a_matrix_beyond_the_size_they_write_out():
+    x = np.eye(25, dtype=np.float32)
+    with pytest.raises(tp.ExportError, match=r"kernel 'Eigvalsh'.*its matrices are 25 x 25; the lowering "
+                       r"writes the Jacobi iteration out and does so up to 24 x 24"):
+        tp.export.onnx_model(tp.linalg.eigvalsh, x)
+
+
+def test_a_lowering_of_a_newer_opset_asks_for_it_and_exports_with_it():
+    x = np.array([-0.0, 0.0, -np.nan, 1.5], np.float32)
+    with pytest.raises(tp.ExportError, match=r"kernel\(s\) 'Signbit' \(opset 26\) write operators newer than "
+                       r"opset 21; export with opset=26 or newer"):
+        tp.export.onnx_model(tp.signbit, x)
+    (got,) = run(tp.export.onnx_model(tp.signbit, x, opset=26), x)
+    np.testing.assert_array_equal(got, [True, False, True, False])
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("complex_pairs", "yes", r"complex_pairs must be True or False, got 'yes'"),
+    ("min_opset", 26.0, r"min_opset must be an ONNX opset number \(an int such as 21\), got 26.0"),
+])
+def test_a_lowering_config_with_a_bad_field_is_refused_at_registration(field, value, message):
+    config = OnnxLowering("Sin", lambda ctx: ctx.node("Sin", ctx.inputs, ctx.out), **{field: value})
+    with pytest.raises(tp.RegistrationError, match=rf"OnnxLowering for 'Sin': {message}"):
+        register_onnx_lowering(config, override=True)

@@ -66,13 +66,40 @@ def _check_lowerings(graph: KernelGraph) -> dict[str, OnnxLowering]:
     return {step.kernel: find_onnx_lowering(step.kernel) for step in graph.steps}  # type: ignore[misc]
 
 
-def _check_dtypes(graph: KernelGraph, names: Mapping[int, str]) -> None:
-    for i, info in graph.infos.items():
-        if info.dtype.is_complex and i in names:
+def _check_dtypes(graph: KernelGraph, names: Mapping[int, str], rules: Mapping[str, OnnxLowering]) -> None:
+    """Complex values only inside the graph, and only through lowerings that hold them as pairs."""
+    for i, _ in (*graph.inputs, *graph.outputs):
+        info = graph.infos[i]
+        if info.dtype.is_complex:
             raise ExportError(
                 f"{WHO}: value '{names[i]}' has dtype {info.dtype.name}, which ONNX's standard operators do "
                 "not compute with (no operator takes complex tensors). Export the real and imaginary parts "
-                "as separate float tensors (tp.real, tp.imag).")
+                "as separate float tensors (tp.real, tp.imag); inside the function, complex values are "
+                "written as (real, imaginary) pairs.")
+    refused: list[str] = []
+    for step in graph.steps:
+        if rules[step.kernel].complex_pairs:
+            continue
+        dtypes = [graph.infos[i].dtype for i in (*step.inputs, *step.outputs)]
+        kinds = sorted({d.name for d in dtypes if d.is_complex})
+        if kinds and step.kernel not in refused:
+            refused.append(f"'{step.kernel}' ({', '.join(kinds)})")
+    if refused:
+        pairs = sorted(k for k, rule in current().onnx_lowerings.active.items() if rule.complex_pairs)
+        raise ExportError(
+            f"{WHO}: the function computes on complex values with kernel(s) {', '.join(refused)}, whose ONNX "
+            f"lowerings do not handle complex values (ONNX has no complex dtype: the graph holds them as "
+            f"(real, imaginary) pairs, which these lowerings handle: {pairs}). Compute on the real and "
+            "imaginary parts (tp.real, tp.imag), or register a lowering with OnnxLowering(..., "
+            "complex_pairs=True).")
+
+
+def _stored(array: np.ndarray) -> np.ndarray:
+    """An array as the graph holds it: complex as (real, imaginary) pairs on a trailing axis."""
+    array = np.asarray(array)
+    if np.iscomplexobj(array):
+        return np.stack([array.real, array.imag], axis=-1)
+    return array
 
 
 def _value_names(graph: KernelGraph) -> dict[int, str]:
@@ -120,8 +147,14 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
                           f"knows opsets up to {newest}; pass an opset from {DEFAULT_OPSET} to {newest} "
                           "(or None).")
     rules = _check_lowerings(graph)
+    newer = sorted({f"'{k}' (opset {rule.min_opset})" for k, rule in rules.items() if rule.min_opset > opset})
+    if newer:
+        least = max(rule.min_opset for rule in rules.values())
+        raise ExportError(f"{WHO}: the ONNX lowerings of kernel(s) {', '.join(newer)} write operators newer "
+                          f"than opset {opset}; export with opset={least} or newer (onnxruntime must know it "
+                          "too), or avoid these ops.")
     names = _value_names(graph)
-    _check_dtypes(graph, names)
+    _check_dtypes(graph, names, rules)
     known = {name for _, name in graph.inputs} | {name for _, name in graph.outputs}
     for name in dynamic_axes or {}:
         if name not in known:
@@ -157,7 +190,7 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
     read = {name for n in nodes for name in n.inputs}  # (a kernel's input its lowering ignores is left out)
     arrays = [(names[i], a) for i, (_, a) in graph.variables.items()]
     arrays += [(names[i], a) for i, a in graph.constants.items()] + list(extra.items())
-    initializers = [numpy_helper.from_array(np.asarray(a), name=name) for name, a in arrays if name in read]
+    initializers = [numpy_helper.from_array(_stored(a), name=name) for name, a in arrays if name in read]
     inputs = [helper.make_tensor_value_info(name, elem(i), _dims(graph.infos[i].shape, name, dynamic_axes))
               for i, name in graph.inputs]
     outputs = [helper.make_tensor_value_info(name, elem(i), _dims(graph.infos[i].shape, name, dynamic_axes))

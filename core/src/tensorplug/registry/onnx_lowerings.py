@@ -26,15 +26,28 @@ LowerFunc = Callable[[Any], None]
 
 @dataclass(frozen=True)
 class OnnxLowering:
-    """How one kernel is written as ONNX operators (standard opset 21 domain)."""
+    """How one kernel is written as ONNX operators (standard opset 21 domain). ``complex_pairs``:
+    the lowering handles complex values too, which the graph holds as real tensors with a
+    trailing axis of 2 (real, imaginary): ONNX has no complex dtype. A call on complex values
+    of a kernel whose lowering does not say so cannot be exported. ``min_opset``: the oldest
+    standard opset whose operators the lowering writes (a newer one than the default 21, e.g.
+    for ``BitCast``, makes export ask for ``opset=`` that new)."""
 
     kernel_name: str
     lower: LowerFunc
+    complex_pairs: bool = False
+    min_opset: int = 21
 
 
 def _check(config: OnnxLowering, spec: KernelSpec) -> None:
     if not callable(config.lower):
         raise RegistrationError(f"OnnxLowering for '{spec.name}': lower must be callable.")
+    if not isinstance(config.complex_pairs, bool):
+        raise RegistrationError(f"OnnxLowering for '{spec.name}': complex_pairs must be True or False, got "
+                                f"{config.complex_pairs!r}.")
+    if type(config.min_opset) is not int or config.min_opset < 1:
+        raise RegistrationError(f"OnnxLowering for '{spec.name}': min_opset must be an ONNX opset number (an "
+                                f"int such as 21), got {config.min_opset!r}.")
 
 
 _RULES = RuleTable(OnnxLowering, "onnx_lowerings", "ONNX lowering",

@@ -96,14 +96,16 @@ class Coverage:
             if why is not None:
                 out["excluded"].append(f"{name} ({why})")
                 continue
-            kernel, grad, batch = (self.records.get((c, name)) for c in ("kernel", "gradient", "batching"))
-            found = [r for r in (kernel, grad, batch) if r is not None]
+            kernel, grad, batch, lowered = (self.records.get((c, name))
+                                            for c in ("kernel", "gradient", "batching", "onnx"))
+            found = [r for r in (kernel, grad, batch, lowered) if r is not None]
             if not found:
                 out["not run"].append(name)
             elif any(r.status == "missing" for r in found):
                 out["missing"].append(name)
             elif any(r.outcome != "passed" and r.status != "blocked" for r in found):
-                parts = [p for p, r in (("kernel", kernel), ("gradient", grad), ("batching", batch))
+                parts = [p for p, r in (("kernel", kernel), ("gradient", grad), ("batching", batch),
+                                        ("onnx", lowered))
                          if r and r.outcome != "passed" and r.status != "blocked"]
                 out["failing"].append(f"{name} ({', '.join(parts)})")
             elif grad is not None and grad.status == "blocked":
@@ -143,6 +145,12 @@ class Coverage:
             blocked = sum(1 for k, r in grads if r.status == "blocked")
             lines.append(_wrap(f"gradients: {len(grads)} checked, {len(grads) - len(bad) - blocked} passing, "
                                f"{len(bad)} failing, {blocked} blocked",
+                               (": failing " + ", ".join(bad)) if bad else "", width))
+        lowerings = [(k, r) for (c, k), r in self.records.items() if c == "onnx"]
+        if lowerings:
+            bad = sorted(k for k, r in lowerings if r.outcome != "passed")
+            lines.append(_wrap(f"onnx lowerings: {len(lowerings)} checked in onnxruntime, "
+                               f"{len(lowerings) - len(bad)} passing, {len(bad)} failing",
                                (": failing " + ", ".join(bad)) if bad else "", width))
         lacking = sorted({k for (c, _), r in self.records.items() if c == "gradient" for k in r.blocked_by})
         if lacking:

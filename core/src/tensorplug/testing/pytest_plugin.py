@@ -8,12 +8,15 @@ runs one test per kernel spec (``test_kernel[Exp]``: values, shapes, dtypes, bad
 one per differentiable kernel (``test_gradient[Exp]``), filtered by ``--tensorplug-include``
 / ``--tensorplug-exclude`` (glob patterns) and ``[tool.tensorplug.conformance]`` in the
 rootdir's pyproject.toml (or ``--tensorplug-conformance-file``), and closes with a coverage
-summary: kernels passing, failing, missing and excluded, by name. A missing kernel fails its
+summary: kernels passing, failing, missing and excluded, by name. ``--tensorplug-onnx`` adds one
+test per kernel with an ONNX lowering (``test_onnx[Exp]``: the lowering run in onnxruntime
+against the kernel, the opcheck "onnx" check; needs onnx and onnxruntime). A missing kernel fails its
 tests, so the run is non-zero until the backend implements it or excludes it explicitly.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,11 +29,14 @@ from tensorplug.testing.coverage import Coverage, Plan, Record, make_plan, parse
 if TYPE_CHECKING:
     from tensorplug.core.runtime import Runtime
 from tensorplug.backends.lifecycle import backend_info, list_backends
+from tensorplug.registry.onnx_lowerings import find_onnx_lowering
 from tensorplug.testing.isolation import isolated_registries
 from tensorplug.testing.opcheck import opcheck
 from tensorplug.testing.selection import Selection, SelectionError, load_selection
 
 PROPERTY = "tensorplug-conformance"
+#: the conformance module of the "onnx" check, collected only with --tensorplug-onnx
+ONNX_MODULE = Path(__file__).parent / "conformance" / "test_onnx.py"
 _KEY = pytest.StashKey["Conformance"]()
 
 
@@ -52,6 +58,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "backend, where every distinct case compiles; default: every case")
     group.addoption("--tensorplug-gradient-order", metavar="N", type=int, default=2,
                     help="check gradients to this order (default 2; float32-only backends check order 1)")
+    group.addoption("--tensorplug-onnx", action="store_true", default=False,
+                    help="also run each selected kernel's ONNX lowering in onnxruntime against the kernel "
+                         "(test_onnx[KERNEL]; needs the onnx and onnxruntime packages)")
 
 
 class Conformance:
@@ -69,6 +78,14 @@ class Conformance:
             raise pytest.UsageError(f"tensorplug conformance: {exc}") from None
         self.order = max(1, config.getoption("tensorplug_gradient_order"))
         self.max_cases: int | None = config.getoption("tensorplug_max_cases")
+        self.onnx: bool = config.getoption("tensorplug_onnx")
+        if self.onnx:
+            lacking = [m for m in ("onnx", "onnxruntime") if importlib.util.find_spec(m) is None]
+            if lacking:
+                raise pytest.UsageError(
+                    f"--tensorplug-onnx runs the ONNX lowerings in onnxruntime, which needs "
+                    f"{' and '.join(lacking)}: pip install onnx onnxruntime (or "
+                    "'tensorplug-core[onnx]' onnxruntime).")
         self.coverage = Coverage()
         self._plan: Plan | None = None
 
@@ -84,9 +101,15 @@ class Conformance:
     def gradients(self) -> list[str]:
         return [k for k in self.kernels() if k in self.plan.differentiable]
 
+    def lowered(self) -> list[str]:
+        """The selected kernels the backend implements that have an ONNX lowering (what
+        --tensorplug-onnx checks)."""
+        return [k for k in self.kernels() if k in self.plan.implemented and find_onnx_lowering(k) is not None]
+
     def rerun(self, kernel: str) -> str:
         return ("pytest --pyargs tensorplug.testing.conformance --tensorplug-backend "
-                f"{shlex.quote(self.backend)} --tensorplug-include {shlex.quote(kernel)}")
+                f"{shlex.quote(self.backend)} --tensorplug-include {shlex.quote(kernel)}"
+                + (" --tensorplug-onnx" if self.onnx else ""))
 
     def check(self, check: str, kernel: str, node: pytest.Item) -> None:
         """Run opcheck for one test and fail it (message only, no traceback) on a problem."""
@@ -166,14 +189,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(conf, "tensorplug-conformance-run")
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The conformance suite's onnx module is collected only with --tensorplug-onnx."""
+    if collection_path.name != ONNX_MODULE.name or config.getoption("tensorplug_onnx", False):
+        return None
+    return True if collection_path.resolve() == ONNX_MODULE.resolve() else None
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     conf = _conformance(config)
     return conf.header() if conf is not None else []
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    wanted = [n for n in ("tensorplug_kernel", "tensorplug_gradient", "tensorplug_batching")
-              if n in metafunc.fixturenames]
+    wanted = [n for n in ("tensorplug_kernel", "tensorplug_gradient", "tensorplug_batching",
+                          "tensorplug_onnx") if n in metafunc.fixturenames]
     if not wanted:
         return
     conf = _conformance(metafunc.config)
@@ -181,7 +211,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         pytest.fail("the tensorplug conformance suite checks one backend: pass --tensorplug-backend NAME "
                     f"(installed backends: {list_backends() or 'none'})", pytrace=False)
     for arg in wanted:
-        names = conf.gradients() if arg == "tensorplug_gradient" else conf.kernels()
+        chosen = {"tensorplug_gradient": conf.gradients, "tensorplug_onnx": conf.lowered}
+        names = chosen.get(arg, conf.kernels)()
         metafunc.parametrize(arg, names, ids=names)
 
 
@@ -203,8 +234,8 @@ def tensorplug_runtime() -> Iterator[Runtime]:
 
 
 def _kernel_of(nodeid: str) -> tuple[str, str] | None:
-    """('kernel', 'gradient' or 'batching', kernel name) from a conformance test's node id."""
-    for check in ("kernel", "gradient", "batching"):
+    """('kernel', 'gradient', 'batching' or 'onnx', kernel name) from a conformance test's node id."""
+    for check in ("kernel", "gradient", "batching", "onnx"):
         marker = f"::test_{check}["
         if marker in nodeid and nodeid.endswith("]"):
             return check, nodeid.split(marker, 1)[1][:-1]

@@ -1,2 +1,2 @@
 """The creation family (no tensor inputs): Fill, Range, Eye, RandomUniform, RandomNormal. Here: spec,
-ops, random."""
+ops, random, onnx_lowerings."""

@@ -1,5 +1,6 @@
-"""ONNX lowerings of the decompositions family's kernels ONNX can express: Det, and Slogdet from
-it. (Cholesky, Qr, Svd, Eigh, Solve, Inv have no ONNX operator.)"""
+"""ONNX lowerings of the decompositions family's kernels ONNX has an operator for: Det, and
+Slogdet from it. (Solve, Inv, Cholesky and Qr, written out step by step: ``onnx_solvers.py``;
+Eigvalsh and Svdvals as Jacobi sweeps: ``onnx_eigen.py``; Svd, Eig, Eigh and Eigvals have none.)"""
 
 from __future__ import annotations
 

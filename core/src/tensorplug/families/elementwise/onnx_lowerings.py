@@ -1,6 +1,6 @@
 """ONNX lowerings of the elementwise family, from tables: kernels that are one ONNX operator,
 and the few written as two or three (Expm1, Log1p, Rsqrt, Square, NotEqual, Trunc, Mod and
-FloorDivide with Python's signs, IsFinite, Hypot, Clip, Cast)."""
+FloorDivide with Python's signs, IsFinite, Hypot, Clip)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,15 @@ from tensorplug.kernel_helpers import clip_bounds
 
 __all__ = ["ONE_OP", "elem_type"]
 
-#: kernel -> the ONNX operator that computes it on the same inputs
+#: kernel -> the ONNX operator that computes it on the same inputs (Abs, Add, Subtract, Multiply,
+#: Negative and Cast, which complex values reach too: ``onnx_complex.py``)
 ONE_OP = {
-    "Abs": "Abs", "Acos": "Acos", "Acosh": "Acosh", "Asin": "Asin", "Asinh": "Asinh", "Atan": "Atan",
+    "Acos": "Acos", "Acosh": "Acosh", "Asin": "Asin", "Asinh": "Asinh", "Atan": "Atan",
     "Atanh": "Atanh", "Ceil": "Ceil", "Cos": "Cos", "Cosh": "Cosh", "Exp": "Exp", "Floor": "Floor",
-    "Log": "Log", "LogicalNot": "Not", "Negative": "Neg", "Relu": "Relu",
+    "Log": "Log", "LogicalNot": "Not", "Relu": "Relu",
     "Round": "Round", "Sigmoid": "Sigmoid", "Sign": "Sign", "Sin": "Sin", "Sinh": "Sinh", "Sqrt": "Sqrt",
     "Tan": "Tan", "Tanh": "Tanh", "Copy": "Identity",
-    "Add": "Add", "Subtract": "Sub", "Multiply": "Mul", "Divide": "Div", "Maximum": "Max", "Minimum": "Min",
+    "Divide": "Div", "Maximum": "Max", "Minimum": "Min",
     "Pow": "Pow", "Equal": "Equal", "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less",
     "LessEqual": "LessOrEqual", "LogicalAnd": "And", "LogicalOr": "Or", "LogicalXor": "Xor",
     "Where": "Where",
@@ -158,11 +159,6 @@ def lower_clip(ctx: LoweringContext) -> None:
     low, high = clip_bounds("Clip", "onnx", dtype, ctx.attrs.get("min"), ctx.attrs.get("max"))
     ctx.node("Clip", [ctx.inputs[0], "" if low is None else ctx.constant(low, dtype),
                       "" if high is None else ctx.constant(high, dtype)], ctx.out)
-
-
-@lowering("Cast")
-def lower_cast(ctx: LoweringContext) -> None:
-    ctx.node("Cast", ctx.inputs, ctx.out, to=elem_type(ctx.np_dtype(0, output=True)))
 
 
 #: numpy dtype -> ONNX TensorProto element type (the numbers the ONNX standard fixes)
