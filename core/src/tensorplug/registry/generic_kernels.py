@@ -2,7 +2,9 @@
 kernels (the control-flow kernels: a branch or a loop body run with the backend's kernels).
 A backend gets them when it starts, for each such kernel it (and the plugins asked before)
 did not register natively (jax registers its own: lax.cond, lax.while_loop, lax.scan). They are
-registered as the core's; replacing one on a started backend takes ``override=True``."""
+registered by ``GENERIC_SOURCE``, not as the core's own entries (a runtime of the core's entries
+alone, ``Runtime.core_only``, has none: they come with the backends it starts); replacing one on a
+started backend takes ``override=True``."""
 
 from __future__ import annotations
 
@@ -12,7 +14,10 @@ from tensorplug.registry._slots import CORE_SOURCE, registering_as
 from tensorplug.registry.kernel_config import KernelConfig, KernelFunc
 from tensorplug.registry.kernels import register_kernel
 
-__all__ = ["GENERIC_KERNELS", "declare_generic_kernel", "register_generic_kernels"]
+__all__ = ["GENERIC_KERNELS", "GENERIC_SOURCE", "declare_generic_kernel", "register_generic_kernels"]
+
+#: who registers the generic kernels (in `tensorplug kernels`, doctor, conflict messages)
+GENERIC_SOURCE = f"{CORE_SOURCE} (generic kernels)"
 
 #: kernel name -> the generic kernel function (``func(inputs, attrs, backend)``)
 GENERIC_KERNELS: dict[str, KernelFunc] = {}
@@ -31,7 +36,7 @@ def register_generic_kernels(backend_name: str) -> None:
     """Register the generic kernels `backend_name` has no kernel of its own for (the kernels
     whose spec the runtime holds)."""
     runtime = current()
-    with registering_as(CORE_SOURCE):
+    with registering_as(GENERIC_SOURCE):
         for kernel_name, func in GENERIC_KERNELS.items():
             key = (kernel_name, backend_name)
             if kernel_name in runtime.specs.active and key not in runtime.kernels.active:

@@ -18,7 +18,7 @@ from tensorplug.core.tensor import Tensor
 from tensorplug.families._common.batching_util import Axes, Inputs, batch_size, batching_rule, moved, spread
 from tensorplug.families.control_flow.graphs import Graph, call_graph
 from tensorplug.families.control_flow.ops import scan, switch, while_loop
-from tensorplug.families.elementwise.ops import clip, equal, where
+from tensorplug.families.elementwise.ops import greater_equal, where
 from tensorplug.families.manipulation.ops import reshape
 from tensorplug.families.reductions.ops import any as any_of
 from tensorplug.transforms.vmap.api import vmap
@@ -40,13 +40,13 @@ def _cond(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[tuple[T
     branches = [vmap(_called(g), in_axes=tuple(axes[1:]), axis_size=size) for g in attrs["branches"]]
     if axes[0] is None:
         return tuple(switch(index, branches, *operands)), 0
-    chosen = clip(moved(index, axes[0], 0), 0, len(branches) - 1)
+    chosen = moved(index, axes[0], 0)
     results = [f(*operands) for f in branches]
     outputs = []
     for k, first in enumerate(results[0]):
-        out = first
+        out = first  # (index >= b for every b up to the one chosen: the index clamped into range)
         for b in range(1, len(results)):
-            out = where(_per_example(equal(chosen, b), out.ndim), results[b][k], out)
+            out = where(_per_example(greater_equal(chosen, b), out.ndim), results[b][k], out)
         outputs.append(out)
     return tuple(outputs), 0
 

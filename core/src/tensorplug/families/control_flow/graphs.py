@@ -61,10 +61,12 @@ class Graph:
 
     @property
     def in_infos(self) -> tuple[TensorInfo, ...]:
+        """The shape and dtype of each input, in order."""
         return tuple(self.infos[i] for i in self.inputs)
 
     @property
     def out_infos(self) -> tuple[TensorInfo, ...]:
+        """The shape and dtype of each output, in order."""
         return tuple(self.infos[i] for i in self.outputs)
 
     def __repr__(self) -> str:

@@ -18,7 +18,7 @@ from tensorplug.families._common.convert import asarray, astype
 from tensorplug.families.control_flow.graphs import Graph
 from tensorplug.families.control_flow.spec import COND, SCAN, WHILE
 from tensorplug.families.control_flow.tracing import Captures, Traced, graph_of, trace
-from tensorplug.families.elementwise.ops import clip, not_equal
+from tensorplug.families.elementwise.ops import not_equal
 from tensorplug.kernels.dispatcher import dispatcher_of
 from tensorplug.kernels.kernel_spec import TensorInfo, describe, tensor_info
 from tensorplug.transforms.autodiff.tape import Tape
@@ -96,8 +96,8 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
     i = asarray(index)
     if i.shape != () or not (i.dtype.is_integer or i.dtype.is_bool):
         raise DTypeError(f"{op}: index must be an integer scalar, got {describe(tensor_info(i))}.")
-    i = clip(astype(i, int32), 0, len(funcs) - 1)
-    return _branches(op, i, funcs, operands, [f"branch {k}" for k in range(len(funcs))])
+    # (the kernel clamps the index into range, as lax.switch does)
+    return _branches(op, astype(i, int32), funcs, operands, [f"branch {k}" for k in range(len(funcs))])
 
 
 def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any) -> Any:
