@@ -21,6 +21,7 @@ from tensorplug.extend import (
     start_backend,
 )
 from tensorplug.registry._slots import registering_as
+from tensorplug.registry.generic_kernels import GENERIC_KERNELS
 
 __all__ = ["TOY_SOURCE", "ToyArray", "ToyBackend", "install_toy_backend", "toy_kernel"]
 
@@ -97,12 +98,13 @@ def toy_kernel(name: str, numpy_func: Any) -> Any:
 def install_toy_backend(name: str = "toy", priority: int = -1, *,
                         without: tuple[str, ...] = ()) -> BackendConfig:
     """Register backend `name` (a ToyBackend) with the numpy backend's kernels, except those
-    named in `without`. Call inside isolated registries (the test conftest does that)."""
+    named in `without` and the core's generic ones (control flow), which it gets, as every backend
+    does, when it starts. Call inside isolated registries (the test conftest does that)."""
     start_backend("numpy")  # the numpy plugin registers its kernels when its backend starts
     config = BackendConfig(name, ToyBackend, priority=priority)
     with registering_as(TOY_SOURCE):
         register_backend(config)
         for k in kernels_for_backend("numpy"):
-            if k.kernel_name not in without:
+            if k.kernel_name not in without and k.kernel_name not in GENERIC_KERNELS:
                 register_kernel(KernelConfig(k.kernel_name, name, toy_kernel(k.kernel_name, k.kernel_func)))
     return config

@@ -75,7 +75,7 @@ def _same(op: str, what: str, tree: PyTreeDef, infos: Sequence[TensorInfo],
 def _function(f: Any, op: str, name: str) -> Callable[..., Any]:
     if not callable(f):
         raise ArgumentError(f"{op}: {name} must be a function, got {type(f).__name__}.")
-    return f  # type: ignore[no-any-return]
+    return f
 
 
 def _run(kernel: str, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> tuple[Tensor, ...]:
@@ -257,9 +257,9 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
 
 
 def _length(op: str, xs: Sequence[Tensor], length: Any) -> int:
-    lengths = {x.shape[0] if x.shape else None for x in xs}
-    if None in lengths:
+    if any(not x.shape for x in xs):
         raise ShapeError(f"{op}: every leaf of xs needs a leading axis to scan over; got a 0-d one.")
+    lengths = {x.shape[0] for x in xs}
     if length is not None:
         length = valid.integer(length, op, "length")
         if length < 0:
@@ -267,7 +267,7 @@ def _length(op: str, xs: Sequence[Tensor], length: Any) -> int:
         lengths.add(length)
     if len(lengths) > 1:
         raise ShapeError(f"{op}: the leaves of xs (and length, if given) must agree on the length along "
-                         f"axis 0; got {sorted(n for n in lengths if n is not None)}.")
+                         f"axis 0; got {sorted(lengths)}.")
     if not lengths:
         raise ArgumentError(f"{op}: with no xs, give length (the number of steps).")
     return int(next(iter(lengths)))

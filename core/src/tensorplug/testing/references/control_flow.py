@@ -138,10 +138,10 @@ def _scan_cases(spec: KernelSpec) -> list[Case]:
         attrs = {"body": body, "n_consts": 1, "n_carry": 2, "length": length, "reverse": reverse}
         out.append(Case((w, c, np.float64(0.25), xs), attrs, label="" if length else "no step"))
     carry = _every_dtype(spec, (1,), "Scan")
-    xs = _every_dtype(spec, (2, 1), "Scan xs")
-    infos = [_info(a.shape, from_numpy_dtype(a.dtype)) for a in carry + [x[0] for x in xs]]
+    every = _every_dtype(spec, (2, 1), "Scan xs")
+    infos = [_info(a.shape, from_numpy_dtype(a.dtype)) for a in carry + [x[0] for x in every]]
     attrs = {"body": _identity(infos), "n_consts": 0, "n_carry": len(carry), "length": 2, "reverse": False}
-    out.append(Case((*carry, *xs), attrs, label="special"))
+    out.append(Case((*carry, *every), attrs, label="special"))
     return out
 
 
