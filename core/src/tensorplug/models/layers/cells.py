@@ -5,7 +5,8 @@
 
 Weights as Keras lays them out: ``kernel`` (features, gates * units) starts glorot_uniform,
 ``recurrent_kernel`` (units, gates * units) orthogonal, ``bias`` zeros; the gates side by side
-in Keras's order (LSTM: i, f, c, o; GRU: z, r, h)."""
+in Keras's order (LSTM: i, f, c, o; GRU: z, r, h). The activations are elementwise functions
+(a cell applies `recurrent_activation` once over its gates side by side)."""
 
 from __future__ import annotations
 
@@ -13,18 +14,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from tensorplug.core.tensor import Tensor
+from tensorplug.core.variable import Variable
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.families.creation.ops import ones
 from tensorplug.families.elementwise.ops import add, multiply, subtract
 from tensorplug.families.linalg.ops import matmul
 from tensorplug.families.manipulation.ops import concat
-from tensorplug.families.structure.ops import split
 from tensorplug.models import initializers
 from tensorplug.models.layers import arguments as args
 from tensorplug.models.layers.inputs import Initial, as_input, expect_rank, expect_size
 from tensorplug.models.module import Module
 
-__all__ = ["GRUCell", "LSTMCell", "SimpleRNNCell"]
+__all__ = ["Cell", "GRUCell", "LSTMCell", "SimpleRNNCell", "UnitForgetBias"]
 
 
 class UnitForgetBias:
@@ -52,9 +53,11 @@ class UnitForgetBias:
         return f"UnitForgetBias({self.bias_initializer!r})"
 
 
-class _Cell(Module):
-    """What the three cells share: their settings, their weights built from the first input
-    (or at once with ``in_features``), and the check of a step's input and states."""
+class Cell(Module):
+    """What the cells share: their settings, their weights built from the first input (or at
+    once with ``in_features``), the check of a step's input and states, ``project`` (the
+    inputs' part) and ``forward`` (a checked ``step``). A new cell defines ``step``, GATES
+    and N_STATES."""
 
     GATES = 1
     N_STATES = 1
@@ -118,12 +121,23 @@ class _Cell(Module):
                                  f"got {tuple(s.shape)}.")
         return x, given
 
-    def _input_part(self, x: Tensor) -> Tensor:
+    def project(self, x: Tensor) -> Tensor:
+        """``x @ kernel + bias``: the inputs' part of every gate, for inputs (..., features) (a
+        layer projects all its steps at once, outside the loop, then runs ``step``)."""
         y = matmul(x, self.kernel)
         return y if self.bias is None else add(y, self.bias)
 
+    def forward(self, x: Any, states: Any) -> tuple[Tensor, tuple[Tensor, ...]]:
+        """(output, new states) for the step input `x` (batch, features) and `states`."""
+        x, given = self._step_args(x, states)
+        return self.step(self.project(x), tuple(given))
 
-class SimpleRNNCell(_Cell):
+    def step(self, projected: Tensor, states: tuple[Tensor, ...]) -> tuple[Tensor, tuple[Tensor, ...]]:
+        """(output, new states) from the step's projected input (``project(x)``) and `states`."""
+        raise NotImplementedError
+
+
+class SimpleRNNCell(Cell):
     """``h = activation(x @ kernel + h @ recurrent_kernel + bias)`` (Keras's SimpleRNNCell,
     torch's RNN cell with its two biases summed); the output is h. States: ``(h,)``."""
 
@@ -136,15 +150,14 @@ class SimpleRNNCell(_Cell):
                          bias_initializer, in_features, seed)
         self._build_now()
 
-    def forward(self, x: Any, states: Any) -> tuple[Tensor, tuple[Tensor, ...]]:
-        """(h, (h,)) for the step input `x` (batch, features) and states ``(h_prev,)``."""
-        x, (h,) = self._step_args(x, states)
-        y = add(self._input_part(x), matmul(h, self.recurrent_kernel))
+    def step(self, projected: Tensor, states: tuple[Tensor, ...]) -> tuple[Tensor, tuple[Tensor, ...]]:
+        """(h, (h,)) from the projected step input and states ``(h_prev,)``."""
+        y = add(projected, matmul(states[0], self.recurrent_kernel))
         h = y if self.activation is None else self.activation(y)
         return h, (h,)
 
 
-class LSTMCell(_Cell):
+class LSTMCell(Cell):
     """The LSTM step (Keras's LSTMCell; torch's LSTM with its two biases summed): gates
     ``i, f, c, o`` of ``x @ kernel + h @ recurrent_kernel + bias``;
     ``c = f * c_prev + i * activation(c_gate)``, ``h = o * activation(c)`` with i, f, o through
@@ -166,19 +179,20 @@ class LSTMCell(_Cell):
                          UnitForgetBias(bias_init) if self.unit_forget_bias else bias_init, in_features, seed)
         self._build_now()
 
-    def forward(self, x: Any, states: Any) -> tuple[Tensor, tuple[Tensor, ...]]:
-        """(h, (h, c)) for the step input `x` (batch, features) and states ``(h_prev, c_prev)``."""
-        x, (h, c) = self._step_args(x, states)
-        z = add(self._input_part(x), matmul(h, self.recurrent_kernel))
-        i, f, g, o = split(z, 4, axis=-1)
-        act = _identity if self.activation is None else self.activation
-        gate = _identity if self.recurrent_activation is None else self.recurrent_activation
-        c = add(multiply(gate(f), c), multiply(gate(i), act(g)))
-        h = multiply(gate(o), act(c))
+    def step(self, projected: Tensor, states: tuple[Tensor, ...]) -> tuple[Tensor, tuple[Tensor, ...]]:
+        """(h, (h, c)) from the projected step input and states ``(h_prev, c_prev)``."""
+        h, c = states
+        z = add(projected, matmul(h, self.recurrent_kernel))
+        # (the gate activation once over all four gates, then cut: one call on contiguous data
+        # costs less than three on strided slices; the c gate's share goes unused)
+        s, u = _applied(self.recurrent_activation, z), self.units
+        i, f, g, o = s[..., :u], s[..., u:2 * u], z[..., 2 * u:3 * u], s[..., 3 * u:]
+        c = add(multiply(f, c), multiply(i, _applied(self.activation, g)))
+        h = multiply(o, _applied(self.activation, c))
         return h, (h, c)
 
 
-class GRUCell(_Cell):
+class GRUCell(Cell):
     """The GRU step as torch's GRU computes it (Keras's ``reset_after=True``: the reset gate
     applied after the recurrent matmul): ``[xz, xr, xh] = x @ kernel + bias``,
     ``[hz, hr, hh] = h @ recurrent_kernel + recurrent_bias``, ``z = sigmoid(xz + hz)``,
@@ -202,29 +216,24 @@ class GRUCell(_Cell):
         bias_init = Initial.of(self).initializers["bias"]
         seed = Initial.of(self).seed
         super().build(input_shape, dtype)
+        self.recurrent_bias: Variable | None = None
         if self.use_bias:
             initial = Initial(seed + 3, bias=bias_init)
             self.recurrent_bias = initial.variable("bias", self._bias_shape(), dtype)
-        else:
-            self.recurrent_bias = None
 
-    def forward(self, x: Any, states: Any) -> tuple[Tensor, tuple[Tensor, ...]]:
-        """(h, (h,)) for the step input `x` (batch, features) and states ``(h_prev,)``."""
-        x, (h,) = self._step_args(x, states)
-        xz, xr, xh = split(self._input_part(x), 3, axis=-1)
+    def step(self, projected: Tensor, states: tuple[Tensor, ...]) -> tuple[Tensor, tuple[Tensor, ...]]:
+        """(h, (h,)) from the projected step input and states ``(h_prev,)``."""
+        (h,), u = states, self.units
         rec = matmul(h, self.recurrent_kernel)
         if self.recurrent_bias is not None:
             rec = add(rec, self.recurrent_bias)
-        hz, hr, hh = split(rec, 3, axis=-1)
-        gate = _identity if self.recurrent_activation is None else self.recurrent_activation
-        act = _identity if self.activation is None else self.activation
-        z = gate(add(xz, hz))
-        r = gate(add(xr, hr))
-        n = act(add(xh, multiply(r, hh)))
+        zr = _applied(self.recurrent_activation, add(projected[..., :2 * u], rec[..., :2 * u]))
+        z, r = zr[..., :u], zr[..., u:]
+        n = _applied(self.activation, add(projected[..., 2 * u:], multiply(r, rec[..., 2 * u:])))
         h = add(n, multiply(z, subtract(h, n)))  # (z * h_prev + (1 - z) * n)
         return h, (h,)
 
 
-def _identity(x: Tensor) -> Tensor:
-    return x
+def _applied(activation: Any, x: Tensor) -> Tensor:
+    return x if activation is None else activation(x)
 

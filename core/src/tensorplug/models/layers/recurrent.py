@@ -17,7 +17,7 @@ from tensorplug.families.elementwise.ops import add, multiply, where
 from tensorplug.families.manipulation.ops import concat, expand_dims, flip, moveaxis
 from tensorplug.models import initializers
 from tensorplug.models.layers import arguments as args
-from tensorplug.models.layers.cells import GRUCell, LSTMCell, SimpleRNNCell
+from tensorplug.models.layers.cells import Cell, GRUCell, LSTMCell, SimpleRNNCell
 from tensorplug.models.layers.inputs import Initial, as_input, expect_rank, expect_size
 from tensorplug.models.module import Module
 
@@ -36,9 +36,9 @@ class RNN(Module):
     ``mask=`` (batch, time) bool at call: a step where it is False keeps the previous states and
     outputs zeros (the last output is then the last unmasked step's)."""
 
-    def __init__(self, cell: Module, return_sequences: bool = False, return_state: bool = False,
+    def __init__(self, cell: Cell, return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False) -> None:
-        if not isinstance(cell, Module) or not hasattr(cell, "state_size"):
+        if not isinstance(cell, Cell):
             raise ArgumentError(f"RNN: cell must be a recurrent cell such as tp.nn.LSTMCell(8), got "
                                 f"{type(cell).__name__}.")
         self.cell = cell
@@ -58,23 +58,23 @@ class RNN(Module):
         (``return_state``) of the cell run over the steps of `x` (batch, time, features)."""
         x = as_input(x)
         expect_rank(x.shape, 3, "batch, time, features")
-        expect_size(x.shape, -1, self.cell.in_features, "features")
+        expect_size(x.shape, -1, self.cell.in_features or 0, "features")
         states = self._initial_states(initial_state, x.shape[0])
-        xs = moveaxis(x, 1, 0)
+        cell = self.cell
+        xs = cell.project(moveaxis(x, 1, 0))  # (every step's input part at once, outside the loop)
         masks = None if mask is None else _time_major_mask(mask, x.shape)
         if self.go_backwards:
             xs = flip(xs, axis=0)
             masks = None if masks is None else flip(masks, axis=0)
-        cell = self.cell
 
-        def step(carry: tuple[Tensor, ...], x_t: Tensor) -> tuple[tuple[Tensor, ...], Tensor]:
-            out, new = cell(x_t, carry)
-            return tuple(new), out
+        def step(carry: tuple[Tensor, ...], p_t: Tensor) -> tuple[tuple[Tensor, ...], Tensor]:
+            out, new = cell.step(p_t, carry)
+            return new, out
 
         def masked_step(carry: tuple[Tensor, ...],
                         inp: tuple[Tensor, Tensor]) -> tuple[tuple[Tensor, ...], Tensor]:
-            x_t, m_t = inp
-            out, new = cell(x_t, carry)
+            p_t, m_t = inp
+            out, new = cell.step(p_t, carry)
             kept = tuple(where(m_t, n, c) for n, c in zip(new, carry))
             return kept, where(m_t, out, zeros_like(out))
 
