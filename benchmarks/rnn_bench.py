@@ -33,7 +33,7 @@ def _tp_functions(cell: tp.nn.LSTMCell) -> tuple:
 
     def run(cell, xs):
         h = tp.zeros((BATCH, UNITS), dtype=tp.float32)
-        (h, _), _ = tp.scan(lambda carry, x: cell(x, carry)[::-1], (h, h), xs)
+        (h, _), _ = tp.scan(lambda carry, x: (cell(x, carry)[1], None), (h, h), xs)
         return h
 
     forward = tp.jit(run)
@@ -48,7 +48,7 @@ def _numpy_forward(w: dict[str, np.ndarray], xs: np.ndarray, hoisted: bool = Fal
     c = np.zeros((BATCH, UNITS), np.float32)
     for x in (xs @ kernel + bias if hoisted else xs):
         z = x + h @ recurrent if hoisted else x @ kernel + h @ recurrent + bias
-        i, f, g, o = np.split(z, 4, axis=-1)
+        i, f, o, g = np.split(z, 4, axis=-1)  # (tp.nn.LSTMCell's order)
         c = 1 / (1 + np.exp(-f)) * c + 1 / (1 + np.exp(-i)) * np.tanh(g)
         h = 1 / (1 + np.exp(-o)) * np.tanh(c)
     return h
@@ -63,7 +63,7 @@ def _jax_functions(w: dict[str, np.ndarray]) -> tuple:
         def step(carry, x):
             h, c = carry
             z = x @ w["kernel"] + h @ w["recurrent_kernel"] + w["bias"]
-            i, f, g, o = jnp.split(z, 4, axis=-1)
+            i, f, o, g = jnp.split(z, 4, axis=-1)
             c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
             h = jax.nn.sigmoid(o) * jnp.tanh(c)
             return (h, c), None

@@ -27,11 +27,15 @@ LAYERS = {  # name: (tensorplug layer class, torch module class, number of state
 
 
 def _gates_to_torch(name: str, w: torch.Tensor) -> torch.Tensor:
-    """A weight of tensorplug's layout (..., gates * U) in torch's gate order (GRU: z, r, h -> r, z, n)."""
-    if name != "GRU":
-        return w
-    z, r, h = torch.split(w, U, dim=-1)
-    return torch.cat([r, z, h], dim=-1)
+    """A weight of tensorplug's layout (..., gates * U) in torch's gate order (LSTM: i, f, o, c
+    -> i, f, g, o; GRU: z, r, h -> r, z, n)."""
+    if name == "GRU":
+        z, r, h = torch.split(w, U, dim=-1)
+        return torch.cat([r, z, h], dim=-1)
+    if name == "LSTM":
+        i, f, o, c = torch.split(w, U, dim=-1)
+        return torch.cat([i, f, c, o], dim=-1)
+    return w
 
 
 def _torch_params(name: str, w: dict[str, torch.Tensor], suffix: str = "") -> dict[str, torch.Tensor]:

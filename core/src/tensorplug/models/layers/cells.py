@@ -5,8 +5,10 @@
 
 Weights as Keras lays them out: ``kernel`` (features, gates * units) starts glorot_uniform,
 ``recurrent_kernel`` (units, gates * units) orthogonal, ``bias`` zeros; the gates side by side
-in Keras's order (LSTM: i, f, c, o; GRU: z, r, h). The activations are elementwise functions
-(a cell applies `recurrent_activation` once over its gates side by side)."""
+(GRU: z, r, h, Keras's order; LSTM: i, f, o, c, the three gates of `recurrent_activation`
+first so that one call computes them: Keras and torch have i, f, c, o). The activations are
+elementwise functions (a cell applies `recurrent_activation` once over its gates side by
+side)."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ __all__ = ["Cell", "GRUCell", "LSTMCell", "SimpleRNNCell", "UnitForgetBias"]
 
 class UnitForgetBias:
     """An LSTM bias initializer (Keras's ``unit_forget_bias=True``): `bias_initializer`'s values
-    for the i, c and o gates, ones for the forget gate."""
+    for the i, o and c gates, ones for the forget gate (the second of i, f, o, c)."""
 
     __slots__ = ("bias_initializer",)
 
@@ -159,7 +161,8 @@ class SimpleRNNCell(Cell):
 
 class LSTMCell(Cell):
     """The LSTM step (Keras's LSTMCell; torch's LSTM with its two biases summed): gates
-    ``i, f, c, o`` of ``x @ kernel + h @ recurrent_kernel + bias``;
+    ``i, f, o, c`` of ``x @ kernel + h @ recurrent_kernel + bias`` (in that order: Keras's and
+    torch's is i, f, c, o);
     ``c = f * c_prev + i * activation(c_gate)``, ``h = o * activation(c)`` with i, f, o through
     `recurrent_activation`. States: ``(h, c)``; the output is h. ``unit_forget_bias`` starts the
     forget gate's bias at 1."""
@@ -183,10 +186,9 @@ class LSTMCell(Cell):
         """(h, (h, c)) from the projected step input and states ``(h_prev, c_prev)``."""
         h, c = states
         z = add(projected, matmul(h, self.recurrent_kernel))
-        # (the gate activation once over all four gates, then cut: one call on contiguous data
-        # costs less than three on strided slices; the c gate's share goes unused)
-        s, u = _applied(self.recurrent_activation, z), self.units
-        i, f, g, o = s[..., :u], s[..., u:2 * u], z[..., 2 * u:3 * u], s[..., 3 * u:]
+        u = self.units
+        s = _applied(self.recurrent_activation, z[..., :3 * u])  # (one call over the gates i, f, o)
+        i, f, o, g = s[..., :u], s[..., u:2 * u], s[..., 2 * u:], z[..., 3 * u:]
         c = add(multiply(f, c), multiply(i, _applied(self.activation, g)))
         h = multiply(o, _applied(self.activation, c))
         return h, (h, c)
