@@ -58,6 +58,7 @@ bench: $(STAMP_DEV) $(STAMP_TEST_DISTS)
 	$(VPY) benchmarks/checkpoint_bench.py
 	$(VPY) benchmarks/transforms_bench.py
 	$(VPY) benchmarks/random_keys_bench.py
+	$(VPY) benchmarks/rnn_bench.py
 	$(VPY) benchmarks/import_bench.py
 
 # the backend conformance kit against one installed backend: make conformance BACKEND=jax

@@ -145,3 +145,18 @@ def test_the_random_keys_benchmark_runs_and_reports_its_rows(tmp_path):
         assert row in proc.stdout, row
     assert "results differ" not in proc.stdout
     assert len(list(tmp_path.glob("random-keys-bench-*.json"))) == 1
+
+
+@pytest.mark.jax
+def test_the_rnn_benchmark_runs_and_reports_its_rows(tmp_path):
+    """A smoke run of benchmarks/rnn_bench.py: the forward rows, one round."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "rnn_bench.py"), "--quick", "--rounds", "1",
+         "--results", str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for row in ("numpy: forward ", "numpy: tp.nn.LSTM layer", "jax: forward "):
+        assert row in proc.stdout, row
+    assert "results differ" not in proc.stdout
+    assert len(list(tmp_path.glob("rnn-bench-*.json"))) == 1

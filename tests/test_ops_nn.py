@@ -55,7 +55,8 @@ def test_namespace():
         "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
         "AdaptiveAvgPool2D", "AdaptiveMaxPool2D", "Flatten", "Reshape", "Activation", "ReLU", "GELU",
         "Sigmoid", "Tanh", "Softmax", "LeakyReLU", "ELU", "SiLU", "BatchNorm", "LayerNorm", "GroupNorm",
-        "RMSNorm", "Dropout", "Embedding", "MultiHeadAttention"}  # layers (issue 33 item 3)
+        "RMSNorm", "Dropout", "Embedding", "MultiHeadAttention"} | {  # layers (issue 33 item 3, 34)
+        "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU", "Bidirectional"}
     assert tp.nn.sigmoid is tp.sigmoid
     assert not hasattr(tp.ops, "softmax_cross_entropy") or "softmax_cross_entropy" not in tp.__all__
 

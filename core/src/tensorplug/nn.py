@@ -48,6 +48,7 @@ from tensorplug.models.layers.activations import (
     Tanh,
 )
 from tensorplug.models.layers.attention import MultiHeadAttention
+from tensorplug.models.layers.cells import GRUCell, LSTMCell, SimpleRNNCell
 from tensorplug.models.layers.convolutional import (
     Conv1D,
     Conv2D,
@@ -76,6 +77,7 @@ from tensorplug.models.layers.pooling import (
     MaxPool2D,
     MaxPool3D,
 )
+from tensorplug.models.layers.recurrent import GRU, LSTM, RNN, Bidirectional, SimpleRNN
 from tensorplug.models.layers.reshaping import Flatten, Reshape
 from tensorplug.models.module import Module
 from tensorplug.models.seeding import set_seed
@@ -101,3 +103,4 @@ __all__ += ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "Av
 __all__ += ["Flatten", "Reshape", "Activation", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "LeakyReLU",
             "ELU", "SiLU"]
 __all__ += ["BatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "Dropout", "Embedding", "MultiHeadAttention"]
+__all__ += ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU", "Bidirectional"]
