@@ -2,7 +2,12 @@
 A branch or a loop body runs as its graph's plan on the backend (``graphs.run_graph``: planned
 on the first run, replayed after); the loop itself is Python. A backend with control flow of
 its own registers its kernels instead (jax: lax.switch, lax.while_loop, lax.scan), and the
-conformance kit checks them against these."""
+conformance kit checks them against these.
+
+Their outputs are never their inputs' own array objects, nor one object twice: where a branch or
+a loop passes a value through, the output is a new view of it (the backend's Reshape to the same
+shape). tp.jit's planner knows an array by its identity; an output that is an input would make
+a plan read the one where the other was meant, once a replay takes another branch."""
 
 from __future__ import annotations
 
@@ -17,11 +22,23 @@ from tensorplug.registry.generic_kernels import declare_generic_kernel
 __all__ = ["cond_kernel", "while_kernel", "scan_kernel"]
 
 
+def _distinct(outputs: list[Any], inputs: tuple[Any, ...], backend: Backend) -> tuple[Any, ...]:
+    """`outputs`, each a distinct object, none of them an input's (a new view where it was)."""
+    taken = {id(a) for a in inputs}
+    out = []
+    for o in outputs:
+        if id(o) in taken:
+            o = kernel_function_of("Reshape", backend)((o,), {"shape": tuple(backend.shape_of(o))}, backend)
+        taken.add(id(o))
+        out.append(o)
+    return tuple(out)
+
+
 def cond_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Backend) -> tuple[Any, ...]:
     branches = attrs["branches"]
     index = int(np.asarray(backend.to_numpy(inputs[0])))
     chosen = branches[min(max(index, 0), len(branches) - 1)]
-    return tuple(run_graph(chosen, backend, inputs[1:]))
+    return _distinct(run_graph(chosen, backend, inputs[1:]), inputs, backend)
 
 
 def while_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Backend) -> tuple[Any, ...]:
@@ -29,7 +46,7 @@ def while_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Backen
     consts, carry = list(inputs[:n_consts]), list(inputs[n_consts:])
     while bool(np.asarray(backend.to_numpy(run_graph(cond, backend, consts + carry)[0]))):
         carry = run_graph(body, backend, consts + carry)
-    return tuple(carry)
+    return _distinct(carry, inputs, backend)
 
 
 def scan_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Backend) -> tuple[Any, ...]:
@@ -55,7 +72,7 @@ def scan_kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Backend
     else:  # (no step ran: empty outputs of the body's shapes)
         outputs = [backend.from_numpy(np.zeros((0, *info.shape), info.dtype.numpy))
                    for info in body.out_infos[n_carry:]]
-    return (*carry, *outputs)
+    return _distinct([*carry, *outputs], inputs, backend)
 
 
 declare_generic_kernel("Cond", cond_kernel)

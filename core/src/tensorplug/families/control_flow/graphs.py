@@ -6,9 +6,11 @@ writes), its outputs, and the shape and dtype of every value.
 
 A graph runs two ways:
 - ``run_graph(graph, backend, arrays)``, at the kernel level: the backend's own kernels on its
-  native arrays, as one generated function per backend (the planner's ``Plan``: made on the
-  first run, replayed after, made again when the kernel registry changes). What the generic
-  control-flow kernels and a backend's native ones (jax's ``lax.cond`` branches) call;
+  native arrays, as one generated function per backend (tp.jit's planner: its first run is
+  traced with the ops, the dispatcher's direct calls recorded, and the plan replayed after,
+  traced again when the kernel registry changes). What the generic control-flow kernels call,
+  and a backend's native ones (jax's ``lax.cond`` branches, with ``cache=False``: a plan of the
+  kernel functions, made for the one trace);
 - ``call_graph(graph, tensors)``, at the op level: each step dispatched like an op, so tapes,
   forward mode, vmap and tp.jit see it. What the gradient, JVP and batching rules of the
   control-flow kernels call (they are written with ops, as every rule is).
@@ -23,15 +25,16 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tensorplug.backends.contract import Backend
+from tensorplug.core.context import backend_var, recorders_var
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.families._common.convert import asarray
-from tensorplug.kernels.dispatcher import dispatcher_of
+from tensorplug.kernels.dispatcher import dispatcher_of, wrap
 from tensorplug.kernels.kernel_spec import TensorInfo, describe
 from tensorplug.kernels.lookup import missing_kernel_error
 from tensorplug.registry._slots import CHANGES
 from tensorplug.registry.specs import get_kernel_spec
-from tensorplug.transforms.jit.planner import Plan, Step
+from tensorplug.transforms.jit.planner import Plan, PlannedFunction, Step
 
 __all__ = ["Graph", "GraphStep", "run_graph", "call_graph", "kernel_function_of"]
 
@@ -57,7 +60,7 @@ class Graph:
     steps: tuple[GraphStep, ...]
     outputs: tuple[int, ...]
     infos: Mapping[int, TensorInfo]
-    plans: dict[int, tuple[Backend, int, Plan]] = field(default_factory=dict, repr=False)
+    plans: dict[int, PlannedFunction] = field(default_factory=dict, repr=False)
 
     @property
     def in_infos(self) -> tuple[TensorInfo, ...]:
@@ -108,19 +111,33 @@ def _plan(graph: Graph, backend: Backend) -> Plan:
 
 def run_graph(graph: Graph, backend: Backend, arrays: Sequence[Any], cache: bool = True) -> list[Any]:
     """The outputs of `graph` on `backend`'s native `arrays` (one per input), computed with
-    the backend's kernels. The plan is kept on the graph for the next run unless `cache` is
-    False: for a backend that runs it while tracing (jax, inside ``lax.cond``), whose constants
-    made during one trace must not serve another."""
+    the backend's kernels: a plan kept on the graph for the next run, or, with ``cache=False``,
+    one made for this run alone (for a backend that runs it while tracing, as jax inside
+    ``lax.cond``, whose constants made during one trace must not serve another)."""
     if not cache:
         outputs, _ = _plan(graph, backend)(list(arrays), [])
         return outputs
-    found = graph.plans.get(id(backend))
-    if found is None or found[0] is not backend or found[1] != CHANGES[0]:
-        version = CHANGES[0]
-        plan = _plan(graph, backend)
-        graph.plans[id(backend)] = found = (backend, version, plan)
-    outputs, _ = found[2](list(arrays), [])
-    return outputs
+    planned = graph.plans.get(id(backend))
+    if planned is None or planned.backend is not backend:
+        planned = graph.plans[id(backend)] = PlannedFunction(backend, _traced_with_ops(graph, backend))
+    plan = planned.plan
+    if plan is not None and planned.version == CHANGES[0]:
+        return plan(list(arrays), [])[0]
+    # (traced: the graph's ops run on this backend, seen by no recorder outside)
+    backend_token, recorders_token = backend_var.set(backend), recorders_var.set(())
+    try:
+        return planned(list(arrays), [])[0]
+    finally:
+        recorders_var.reset(recorders_token)
+        backend_var.reset(backend_token)
+
+
+def _traced_with_ops(graph: Graph, backend: Backend) -> Any:
+    """The pure function the planner traces for `graph` on `backend`: its ops on native arrays."""
+    def pure(args: list[Any], state: list[Any]) -> tuple[list[Any], list[Any]]:
+        outputs = call_graph(graph, [wrap(a, backend) for a in args])
+        return [t._data for t in outputs], []
+    return pure
 
 
 def call_graph(graph: Graph, inputs: Sequence[Tensor]) -> list[Tensor]:

@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from tensorplug.backends.lifecycle import Backend
 from tensorplug.core.context import plan_trace_var, push_recorder, remove_recorder
 from tensorplug.core.runtime import current
@@ -235,6 +237,7 @@ def _generate(steps: list[Step], n_args: int, n_state: int, constants: dict[int,
 def trace(backend: Backend, fn: PureFunction, args: list[Any],
           state: list[Any]) -> tuple[tuple[list[Any], list[Any]], Plan]:
     """Run `fn` once on `args` and `state`, recording it: its results, and its plan."""
+    args, state = _distinct(backend, list(args) + list(state), len(args))
     recorder = _Recorder(backend, list(args) + list(state))
     token = plan_trace_var.set(recorder)
     push_recorder(recorder)
@@ -250,6 +253,20 @@ def trace(backend: Backend, fn: PureFunction, args: list[Any],
             recorder.constants.setdefault(i, recorder.keep[i])
     plan = Plan(backend, recorder.steps, len(args), len(state), recorder.constants, out_index, state_index)
     return (outputs, new_state), plan
+
+
+def _distinct(backend: Backend, arrays: list[Any], n_args: int) -> tuple[list[Any], list[Any]]:
+    """`arrays` (the arguments, then the state), each a distinct object: an array passed twice
+    is copied for its second place, since the trace knows an array by its identity and the
+    plan must read each place from its own input when replayed on arrays that differ."""
+    seen: set[int] = set()
+    out = []
+    for a in arrays:
+        if id(a) in seen:
+            a = backend.from_numpy(np.array(backend.to_numpy(a)))
+        seen.add(id(a))
+        out.append(a)
+    return out[:n_args], out[n_args:]
 
 
 class PlannedFunction:
