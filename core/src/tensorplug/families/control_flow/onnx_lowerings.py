@@ -91,9 +91,9 @@ def lower_scan(ctx: LoweringContext) -> None:
     carried = [body.fresh("carry") for _ in carry]
     t = body.node("Sub", [body.ints(length - 1), step]) if reverse else step
     slices = [body.node("Gather", [x, t], axis=0) for x in xs]
-    out = body.lower_graph(body_graph, [*consts, *carried, *slices])
+    results = body.lower_graph(body_graph, [*consts, *carried, *slices])
     graph = body.subgraph([(step, _ITERATION), (holds, _CONDITION), *zip(carried, ctx.output_infos)],
-                          [(holds, _CONDITION), *zip(out, body_graph.out_infos)])
+                          [(holds, _CONDITION), *zip(results, body_graph.out_infos)])
     ys = [ctx.fresh("ys") for _ in stacked] if reverse else list(stacked)
     ctx.node("Loop", [ctx.ints(length), ctx.constant(True, np.bool_), *carry], [*finals, *ys], body=graph)
     if reverse:  # (the loop stacked the ys from the last slice to the first)

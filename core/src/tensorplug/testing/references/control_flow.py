@@ -144,9 +144,9 @@ def _scan_cases(spec: KernelSpec) -> list[Case]:
         body = _scan_body(dtype)
         w, c = sample((3,), dtype, key=("Scan", 0)), sample((3,), dtype, key=("Scan", 1))
         for length, reverse in ((5, False), (5, True), (0, False)):
-            xs = sample((length, 3), dtype, key=("Scan", 2))
+            x = sample((length, 3), dtype, key=("Scan", 2))
             attrs = {"body": body, "n_consts": 1, "n_carry": 2, "length": length, "reverse": reverse}
-            out.append(Case((w, c, np.asarray(0.25, dtype.numpy), xs), attrs,
+            out.append(Case((w, c, np.asarray(0.25, dtype.numpy), x), attrs,
                             label="" if length else "no step"))
     carry = _every_dtype(spec, (1,), "Scan")
     xs = _every_dtype(spec, (2, 1), "Scan xs")
