@@ -175,3 +175,24 @@ def test_an_lstm_cell_scanned_over_time_exports():
     xs = rng.normal(size=(2, 5, n_in)).astype(np.float32)
     model = tp.export.onnx_model(lstm, xs)
     agrees(model, lstm, xs)
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_a_scan_keeps_its_time_and_batch_axes_dynamic(reverse):
+    w = tp.Variable(np.full((3, 4), 0.1, np.float32), name=f"rnn_w_{reverse}")
+    u = tp.Variable(np.linspace(-0.5, 0.5, 16, dtype=np.float32).reshape(4, 4), name=f"rnn_u_{reverse}")
+
+    def rnn(xs, h0):  # xs: (time, batch, 3), h0: (batch, 4)
+        def cell(h, x):
+            h = tp.tanh(x @ w + h @ u)
+            return h, tp.cond(tp.sum(h) > 0, lambda a: a * 2.0, lambda a: a, h)
+        return tp.scan(cell, h0, xs, reverse=reverse)
+
+    rng = np.random.default_rng(3)
+    model = tp.export.onnx_model(
+        rnn, rng.normal(size=(5, 2, 3)).astype(np.float32), np.zeros((2, 4), np.float32),
+        input_names=["xs", "h0"], output_names=["h", "hs"],
+        dynamic_axes={"xs": {0: "time", 1: "batch"}, "h0": {0: "batch"}, "h": {0: "batch"},
+                      "hs": {0: "time", 1: "batch"}})
+    xs, h0 = rng.normal(size=(7, 6, 3)).astype(np.float32), rng.normal(size=(6, 4)).astype(np.float32)
+    agrees(model, lambda xs, h0: tuple(rnn(xs, h0)), xs, h0)

@@ -199,11 +199,13 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
     def elem(i: int) -> int:
         return int(helper.np_dtype_to_tensor_dtype(np.dtype(graph.infos[i].dtype.numpy)))
 
-    def value_info(name: str, info: TensorInfo) -> Any:  # (a subgraph's input or output)
-        dtype, shape = np.dtype(info.dtype.numpy), list(info.shape)
+    def value_info(name: str, info: TensorInfo) -> Any:
+        """A subgraph's input or output: its dtype and rank (its sizes left free, so that an axis
+        the main graph's inputs leave dynamic may vary inside the subgraph too)."""
+        dtype, rank = np.dtype(info.dtype.numpy), len(info.shape)
         if info.dtype.is_complex:  # (held as (real, imaginary) pairs)
-            dtype, shape = np.zeros(0, dtype).real.dtype, [*shape, 2]
-        return helper.make_tensor_value_info(name, int(helper.np_dtype_to_tensor_dtype(dtype)), shape)
+            dtype, rank = np.zeros(0, dtype).real.dtype, rank + 1
+        return helper.make_tensor_value_info(name, int(helper.np_dtype_to_tensor_dtype(dtype)), [None] * rank)
 
     def onnx_node(n: Node) -> Any:
         attributes = {k: (helper.make_graph([onnx_node(m) for m in v.nodes], f"{n.op_type}_{n.outputs[0]}",

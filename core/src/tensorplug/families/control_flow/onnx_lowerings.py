@@ -1,9 +1,9 @@
 """ONNX lowerings of the control-flow kernels, their traced functions written as subgraphs:
 Cond as ``If`` (a chain of them for more than two branches; the branches read the operands
 from the outer scope), While as ``Loop`` without a trip count (the predicate computed before
-the loop and at the end of each step), Scan as ``Loop`` with a trip count of `length` (each
-step gathers its slice of the xs, and the ys leave as the loop's scan outputs, reversed after
-the loop when the scan runs from the end)."""
+the loop and at the end of each step), Scan as ``Loop`` with a trip count of `length` (the xs'
+length as fed, so a time axis may be dynamic; each step gathers its slice of the xs, and the
+ys leave as the loop's scan outputs, reversed after the loop when the scan runs from the end)."""
 
 from __future__ import annotations
 
@@ -86,16 +86,19 @@ def lower_scan(ctx: LoweringContext) -> None:
             ctx.node("Identity", [ctx.constant(np.zeros(info.shape, info.dtype.numpy))], out)
         return
     reverse = bool(ctx.attrs["reverse"])
+    # (the steps: the xs' length as fed, so that an axis of time left dynamic stays so)
+    steps = ctx.node("Gather", [ctx.node("Shape", [xs[0]]), ctx.ints(0)], axis=0) if xs else ctx.ints(length)
+    last = ctx.node("Sub", [steps, ctx.ints(1)]) if reverse else ""
     body = ctx.nested()
     step, holds = body.fresh("iteration"), body.fresh("condition")
     carried = [body.fresh("carry") for _ in carry]
-    t = body.node("Sub", [body.ints(length - 1), step]) if reverse else step
+    t = body.node("Sub", [last, step]) if reverse else step
     slices = [body.node("Gather", [x, t], axis=0) for x in xs]
     results = body.lower_graph(body_graph, [*consts, *carried, *slices])
     graph = body.subgraph([(step, _ITERATION), (holds, _CONDITION), *zip(carried, ctx.output_infos)],
                           [(holds, _CONDITION), *zip(results, body_graph.out_infos)])
     ys = [ctx.fresh("ys") for _ in stacked] if reverse else list(stacked)
-    ctx.node("Loop", [ctx.ints(length), ctx.constant(True, np.bool_), *carry], [*finals, *ys], body=graph)
+    ctx.node("Loop", [steps, ctx.constant(True, np.bool_), *carry], [*finals, *ys], body=graph)
     if reverse:  # (the loop stacked the ys from the last slice to the first)
         for y, out in zip(ys, stacked):
             ctx.node("Slice", [y, ctx.ints([-1]), ctx.ints([-(2 ** 62)]), ctx.ints([0]), ctx.ints([-1])], out)
