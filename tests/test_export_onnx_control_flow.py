@@ -196,3 +196,17 @@ def test_a_scan_keeps_its_time_and_batch_axes_dynamic(reverse):
                       "hs": {0: "time", 1: "batch"}})
     xs, h0 = rng.normal(size=(7, 6, 3)).astype(np.float32), rng.normal(size=(6, 4)).astype(np.float32)
     agrees(model, lambda xs, h0: tuple(rnn(xs, h0)), xs, h0)
+
+
+def test_complex_values_pass_through_control_flow_as_real_pairs():
+    def f(re, im, xs):
+        def body(c, x):
+            c = tp.cond(tp.sum(x) > 0, lambda a: a * a, lambda a: a + a, c)
+            return c * 0.5 + tp.astype(x, tp.complex64), c
+        last, ys = tp.scan(body, tp.complex(re, im), xs, reverse=True)
+        return tp.real(last), tp.imag(ys)
+
+    xs = np.random.default_rng(4).normal(size=(4, 2)).astype(np.float32)
+    model = tp.export.onnx_model(f, vec(0.5, -1), vec(0.25, 1), xs)
+    agrees(model, f, vec(0.5, -1), vec(0.25, 1), xs)
+    agrees(model, f, vec(-2, 1), vec(0, 0.5), -xs)

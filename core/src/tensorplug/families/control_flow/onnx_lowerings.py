@@ -13,9 +13,10 @@ import numpy as np
 
 from tensorplug.dtypes import bool_, int64
 from tensorplug.exporting.context import LoweringContext, Subgraph
-from tensorplug.families._common.onnx_util import lowering
 from tensorplug.families.control_flow.graphs import Graph
 from tensorplug.kernels.kernel_spec import TensorInfo
+from tensorplug.registry.core_entries import declare_onnx_lowering
+from tensorplug.registry.onnx_lowerings import OnnxLowering
 
 __all__ = ["lower_cond", "lower_while", "lower_scan"]
 
@@ -46,7 +47,6 @@ def _chain(ctx: LoweringContext, index: str, branches: Sequence[Graph], operands
     ctx.node("If", [above], outputs, then_branch=later, else_branch=_branch(ctx, branches[first], operands))
 
 
-@lowering("Cond")
 def lower_cond(ctx: LoweringContext) -> None:
     branches = ctx.attrs["branches"]
     if len(branches) == 1:
@@ -56,7 +56,6 @@ def lower_cond(ctx: LoweringContext) -> None:
     _chain(ctx, ctx.inputs[0], branches, ctx.inputs[1:], 0, ctx.outputs)
 
 
-@lowering("While")
 def lower_while(ctx: LoweringContext) -> None:
     cond, body_graph, n_consts = ctx.attrs["cond"], ctx.attrs["body"], ctx.attrs["n_consts"]
     consts, carry = ctx.inputs[:n_consts], ctx.inputs[n_consts:]
@@ -72,7 +71,6 @@ def lower_while(ctx: LoweringContext) -> None:
     ctx.node("Loop", ["", first, *carry], ctx.outputs, body=graph)
 
 
-@lowering("Scan")
 def lower_scan(ctx: LoweringContext) -> None:
     body_graph = ctx.attrs["body"]
     n_consts, n_carry, length = ctx.attrs["n_consts"], ctx.attrs["n_carry"], ctx.attrs["length"]
@@ -102,3 +100,9 @@ def lower_scan(ctx: LoweringContext) -> None:
     if reverse:  # (the loop stacked the ys from the last slice to the first)
         for y, out in zip(ys, stacked):
             ctx.node("Slice", [y, ctx.ints([-1]), ctx.ints([-(2 ** 62)]), ctx.ints([0]), ctx.ints([-1])], out)
+
+
+# (complex values pass through as the (real, imaginary) pairs the graph holds them as; the
+# kernels inside are checked on their own)
+for _kernel, _lower in (("Cond", lower_cond), ("While", lower_while), ("Scan", lower_scan)):
+    declare_onnx_lowering(OnnxLowering(_kernel, _lower, complex_pairs=True))
