@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
-from tensorplug.extend import KernelConfig, KernelSpec, register_kernel, register_kernel_spec
+from tensorplug.extend import (
+    KernelConfig,
+    KernelSpec,
+    OnnxLowering,
+    override_onnx_lowering,
+    register_kernel,
+    register_kernel_spec,
+)
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -210,3 +217,15 @@ def test_complex_values_pass_through_control_flow_as_real_pairs():
     model = tp.export.onnx_model(f, vec(0.5, -1), vec(0.25, 1), xs)
     agrees(model, f, vec(0.5, -1), vec(0.25, 1), xs)
     agrees(model, f, vec(-2, 1), vec(0, 0.5), -xs)
+
+
+def test_a_lowering_overridden_in_this_thread_serves_inside_a_loop_body_too():
+    def twice(ctx):  # (Multiply written as x + x: right only for the call below, visibly ours)
+        ctx.node("Add", [ctx.inputs[0], ctx.inputs[0]], ctx.out)
+
+    def f(x):
+        return tp.fori_loop(0, 3, lambda i, s: s * s, x)
+
+    with override_onnx_lowering(OnnxLowering("Multiply", twice)):
+        model = tp.export.onnx_model(f, vec(1, 3))
+    np.testing.assert_allclose(run(model, vec(1, 3))[0], vec(8, 24))  # (three doublings)

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.core.runtime import current
 from tensorplug.errors import ExportError, TensorplugError
 from tensorplug.families.control_flow.graphs import Graph
 from tensorplug.kernels.kernel_spec import TensorInfo
+from tensorplug.registry.onnx_lowerings import find_onnx_lowering
 
 __all__ = ["LoweringContext", "Node", "Subgraph", "run_lowering", "graphs_in", "all_nodes"]
 
@@ -141,9 +141,8 @@ class LoweringContext:
         values: dict[int, str] = dict(zip(graph.inputs, names))
         for v, array in graph.constants.items():
             values[v] = self.constant(array)
-        lowerings = current().onnx_lowerings.active
         for step in graph.steps:
-            rule = lowerings.get(step.kernel)
+            rule = find_onnx_lowering(step.kernel)  # (this thread's, overrides included)
             if rule is None:
                 raise ExportError(f"tp.export.onnx: no ONNX lowering for kernel '{step.kernel}', called "
                                   f"inside the traced function of '{self.kernel}'. Add one with "
