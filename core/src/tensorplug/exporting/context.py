@@ -1,20 +1,29 @@
 """What an ONNX lowering writes through: ``LoweringContext``, one per kernel call of the graph.
 It holds the call's ONNX value names, attributes and input/output shapes and dtypes, and
 collects the nodes and constants the lowering makes, as plain data (the ``onnx`` package is
-only imported when the model is built, so lowerings never import it)."""
+only imported when the model is built, so lowerings never import it).
+
+A control-flow kernel's lowering writes its traced functions (``Graph`` attributes) as ONNX
+subgraphs (the ``If``/``Loop`` attributes): ``ctx.nested()`` is a context writing into nodes of
+its own, ``lower_graph`` writes a graph's kernel calls there through their lowerings (as the
+main graph's are), and ``subgraph`` packs those nodes as a ``Subgraph`` attribute value. A
+subgraph reads outer values by name (ONNX's outer scope); its constants are initializers of
+the model."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tensorplug.errors import ExportError
+from tensorplug.errors import ExportError, TensorplugError
+from tensorplug.families.control_flow.graphs import Graph
 from tensorplug.kernels.kernel_spec import TensorInfo
+from tensorplug.registry.onnx_lowerings import find_onnx_lowering
 
-__all__ = ["LoweringContext", "Node"]
+__all__ = ["LoweringContext", "Node", "Subgraph", "run_lowering", "graphs_in", "all_nodes"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +34,34 @@ class Node:
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     attributes: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Subgraph:
+    """An ONNX subgraph (a GraphProto attribute of ``If``/``Loop``): its formal inputs and its
+    outputs (value name, shape and dtype) and its nodes; it may read outer values by name."""
+
+    inputs: tuple[tuple[str, TensorInfo], ...]
+    outputs: tuple[tuple[str, TensorInfo], ...]
+    nodes: tuple[Node, ...]
+
+
+def graphs_in(attrs: Mapping[str, Any]) -> Iterator[Graph]:
+    """The traced functions a kernel call's attributes hold (a control-flow kernel's)."""
+    for value in attrs.values():
+        if isinstance(value, Graph):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            yield from (g for g in value if isinstance(g, Graph))
+
+
+def all_nodes(nodes: Sequence[Node]) -> Iterator[Node]:
+    """`nodes` and the nodes of every subgraph they hold, depth first."""
+    for n in nodes:
+        yield n
+        for value in n.attributes.values():
+            if isinstance(value, Subgraph):
+                yield from all_nodes(value.nodes)
 
 
 class _Names:
@@ -88,6 +125,49 @@ class LoweringContext:
         """An int64 initializer of `values` (a list: 1-d; an int: a scalar), e.g. axes or a shape."""
         return self.constant(values, np.int64)
 
+    def nested(self) -> LoweringContext:
+        """A context of this call writing into nodes of its own: a subgraph's body (``lower_graph``
+        writes into it, ``subgraph`` packs it)."""
+        return LoweringContext(self.kernel, self.inputs, self.outputs, self.attrs, self.input_infos,
+                               self.output_infos, self._names, [], self._constants, self.opset)
+
+    def lower_graph(self, graph: Graph, names: Sequence[str]) -> list[str]:
+        """Write the kernel calls of `graph` (its inputs bound to the value names `names`) through
+        their ONNX lowerings into this context's nodes; the names of its outputs."""
+        if len(names) != len(graph.inputs):
+            raise ExportError(f"tp.export.onnx: kernel '{self.kernel}': a traced function of "
+                              f"{len(graph.inputs)} inputs was given {len(names)} value names (a bug of "
+                              "its lowering).")
+        values: dict[int, str] = dict(zip(graph.inputs, names))
+        for v, array in graph.constants.items():
+            values[v] = self.constant(array)
+        for step in graph.steps:
+            rule = find_onnx_lowering(step.kernel)  # (this thread's, overrides included)
+            if rule is None:
+                raise ExportError(f"tp.export.onnx: no ONNX lowering for kernel '{step.kernel}', called "
+                                  f"inside the traced function of '{self.kernel}'. Add one with "
+                                  "tensorplug.extend.register_onnx_lowering, or avoid the op there.")
+            outs = [self.fresh(step.kernel) for _ in step.outputs]
+            values.update(zip(step.outputs, outs))
+            ctx = LoweringContext(step.kernel, [values[v] for v in step.inputs], outs, step.attrs,
+                                  [graph.infos[v] for v in step.inputs],
+                                  [graph.infos[v] for v in step.outputs],
+                                  self._names, self._nodes, self._constants, self.opset)
+            run_lowering(rule.lower, ctx)
+        return [values[v] for v in graph.outputs]
+
+    def subgraph(self, inputs: Sequence[tuple[str, TensorInfo]],
+                 outputs: Sequence[tuple[str, TensorInfo]]) -> Subgraph:
+        """This (nested) context's nodes as a subgraph of formal `inputs` and `outputs` (value
+        names with their shapes and dtypes; each output is written to a name of its own)."""
+        nodes = list(self._nodes)
+        named = []
+        for value, info in outputs:
+            name = self._names.fresh(f"{self.kernel}_out")
+            nodes.append(Node("Identity", (value,), (name,), {}))
+            named.append((name, info))
+        return Subgraph(tuple(inputs), tuple(named), tuple(nodes))
+
     def np_dtype(self, i: int = 0, output: bool = False) -> np.dtype[Any]:
         """The numpy dtype of input (or output) `i`."""
         info = (self.output_infos if output else self.input_infos)[i]
@@ -98,3 +178,17 @@ class LoweringContext:
         return ExportError(f"tp.export.onnx: kernel '{self.kernel}' with attributes {dict(self.attrs)} "
                            f"cannot be written as ONNX: {why}. Change the call, or register a lowering "
                            "that handles it (tensorplug.extend.register_onnx_lowering(..., override=True)).")
+
+
+def run_lowering(lower: Callable[[LoweringContext], None], ctx: LoweringContext) -> None:
+    """Call `lower` on `ctx`; an error other than a tensorplug one (a lowering's bug) becomes an
+    ExportError naming the kernel, its inputs and attributes."""
+    try:
+        lower(ctx)
+    except TensorplugError:
+        raise
+    except Exception as exc:  # (a lowering's bug, named)
+        raise ExportError(
+            f"tp.export.onnx: the ONNX lowering of kernel '{ctx.kernel}' raised {type(exc).__name__}: {exc} "
+            f"(inputs {[str(i) for i in ctx.input_infos]}, attributes {dict(ctx.attrs)}). Fix the "
+            "lowering, or override it with register_onnx_lowering(..., override=True).") from exc

@@ -8,15 +8,25 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from tensorplug.core.runtime import current
-from tensorplug.errors import ExportError, MissingDependencyError, TensorplugError
-from tensorplug.exporting.context import LoweringContext, Node, _Names
+from tensorplug.errors import ExportError, MissingDependencyError
+from tensorplug.exporting.context import (
+    LoweringContext,
+    Node,
+    Subgraph,
+    _Names,
+    all_nodes,
+    graphs_in,
+    run_lowering,
+)
 from tensorplug.exporting.graph import KernelGraph
+from tensorplug.families.control_flow.graphs import Graph
+from tensorplug.kernels.kernel_spec import TensorInfo
 from tensorplug.registry.onnx_lowerings import OnnxLowering, find_onnx_lowering
 
 __all__ = ["DEFAULT_OPSET", "DynamicAxes", "build_model", "write_model", "import_onnx", "missing_lowerings"]
@@ -41,12 +51,22 @@ def import_onnx() -> Any:
     return onnx
 
 
-def missing_lowerings(graph: KernelGraph) -> list[str]:
-    """The kernels of `graph` without an ONNX lowering, in order of first use."""
-    missing: list[str] = []
+def _calls(graph: KernelGraph | Graph) -> Iterator[tuple[str, list[TensorInfo]]]:
+    """Every kernel call of `graph` and of the traced functions its calls hold (a branch, a
+    loop body), with the shapes and dtypes of its inputs and outputs, in order."""
     for step in graph.steps:
-        if step.kernel not in missing and find_onnx_lowering(step.kernel) is None:
-            missing.append(step.kernel)
+        yield step.kernel, [graph.infos[i] for i in (*step.inputs, *step.outputs)]
+        for inner in graphs_in(step.attrs):
+            yield from _calls(inner)
+
+
+def missing_lowerings(graph: KernelGraph) -> list[str]:
+    """The kernels of `graph` (and of the functions its control flow traced) without an ONNX
+    lowering, in order of first use."""
+    missing: list[str] = []
+    for kernel, _ in _calls(graph):
+        if kernel not in missing and find_onnx_lowering(kernel) is None:
+            missing.append(kernel)
     return missing
 
 
@@ -63,7 +83,7 @@ def _check_lowerings(graph: KernelGraph) -> dict[str, OnnxLowering]:
             "Add one with tensorplug.extend.register_onnx_lowering(OnnxLowering(kernel_name, lower)) or, "
             "in a plugin, its tensorplug_onnx_lowerings hook (docs/guide/exporting-models.md: 'Adding a "
             "lowering'); or avoid the op in the exported function.")
-    return {step.kernel: find_onnx_lowering(step.kernel) for step in graph.steps}  # type: ignore[misc]
+    return {kernel: find_onnx_lowering(kernel) for kernel, _ in _calls(graph)}  # type: ignore[misc]
 
 
 def _check_dtypes(graph: KernelGraph, names: Mapping[int, str], rules: Mapping[str, OnnxLowering]) -> None:
@@ -77,13 +97,13 @@ def _check_dtypes(graph: KernelGraph, names: Mapping[int, str], rules: Mapping[s
                 "as separate float tensors (tp.real, tp.imag); inside the function, complex values are "
                 "written as (real, imaginary) pairs.")
     refused: list[str] = []
-    for step in graph.steps:
-        if rules[step.kernel].complex_pairs:
+    for kernel, infos in _calls(graph):
+        if rules[kernel].complex_pairs:
             continue
-        dtypes = [graph.infos[i].dtype for i in (*step.inputs, *step.outputs)]
-        kinds = sorted({d.name for d in dtypes if d.is_complex})
-        if kinds and step.kernel not in refused:
-            refused.append(f"'{step.kernel}' ({', '.join(kinds)})")
+        kinds = sorted({i.dtype.name for i in infos if i.dtype.is_complex})
+        entry = f"'{kernel}' ({', '.join(kinds)})"
+        if kinds and entry not in refused:
+            refused.append(entry)
     if refused:
         pairs = sorted(k for k, rule in current().onnx_lowerings.active.items() if rule.complex_pairs)
         raise ExportError(
@@ -172,22 +192,29 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
         ctx = LoweringContext(step.kernel, [names[i] for i in step.inputs], outs,
                               step.attrs, [graph.infos[i] for i in step.inputs],
                               [graph.infos[i] for i in step.outputs], fresh, nodes, extra, opset)
-        try:
-            rules[step.kernel].lower(ctx)
-        except TensorplugError:
-            raise
-        except Exception as exc:  # (a lowering's bug, named)
-            raise ExportError(
-                f"{WHO}: the ONNX lowering of kernel '{step.kernel}' raised {type(exc).__name__}: {exc} "
-                f"(inputs {[str(i) for i in ctx.input_infos]}, attributes {dict(step.attrs)}). Fix the "
-                "lowering, or override it with register_onnx_lowering(..., override=True).") from exc
+        run_lowering(rules[step.kernel].lower, ctx)
     for i, name in graph.outputs:
         nodes.append(Node("Identity", (names[i],), (name,), {}))
 
     def elem(i: int) -> int:
         return int(helper.np_dtype_to_tensor_dtype(np.dtype(graph.infos[i].dtype.numpy)))
 
-    read = {name for n in nodes for name in n.inputs}  # (a kernel's input its lowering ignores is left out)
+    def value_info(name: str, info: TensorInfo) -> Any:
+        """A subgraph's input or output: its dtype and rank (its sizes left free, so that an axis
+        the main graph's inputs leave dynamic may vary inside the subgraph too)."""
+        dtype, rank = np.dtype(info.dtype.numpy), len(info.shape)
+        if info.dtype.is_complex:  # (held as (real, imaginary) pairs)
+            dtype, rank = np.zeros(0, dtype).real.dtype, rank + 1
+        return helper.make_tensor_value_info(name, int(helper.np_dtype_to_tensor_dtype(dtype)), [None] * rank)
+
+    def onnx_node(n: Node) -> Any:
+        attributes = {k: (helper.make_graph([onnx_node(m) for m in v.nodes], f"{n.op_type}_{n.outputs[0]}",
+                                            [value_info(*i) for i in v.inputs],
+                                            [value_info(*o) for o in v.outputs])
+                          if isinstance(v, Subgraph) else v) for k, v in n.attributes.items()}
+        return helper.make_node(n.op_type, list(n.inputs), list(n.outputs), **attributes)
+
+    read = {name for n in all_nodes(nodes) for name in n.inputs}  # (an input a lowering ignores is left out)
     arrays = [(names[i], a) for i, (_, a) in graph.variables.items()]
     arrays += [(names[i], a) for i, a in graph.constants.items()] + list(extra.items())
     initializers = [numpy_helper.from_array(_stored(a), name=name) for name, a in arrays if name in read]
@@ -195,8 +222,7 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
               for i, name in graph.inputs]
     outputs = [helper.make_tensor_value_info(name, elem(i), _dims(graph.infos[i].shape, name, dynamic_axes))
                for i, name in graph.outputs]
-    onnx_nodes = [helper.make_node(n.op_type, list(n.inputs), list(n.outputs), **dict(n.attributes))
-                  for n in nodes]
+    onnx_nodes = [onnx_node(n) for n in nodes]
     model_graph = helper.make_graph(onnx_nodes, "tensorplug", inputs, outputs, initializers)
     model = helper.make_model(model_graph, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="tensorplug")
@@ -204,7 +230,7 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
     try:
         onnx.checker.check_model(model, full_check=True)
     except Exception as exc:  # (onnx's checker errors: a lowering wrote an invalid graph)
-        kernels = sorted({step.kernel for step in graph.steps})
+        kernels = sorted({kernel for kernel, _ in _calls(graph)})
         raise ExportError(f"{WHO}: the ONNX model the lowerings of {kernels} wrote is not valid: {exc}. "
                           "A lowering is wrong (or takes inputs of a dtype its ONNX operators refuse): fix "
                           "it, or override it with register_onnx_lowering(..., override=True).") from exc

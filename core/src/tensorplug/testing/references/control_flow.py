@@ -1,7 +1,8 @@
 """Reference values of the control-flow kernels (Cond, While, Scan): small functions traced into
 graphs, each paired with the same function written in numpy; the kit runs the kernel with the
 graph and compares with the numpy function run the kernel's way (a branch chosen by a clamped
-index, a loop while a predicate holds, a scan forward or reversed, with an empty length).
+index, a loop while a predicate holds, a scan forward or reversed, with an empty length), in
+float64 and in float32 (the dtype the kit's onnx check runs).
 
 The generic kernels every backend gets pass these on numpy; a backend's native control flow
 (jax's lax.switch, lax.while_loop, lax.scan) is held to the same values, so the kit checks
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorplug.dtypes import float64, from_numpy_dtype, int64
+from tensorplug.dtypes import DType, float32, float64, from_numpy_dtype, int64
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.families.control_flow.graphs import Graph
 from tensorplug.families.control_flow.tracing import Captures, graph_of, trace
@@ -57,8 +58,12 @@ def _identity(infos: Sequence[TensorInfo]) -> Graph:
 
 
 # -- Cond -------------------------------------------------------------------------------------
-def _branches() -> tuple[Graph, ...]:
-    infos = [_info((3,)), _info((2, 2))]
+#: the float dtypes the cases are written in (float32: the one the kit's onnx check runs)
+_FLOATS = (float64, float32)
+
+
+def _branches(dtype: DType = float64) -> tuple[Graph, ...]:
+    infos = [_info((3,), dtype), _info((2, 2), dtype)]
     return (
         _graph(lambda x, y: (x * 2.0 + 1.0, matmul(y, y)), lambda x, y: (x * 2 + 1, y @ y), infos),
         _graph(lambda x, y: (sin(x), permute_dims(y, (1, 0)) * 3.0), lambda x, y: (np.sin(x), y.T * 3),
@@ -68,10 +73,12 @@ def _branches() -> tuple[Graph, ...]:
 
 
 def _cond_cases(spec: KernelSpec) -> list[Case]:
-    branches = _branches()
-    x, y = sample((3,), float64, key=("Cond", 0)), sample((2, 2), float64, key=("Cond", 1))
-    out = [Case((np.int32(i), x, y), {"branches": branches}, label="" if 0 <= i < 3 else "clamped")
-           for i in (0, 1, 2, 7, -3)]
+    out = []
+    for dtype in _FLOATS:
+        branches = _branches(dtype)
+        x, y = sample((3,), dtype, key=("Cond", 0)), sample((2, 2), dtype, key=("Cond", 1))
+        out += [Case((np.int32(i), x, y), {"branches": branches}, label="" if 0 <= i < 3 else "clamped")
+                for i in (0, 1, 2, 7, -3)]
     held = _every_dtype(spec, (1,), "Cond") + [sample((0, 2), float64, key="Cond")]
     identity = _identity([_info(a.shape, from_numpy_dtype(a.dtype)) for a in held])
     out.append(Case((np.int32(1), *held), {"branches": (identity, identity)}, label="special"))
@@ -93,19 +100,21 @@ def _cond(index: np.ndarray, *operands: np.ndarray, branches: tuple[Graph, ...])
 
 
 # -- While ------------------------------------------------------------------------------------
-def _while_graphs() -> tuple[Graph, Graph]:
-    infos = [_info(()), _info((), int64), _info((3,))]
+def _while_graphs(dtype: DType = float64) -> tuple[Graph, Graph]:
+    infos = [_info((), dtype), _info((), int64), _info((3,), dtype)]
     cond = _graph(lambda k, i, v: (i < 4,), lambda k, i, v: (i < 4,), infos)
     body = _graph(lambda k, i, v: (i + 1, v * k + sin(v)), lambda k, i, v: (i + 1, v * k + np.sin(v)), infos)
     return cond, body
 
 
 def _while_cases(spec: KernelSpec) -> list[Case]:
-    cond, body = _while_graphs()
-    v = sample((3,), float64, key=("While", 0))
-    attrs = {"cond": cond, "body": body, "n_consts": 1}
-    out = [Case((np.float64(0.5), np.int64(start), v), attrs, label="" if start < 4 else "no step")
-           for start in (0, 2, 9)]
+    out = []
+    for dtype in _FLOATS:
+        cond, body = _while_graphs(dtype)
+        v = sample((3,), dtype, key=("While", 0))
+        attrs = {"cond": cond, "body": body, "n_consts": 1}
+        out += [Case((np.asarray(0.5, dtype.numpy), np.int64(start), v), attrs,
+                     label="" if start < 4 else "no step") for start in (0, 2, 9)]
     held = _every_dtype(spec, (1,), "While") + [sample((0, 2), float64, key="While")]
     infos = [_info((), int64)] + [_info(a.shape, from_numpy_dtype(a.dtype)) for a in held]
     counted = _graph(lambda i, *xs: (i < 2,), lambda i, *xs: (i < 2,), infos)
@@ -123,20 +132,22 @@ def _while(*inputs: np.ndarray, cond: Graph, body: Graph, n_consts: int) -> tupl
 
 
 # -- Scan -------------------------------------------------------------------------------------
-def _scan_body() -> Graph:
-    infos = [_info((3,)), _info((3,)), _info(()), _info((3,))]
+def _scan_body(dtype: DType = float64) -> Graph:
+    infos = [_info((3,), dtype), _info((3,), dtype), _info((), dtype), _info((3,), dtype)]
     return _graph(lambda w, c, t, x: (tanh(c * w + x), t + sum_of(x), c * x + w, t * 2.0),
                   lambda w, c, t, x: (np.tanh(c * w + x), t + np.sum(x), c * x + w, t * 2), infos)
 
 
 def _scan_cases(spec: KernelSpec) -> list[Case]:
-    body = _scan_body()
-    w, c = sample((3,), float64, key=("Scan", 0)), sample((3,), float64, key=("Scan", 1))
     out = []
-    for length, reverse in ((5, False), (5, True), (0, False)):
-        xs = sample((length, 3), float64, key=("Scan", 2))
-        attrs = {"body": body, "n_consts": 1, "n_carry": 2, "length": length, "reverse": reverse}
-        out.append(Case((w, c, np.float64(0.25), xs), attrs, label="" if length else "no step"))
+    for dtype in _FLOATS:
+        body = _scan_body(dtype)
+        w, c = sample((3,), dtype, key=("Scan", 0)), sample((3,), dtype, key=("Scan", 1))
+        for length, reverse in ((5, False), (5, True), (0, False)):
+            x = sample((length, 3), dtype, key=("Scan", 2))
+            attrs = {"body": body, "n_consts": 1, "n_carry": 2, "length": length, "reverse": reverse}
+            out.append(Case((w, c, np.asarray(0.25, dtype.numpy), x), attrs,
+                            label="" if length else "no step"))
     carry = _every_dtype(spec, (1,), "Scan")
     every = _every_dtype(spec, (2, 1), "Scan xs")
     infos = [_info(a.shape, from_numpy_dtype(a.dtype)) for a in carry + [x[0] for x in every]]
