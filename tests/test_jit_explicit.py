@@ -140,3 +140,12 @@ def test_a_variable_passed_as_an_argument_is_traced_once(backend):
 
     assert [bump(v, np.float32(1.0)).item() for _ in range(3)] == [4.0, 6.0, 8.0]
     assert len(traces) == 1 and v.item() == 4.0
+
+
+def test_an_array_passed_twice_is_two_inputs_of_the_plan():
+    """A plan traced on f(x, x) must read each argument from its own place when replayed on
+    f(x, y) (the planner knows arrays by identity: it copies the second for the trace)."""
+    f = tp.jit(lambda a, b: a * 2.0 - b)
+    x, y = tp.asarray([1.0, 2.0]), tp.asarray([10.0, 20.0])
+    assert f(x, x).numpy().tolist() == [1.0, 2.0]
+    assert f(x, y).numpy().tolist() == [-8.0, -16.0]
