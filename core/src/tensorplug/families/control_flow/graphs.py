@@ -18,7 +18,7 @@ A graph runs two ways:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -61,6 +61,7 @@ class Graph:
     outputs: tuple[int, ...]
     infos: Mapping[int, TensorInfo]
     plans: dict[int, PlannedFunction] = field(default_factory=dict, repr=False)
+    _fingerprint: list[Hashable] = field(default_factory=list, repr=False)
 
     @property
     def in_infos(self) -> tuple[TensorInfo, ...]:
@@ -72,11 +73,41 @@ class Graph:
         """The shape and dtype of each output, in order."""
         return tuple(self.infos[i] for i in self.outputs)
 
+    def fingerprint(self) -> Hashable:
+        """A hashable value equal for graphs that compute the same function (the same steps,
+        attributes, constants and shapes), e.g. the same function traced again; None where
+        an attribute has no such value. A backend may key what it compiles by it."""
+        if not self._fingerprint:
+            try:
+                steps = tuple((s.kernel, _frozen(s.attrs), s.inputs, s.outputs) for s in self.steps)
+                constants = tuple((k, _frozen(a)) for k, a in sorted(self.constants.items()))
+                found: Hashable = (self.inputs, self.outputs, steps, constants,
+                                   tuple(sorted(self.infos.items())))
+                hash(found)
+            except TypeError:  # (an attribute value that is not plain data)
+                found = None
+            self._fingerprint.append(found)
+        return self._fingerprint[0]
+
     def __repr__(self) -> str:
         ins = ", ".join(describe(i) for i in self.in_infos)
         outs = ", ".join(describe(i) for i in self.out_infos)
         kernels = ", ".join(s.kernel for s in self.steps[:6]) + (", ..." if len(self.steps) > 6 else "")
         return f"<Graph ({ins}) -> ({outs}): {len(self.steps)} kernel calls [{kernels}]>"
+
+
+def _frozen(value: Any) -> Hashable:
+    """`value` (an attribute or a constant) as a hashable value; TypeError where it has none."""
+    if isinstance(value, Graph):
+        return ("graph", value.fingerprint())
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, Mapping):
+        return ("map", tuple((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_frozen(v) for v in value))
+    hash(value)
+    return (type(value).__name__, value)
 
 
 def kernel_function_of(kernel_name: str, backend: Backend) -> Any:

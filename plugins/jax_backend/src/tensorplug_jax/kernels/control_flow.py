@@ -2,12 +2,12 @@
 ``lax.scan``): the branches and bodies are the kernels' graphs run with this backend's kernels
 (``tensorplug.extend.run_graph``), so that under tp.jit the loop is one XLA loop, its body
 compiled once, rather than a Python loop over the steps. Eagerly, each kernel is compiled once
-per graph (``jax.jit``, kept while the graph lives), as jax compiles an eager ``lax.cond``."""
+per function (``jax.jit``, kept by the graphs' fingerprint: the same function traced again at
+the next eager call takes the compiled one), as jax compiles an eager ``lax.cond``."""
 
 from __future__ import annotations
 
 import functools
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -53,23 +53,40 @@ def _scan(attrs: dict[str, Any], backend: Any, *inputs: Any) -> tuple[Any, ...]:
     return (*carry, *ys)
 
 
-# the compiled kernel per graph (the first graph of its attributes), with the attributes it was made for
-_compiled: weakref.WeakKeyDictionary[Graph, tuple[dict[str, Any], Any, Callable[..., Any]]] = \
-    weakref.WeakKeyDictionary()
+# the compiled kernels, by the fingerprint of their attributes (a kernel whose graphs have none is
+# compiled per call); bounded, as jax's own caches are
+_compiled: dict[Any, Callable[..., Any]] = {}
+_LIMIT = 256
 
 
-def _kernel(impl: Callable[..., tuple[Any, ...]], first: str) -> Callable[..., tuple[Any, ...]]:
+def _kernel(impl: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
     def kernel(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, ...]:
-        graph = attrs[first][0] if first == "branches" else attrs[first]
-        found = _compiled.get(graph)
-        if found is None or found[1] is not backend or any(found[0][k] is not v for k, v in attrs.items()):
+        key = _fingerprint(attrs, backend)
+        compiled = _compiled.get(key) if key is not None else None
+        if compiled is None:
             compiled = jax.jit(functools.partial(impl, attrs, backend))
-            found = _compiled[graph] = (dict(attrs), backend, compiled)
-        return tuple(found[2](*inputs))
+            if key is not None:
+                if len(_compiled) >= _LIMIT:
+                    _compiled.clear()
+                _compiled[key] = compiled
+        return tuple(compiled(*inputs))
     kernel.__name__ = impl.__name__.strip("_")
     return kernel
 
 
+def _fingerprint(attrs: dict[str, Any], backend: Any) -> Any:
+    parts = []
+    for name, value in attrs.items():
+        if isinstance(value, Graph):
+            value = value.fingerprint()
+        elif isinstance(value, tuple):
+            value = tuple(g.fingerprint() for g in value)
+        if value is None or (isinstance(value, tuple) and None in value):
+            return None
+        parts.append((name, value))
+    return (id(backend), tuple(parts))
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
-    "Cond": _kernel(_cond, "branches"), "While": _kernel(_while, "body"), "Scan": _kernel(_scan, "body"),
+    "Cond": _kernel(_cond), "While": _kernel(_while), "Scan": _kernel(_scan),
 }
