@@ -7,20 +7,17 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tensorplug import (
-    callbacks,
-    data,
     dtypes,
-    export,
     extend,
     fft,
     image,
     linalg,
     losses,
-    metrics,
     nn,
     ops,
-    optimizers,
     random,
     sparse,
     tree_util,
@@ -35,6 +32,7 @@ from tensorplug.backends.lifecycle import (
 )
 from tensorplug.core.constants import e, inf, nan, newaxis, pi
 from tensorplug.core.dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
+from tensorplug.core.lazy_attributes import lazy_attributes
 from tensorplug.core.namespace_info import __array_namespace_info__
 from tensorplug.core.runtime import current as _current
 from tensorplug.core.tensor import Tensor
@@ -105,7 +103,6 @@ from tensorplug.families.sorting.ops import *  # noqa: F403
 from tensorplug.families.sorting.sets import *  # noqa: F403
 from tensorplug.families.structure.grids import *  # noqa: F403
 from tensorplug.families.structure.ops import *  # noqa: F403
-from tensorplug.io.saving import load, save
 from tensorplug.kernels.run import run_kernel
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
@@ -129,6 +126,10 @@ from tensorplug.transforms.autodiff.forward import jvp, linearize
 from tensorplug.transforms.autodiff.jacobians import hessian, hvp, jacfwd, jacrev
 from tensorplug.transforms.jit.api import jit
 from tensorplug.transforms.vmap.api import vmap
+
+if TYPE_CHECKING:  # (loaded when first read: the lazy attributes at the end)
+    from tensorplug import callbacks, data, export, metrics, optimizers
+    from tensorplug.io.saving import load, save
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __array_api_version__ = ARRAY_API_VERSIONS[-1]
@@ -162,3 +163,8 @@ __all__ += ["callbacks", "data", "metrics"]
 
 _attach_methods(Tensor)  # Tensor's operators and its methods that are ops
 _register_core(_current())  # the default runtime: the core's entries; nothing else registers at import
+
+# what only some programs use, imported when first read (tensorplug.core.lazy_attributes; issue 37)
+__getattr__, __dir__ = lazy_attributes(__name__, submodules={
+    name: f"tensorplug.{name}" for name in ("callbacks", "data", "export", "metrics", "optimizers")},
+    attributes={"tensorplug.io.saving": ["load", "save"]})
