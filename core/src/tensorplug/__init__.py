@@ -16,7 +16,6 @@ from tensorplug import (
     image,
     linalg,
     losses,
-    nn,
     ops,
     random,
     sparse,
@@ -32,7 +31,7 @@ from tensorplug.backends.lifecycle import (
 )
 from tensorplug.core.constants import e, inf, nan, newaxis, pi
 from tensorplug.core.dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
-from tensorplug.core.lazy_attributes import lazy_attributes
+from tensorplug.core.lazy_modules import lazy_module
 from tensorplug.core.namespace_info import __array_namespace_info__
 from tensorplug.core.runtime import current as _current
 from tensorplug.core.tensor import Tensor
@@ -103,6 +102,7 @@ from tensorplug.families.sorting.ops import *  # noqa: F403
 from tensorplug.families.sorting.sets import *  # noqa: F403
 from tensorplug.families.structure.grids import *  # noqa: F403
 from tensorplug.families.structure.ops import *  # noqa: F403
+from tensorplug.io.saving import load, save
 from tensorplug.kernels.run import run_kernel
 
 # the op families one by one (not `from .ops import *`) so that type checkers see every op
@@ -127,9 +127,15 @@ from tensorplug.transforms.autodiff.jacobians import hessian, hvp, jacfwd, jacre
 from tensorplug.transforms.jit.api import jit
 from tensorplug.transforms.vmap.api import vmap
 
-if TYPE_CHECKING:  # (loaded when first read: the lazy attributes at the end)
-    from tensorplug import callbacks, data, export, metrics, optimizers
-    from tensorplug.io.saving import load, save
+if TYPE_CHECKING:
+    from tensorplug import callbacks, data, export, metrics, nn, optimizers
+else:  # what only some programs use, run at the first read of one of their attributes (issue 37)
+    callbacks = lazy_module("tensorplug.callbacks")
+    data = lazy_module("tensorplug.data")
+    export = lazy_module("tensorplug.export")
+    metrics = lazy_module("tensorplug.metrics")
+    nn = lazy_module("tensorplug.nn")
+    optimizers = lazy_module("tensorplug.optimizers")
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __array_api_version__ = ARRAY_API_VERSIONS[-1]
@@ -163,8 +169,3 @@ __all__ += ["callbacks", "data", "metrics"]
 
 _attach_methods(Tensor)  # Tensor's operators and its methods that are ops
 _register_core(_current())  # the default runtime: the core's entries; nothing else registers at import
-
-# what only some programs use, imported when first read (tensorplug.core.lazy_attributes; issue 37)
-__getattr__, __dir__ = lazy_attributes(__name__, submodules={
-    name: f"tensorplug.{name}" for name in ("callbacks", "data", "export", "metrics", "optimizers")},
-    attributes={"tensorplug.io.saving": ["load", "save"]})

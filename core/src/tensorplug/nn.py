@@ -6,9 +6,6 @@ Losses with ``reduction=`` are in ``tp.losses``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from tensorplug.core.lazy_attributes import lazy_attributes
 from tensorplug.families.activations import ops as _activations
 from tensorplug.families.activations.ops import *  # noqa: F403
 from tensorplug.families.convolution.ops import conv, conv_transpose, depthwise_conv, separable_conv
@@ -37,55 +34,53 @@ from tensorplug.families.normalization.ops import (
     moments,
 )
 from tensorplug.families.pooling.ops import avg_pool, dilation2d, max_pool, max_pool_with_argmax
+from tensorplug.models import initializers
+from tensorplug.models.containers import Lambda, Sequential
+from tensorplug.models.layers.activations import (
+    ELU,
+    GELU,
+    Activation,
+    LeakyReLU,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+)
+from tensorplug.models.layers.attention import MultiHeadAttention
+from tensorplug.models.layers.convolutional import (
+    Conv1D,
+    Conv2D,
+    Conv2DTranspose,
+    Conv3D,
+    DepthwiseConv2D,
+    SeparableConv2D,
+)
+from tensorplug.models.layers.dense import Dense
+from tensorplug.models.layers.dropout import Dropout
+from tensorplug.models.layers.embedding import Embedding
+from tensorplug.models.layers.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm
+from tensorplug.models.layers.pooling import (
+    AdaptiveAvgPool2D,
+    AdaptiveMaxPool2D,
+    AvgPool1D,
+    AvgPool2D,
+    AvgPool3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPool3D,
+)
+from tensorplug.models.layers.reshaping import Flatten, Reshape
+from tensorplug.models.module import Module
+from tensorplug.models.seeding import set_seed
 from tensorplug.ops.attention import dot_product_attention, embedding
 from tensorplug.ops.dropout import dropout
-
-if TYPE_CHECKING:  # (loaded when first read: the lazy attributes below)
-    from tensorplug.models import initializers
-    from tensorplug.models.containers import Lambda, Sequential
-    from tensorplug.models.layers.activations import (
-        ELU,
-        GELU,
-        Activation,
-        LeakyReLU,
-        ReLU,
-        Sigmoid,
-        SiLU,
-        Softmax,
-        Tanh,
-    )
-    from tensorplug.models.layers.attention import MultiHeadAttention
-    from tensorplug.models.layers.convolutional import (
-        Conv1D,
-        Conv2D,
-        Conv2DTranspose,
-        Conv3D,
-        DepthwiseConv2D,
-        SeparableConv2D,
-    )
-    from tensorplug.models.layers.dense import Dense
-    from tensorplug.models.layers.dropout import Dropout
-    from tensorplug.models.layers.embedding import Embedding
-    from tensorplug.models.layers.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm
-    from tensorplug.models.layers.pooling import (
-        AdaptiveAvgPool2D,
-        AdaptiveMaxPool2D,
-        AvgPool1D,
-        AvgPool2D,
-        AvgPool3D,
-        GlobalAvgPool1D,
-        GlobalAvgPool2D,
-        GlobalAvgPool3D,
-        GlobalMaxPool1D,
-        GlobalMaxPool2D,
-        GlobalMaxPool3D,
-        MaxPool1D,
-        MaxPool2D,
-        MaxPool3D,
-    )
-    from tensorplug.models.layers.reshaping import Flatten, Reshape
-    from tensorplug.models.module import Module
-    from tensorplug.models.seeding import set_seed
 
 __all__ = [
     "log_softmax", "logsumexp", "one_hot", "relu", "sigmoid", "softmax", "softmax_cross_entropy",
@@ -106,25 +101,3 @@ __all__ += ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "Av
 __all__ += ["Flatten", "Reshape", "Activation", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "LeakyReLU",
             "ELU", "SiLU"]
 __all__ += ["BatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "Dropout", "Embedding", "MultiHeadAttention"]
-
-# the models and layers: imported when first read (tensorplug.core.lazy_attributes)
-__getattr__, __dir__ = lazy_attributes(
-    __name__, submodules={"initializers": "tensorplug.models.initializers"}, attributes={
-    "tensorplug.models.containers": ["Lambda", "Sequential"],
-    "tensorplug.models.layers.activations": ["ELU", "GELU", "Activation", "LeakyReLU", "ReLU", "Sigmoid",
-                                             "SiLU", "Softmax", "Tanh"],
-    "tensorplug.models.layers.attention": ["MultiHeadAttention"],
-    "tensorplug.models.layers.convolutional": ["Conv1D", "Conv2D", "Conv2DTranspose", "Conv3D",
-                                               "DepthwiseConv2D", "SeparableConv2D"],
-    "tensorplug.models.layers.dense": ["Dense"],
-    "tensorplug.models.layers.dropout": ["Dropout"],
-    "tensorplug.models.layers.embedding": ["Embedding"],
-    "tensorplug.models.layers.normalization": ["BatchNorm", "GroupNorm", "LayerNorm", "RMSNorm"],
-    "tensorplug.models.layers.pooling": ["AdaptiveAvgPool2D", "AdaptiveMaxPool2D", "AvgPool1D", "AvgPool2D",
-                                         "AvgPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
-                                         "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "MaxPool1D",
-                                         "MaxPool2D", "MaxPool3D"],
-    "tensorplug.models.layers.reshaping": ["Flatten", "Reshape"],
-    "tensorplug.models.module": ["Module"],
-    "tensorplug.models.seeding": ["set_seed"],
-})
