@@ -15,8 +15,8 @@ from pathlib import Path
 import tensorplug as tp
 
 LAZY_PACKAGES = ("tensorplug.models", "tensorplug.exporting.graph", "tensorplug.exporting.onnx_model",
-                 "tensorplug.export", "tensorplug.metrics", "tensorplug.callbacks", "tensorplug.cli",
-                 "tensorplug.testing")
+                 "tensorplug.export", "tensorplug.data", "tensorplug.metrics", "tensorplug.callbacks",
+                 "tensorplug.optimizers", "tensorplug.cli", "tensorplug.testing")
 
 
 def _run(code: str) -> str:
@@ -79,3 +79,18 @@ def test_type_checkers_see_the_lazy_modules():
             lazy = {target.id for sub in node.orelse if isinstance(sub, ast.Assign) for target in sub.targets
                     if isinstance(target, ast.Name)}
     assert names == lazy == {"callbacks", "data", "export", "metrics", "nn", "optimizers"}
+
+
+def test_a_saved_optimizer_state_loads_before_tp_optimizers_is_read(tmp_path):
+    """tp.load runs tp.optimizers when the file holds an optimizer state (io/saving.py reads it lazily)."""
+    path = tmp_path / "state.tp"
+    _run(f"""
+        import tensorplug as tp
+        opt = tp.optimizers.SGD(0.1)
+        tp.save({str(path)!r}, opt.init({{"w": tp.ones((2,))}}))
+    """)
+    out = _run(f"""
+        import tensorplug as tp
+        print(type(tp.load({str(path)!r})).__name__)
+    """)
+    assert out.strip() == "OptimizerState"
