@@ -94,3 +94,13 @@ def test_a_saved_optimizer_state_loads_before_tp_optimizers_is_read(tmp_path):
         print(type(tp.load({str(path)!r})).__name__)
     """)
     assert out.strip() == "OptimizerState"
+
+
+def test_help_shows_a_lazy_namespace_whole():
+    out = _run("""
+        import pydoc
+        import tensorplug as tp
+        text = pydoc.render_doc(tp.nn, renderer=pydoc.plaintext)
+        print("class Dense" in text, "relu(" in text, "tp.nn" in text)
+    """)
+    assert out.strip() == "True True True"
