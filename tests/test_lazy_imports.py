@@ -1,8 +1,8 @@
 """``import tensorplug`` stays light (issue 37): what only some programs use (``tp.nn`` with its
-models and layers, ``tp.export``, ``tp.data``, ``tp.metrics``, ``tp.callbacks``,
-``tp.optimizers``; the CLI and the testing kit are never imported by it) runs at the first read
-of one of its attributes (``tensorplug.core.lazy_modules``), and reads, imports, ``dir()`` and
-type checkers still see every name."""
+models and layers, ``tp.export``, ``tp.data``, ``tp.metrics``, ``tp.callbacks``; the CLI and the
+testing kit are never imported by it) runs at the first read of one of its attributes
+(``tensorplug.core.lazy_modules``), and reads, imports, ``dir()``, ``help()`` and type checkers
+still see every name."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import tensorplug as tp
+from tensorplug.core.lazy_modules import lazy_module
 
 LAZY_PACKAGES = ("tensorplug.models", "tensorplug.exporting.graph", "tensorplug.exporting.onnx_model",
                  "tensorplug.export", "tensorplug.data", "tensorplug.metrics", "tensorplug.callbacks",
-                 "tensorplug.optimizers", "tensorplug.cli", "tensorplug.testing")
+                 "tensorplug.cli", "tensorplug.testing")
 
 
 def _run(code: str) -> str:
@@ -78,22 +81,17 @@ def test_type_checkers_see_the_lazy_modules():
                       for alias in sub.names}
             lazy = {target.id for sub in node.orelse if isinstance(sub, ast.Assign) for target in sub.targets
                     if isinstance(target, ast.Name)}
-    assert names == lazy == {"callbacks", "data", "export", "metrics", "nn", "optimizers"}
+    assert names == lazy == {"callbacks", "data", "export", "metrics", "nn"}
 
 
-def test_a_saved_optimizer_state_loads_before_tp_optimizers_is_read(tmp_path):
-    """tp.load runs tp.optimizers when the file holds an optimizer state (io/saving.py reads it lazily)."""
-    path = tmp_path / "state.tp"
-    _run(f"""
-        import tensorplug as tp
-        opt = tp.optimizers.SGD(0.1)
-        tp.save({str(path)!r}, opt.init({{"w": tp.ones((2,))}}))
-    """)
-    out = _run(f"""
-        import tensorplug as tp
-        print(type(tp.load({str(path)!r})).__name__)
-    """)
-    assert out.strip() == "OptimizerState"
+def test_a_package_is_refused(tmp_path, monkeypatch):
+    """A package's modules imported before it is run would be run twice (two of each class)."""
+    (tmp_path / "lazy_probe_package").mkdir()
+    (tmp_path / "lazy_probe_package" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match=r"lazy_module\('lazy_probe_package'\): .* is a package"):
+        lazy_module("lazy_probe_package")
+    assert lazy_module("tensorplug.nn") is tp.nn  # (imported already: the module itself)
 
 
 def test_help_shows_a_lazy_namespace_whole():

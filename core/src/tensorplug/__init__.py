@@ -17,6 +17,7 @@ from tensorplug import (
     linalg,
     losses,
     ops,
+    optimizers,
     random,
     sparse,
     tree_util,
@@ -128,14 +129,13 @@ from tensorplug.transforms.jit.api import jit
 from tensorplug.transforms.vmap.api import vmap
 
 if TYPE_CHECKING:
-    from tensorplug import callbacks, data, export, metrics, nn, optimizers
+    from tensorplug import callbacks, data, export, metrics, nn
 else:  # what only some programs use, run at the first read of one of their attributes (issue 37)
     callbacks = lazy_module("tensorplug.callbacks")
     data = lazy_module("tensorplug.data")
     export = lazy_module("tensorplug.export")
     metrics = lazy_module("tensorplug.metrics")
     nn = lazy_module("tensorplug.nn")
-    optimizers = lazy_module("tensorplug.optimizers")
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __array_api_version__ = ARRAY_API_VERSIONS[-1]

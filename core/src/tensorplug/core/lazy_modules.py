@@ -16,13 +16,19 @@ __all__ = ["lazy_module"]
 
 
 def lazy_module(name: str) -> ModuleType:
-    """The module `name`, put in ``sys.modules`` to be run when one of its attributes is first
-    read (the module itself if it is imported already)."""
+    """The module `name` (a module, not a package), put in ``sys.modules`` to be run when one of
+    its attributes is first read (the module itself if it is imported already)."""
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.find_spec(name)
     if spec is None or spec.loader is None:
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    if spec.submodule_search_locations is not None:
+        # importing one of its modules first would read the package's __path__, which runs it
+        # halfway through that import, and the module would be run twice (two of each class)
+        raise ImportError(f"lazy_module({name!r}): {name} is a package, which cannot be loaded lazily "
+                          "(its modules would be imported twice); import it, or make lazy a module "
+                          "that gathers its names.", name=name)
     loader = importlib.util.LazyLoader(spec.loader)
     spec.loader = loader
     module = importlib.util.module_from_spec(spec)

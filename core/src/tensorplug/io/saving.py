@@ -13,13 +13,12 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from tensorplug.backends.lifecycle import backend_scope
 from tensorplug.core import validate as valid
-from tensorplug.core.lazy_modules import lazy_module
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable, _registry
 from tensorplug.dtypes import from_numpy_dtype
@@ -35,11 +34,7 @@ from tensorplug.io.checkpoint_file import (
     safetensors_module,
     write,
 )
-
-if TYPE_CHECKING:
-    from tensorplug import optimizers
-else:  # (tp.optimizers, run when a tree is first saved or loaded, not by import tensorplug: issue 37)
-    optimizers = lazy_module("tensorplug.optimizers")
+from tensorplug.optimizers.state import OptimizerState
 
 __all__ = ["save", "load"]
 
@@ -82,7 +77,7 @@ class _Writer:
                               np.asarray(obj), dtype, path)
         if obj is None or isinstance(obj, (bool, int, float, str)):
             return {"kind": "value", "value": obj}
-        if isinstance(obj, optimizers.OptimizerState):
+        if isinstance(obj, OptimizerState):
             return {"kind": "optimizer_state", "iterations": self.node(obj.iterations, (*path, "iterations")),
                     "hyperparameters": self.node(dict(obj.hyperparameters), (*path, "hyperparameters")),
                     "slots": self.node({k: dict(v) for k, v in obj.slots.items()}, (*path, "slots"))}
@@ -211,9 +206,8 @@ class _Reader:
             items = [self.build(v) for v in node["items"]]
             return items if kind == "list" else tuple(items)
         if kind == "optimizer_state":
-            return optimizers.OptimizerState(self.build(node["iterations"]),
-                                             self.build(node["hyperparameters"]),
-                                             self.build(self.slots_renamed(node)))
+            return OptimizerState(self.build(node["iterations"]), self.build(node["hyperparameters"]),
+                                  self.build(self.slots_renamed(node)))
         if kind == "node":
             return nodes.build(node, self.build)
         raise CheckpointError(f"tp.load: the tree holds a node of unknown kind {kind!r}: the file is damaged")
@@ -261,7 +255,7 @@ class _Reader:
             items = [self.restore(n, v, (*path, i)) for i, (n, v) in enumerate(zip(node["items"], like))]
             return items if kind == "list" else tuple(items)
         if kind == "optimizer_state":
-            if not isinstance(like, optimizers.OptimizerState):
+            if not isinstance(like, OptimizerState):
                 self.differences.append(f"{here}: the file has an optimizer state, the tree given "
                                         f"{_describe(like)}")
                 return like
@@ -270,10 +264,9 @@ class _Reader:
             saved_slots = self.slots_renamed(node)
             slots: Any = (self.build(saved_slots) if self.assign else {}) if not like.slots else (
                 self.restore(saved_slots, like.slots, (*path, "slots")))
-            return optimizers.OptimizerState(
-                self.restore(node["iterations"], like.iterations, (*path, "iterations")),
-                self.restore(node["hyperparameters"], like.hyperparameters, (*path, "hyperparameters")),
-                slots)
+            return OptimizerState(self.restore(node["iterations"], like.iterations, (*path, "iterations")),
+                                  self.restore(node["hyperparameters"], like.hyperparameters,
+                                               (*path, "hyperparameters")), slots)
         if kind == "node":
             return nodes.restore(node, like, path, here, self.differences, self.restore)
         if kind == "callable":
