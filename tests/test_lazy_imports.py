@@ -102,3 +102,26 @@ def test_help_shows_a_lazy_namespace_whole():
         print("class Dense" in text, "relu(" in text, "tp.nn" in text)
     """)
     assert out.strip() == "True True True"
+
+
+def test_threads_reading_a_lazy_module_at_once_all_see_it_whole():
+    """One thread runs it; the others wait for it (not so with importlib.util.LazyLoader before
+    Python 3.13, whose module a second thread could read half run)."""
+    out = _run("""
+        import threading
+        import tensorplug as tp
+        start, failed = threading.Barrier(8), []
+        def read():
+            start.wait()
+            try:
+                tp.nn.Dense, tp.nn.Module, tp.nn.set_seed
+            except AttributeError as exc:
+                failed.append(str(exc))
+        threads = [threading.Thread(target=read) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(failed)
+    """)
+    assert out.strip() == "[]"

@@ -1,18 +1,41 @@
 """Public submodules loaded when first used, so that ``import tensorplug`` does not run what
 only some programs need (``tp.nn``'s layers, ``tp.export``, ``tp.data``, ...: issue 37). The
-standard library's ``importlib.util.LazyLoader`` does it: the module object is in place at
-import, and its code runs at the first read of one of its attributes, after which it is a
-plain module. The package itself keeps no module ``__getattr__`` (PEP 562): one would stop
-CPython from specializing every ``tp.add`` read (CONTRIBUTING.md, "Import time"). This is the
-one place that imports modules on demand (CONTRIBUTING.md, "The layout")."""
+module object is in place at import, and its code runs at the first read of one of its
+attributes, after which it is a plain module: ``importlib.util.LazyLoader``'s design, with the
+lock CPython 3.13 added to it (gh-114763; before it, a second thread reading the module while
+the first one runs it sees it half run). The package itself keeps no module ``__getattr__``
+(PEP 562): one would stop CPython from specializing every ``tp.add`` read (CONTRIBUTING.md,
+"Import time"). This is the one place that imports modules on demand (CONTRIBUTING.md, "The
+layout")."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+import threading
 from types import ModuleType
+from typing import Any
 
 __all__ = ["lazy_module"]
+
+
+class _LazyModule(ModuleType):
+    """A module not run yet: the first attribute read runs it (other threads wait for it; the
+    running thread's own reads go to the module as it is so far), then it is a ModuleType."""
+
+    def __getattribute__(self, attr: str) -> Any:
+        spec = object.__getattribute__(self, "__spec__")
+        state = spec.loader_state
+        with state["lock"]:
+            if object.__getattribute__(self, "__class__") is _LazyModule:
+                if state["running"]:  # (a read by the code running it)
+                    return ModuleType.__getattribute__(self, attr)
+                state["running"] = True
+                try:
+                    spec.loader.exec_module(self)
+                finally:
+                    self.__class__ = ModuleType  # type: ignore[assignment]
+        return getattr(self, attr)
 
 
 def lazy_module(name: str) -> ModuleType:
@@ -29,9 +52,8 @@ def lazy_module(name: str) -> ModuleType:
         raise ImportError(f"lazy_module({name!r}): {name} is a package, which cannot be loaded lazily "
                           "(its modules would be imported twice); import it, or make lazy a module "
                           "that gathers its names.", name=name)
-    loader = importlib.util.LazyLoader(spec.loader)
-    spec.loader = loader
+    spec.loader_state = {"lock": threading.RLock(), "running": False}
     module = importlib.util.module_from_spec(spec)
+    module.__class__ = _LazyModule
     sys.modules[name] = module
-    loader.exec_module(module)
     return module
