@@ -7,18 +7,15 @@ tensorplug`` imports no plugin: backends are discovered on first use.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tensorplug import (
-    callbacks,
-    data,
     dtypes,
-    export,
     extend,
     fft,
     image,
     linalg,
     losses,
-    metrics,
-    nn,
     ops,
     optimizers,
     random,
@@ -35,6 +32,7 @@ from tensorplug.backends.lifecycle import (
 )
 from tensorplug.core.constants import e, inf, nan, newaxis, pi
 from tensorplug.core.dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
+from tensorplug.core.lazy_modules import lazy_module
 from tensorplug.core.namespace_info import __array_namespace_info__
 from tensorplug.core.runtime import current as _current
 from tensorplug.core.tensor import Tensor
@@ -130,6 +128,15 @@ from tensorplug.transforms.autodiff.forward import jvp, linearize
 from tensorplug.transforms.autodiff.jacobians import hessian, hvp, jacfwd, jacrev
 from tensorplug.transforms.jit.api import jit
 from tensorplug.transforms.vmap.api import vmap
+
+if TYPE_CHECKING:
+    from tensorplug import callbacks, data, export, metrics, nn
+else:  # what only some programs use, run at the first read of one of their attributes (issue 37)
+    callbacks = lazy_module("tensorplug.callbacks")
+    data = lazy_module("tensorplug.data")
+    export = lazy_module("tensorplug.export")
+    metrics = lazy_module("tensorplug.metrics")
+    nn = lazy_module("tensorplug.nn")
 
 bool = bool_  # noqa: A001  (tp.bool, as the Array API names it)
 __array_api_version__ = ARRAY_API_VERSIONS[-1]

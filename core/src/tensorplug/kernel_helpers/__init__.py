@@ -18,10 +18,9 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from tensorplug.dtypes import ALL_DTYPES, accumulator_of
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
@@ -56,6 +55,9 @@ from tensorplug.kernel_helpers.windows import (
     tap_slices,
     window_taps,
 )
+
+if TYPE_CHECKING:  # (numpy.typing, for annotations only: ~1 ms of import tensorplug)
+    import numpy.typing as npt
 
 __all__ = [
     "ACCUMULATOR_DTYPES", "BINARY_KERNELS", "COMPLEX_SPECIAL_CASES", "PLAIN_ARITHMETIC", "SELU_ALPHA",

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from tensorplug.errors import IndexOutOfRangeError, ShapeError
+
+if TYPE_CHECKING:  # (numpy.typing, for annotations only: ~1 ms of import tensorplug)
+    import numpy.typing as npt
 
 __all__ = ["check_nd_index_bounds", "fill_empty_rows", "sparse_reshape_indices", "sparse_reshape_shape"]
 
