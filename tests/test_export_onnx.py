@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from _onnx_runtime import onnx, ort, run  # noqa: F401  (skips without onnx, onnxruntime)
 from tensorplug import cli
 from tensorplug.cli.digits_cnn import cnn
 from tensorplug.cli.digits_mlp import Training, load_digits_split, mlp
@@ -22,16 +23,6 @@ from tensorplug.extend import (
 )
 from tensorplug.registry.core_entries import CORE_ENTRIES
 from tensorplug.testing import opcheck
-
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
-
-
-def run(path_or_model, *arrays):
-    """The outputs of an ONNX model (a path or a ModelProto) in onnxruntime, on `arrays`."""
-    source = path_or_model if isinstance(path_or_model, str) else path_or_model.SerializeToString()
-    session = ort.InferenceSession(source, providers=["CPUExecutionProvider"])
-    return session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays)})
 
 
 def digits(n: int) -> np.ndarray:

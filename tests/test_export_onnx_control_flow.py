@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from _onnx_runtime import onnx, ort, run  # noqa: F401  (skips without onnx, onnxruntime)
 from tensorplug.extend import (
     KernelConfig,
     KernelSpec,
@@ -17,15 +18,6 @@ from tensorplug.extend import (
     register_kernel,
     register_kernel_spec,
 )
-
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
-
-
-def run(model, *arrays):
-    """The outputs of an ONNX ModelProto in onnxruntime, on `arrays`."""
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, {i.name: np.asarray(a) for i, a in zip(session.get_inputs(), arrays)})
 
 
 def agrees(model, fn, *arrays):
