@@ -129,8 +129,9 @@ class TorchBackend(Backend):
         return int(device_type), int(index)
 
     def from_dlpack(self, obj: Any, *, copy: bool | None = None) -> torch.Tensor:
-        """``torch.from_dlpack``: shares the producer's memory unless `copy`."""
-        out = torch.from_dlpack(obj)
+        """``torch.from_dlpack``: shares the producer's memory unless `copy` (a torch tensor that
+        requires grad is read detached: tensorplug's own tape differentiates)."""
+        out = torch.from_dlpack(obj.detach() if isinstance(obj, torch.Tensor) else obj)
         return out.clone() if copy else out
 
     # -- compiling ------------------------------------------------------------------------------
