@@ -4,8 +4,8 @@ first-party backend: every one of its tests passes, but those named in
 tests/array_api_xfails.txt, each under a comment saying why, which must fail (strict xfails: one
 that passes fails the run, so that the list shrinks as tensorplug grows), and those named in
 tests/array_api_skips.txt, whose outcome depends on the examples drawn, and on a backend, those
-of tests/array_api_xfails_<backend>.txt where it has one (torch: what its missing unsigned
-dtypes keep it from). CI runs fewer hypothesis examples
+of tests/array_api_xfails_<backend>.txt and tests/array_api_skips_<backend>.txt where it has
+them (torch: what its missing unsigned dtypes keep it from). CI runs fewer hypothesis examples
 per test than the runner's default (jax compiles for every new shape): `TENSORPLUG_AAT_EXAMPLES`
 sets them (100 gives the full figure)."""
 
@@ -27,6 +27,7 @@ SUITE = Path(os.environ.get("TENSORPLUG_ARRAY_API_TESTS", ROOT / "third_party" /
 XFAILS = Path(__file__).with_name("array_api_xfails.txt")
 SKIPS = Path(__file__).with_name("array_api_skips.txt")
 TORCH_XFAILS = Path(__file__).with_name("array_api_xfails_torch.txt")
+TORCH_SKIPS = Path(__file__).with_name("array_api_skips_torch.txt")
 EXAMPLES = {"numpy": "25", "jax": "10", "torch": "25"}
 #: the backends the suite runs on
 SUITE_BACKENDS = [b for b in FIRST_PARTY_BACKENDS if b in EXAMPLES]
@@ -50,16 +51,18 @@ def test_the_suite_and_the_spec_it_reads_are_in_the_repository_with_their_licens
     assert (vendored / "suite" / "array-api" / "spec" / "2025.12").is_dir()
 
 
-def backend_xfails(backend: str, folder: Path) -> Path:
-    """The xfails of every backend and those of `backend`'s own file (if any), in one file in
-    `folder` (the suite reads one)."""
-    own = XFAILS.with_name(f"array_api_xfails_{backend}.txt")
-    joined = folder / "xfails.txt"
-    joined.write_text(XFAILS.read_text() + ("\n" + own.read_text() if own.is_file() else ""))
+def for_backend(listing: Path, backend: str, folder: Path) -> Path:
+    """The entries of `listing` (the xfails or the skips of every backend) and those of
+    `backend`'s own file beside it (``array_api_xfails_torch.txt``), if any, in one file in
+    `folder` (the suite reads one of each)."""
+    own = listing.with_name(f"{listing.stem}_{backend}.txt")
+    joined = folder / listing.name
+    joined.write_text(listing.read_text() + ("\n" + own.read_text() if own.is_file() else ""))
     return joined
 
 
-@pytest.mark.parametrize("listing", [XFAILS, SKIPS, TORCH_XFAILS], ids=["xfails", "skips", "torch-xfails"])
+@pytest.mark.parametrize("listing", [XFAILS, SKIPS, TORCH_XFAILS, TORCH_SKIPS],
+                         ids=["xfails", "skips", "torch-xfails", "torch-skips"])
 def test_every_xfail_says_why_and_names_a_test(listing):
     """Each entry of the xfails (and skips) file is a test id of the suite, under a '# why' comment."""
     lines = [line for line in listing.read_text().splitlines() if line.strip()]
@@ -85,7 +88,8 @@ def test_the_array_api_suite_passes(backend, tmp_path):
            "AAT_TIMEOUT_S": "0",  # (no wall-clock limit: a busy machine is no failure)
            "ARRAY_API_TESTS_SKIP_DTYPES": ",".join(unheld_standard_dtypes(backend))}
     done = subprocess.run(["bash", str(runner), "tensorplug", sys.executable, "--",
-                           f"--xfails-file={backend_xfails(backend, tmp_path)}", f"--skips-file={SKIPS}",
+                           f"--xfails-file={for_backend(XFAILS, backend, tmp_path)}",
+                           f"--skips-file={for_backend(SKIPS, backend, tmp_path)}",
                            "-o", "xfail_strict=true",
                            "array_api_tests/"],
                           env=env, capture_output=True, text=True)
