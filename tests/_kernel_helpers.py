@@ -7,10 +7,13 @@ The grids: a kernel meets one dtype of each kind its spec accepts (`per_kind`: b
 uint, float, complex) unless a test asks for every dtype where that finds bugs (casts, half
 floats' reductions, integer overflow edges). Every accepted dtype is still held to the kit's
 references by the conformance runs (tests/test_conformance_numpy.py, both backends). Expected
-values come from the kit's references (`check_with_kit`) wherever the kit has the case."""
+values come from the kit's references (`check_with_kit`) wherever the kit has the case. A case
+naming a dtype the active backend does not hold (or the kernel it names does not serve) is
+skipped, as the kit skips it (`unheld_dtypes`, called by conftest's `tp_backend`)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -19,13 +22,14 @@ import numpy as np
 import pytest
 
 import tensorplug as tp
+from tensorplug.backends.lifecycle import active_backend
 from tensorplug.dtypes import ALL_DTYPES, DType, from_numpy_dtype, is_floating_numpy
-from tensorplug.extend import TensorInfo, get_kernel_spec
+from tensorplug.extend import TensorInfo, current_runtime, get_kernel, get_kernel_spec
 from tensorplug.testing.compare import compare_values
+from tensorplug.testing.dtype_probe import held_dtypes
 from tensorplug.testing.inputs import Case
 from tensorplug.testing.references import get_reference
 
-BACKENDS = ("numpy", "jax")  # the first-party backends every kernel test runs on
 NP = {d: d.numpy for d in ALL_DTYPES}
 FLOATS = (tp.float32, tp.float64)
 INTS = (tp.int32, tp.int64)
@@ -66,6 +70,33 @@ def kernel_dtype_cases(names: Iterable[str], input_name: str | None = None, *,
     pick = (lambda ds: ds) if every_dtype else (lambda ds: per_kind(ds, also))
     return [pytest.param(n, d, id=f"{n}-{d.name}") for n in names
             for d in pick(accepted_dtypes(n, input_name))]
+
+
+def _dtypes_in(value: Any) -> Iterable[DType]:
+    """The dtypes a test parameter names: a DType, a numpy dtype, or those in a tuple or list."""
+    if isinstance(value, DType):
+        yield value
+    elif isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        with contextlib.suppress(tp.DTypeError):  # (not a tensorplug dtype: the test's own business)
+            yield from_numpy_dtype(np.dtype(value))
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _dtypes_in(v)
+
+
+def unheld_dtypes(params: Mapping[str, Any]) -> str | None:
+    """Why a test of the grid with these parameters cannot run on the active backend (None: it
+    can): a dtype it names that the backend does not hold, or that the kernel it names does not
+    serve (its KernelConfig's dtypes), as the conformance kit skips them (``held_dtypes``)."""
+    backend = active_backend()
+    served = held_dtypes(backend)
+    for value in params.values():
+        if isinstance(value, str) and (value, backend.name) in current_runtime().kernels.active:
+            served = served.narrowed(get_kernel(value, backend.name).dtypes, value)
+    lacking = {d: None for v in params.values() for d in _dtypes_in(v) if d not in served.dtypes}
+    if not lacking:
+        return None
+    return f"backend '{backend.name}' does not run this case: " + "; ".join(served.reasons(lacking))
 
 
 def kit_cases(name: str, dtype: DType) -> list[Case]:
@@ -153,9 +184,10 @@ def run(name: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = 
     out = tp.run_kernel(name, call_inputs, attrs)
 
     (expected,) = spec.check([info(a) for a in arrays], spec.normalize_attrs(attrs))
-    assert out.backend == tp.get_backend()
-    assert isinstance(out.native, native_types()), type(out.native)
-    assert out.native.dtype == expected.dtype.numpy, (
+    backend = active_backend()
+    assert out.backend == backend.name
+    assert backend.is_native(out.native), type(out.native)
+    assert backend.dtype_of(out.native) is expected.dtype, (
         f"{name}: the kernel returned {out.native.dtype}, the spec says {expected.dtype.name}")
     assert out.dtype is expected.dtype
     if -1 not in expected.shape:  # a value-dependent size (NonZero) is not predicted
@@ -163,15 +195,6 @@ def run(name: str, inputs: Mapping[str, Any], attrs: Mapping[str, Any] | None = 
     for t, a in zip(tensors, arrays):
         assert np.asarray(t.numpy()).tobytes() == a.tobytes(), f"{name} mutated an input"  # (bit for bit)
     return np.asarray(out.numpy())
-
-
-def native_types() -> tuple[type, ...]:
-    """The types of the active backend's native arrays."""
-    if tp.get_backend() == "jax":
-        import jax
-
-        return (jax.Array,)
-    return (np.ndarray, np.generic)
 
 
 # a few ulps of each float dtype (float16's ulp at 1 is 1e-3, bfloat16's 8e-3)

@@ -114,6 +114,10 @@ EDGES: dict[str, tuple[Callable[[tp.Tensor], tp.Tensor], np.ndarray]] = {
     "gelu_tail": (lambda x: tp.nn.gelu(x, approximate=False), np.array([-7.0, -9.0], np.float64)),
     "expm1_complex": (tp.expm1, np.array([np.inf + 0j, np.nan + 0j, -np.inf + 1j], np.complex64)),
     "log1p_complex": (tp.log1p, np.array([complex(np.nan, np.inf), complex(np.inf, np.nan)], np.complex64)),
+    # torch's complex128 log1p gives nan + nan j for that first value
+    "log1p_inf": (tp.log1p, np.array([complex(-1.603972830347491e16, np.inf), complex(-2, -np.inf)])),
+    # torch: pi/2 + 0j, the sign of a zero imaginary part not the opposite of x's
+    "acos_complex_zero": (tp.acos, np.array([0j, complex(0, -0.0), complex(1, 0), complex(-0.5, -0.0)])),
 }
 
 
@@ -126,6 +130,8 @@ def test_values_where_torchs_own_functions_differ_from_numpy(name):
     rtol = 1e-12 if host.dtype == np.float64 else 2e-7
     for part in ((np.real, np.imag) if np.iscomplexobj(want) else (np.asarray,)):  # (NaN parts apart)
         np.testing.assert_allclose(part(got), part(want), rtol=rtol, atol=0)
+        zeros = part(want) == 0
+        np.testing.assert_array_equal(np.signbit(part(got))[zeros], np.signbit(part(want))[zeros])
 
 
 @pytest.mark.parametrize(("on", "off", "dtype"), [(0.1, -0.3, tp.float64), (1.7, -2.2, tp.int32),

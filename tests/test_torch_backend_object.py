@@ -49,6 +49,25 @@ def test_dtypes_torch_cannot_compute_with_are_refused_naming_the_nearest_held(dt
         tp.asarray(np.arange(3, dtype=dtype))
 
 
+def test_the_array_api_inspection_lists_the_dtypes_the_backend_holds():
+    listed = tp.__array_namespace_info__().dtypes()
+    assert "uint8" in listed and not {"uint16", "uint32", "uint64"} & set(listed)
+    assert tp.__array_namespace_info__().dtypes(kind="unsigned integer") == {"uint8": tp.uint8}
+    with tp.backend_scope("numpy"):
+        assert "uint64" in tp.__array_namespace_info__().dtypes()
+
+
+def test_a_tensor_that_requires_grad_is_refused_saying_to_detach_it_or_shared_detached():
+    t = torch.ones(3, requires_grad=True)
+    for backend in ("torch", "numpy"):
+        with tp.backend_scope(backend), pytest.raises(DTypeError, match=r"asarray: cannot convert "
+                                                      r"Tensor: .*requires grad.*detach\(\)"):
+            tp.asarray(t)
+    shared = tp.asarray(t, copy=False)  # (torch's DLPack export refuses it: read detached)
+    assert not shared.native.requires_grad and shared.native.data_ptr() == t.data_ptr()
+    np.testing.assert_array_equal(tp.asarray(t.detach()).numpy(), np.ones(3, np.float32))
+
+
 def test_devices_and_an_unknown_device():
     assert tp.asarray([1.0]).device == "cpu"
     with pytest.raises(DeviceError, match=r"Backend 'torch' has no device 'cuda:7'; its devices are \['cpu'"):

@@ -50,12 +50,15 @@ class Info:
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, DType]:
         """The standard's dtypes of `kind` (a kind name, a dtype or a tuple of them; all if None)
-        by name. tensorplug's float16 and bfloat16 are not listed, as numpy leaves out its own."""
+        that the backend holds, by name. tensorplug's float16 and bfloat16 are not listed, as
+        numpy leaves out its own."""
         self._check_device(device)
         if kind is not None and not isinstance(kind, (str, DType, tuple)):
             raise DTypeError(f"dtypes: kind must be one of {list(_DTYPE_KINDS)}, a dtype or a tuple "
                              f"of them, got {kind!r}.")
-        return {d.name: d for d in STANDARD_DTYPES if kind is None or isdtype(d, kind)}
+        held = self._backend.dtypes
+        return {d.name: d for d in STANDARD_DTYPES
+                if (held is None or d in held) and (kind is None or isdtype(d, kind))}
 
 
 def __array_namespace_info__() -> Info:  # noqa: N807  (the standard's name)

@@ -20,6 +20,8 @@ __all__ = ["TorchBackend", "HELD_DTYPES", "TORCH_DTYPES", "torch_dtype"]
 #: tensorplug's dtypes as torch's (torch names them alike; bool_ is torch.bool)
 TORCH_DTYPES: dict[DType, torch.dtype] = {d: getattr(torch, d.name) for d in HELD_DTYPES}
 _FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)  # (a comparison with the dtype, not its type, is fast)
+_CPU = torch.device("cpu")
 
 
 def torch_dtype(dtype: DType, kernel: str = "") -> torch.dtype:
@@ -42,7 +44,7 @@ class TorchBackend(Backend):
     packs_jit_state = False
 
     def __init__(self) -> None:
-        self._device = torch.device("cpu")
+        self._device = _CPU
         # the dispatcher reads this on every call: an instance attribute reads faster than the
         # class's (as the numpy backend)
         self.direct_kernels = True
@@ -55,15 +57,19 @@ class TorchBackend(Backend):
     # -- host data --------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray) -> torch.Tensor:
         array = np.array(array, order="C")  # a copy of its own (np.ascontiguousarray made 0-d 1-d)
-        if array.dtype == ml_dtypes.bfloat16:  # (torch reads no ml_dtypes array: its bits then)
+        if array.dtype == _BFLOAT16:  # (torch reads no ml_dtypes array: its bits then)
             out = torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
         else:
             out = torch.from_numpy(array)
-        return out if self._device.type == "cpu" else out.to(self._device)
+        return out if self._device is _CPU else out.to(self._device)
 
     def to_numpy(self, native: torch.Tensor) -> np.ndarray:
         """The values on the host, sharing a CPU tensor's memory (a tensor with torch's lazy
         conjugate or negative bit, which numpy cannot view, is resolved into a copy first)."""
+        try:  # the common case, a plain CPU tensor: numpy views it
+            return native.numpy()
+        except (RuntimeError, TypeError):  # on a GPU, a lazy bit, bfloat16, requiring grad
+            pass
         host = native.detach().cpu().resolve_conj().resolve_neg()
         if host.dtype == torch.bfloat16:
             return host.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
@@ -97,7 +103,8 @@ class TorchBackend(Backend):
         return native.to(self._device_of(where))
 
     def set_default_device(self, where: Any) -> None:
-        self._device = self._device_of(where)
+        device = self._device_of(where)
+        self._device = _CPU if device == _CPU else device  # (from_numpy tests `is _CPU`)
 
     def _device_of(self, where: Any) -> torch.device:
         name = _name(where) if isinstance(where, torch.device) else where
@@ -129,8 +136,9 @@ class TorchBackend(Backend):
         return int(device_type), int(index)
 
     def from_dlpack(self, obj: Any, *, copy: bool | None = None) -> torch.Tensor:
-        """``torch.from_dlpack``: shares the producer's memory unless `copy`."""
-        out = torch.from_dlpack(obj)
+        """``torch.from_dlpack``: shares the producer's memory unless `copy` (a torch tensor that
+        requires grad is read detached: tensorplug's own tape differentiates)."""
+        out = torch.from_dlpack(obj.detach() if isinstance(obj, torch.Tensor) else obj)
         return out.clone() if copy else out
 
     # -- compiling ------------------------------------------------------------------------------

@@ -60,7 +60,8 @@ def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
         target = dtype.name if dtype is not None else "a tensorplug dtype"
         raise DTypeError(f"asarray: {shown(obj)} does not fit in {target} ({exc}); pass values in "
                          "range or choose a wider dtype.") from exc
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RuntimeError) as exc:  # (RuntimeError: a torch tensor that
+        # requires grad, or on a GPU, refuses numpy, saying why and how to fix it)
         target = f" to {dtype.name}" if dtype is not None else ""
         raise DTypeError(f"asarray: cannot convert {type(obj).__name__}{target}: {exc}. Pass numbers, "
                          "nested sequences of numbers, a numpy array or a Tensor.") from exc

@@ -33,6 +33,9 @@ def convolve(x: torch.Tensor, w: torch.Tensor, attrs: dict[str, Any], groups: in
     first, rank = conv_channels_first(attrs["data_format"]), w.ndim - 2
     work = compute_dtype(x.dtype)
     xf, wf = to_first(x, first).to(work), as_oihw(w).to(work)
+    if wf.shape[1] == 0:  # no input channel per group: torch gives no output channel, the spec zeros
+        xf = xf.new_zeros((xf.shape[0], groups, *xf.shape[2:]))
+        wf = wf.new_zeros((wf.shape[0], 1, *wf.shape[2:]))
     pads = attrs["padding"]
     padding = _symmetric(pads)
     if padding is None:

@@ -1,7 +1,7 @@
 """Elementwise kernels: unary math, binary arithmetic, comparisons, logic and bit operations from
 one table of torch functions (``kernel_helpers.elementwise_functions``), with overrides where
 torch's own function differs from numpy (Pow, FloorDivide and Mod of integers, Sign of NaN,
-Sigmoid's lower tail, complex Round, Expm1 and Log1p; Equal is torch.eq, torch.equal being a
+Sigmoid's lower tail, complex Round, Expm1, Log1p and Acos; Equal is torch.eq, torch.equal being a
 whole-tensor test), plus Cast, Where, Clip and Copy. Results match the numpy backend's: same
 values, dtypes and shapes.
 
@@ -115,12 +115,23 @@ def expm1(x: torch.Tensor) -> torch.Tensor:
 
 def log1p(x: torch.Tensor) -> torch.Tensor:
     """log(1 + x); complex x with the standard's special cases of infinite and NaN parts
-    (``COMPLEX_SPECIAL_CASES``: torch gives nan + nan j for log1p(nan + inf j), not inf + nan j)."""
-    out = torch.log1p(x)
+    (``COMPLEX_SPECIAL_CASES``: torch gives nan + nan j for log1p(nan + inf j), not inf + nan j).
+    An infinite complex x takes log(x), the same value (torch's complex128 log1p gives nan + nan j
+    for -1.6e16 + inf j)."""
     if not x.is_complex():
-        return out
+        return torch.log1p(x)
+    out = torch.where(torch.isinf(x), torch.log(x), torch.log1p(x))
     re, im = COMPLEX_SPECIAL_CASES["Log1p"](torch, x.real, x.imag, out.real, out.imag)
     return torch.complex(re, im)
+
+
+def acos(x: torch.Tensor) -> torch.Tensor:
+    """arccos(x); for complex x, a zero imaginary part takes the sign opposite to x's (torch
+    gives acos(0 + 0j) = pi/2 + 0j, the standard pi/2 - 0j: acos(conj(x)) = conj(acos(x)))."""
+    out = torch.acos(x)
+    if not x.is_complex():
+        return out
+    return torch.complex(out.real, torch.where(out.imag == 0, torch.copysign(out.imag, -x.imag), out.imag))
 
 
 def sign(x: torch.Tensor) -> torch.Tensor:
@@ -152,6 +163,8 @@ def _cast_to(attrs: Mapping[str, Any]) -> Callable[[Any], Any] | None:
 
 def where(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> Any:
     condition, x, y = inputs
+    if condition.dtype != torch.bool:  # (a caller past the spec's check: torch.where takes bools only)
+        condition = condition != 0
     return torch.where(condition, x, y)
 
 
@@ -178,7 +191,7 @@ def _table_kernel(name: str, fn: Callable[..., Any]) -> Kernel:
 _OVERRIDES: dict[str, Callable[..., Any]] = {
     "Sign": sign, "Round": round_, "Relu": torch.relu, "Sigmoid": sigmoid, "Pow": power,
     "FloorDivide": floor_divide, "Mod": remainder, "Expm1": expm1, "Log1p": log1p, "Equal": torch.eq,
-    "BitwiseInvert": torch.bitwise_not, "Conj": torch.conj_physical,
+    "BitwiseInvert": torch.bitwise_not, "Conj": torch.conj_physical, "Acos": acos,
 }
 
 KERNELS: dict[str, Kernel | Callable[..., Any]] = {
