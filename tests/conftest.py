@@ -61,6 +61,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 #: which only the modules that check backend kernels would run on it.
 PER_BACKEND_MODULES = ("test_kernels_", "test_gradients")
 BACKENDS = ("numpy", "jax", "torch")
+#: the backends a test taking the `backend` fixture runs on: numpy and jax. The torch backend is
+#: held to the kernel and gradient modules above, the conformance kit and the Array API suite;
+#: tp.random's keys (uint32, which it does not hold) do not run on it yet.
+FIXTURE_BACKENDS = ("numpy", "jax")
 
 
 # -- where the jax backend cannot be installed (Python 3.10: tests/_jax_absent.py), every test
@@ -135,7 +139,7 @@ def tp_backend(request, _isolated_registries):
     return name
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=FIXTURE_BACKENDS)
 def backend(request):
     """The backend a test asks for by taking `backend`, made active: each first-party backend
     in turn (its jax run is marked and skipped where jax is absent, like every jax test)."""
