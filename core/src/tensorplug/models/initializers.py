@@ -1,12 +1,16 @@
 """``tp.nn.initializers``: functions that make a parameter's first values, with JAX's names and
-semantics (``jax.nn.initializers``) and tensorplug's explicit integer seeds.
+semantics (``jax.nn.initializers``), drawn from a random key or an explicit integer seed.
 
 Each factory (``normal(stddev=0.01)``, ``glorot_uniform()``, ...) returns an ``Initializer``,
-called as ``init(shape, dtype=tp.float32, *, seed)``; ``zeros`` and ``ones`` are initializers
-themselves, as in JAX. The random ones need ``seed`` (tensorplug keeps no global random state)
-and draw through ``tp.random.uniform`` and ``tp.random.normal``: the same seed gives the same
-values on one backend, and each backend's stream is its own (numpy's Generator, jax.random's
-threefry), so values differ between backends while their distribution does not.
+called as JAX's, ``init(key, shape, dtype=tp.float32)``, or as ``init(shape, dtype, key=key)``
+or ``init(shape, dtype, seed=0)``; ``zeros`` and ``ones`` are initializers themselves, as in
+JAX. The random ones need exactly one of a key and a seed (tensorplug keeps no global random
+state). With a key (``tp.random.key(0)``) they draw through tp.random's key distributions as
+JAX does: the same key gives the same values on every backend and, to float rounding, JAX's
+own. With a seed they draw through ``tp.random.uniform(shape, seed=)`` and ``normal``: the same
+seed gives the same values on one backend, and each backend's stream is its own (numpy's
+Generator, jax.random's threefry), so values differ between backends while their distribution
+does not. The constant ones take and ignore a key or a seed.
 
 Fans are JAX's, for kernels laid out (..., in, out): the receptive field is the product of the
 other axes, which fits tensorplug's HWIO convolution filters (as TF/Keras's).
@@ -18,11 +22,15 @@ import math
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+import numpy as np
+
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, bfloat16, float16, float32
 from tensorplug.errors import ArgumentError, HyperparameterError, ShapeError
 from tensorplug.families._common.convert import astype
+from tensorplug.families.creation import key_samplers
+from tensorplug.families.creation.keys import key_parts
 from tensorplug.families.creation.ops import full, new_shape
 from tensorplug.families.creation.random import normal as _normal
 from tensorplug.families.creation.random import uniform as _uniform
@@ -47,11 +55,12 @@ DISTRIBUTIONS = ("truncated_normal", "normal", "uniform")
 
 
 class Initializer(Protocol):
-    """What every initializer is: ``init(shape, dtype=tp.float32, *, seed)`` -> a Tensor of
-    that shape and dtype on the active backend."""
+    """What every initializer is: ``init(key, shape, dtype=tp.float32)``, or
+    ``init(shape, dtype=tp.float32, *, seed=None, key=None)`` -> a Tensor of that shape and
+    dtype on the active backend."""
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor: ...
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor: ...
 
 
 class _Settings:
@@ -68,8 +77,8 @@ class _Settings:
 def _seed(seed: Any, name: str) -> int:
     """`seed` as an int; ArgumentError naming the initializer when it is missing or not an int."""
     if seed is None:
-        raise ArgumentError(f"{name}: seed is required (tensorplug has no global random state); "
-                            f"call it as init(shape, seed=0).")
+        raise ArgumentError(f"{name}: seed is required, or a key (tensorplug has no global random "
+                            f"state); call it as init(tp.random.key(0), shape) or init(shape, seed=0).")
     if isinstance(seed, bool) or not hasattr(seed, "__index__"):
         raise ArgumentError(f"{name}: seed must be an int, got {valid.shown(seed)}; "
                             f"call it as init(shape, seed=0).")
@@ -84,9 +93,44 @@ def _non_negative(value: Any, name: str, arg: str) -> float:
     return number
 
 
-def _random_call(name: str, shape: Any, dtype: Any, seed: Any) -> tuple[tuple[int, ...], DType, int]:
-    """The checked shape, floating dtype and seed of a random initializer's call."""
-    return new_shape(shape, name), random_dtype(valid.dtype(dtype, name), name), _seed(seed, name)
+def _arguments(name: str, args: tuple[Any, ...], dtype: Any, seed: Any,
+               key: Any) -> tuple[Any, Any, Any, Tensor | None]:
+    """(shape, dtype, seed, key) of a call in either form: ``(key, shape[, dtype])`` (a Tensor
+    first is a key, as tp.random tells them apart) or ``(shape[, dtype], seed=|key=)``; an
+    ArgumentError naming the initializer for a key or dtype given twice, both a seed and a key,
+    or a wrong count of arguments."""
+    if args and isinstance(args[0], Tensor):
+        if key is not None:
+            raise ArgumentError(f"{name}: got a key first and key= too; pass it once: init(key, shape).")
+        key, args = args[0], args[1:]
+    if not 1 <= len(args) <= 2:
+        raise ArgumentError(f"{name}: takes a shape and a dtype after the key (if any), got {len(args)} "
+                            f"positional argument(s); call it as init(key, shape, dtype=tp.float32) "
+                            f"or init(shape, dtype, seed=0).")
+    if len(args) == 2:
+        if dtype is not ...:
+            raise ArgumentError(f"{name}: got the dtype twice (as an argument and as dtype=); pass it once.")
+        dtype = args[1]
+    if seed is not None and key is not None:
+        raise ArgumentError(f"{name}: got both seed={valid.shown(seed)} and a key; pass one of them: "
+                            f"init(key, shape) or init(shape, seed=0).")
+    if key is not None:
+        key_parts(key, name)
+    return args[0], float32 if dtype is ... else dtype, seed, key
+
+
+def _random_call(name: str, args: tuple[Any, ...], dtype: Any, seed: Any,
+                 key: Any) -> tuple[tuple[int, ...], DType, int | Tensor]:
+    """The checked shape, floating dtype and source (the key, or else the seed: one is
+    required) of a random initializer's call."""
+    shape, dt, seed, key = _arguments(name, args, dtype, seed, key)
+    dims, dt = new_shape(shape, name), random_dtype(valid.dtype(dt, name), name)
+    return dims, dt, _seed(seed, name) if key is None else key
+
+
+def _in(value: float, dtype: DType) -> float:
+    """`value` rounded to `dtype`, as JAX's ``jnp.array(value, dtype)`` makes its constants."""
+    return float(np.array(value, dtype.numpy))
 
 
 class _Constant(_Settings):
@@ -96,9 +140,10 @@ class _Constant(_Settings):
         self.value = value
         self.name = name
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
-        """A tensor of `shape` filled with the value (`seed`, if given, is checked and unused)."""
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
+        """A tensor of `shape` filled with the value (a `seed` or key, if given, is checked and unused)."""
+        shape, dtype, seed, key = _arguments(self.name, args, dtype, seed, key)
         if seed is not None:
             _seed(seed, self.name)
         return full(new_shape(shape, self.name), self.value, dtype=valid.dtype(dtype, self.name))
@@ -110,10 +155,12 @@ class _Uniform(_Settings):
     def __init__(self, scale: float) -> None:
         self.scale = scale
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
-        """Samples uniform in [0, scale)."""
-        dims, dt, s = _random_call("uniform", shape, dtype, seed)
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
+        """Samples uniform in [0, scale) (from a key: JAX's ``uniform(key, shape) * scale``)."""
+        dims, dt, s = _random_call("uniform", args, dtype, seed, key)
+        if isinstance(s, Tensor):
+            return key_samplers.uniform(s, dims, dt) * _in(self.scale, dt)
         return _uniform(dims, seed=s, low=0.0, high=self.scale, dtype=dt)
 
 
@@ -123,10 +170,12 @@ class _Normal(_Settings):
     def __init__(self, stddev: float) -> None:
         self.stddev = stddev
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """Normal samples of mean 0 and the stddev."""
-        dims, dt, s = _random_call("normal", shape, dtype, seed)
+        dims, dt, s = _random_call("normal", args, dtype, seed, key)
+        if isinstance(s, Tensor):
+            return key_samplers.normal(s, dims, dt) * _in(self.stddev, dt)
         return _normal(dims, seed=s, stddev=self.stddev, dtype=dt)
 
 
@@ -138,10 +187,12 @@ class _TruncatedNormal(_Settings):
         self.lower = lower
         self.upper = upper
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """stddev times unit normal samples truncated to [lower, upper]."""
-        dims, dt, s = _random_call("truncated_normal", shape, dtype, seed)
+        dims, dt, s = _random_call("truncated_normal", args, dtype, seed, key)
+        if isinstance(s, Tensor):
+            return key_samplers.truncated_normal(s, self.lower, self.upper, dims, dt) * _in(self.stddev, dt)
         return truncated_normal_samples(dims, s, self.lower, self.upper, dt, self.stddev)
 
 
@@ -219,16 +270,18 @@ class _VarianceScaling(_Settings):
         self.batch_axis = batch_axis
         self.name = name
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """Samples of variance scale / fan (fan by the mode) from the distribution."""
-        dims, dt, s = _random_call(self.name, shape, dtype, seed)
+        dims, dt, s = _random_call(self.name, args, dtype, seed, key)
         fan_in, fan_out = compute_fans(dims, self.name, self.in_axis, self.out_axis, self.batch_axis)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         if fan == 0:
             raise ShapeError(f"{self.name}: {self.mode} is 0 for the shape {valid.shown_shape(dims)}; "
                              f"a kernel needs sizes >= 1 on its in and out axes.")
         variance = self.scale / fan
+        if isinstance(s, Tensor):
+            return _scaled_from_key(s, dims, dt, variance, self.distribution)
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * variance)
             return _uniform(dims, seed=s, low=-limit, high=limit, dtype=dt)
@@ -236,6 +289,18 @@ class _VarianceScaling(_Settings):
             return _normal(dims, seed=s, stddev=math.sqrt(variance), dtype=dt)
         stddev = math.sqrt(variance) / TRUNCATED_STDDEV
         return truncated_normal_samples(dims, s, -2.0, 2.0, dt, stddev)
+
+
+def _scaled_from_key(key: Tensor, dims: tuple[int, ...], dt: DType, variance: float,
+                     distribution: str) -> Tensor:
+    """variance_scaling's draw from a key, as JAX computes it (its constants in `dt`)."""
+    var = np.array(variance, dt.numpy)
+    if distribution == "uniform":
+        return key_samplers.uniform(key, dims, dt, -1.0, 1.0) * float(np.sqrt(3 * var))
+    if distribution == "normal":
+        return key_samplers.normal(key, dims, dt) * float(np.sqrt(var))
+    stddev = float(np.sqrt(var) / np.array(TRUNCATED_STDDEV, dt.numpy))
+    return key_samplers.truncated_normal(key, -2.0, 2.0, dims, dt) * stddev
 
 
 def _axis_arg(axis: int | Sequence[int]) -> int | tuple[int, ...]:
@@ -314,10 +379,10 @@ class _Orthogonal(_Settings):
         self.scale = scale
         self.column_axis = column_axis
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """scale times a matrix with orthonormal columns (rows if fewer), reshaped to `shape`."""
-        dims, dt, s = _random_call("orthogonal", shape, dtype, seed)
+        dims, dt, s = _random_call("orthogonal", args, dtype, seed, key)
         if len(dims) < 2:
             raise ShapeError(f"orthogonal: needs a shape of rank >= 2, got {valid.shown_shape(dims)}.")
         axis = _axes(self.column_axis, len(dims), "orthogonal", "column_axis")[0]
@@ -326,7 +391,9 @@ class _Orthogonal(_Settings):
         if n_rows == 0 or n_cols == 0:
             return full(dims, 0.0, dtype=dt)
         work = float32 if dt in (float16, bfloat16) else dt
-        a = _normal((n_cols, n_rows) if n_rows < n_cols else (n_rows, n_cols), seed=s, dtype=work)
+        matrix = (n_cols, n_rows) if n_rows < n_cols else (n_rows, n_cols)
+        a = (key_samplers.normal(s, matrix, work) if isinstance(s, Tensor)
+             else _normal(matrix, seed=s, dtype=work))
         q, r = qr(a)
         q = q * sign(diagonal(r))
         if n_rows < n_cols:
