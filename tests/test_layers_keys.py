@@ -71,6 +71,20 @@ def test_dropout_takes_a_key(backend):
     np.testing.assert_array_equal(values(tp.nn.Dropout(0.5, key=k)(x)), values(tp.nn.Dropout(0.5, key=k)(x)))
 
 
+def test_attention_and_normalization_take_a_key(backend):
+    k = tp.random.key(2)
+    mha = tp.nn.MultiHeadAttention(2, 4, in_features=6, key=k)
+    assert mha.seed is None and mha.built
+    want = inits.glorot_uniform(in_axis=0, out_axis=(1, 2))(tp.random.fold_in(k, 1), (6, 2, 4))
+    np.testing.assert_array_equal(values(mha.key_kernel), values(want))
+    again = tp.nn.MultiHeadAttention(2, 4, key=k)
+    x = np.random.default_rng(1).normal(size=(2, 3, 6)).astype(np.float32)
+    np.testing.assert_array_equal(values(again(x)), values(mha(x)))
+    for cls in (tp.nn.LayerNorm, tp.nn.BatchNorm, tp.nn.RMSNorm):
+        layer = cls(in_features=3, key=k)
+        np.testing.assert_array_equal(values(layer.gamma), np.ones(3))
+
+
 def test_a_key_leaves_the_seed_sequence_alone(backend):
     tp.nn.set_seed(3)
     tp.nn.Dense(2, in_features=2, key=tp.random.key(0))
@@ -88,6 +102,9 @@ def test_a_key_leaves_the_seed_sequence_alone(backend):
      r"LSTMCell: got both seed=1 and key="),
     (lambda: tp.nn.Embedding(3, 2, seed=1, key=tp.random.key(0)), ArgumentError, r"Embedding: got both"),
     (lambda: tp.nn.Dropout(0.5, seed=1, key=tp.random.key(0)), ArgumentError, r"Dropout: got both"),
+    (lambda: tp.nn.MultiHeadAttention(2, 4, seed=1, key=tp.random.key(0)), ArgumentError,
+     r"MultiHeadAttention: got both"),
+    (lambda: tp.nn.LayerNorm(seed=1, key=tp.random.key(0)), ArgumentError, r"LayerNorm: got both"),
     (lambda: tp.nn.Dense(2, key=tp.ones((2,))), DTypeError,
      r"Dense: key must be a uint32 tensor of shape \(2,\)"),
     (lambda: tp.nn.Dense(2, key=7), ArgumentError, r"Dense: key must be a key tensor, got 7"),
