@@ -1,7 +1,7 @@
 """Layers built from a random key (``key=`` beside ``seed=``): the i-th variable's values are
 its initializer's from ``tp.random.fold_in(key, i)``, so a key gives the same layer on every
 backend and in every run; a key leaves ``tp.nn.set_seed``'s sequence alone; both a seed and a
-key is an error naming the layer."""
+key is an error naming the layer. And tp.nn.dropout from a key."""
 
 from __future__ import annotations
 
@@ -83,6 +83,23 @@ def test_attention_and_normalization_take_a_key(backend):
     for cls in (tp.nn.LayerNorm, tp.nn.BatchNorm, tp.nn.RMSNorm):
         layer = cls(in_features=3, key=k)
         np.testing.assert_array_equal(values(layer.gamma), np.ones(3))
+
+
+def test_functional_dropout_takes_a_key(backend):
+    k = tp.random.key(9)
+    x = np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4)
+    keep = values(tp.random.bernoulli(k, 0.75, (3, 4)))
+    got = values(tp.nn.dropout(x, 0.25, key=k))
+    np.testing.assert_allclose(got, np.where(keep, x / 0.75, 0.0), rtol=1e-6)
+    jitted = tp.jit(lambda v, kk: tp.nn.dropout(v, 0.25, key=kk))(tp.asarray(x), k)
+    np.testing.assert_array_equal(values(jitted), values(tp.nn.dropout(x, 0.25, key=k)))
+    assert tp.nn.dropout(x, 0.25, key=k, deterministic=True).shape == (3, 4)
+    with pytest.raises(ArgumentError, match=r"dropout: pass exactly one of seed and key, got both"):
+        tp.nn.dropout(x, 0.5, seed=0, key=k)
+    with pytest.raises(ArgumentError, match=r"dropout: pass exactly one of seed and key, got neither"):
+        tp.nn.dropout(x, 0.5)
+    with pytest.raises(DTypeError, match=r"dropout: key must be a uint32 tensor"):
+        tp.nn.dropout(x, 0.5, key=tp.ones((2,)))
 
 
 def test_a_key_leaves_the_seed_sequence_alone(backend):
