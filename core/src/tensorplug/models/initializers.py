@@ -406,7 +406,9 @@ class _Orthogonal(_Settings):
 def orthogonal(scale: float = 1.0, column_axis: int = -1) -> Initializer:
     """An initializer of `scale` times an orthogonal matrix (QR of a normal matrix, signs fixed
     by R's diagonal, as JAX): the shape flattened to (rows, shape[column_axis]) has orthonormal
-    columns, or orthonormal rows when it has fewer rows than columns. Shapes need rank >= 2."""
+    columns, or orthonormal rows when it has fewer rows than columns. Shapes need rank >= 2.
+    From a key it is JAX's to float rounding in float32 and float64; float16 and bfloat16 draw
+    and factor in float32 (JAX in the dtype itself), so their values differ from JAX's there."""
     if isinstance(column_axis, bool) or not isinstance(column_axis, int):
         raise ArgumentError(f"orthogonal: column_axis must be an int, got {valid.shown(column_axis)}.")
     return _Orthogonal(float(valid.number(scale, "orthogonal", "scale")), column_axis)
