@@ -278,7 +278,8 @@ def test_key_forms_agree_and_reproduce(backend, name):
         assert (y.backend, y.dtype) == (backend, tp.float32)
         np.testing.assert_array_equal(np.asarray(y), x)
     assert not np.array_equal(np.asarray(init(tp.random.split(k)[0], (6, 4))), x)
-    assert init(k, (6, 4), tp.float64).dtype == tp.float64
+    for dtype in (tp.float64, tp.float16, tp.bfloat16):
+        assert init(k, (6, 4), dtype).dtype == dtype
 
 
 @pytest.mark.parametrize("name", CONSTANT)
