@@ -236,3 +236,82 @@ def test_orthogonal_fixes_signs_by_rs_diagonal(backend):
     q = np.asarray(inits.orthogonal()((16, 16), tp.float64, seed=9))
     assert np.all(np.diag(q.T @ a) > 0)
     np.testing.assert_allclose(np.triu(q.T @ a), q.T @ a, atol=1e-10)
+
+
+# -- keys ---------------------------------------------------------------------------------------
+JAX_SAME = {  # name -> (ours, jax's factory's arguments): the ones JAX defines the same way
+    **{name: ((), name) for name in ("glorot_uniform", "glorot_normal", "he_uniform", "he_normal",
+                                      "lecun_uniform", "lecun_normal", "orthogonal")},
+    "uniform": ((0.3,), "uniform"), "normal": ((0.2,), "normal"),
+    "truncated_normal": ((0.5,), "truncated_normal"),
+    "variance_scaling": ((0.7, "fan_out", "normal"), "variance_scaling"),
+}
+
+
+@pytest.mark.jax  # (compares with jax itself: not in make test-quick)
+@pytest.mark.parametrize("name", JAX_SAME)
+@pytest.mark.parametrize("shape", [(24, 10), (3, 3, 8, 16)])
+def test_key_values_are_jaxs(backend, name, shape):
+    """With the same key, the values of jax.nn.initializers' namesake, to float32 rounding."""
+    jax = pytest.importorskip("jax")
+    factory_args, jax_name = JAX_SAME[name]
+    ours = np.asarray(getattr(inits, name)(*factory_args)(tp.random.key(5), shape))
+    theirs = np.asarray(getattr(jax.nn.initializers, jax_name)(*factory_args)(jax.random.PRNGKey(5), shape))
+    assert ours.dtype == np.float32
+    np.testing.assert_allclose(ours, theirs, rtol=2e-6, atol=1e-6)
+
+
+def test_key_values_without_jax(backend):
+    """glorot_uniform from PRNGKey(0) on a (2, 3) kernel: jax 0.10's own values, kept here."""
+    got = np.asarray(inits.glorot_uniform()(tp.random.key(0), (2, 3)))
+    want = np.asarray(tp.random.uniform(tp.random.key(0), (2, 3), tp.float32, -1.0, 1.0)) * np.sqrt(3 / 2.5)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert np.abs(got).max() < np.sqrt(6 / 5)
+
+
+@pytest.mark.parametrize("name", RANDOM)
+def test_key_forms_agree_and_reproduce(backend, name):
+    init, k = RANDOM[name], tp.random.key(11)
+    x = np.asarray(init(k, (6, 4)))
+    for y in (init(k, (6, 4), tp.float32), init(k, (6, 4), dtype=tp.float32), init((6, 4), key=k),
+              init((6, 4), tp.float32, key=k), init((6, 4), dtype=tp.float32, key=k)):
+        assert (y.backend, y.dtype) == (backend, tp.float32)
+        np.testing.assert_array_equal(np.asarray(y), x)
+    assert not np.array_equal(np.asarray(init(tp.random.split(k)[0], (6, 4))), x)
+    for dtype in (tp.float64, tp.float16, tp.bfloat16):
+        assert init(k, (6, 4), dtype).dtype == dtype
+
+
+@pytest.mark.parametrize("name", CONSTANT)
+def test_constant_initializers_take_and_ignore_a_key(backend, name):
+    init, value = CONSTANT[name]
+    got = np.asarray(init(tp.random.key(0), (2, 3)))
+    np.testing.assert_array_equal(got, np.full((2, 3), value, np.float32))
+    np.testing.assert_array_equal(np.asarray(init((2,), tp.float64, key=tp.random.key(1))), np.full(2, value))
+
+
+@pytest.mark.parametrize(("call", "error", "match"), [
+    (lambda i: i((3, 4), seed=0, key=tp.random.key(0)), ArgumentError,
+     r"glorot_uniform: got both seed=0 and a key; pass one of them"),
+    (lambda i: i(tp.random.key(0), (3, 4), seed=1), ArgumentError,
+     r"glorot_uniform: got both seed=1 and a key"),
+    (lambda i: i((3, 4)), ArgumentError, r"glorot_uniform: seed is required, or a key"),
+    (lambda i: i(tp.random.key(0), (3, 4), key=tp.random.key(1)), ArgumentError,
+     r"glorot_uniform: got a key first and key= too"),
+    (lambda i: i((3, 4), tp.float32, dtype=tp.float64, seed=0), ArgumentError,
+     r"glorot_uniform: got the dtype twice"),
+    (lambda i: i(tp.random.key(0)), ArgumentError,
+     r"glorot_uniform: takes a shape and a dtype after the key"),
+    (lambda i: i(tp.random.key(0), (3, 4), tp.float32, 7), ArgumentError, r"glorot_uniform: takes a shape"),
+    (lambda i: i(tp.asarray([1.0, 2.0]), (3, 4)), DTypeError, r"glorot_uniform: key must be a uint32 tensor"),
+    (lambda i: i((3, 4), key=tp.zeros((3,), dtype=tp.uint32)), ShapeError,
+     r"glorot_uniform: key must be a uint32 tensor of shape \(2,\)"),
+])
+def test_key_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call(inits.glorot_uniform())
+
+
+def test_constant_key_errors():
+    with pytest.raises(ArgumentError, match=r"zeros: got both seed=0 and a key"):
+        inits.zeros((2,), seed=0, key=tp.random.key(0))

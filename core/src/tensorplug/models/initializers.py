@@ -1,12 +1,16 @@
 """``tp.nn.initializers``: functions that make a parameter's first values, with JAX's names and
-semantics (``jax.nn.initializers``) and tensorplug's explicit integer seeds.
+semantics (``jax.nn.initializers``), drawn from a random key or an explicit integer seed.
 
 Each factory (``normal(stddev=0.01)``, ``glorot_uniform()``, ...) returns an ``Initializer``,
-called as ``init(shape, dtype=tp.float32, *, seed)``; ``zeros`` and ``ones`` are initializers
-themselves, as in JAX. The random ones need ``seed`` (tensorplug keeps no global random state)
-and draw through ``tp.random.uniform`` and ``tp.random.normal``: the same seed gives the same
-values on one backend, and each backend's stream is its own (numpy's Generator, jax.random's
-threefry), so values differ between backends while their distribution does not.
+called as JAX's, ``init(key, shape, dtype=tp.float32)``, or as ``init(shape, dtype, key=key)``
+or ``init(shape, dtype, seed=0)``; ``zeros`` and ``ones`` are initializers themselves, as in
+JAX. The random ones need exactly one of a key and a seed (tensorplug keeps no global random
+state). With a key (``tp.random.key(0)``) they draw through tp.random's key distributions as
+JAX does: the same key gives the same values on every backend and, to float rounding, JAX's
+own. With a seed they draw through ``tp.random.uniform(shape, seed=)`` and ``normal``: the same
+seed gives the same values on one backend, and each backend's stream is its own (numpy's
+Generator, jax.random's threefry), so values differ between backends while their distribution
+does not. The constant ones take and ignore a key or a seed.
 
 Fans are JAX's, for kernels laid out (..., in, out): the receptive field is the product of the
 other axes, which fits tensorplug's HWIO convolution filters (as TF/Keras's).
@@ -18,19 +22,25 @@ import math
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+import numpy as np
+
 from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, bfloat16, float16, float32
 from tensorplug.errors import ArgumentError, HyperparameterError, ShapeError
 from tensorplug.families._common.convert import astype
+from tensorplug.families.creation import key_samplers
 from tensorplug.families.creation.ops import full, new_shape
 from tensorplug.families.creation.random import normal as _normal
 from tensorplug.families.creation.random import uniform as _uniform
-from tensorplug.families.creation.spec import random_dtype
 from tensorplug.families.decompositions.ops import qr
 from tensorplug.families.elementwise.ops import sign
 from tensorplug.families.linalg.matrix_functions import diagonal
 from tensorplug.families.manipulation.ops import matrix_transpose, moveaxis, reshape
+from tensorplug.models.initializer_arguments import arguments as _arguments
+from tensorplug.models.initializer_arguments import checked_seed as _seed
+from tensorplug.models.initializer_arguments import in_dtype as _in
+from tensorplug.models.initializer_arguments import random_call as _random_call
 from tensorplug.models.normal_quantiles import truncated_normal_samples
 
 __all__ = [
@@ -47,11 +57,12 @@ DISTRIBUTIONS = ("truncated_normal", "normal", "uniform")
 
 
 class Initializer(Protocol):
-    """What every initializer is: ``init(shape, dtype=tp.float32, *, seed)`` -> a Tensor of
-    that shape and dtype on the active backend."""
+    """What every initializer is: ``init(key, shape, dtype=tp.float32)``, or
+    ``init(shape, dtype=tp.float32, *, seed=None, key=None)`` -> a Tensor of that shape and
+    dtype on the active backend."""
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor: ...
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor: ...
 
 
 class _Settings:
@@ -65,28 +76,12 @@ class _Settings:
         return f"{type(self).__name__.lstrip('_')}({shown})"
 
 
-def _seed(seed: Any, name: str) -> int:
-    """`seed` as an int; ArgumentError naming the initializer when it is missing or not an int."""
-    if seed is None:
-        raise ArgumentError(f"{name}: seed is required (tensorplug has no global random state); "
-                            f"call it as init(shape, seed=0).")
-    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
-        raise ArgumentError(f"{name}: seed must be an int, got {valid.shown(seed)}; "
-                            f"call it as init(shape, seed=0).")
-    return int(seed)
-
-
 def _non_negative(value: Any, name: str, arg: str) -> float:
     """`value` as a float >= 0; HyperparameterError naming the initializer and `arg` otherwise."""
     number = float(valid.number(value, name, arg))
     if not number >= 0:
         raise HyperparameterError(f"{name}: {arg} must be >= 0, got {value!r}.")
     return number
-
-
-def _random_call(name: str, shape: Any, dtype: Any, seed: Any) -> tuple[tuple[int, ...], DType, int]:
-    """The checked shape, floating dtype and seed of a random initializer's call."""
-    return new_shape(shape, name), random_dtype(valid.dtype(dtype, name), name), _seed(seed, name)
 
 
 class _Constant(_Settings):
@@ -96,9 +91,10 @@ class _Constant(_Settings):
         self.value = value
         self.name = name
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
-        """A tensor of `shape` filled with the value (`seed`, if given, is checked and unused)."""
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
+        """A tensor of `shape` filled with the value (a `seed` or key, if given, is checked and unused)."""
+        shape, dtype, seed, key = _arguments(self.name, args, dtype, seed, key)
         if seed is not None:
             _seed(seed, self.name)
         return full(new_shape(shape, self.name), self.value, dtype=valid.dtype(dtype, self.name))
@@ -110,10 +106,12 @@ class _Uniform(_Settings):
     def __init__(self, scale: float) -> None:
         self.scale = scale
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
-        """Samples uniform in [0, scale)."""
-        dims, dt, s = _random_call("uniform", shape, dtype, seed)
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
+        """Samples uniform in [0, scale) (from a key: JAX's ``uniform(key, shape) * scale``)."""
+        dims, dt, s = _random_call("uniform", args, dtype, seed, key)
+        if isinstance(s, Tensor):
+            return key_samplers.uniform(s, dims, dt) * _in(self.scale, dt)
         return _uniform(dims, seed=s, low=0.0, high=self.scale, dtype=dt)
 
 
@@ -123,10 +121,12 @@ class _Normal(_Settings):
     def __init__(self, stddev: float) -> None:
         self.stddev = stddev
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """Normal samples of mean 0 and the stddev."""
-        dims, dt, s = _random_call("normal", shape, dtype, seed)
+        dims, dt, s = _random_call("normal", args, dtype, seed, key)
+        if isinstance(s, Tensor):
+            return key_samplers.normal(s, dims, dt) * _in(self.stddev, dt)
         return _normal(dims, seed=s, stddev=self.stddev, dtype=dt)
 
 
@@ -138,10 +138,12 @@ class _TruncatedNormal(_Settings):
         self.lower = lower
         self.upper = upper
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """stddev times unit normal samples truncated to [lower, upper]."""
-        dims, dt, s = _random_call("truncated_normal", shape, dtype, seed)
+        dims, dt, s = _random_call("truncated_normal", args, dtype, seed, key)
+        if isinstance(s, Tensor):
+            return key_samplers.truncated_normal(s, self.lower, self.upper, dims, dt) * _in(self.stddev, dt)
         return truncated_normal_samples(dims, s, self.lower, self.upper, dt, self.stddev)
 
 
@@ -219,16 +221,18 @@ class _VarianceScaling(_Settings):
         self.batch_axis = batch_axis
         self.name = name
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """Samples of variance scale / fan (fan by the mode) from the distribution."""
-        dims, dt, s = _random_call(self.name, shape, dtype, seed)
+        dims, dt, s = _random_call(self.name, args, dtype, seed, key)
         fan_in, fan_out = compute_fans(dims, self.name, self.in_axis, self.out_axis, self.batch_axis)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         if fan == 0:
             raise ShapeError(f"{self.name}: {self.mode} is 0 for the shape {valid.shown_shape(dims)}; "
                              f"a kernel needs sizes >= 1 on its in and out axes.")
         variance = self.scale / fan
+        if isinstance(s, Tensor):
+            return _scaled_from_key(s, dims, dt, variance, self.distribution)
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * variance)
             return _uniform(dims, seed=s, low=-limit, high=limit, dtype=dt)
@@ -236,6 +240,18 @@ class _VarianceScaling(_Settings):
             return _normal(dims, seed=s, stddev=math.sqrt(variance), dtype=dt)
         stddev = math.sqrt(variance) / TRUNCATED_STDDEV
         return truncated_normal_samples(dims, s, -2.0, 2.0, dt, stddev)
+
+
+def _scaled_from_key(key: Tensor, dims: tuple[int, ...], dt: DType, variance: float,
+                     distribution: str) -> Tensor:
+    """variance_scaling's draw from a key, as JAX computes it (its constants in `dt`)."""
+    var = np.array(variance, dt.numpy)
+    if distribution == "uniform":
+        return key_samplers.uniform(key, dims, dt, -1.0, 1.0) * float(np.sqrt(3 * var))
+    if distribution == "normal":
+        return key_samplers.normal(key, dims, dt) * float(np.sqrt(var))
+    stddev = float(np.sqrt(var) / np.array(TRUNCATED_STDDEV, dt.numpy))
+    return key_samplers.truncated_normal(key, -2.0, 2.0, dims, dt) * stddev
 
 
 def _axis_arg(axis: int | Sequence[int]) -> int | tuple[int, ...]:
@@ -314,10 +330,10 @@ class _Orthogonal(_Settings):
         self.scale = scale
         self.column_axis = column_axis
 
-    def __call__(self, shape: int | Sequence[int], dtype: Any = float32, *,
-                 seed: int | None = None) -> Tensor:
+    def __call__(self, *args: Any, dtype: Any = ..., seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """scale times a matrix with orthonormal columns (rows if fewer), reshaped to `shape`."""
-        dims, dt, s = _random_call("orthogonal", shape, dtype, seed)
+        dims, dt, s = _random_call("orthogonal", args, dtype, seed, key)
         if len(dims) < 2:
             raise ShapeError(f"orthogonal: needs a shape of rank >= 2, got {valid.shown_shape(dims)}.")
         axis = _axes(self.column_axis, len(dims), "orthogonal", "column_axis")[0]
@@ -326,7 +342,9 @@ class _Orthogonal(_Settings):
         if n_rows == 0 or n_cols == 0:
             return full(dims, 0.0, dtype=dt)
         work = float32 if dt in (float16, bfloat16) else dt
-        a = _normal((n_cols, n_rows) if n_rows < n_cols else (n_rows, n_cols), seed=s, dtype=work)
+        matrix = (n_cols, n_rows) if n_rows < n_cols else (n_rows, n_cols)
+        a = (key_samplers.normal(s, matrix, work) if isinstance(s, Tensor)
+             else _normal(matrix, seed=s, dtype=work))
         q, r = qr(a)
         q = q * sign(diagonal(r))
         if n_rows < n_cols:
@@ -339,7 +357,9 @@ class _Orthogonal(_Settings):
 def orthogonal(scale: float = 1.0, column_axis: int = -1) -> Initializer:
     """An initializer of `scale` times an orthogonal matrix (QR of a normal matrix, signs fixed
     by R's diagonal, as JAX): the shape flattened to (rows, shape[column_axis]) has orthonormal
-    columns, or orthonormal rows when it has fewer rows than columns. Shapes need rank >= 2."""
+    columns, or orthonormal rows when it has fewer rows than columns. Shapes need rank >= 2.
+    From a key it is JAX's to float rounding in float32 and float64; float16 and bfloat16 draw
+    and factor in float32 (JAX in the dtype itself), so their values differ from JAX's there."""
     if isinstance(column_axis, bool) or not isinstance(column_axis, int):
         raise ArgumentError(f"orthogonal: column_axis must be an int, got {valid.shown(column_axis)}.")
     return _Orthogonal(float(valid.number(scale, "orthogonal", "scale")), column_axis)

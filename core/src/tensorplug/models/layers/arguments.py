@@ -17,13 +17,14 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.families.activations import ops as activation_ops
+from tensorplug.families.creation.keys import key_parts
 from tensorplug.families.elementwise.ops import tanh
 from tensorplug.families.nn.ops import log_softmax, relu, sigmoid, softmax
 from tensorplug.models.seeding import next_seed
 
 __all__ = ["ACTIVATIONS", "DATA_FORMATS", "FUSED_ACTIVATIONS", "LEAKY_RELU_SLOPE", "PADDINGS",
            "NamedActivation", "activation", "axes", "data_format", "epsilon", "flag", "fused_name",
-           "initializer", "layer_name", "padding", "per_dim", "positive_int", "rate", "seed"]
+           "initializer", "layer_name", "padding", "per_dim", "positive_int", "rate", "seed", "seed_or_key"]
 
 Activation = Callable[[Tensor], Tensor]
 
@@ -164,7 +165,8 @@ def flag(value: Any, layer: Any, arg: str) -> bool:
 
 
 def initializer(value: Any, layer: Any, arg: str) -> Callable[..., Tensor]:
-    """An initializer: a function called as ``init(shape, dtype, seed=...)`` (``tp.nn.initializers``)."""
+    """An initializer: a function called as ``init(shape, dtype, seed=...)``, or with ``key=``
+    when the layer was given a key (``tp.nn.initializers``)."""
     if not callable(value):
         raise ArgumentError(f"{layer_name(layer)}: {arg} must be an initializer such as "
                             f"tp.nn.initializers.glorot_uniform(), got {valid.shown(value)}.")
@@ -174,6 +176,18 @@ def initializer(value: Any, layer: Any, arg: str) -> Callable[..., Tensor]:
 def seed(value: Any, layer: Any) -> int:
     """The layer's seed: an int as given, or the next of ``tp.nn.set_seed``'s sequence for None."""
     return next_seed() if value is None else valid.integer(value, layer_name(layer), "seed")
+
+
+def seed_or_key(value: Any, key: Any, layer: Any) -> int | Tensor:
+    """Where the layer's first values come from: its key (a ``tp.random.key``, checked) when
+    given, else its seed (``seed(value, layer)``); an ArgumentError for both."""
+    if key is None:
+        return seed(value, layer)
+    if value is not None:
+        raise ArgumentError(f"{layer_name(layer)}: got both seed={valid.shown(value)} and key=; pass one "
+                            f"of them (key=tp.random.key(0) or seed=0).")
+    key_parts(key, layer_name(layer))
+    return key
 
 
 def epsilon(value: Any, layer: Any) -> float:

@@ -55,7 +55,7 @@ class MultiHeadAttention(Module):
 
     def __init__(self, num_heads: int, key_dim: int, value_dim: int | None = None, dropout: float = 0.0,
                  use_bias: bool = True, output_shape: int | None = None, *, in_features: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         name = "MultiHeadAttention"
         self.num_heads = args.positive_int(num_heads, name, "num_heads")
         self.key_dim = args.positive_int(key_dim, name, "key_dim")
@@ -67,8 +67,13 @@ class MultiHeadAttention(Module):
             output_shape = output_shape[0]
         self.output_shape = (None if output_shape is None
                              else args.positive_int(output_shape, name, "output_shape"))
-        self.seed = args.seed(seed, name)
-        self.attention_dropout = Dropout(self.dropout, seed=self.seed + 4)
+        source = args.seed_or_key(seed, key, name)
+        self.seed = None if isinstance(source, Tensor) else source
+        initial = inputs.Initial(source)  # (the i-th kernel's seed + i or fold_in(key, i); dropout's 4th)
+        drop = initial.derived(4)
+        self.attention_dropout = (Dropout(self.dropout, key=drop) if isinstance(drop, Tensor)
+                                  else Dropout(self.dropout, seed=drop))
+        self._initial = initial
         self.built = False
         if in_features is not None:
             size = args.positive_int(in_features, name, "in_features")
@@ -98,18 +103,20 @@ class MultiHeadAttention(Module):
     def _make(self, query_features: int, key_features: int, value_features: int, dtype: Any) -> None:
         dt = inputs.variable_dtype(dtype)
         heads, out = self.num_heads, self.output_shape or query_features
+        initial = inputs.Initial.of(self)
         projection = glorot_uniform(in_axis=0, out_axis=(1, 2))
         sizes = {"query": (query_features, self.key_dim), "key": (key_features, self.key_dim),
                  "value": (value_features, self.value_dim)}
         for i, (name, (features, dim)) in enumerate(sizes.items()):
-            kernel = projection((features, heads, dim), dt, seed=self.seed + i)
+            kernel = inputs.drawn(projection, (features, heads, dim), dt, initial.derived(i))
             setattr(self, f"{name}_kernel", Variable(kernel))
             if self.use_bias:
                 setattr(self, f"{name}_bias", Variable(zeros((heads, dim), dt)))
-        self.output_kernel = Variable(glorot_uniform(in_axis=(0, 1), out_axis=2)(
-            (heads, self.value_dim, out), dt, seed=self.seed + 3))
+        self.output_kernel = Variable(inputs.drawn(glorot_uniform(in_axis=(0, 1), out_axis=2),
+                                                   (heads, self.value_dim, out), dt, initial.derived(3)))
         if self.use_bias:
             self.output_bias = Variable(zeros((out,), dt))
+        del self._initial
         self.built = True
 
     # -- the computation -------------------------------------------------------------------

@@ -24,7 +24,7 @@ from tensorplug.families.linalg.ops import matmul
 from tensorplug.families.manipulation.ops import concat
 from tensorplug.models import initializers
 from tensorplug.models.layers import arguments as args
-from tensorplug.models.layers.inputs import Initial, as_input, expect_rank, expect_size
+from tensorplug.models.layers.inputs import Initial, as_input, drawn, expect_rank, expect_size
 from tensorplug.models.module import Module
 
 __all__ = ["Cell", "GRUCell", "LSTMCell", "SimpleRNNCell", "UnitForgetBias"]
@@ -39,11 +39,12 @@ class UnitForgetBias:
     def __init__(self, bias_initializer: Any) -> None:
         self.bias_initializer = bias_initializer
 
-    def __call__(self, shape: Sequence[int], dtype: Any = None, *, seed: int | None = None) -> Tensor:
+    def __call__(self, shape: Sequence[int], dtype: Any = None, *, seed: int | None = None,
+                 key: Tensor | None = None) -> Tensor:
         """A bias of `shape` (4 * units,): ones on the forget gate's units."""
-        units = int(shape[0]) // 4
-        return concat([self.bias_initializer((units,), dtype, seed=seed), ones((units,), dtype=dtype),
-                       self.bias_initializer((2 * units,), dtype, seed=seed)])
+        units, source = int(shape[0]) // 4, seed if key is None else key
+        return concat([drawn(self.bias_initializer, (units,), dtype, source), ones((units,), dtype=dtype),
+                       drawn(self.bias_initializer, (2 * units,), dtype, source)])
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, UnitForgetBias) and other.bias_initializer == self.bias_initializer
@@ -66,14 +67,14 @@ class Cell(Module):
 
     def __init__(self, units: int, activation: Any, use_bias: bool, kernel_initializer: Any,
                  recurrent_initializer: Any, bias_initializer: Any, in_features: int | None,
-                 seed: int | None) -> None:
+                 seed: int | None, key: Tensor | None = None) -> None:
         self.units = args.positive_int(units, self, "units")
         self.activation = args.activation(activation, self)
         self.use_bias = args.flag(use_bias, self, "use_bias")
         self.in_features = (None if in_features is None else
                             args.positive_int(in_features, self, "in_features"))
         self._initial = Initial(
-            args.seed(seed, self),
+            args.seed_or_key(seed, key, self),
             kernel=args.initializer(kernel_initializer, self, "kernel_initializer"),
             recurrent_kernel=args.initializer(recurrent_initializer, self, "recurrent_initializer"),
             bias=args.initializer(bias_initializer, self, "bias_initializer"))
@@ -147,9 +148,9 @@ class SimpleRNNCell(Cell):
                  kernel_initializer: Any = initializers.glorot_uniform(),
                  recurrent_initializer: Any = initializers.orthogonal(),
                  bias_initializer: Any = initializers.zeros, in_features: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         super().__init__(units, activation, use_bias, kernel_initializer, recurrent_initializer,
-                         bias_initializer, in_features, seed)
+                         bias_initializer, in_features, seed, key)
         self._build_now()
 
     def step(self, projected: Tensor, states: tuple[Tensor, ...]) -> tuple[Tensor, tuple[Tensor, ...]]:
@@ -174,12 +175,13 @@ class LSTMCell(Cell):
                  use_bias: bool = True, kernel_initializer: Any = initializers.glorot_uniform(),
                  recurrent_initializer: Any = initializers.orthogonal(),
                  bias_initializer: Any = initializers.zeros, unit_forget_bias: bool = True,
-                 in_features: int | None = None, seed: int | None = None) -> None:
+                 in_features: int | None = None, seed: int | None = None, key: Tensor | None = None) -> None:
         self.recurrent_activation = args.activation(recurrent_activation, self)
         self.unit_forget_bias = args.flag(unit_forget_bias, self, "unit_forget_bias")
         bias_init = args.initializer(bias_initializer, self, "bias_initializer")
         super().__init__(units, activation, use_bias, kernel_initializer, recurrent_initializer,
-                         UnitForgetBias(bias_init) if self.unit_forget_bias else bias_init, in_features, seed)
+                         UnitForgetBias(bias_init) if self.unit_forget_bias else bias_init, in_features, seed,
+                         key)
         self._build_now()
 
     def step(self, projected: Tensor, states: tuple[Tensor, ...]) -> tuple[Tensor, tuple[Tensor, ...]]:
@@ -207,20 +209,20 @@ class GRUCell(Cell):
                  use_bias: bool = True, kernel_initializer: Any = initializers.glorot_uniform(),
                  recurrent_initializer: Any = initializers.orthogonal(),
                  bias_initializer: Any = initializers.zeros, in_features: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         self.recurrent_activation = args.activation(recurrent_activation, self)
         super().__init__(units, activation, use_bias, kernel_initializer, recurrent_initializer,
-                         bias_initializer, in_features, seed)
+                         bias_initializer, in_features, seed, key)
         self._build_now()
 
     def build(self, input_shape: tuple[int | None, ...], dtype: Any = None) -> None:
         """As the other cells, and a recurrent_bias (3 * units,) (torch's b_hh) when use_bias."""
         bias_init = Initial.of(self).initializers["bias"]
-        seed = Initial.of(self).seed
+        source = Initial.of(self).derived(3)
         super().build(input_shape, dtype)
         self.recurrent_bias: Variable | None = None
         if self.use_bias:
-            initial = Initial(seed + 3, bias=bias_init)
+            initial = Initial(source, bias=bias_init)
             self.recurrent_bias = initial.variable("bias", self._bias_shape(), dtype)
 
     def step(self, projected: Tensor, states: tuple[Tensor, ...]) -> tuple[Tensor, tuple[Tensor, ...]]:

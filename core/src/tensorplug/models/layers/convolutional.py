@@ -41,12 +41,13 @@ class _Convolution(Module):
                             args.positive_int(in_channels, self, "in_channels"))
         self.built = False
 
-    def _initializers(self, seed: int | None, bias_initializer: Any, **kernels: Any) -> None:
-        """The seed and the initializers of the layer's variables (the kernels' by name, checked
+    def _initializers(self, seed: int | None, key: Tensor | None, bias_initializer: Any,
+                      **kernels: Any) -> None:
+        """The seed (or key) and the initializers of the layer's variables (the kernels' by name, checked
         by the subclass, in their order; the bias's last); then build at once when in_channels
         was given (subclasses call it last in __init__)."""
         bias = args.initializer(bias_initializer, self, "bias_initializer")
-        self._initial = Initial(args.seed(seed, self), **kernels, bias=bias)
+        self._initial = Initial(args.seed_or_key(seed, key, self), **kernels, bias=bias)
         if self.in_channels is not None:
             self.make_variables(self.in_channels, None)
             del self._initial
@@ -100,7 +101,7 @@ class _Conv(_Convolution):
                  dilation_rate: Any = 1, groups: int = 1, activation: Any = None, use_bias: bool = True,
                  data_format: str = "channels_last", kernel_initializer: Any = initializers.glorot_uniform(),
                  bias_initializer: Any = initializers.zeros, in_channels: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         self.filters = args.positive_int(filters, self, "filters")
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
                          in_channels)
@@ -109,7 +110,7 @@ class _Conv(_Convolution):
             raise ShapeError(f"{type(self).__name__}: filters ({self.filters}) must be a multiple of groups "
                              f"({self.groups}); each group makes filters / groups of them.")
         self._fused = args.fused_name(self.activation)
-        self._initializers(seed, bias_initializer,
+        self._initializers(seed, key, bias_initializer,
                            kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
@@ -169,7 +170,7 @@ class Conv2DTranspose(_Convolution):
                  use_bias: bool = True,
                  data_format: str = "channels_last", kernel_initializer: Any = initializers.glorot_uniform(),
                  bias_initializer: Any = initializers.zeros, in_channels: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         self.filters = args.positive_int(filters, self, "filters")
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
                          in_channels)
@@ -178,7 +179,7 @@ class Conv2DTranspose(_Convolution):
             raise ShapeError(f"Conv2DTranspose: output_padding {self.output_padding} must be smaller than "
                              f"the strides {self.strides} on every dim (it adds rows a stride could not "
                              "reach).")
-        self._initializers(seed, bias_initializer,
+        self._initializers(seed, key, bias_initializer,
                            kernel=args.initializer(kernel_initializer, self, "kernel_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
@@ -207,12 +208,12 @@ class DepthwiseConv2D(_Convolution):
                  data_format: str = "channels_last",
                  depthwise_initializer: Any = initializers.glorot_uniform(),
                  bias_initializer: Any = initializers.zeros, in_channels: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
                          in_channels)
         self.depth_multiplier = args.positive_int(depth_multiplier, self, "depth_multiplier")
         self._fused = args.fused_name(self.activation)
-        self._initializers(seed, bias_initializer,
+        self._initializers(seed, key, bias_initializer,
                            kernel=args.initializer(depthwise_initializer, self, "depthwise_initializer"))
 
     def make_variables(self, channels: int, dtype: Any) -> None:
@@ -245,13 +246,13 @@ class SeparableConv2D(_Convolution):
                  depthwise_initializer: Any = initializers.glorot_uniform(),
                  pointwise_initializer: Any = initializers.glorot_uniform(),
                  bias_initializer: Any = initializers.zeros, in_channels: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         self.filters = args.positive_int(filters, self, "filters")
         super().__init__(kernel_size, strides, padding, dilation_rate, activation, use_bias, data_format,
                          in_channels)
         self.depth_multiplier = args.positive_int(depth_multiplier, self, "depth_multiplier")
         self._initializers(
-            seed, bias_initializer,
+            seed, key, bias_initializer,
             depthwise_kernel=args.initializer(depthwise_initializer, self, "depthwise_initializer"),
             pointwise_kernel=args.initializer(pointwise_initializer, self, "pointwise_initializer"))
 

@@ -19,18 +19,19 @@ class Dense(Module):
     """``activation(x @ kernel + bias)`` over the last axis of x: (..., in_features) ->
     (..., units), for inputs of any rank >= 1. kernel (in_features, units) starts
     glorot_uniform, bias (units,) zeros (Keras's defaults). Built from the first input, or at
-    once with ``in_features``."""
+    once with ``in_features``. The initial values come from `seed` or `key` (one of them; the
+    next seed of ``tp.nn.set_seed``'s sequence by default)."""
 
     def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
                  kernel_initializer: Any = initializers.glorot_uniform(),
                  bias_initializer: Any = initializers.zeros, in_features: int | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         self.units = args.positive_int(units, self, "units")
         self.activation = args.activation(activation, self)
         self.use_bias = args.flag(use_bias, self, "use_bias")
         self.in_features = (None if in_features is None else
                             args.positive_int(in_features, self, "in_features"))
-        self._initial = Initial(args.seed(seed, self),
+        self._initial = Initial(args.seed_or_key(seed, key, self),
                                 kernel=args.initializer(kernel_initializer, self, "kernel_initializer"),
                                 bias=args.initializer(bias_initializer, self, "bias_initializer"))
         self.built = False

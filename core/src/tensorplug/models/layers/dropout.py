@@ -27,8 +27,8 @@ class _KeyState:
 
     __slots__ = ("key",)
 
-    def __init__(self, seed: int) -> None:
-        self.key = Variable(key(seed), trainable=False)
+    def __init__(self, seed: int | Tensor) -> None:
+        self.key = Variable(seed if isinstance(seed, Tensor) else key(seed), trainable=False)
 
     def __repr__(self) -> str:
         return f"KeyState({self.key.name})"
@@ -41,12 +41,15 @@ class Dropout(Module):
 
     Each call draws a new mask: the layer keeps a random key (``tp.random.key(seed)``, `seed`
     default the next of ``tp.nn.set_seed``'s sequence) in a Variable and splits it at each call,
-    so a step compiled with ``tp.jit`` drops other elements at every call, as the eager one."""
+    so a step compiled with ``tp.jit`` drops other elements at every call, as the eager one.
+    ``key=`` (a ``tp.random.key``) starts it from that key instead of a seed (``seed`` is None
+    then)."""
 
-    def __init__(self, rate: float, *, seed: int | None = None) -> None:
+    def __init__(self, rate: float, *, seed: int | None = None, key: Tensor | None = None) -> None:
         self.rate = args.rate(rate, "Dropout")
-        self.seed = args.seed(seed, "Dropout")
-        self._state = _KeyState(self.seed)
+        source = args.seed_or_key(seed, key, "Dropout")
+        self.seed = None if isinstance(source, Tensor) else source
+        self._state = _KeyState(source)
 
     def forward(self, x: Any, training: bool | None = None) -> Tensor:
         """x with elements dropped (training) or x itself (eval); `training` overrides the mode."""

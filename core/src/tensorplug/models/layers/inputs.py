@@ -15,9 +15,10 @@ from tensorplug.core.variable import Variable
 from tensorplug.dtypes import DType, as_dtype, default_float
 from tensorplug.errors import ArgumentError, ShapeError
 from tensorplug.families._common.convert import asarray
+from tensorplug.families.creation.keys import fold_in
 
-__all__ = ["Initial", "as_input", "call_flag", "expect_rank", "expect_size", "flat_axes", "spatial_layout",
-           "training_mode", "variable_dtype"]
+__all__ = ["Initial", "as_input", "call_flag", "drawn", "expect_rank", "expect_size", "flat_axes",
+           "spatial_layout", "training_mode", "variable_dtype"]
 
 
 def as_input(x: Any) -> Tensor:
@@ -32,17 +33,29 @@ def variable_dtype(dtype: Any) -> DType:
     return found if found.is_floating else default_float
 
 
+def drawn(init: Any, shape: tuple[int, ...], dtype: Any, source: int | Tensor | None) -> Tensor:
+    """``init(shape, dtype, seed=source)``, or ``key=source`` for a key."""
+    if isinstance(source, Tensor):
+        return init(shape, dtype, key=source)
+    return init(shape, dtype, seed=source)
+
+
 class Initial:
     """What a layer needs to make its Variables, once: an initializer per variable name, in
-    order, and the layer's seed (the i-th variable's seed is seed + i). A layer drops it when
+    order, and the layer's seed or key (the i-th variable's seed is seed + i, its key
+    ``tp.random.fold_in(key, i)``: ``derived(i)``). A layer drops it when
     built (``del self._initial``), so that two built layers of one configuration are the same
     pytree structure, whatever their seeds and initializers were (``tp.tree_map`` over two
     models, one ``tp.jit`` compilation for both)."""
 
     __slots__ = ("seed", "initializers")
 
-    def __init__(self, seed: int, **initializers: Any) -> None:
+    def __init__(self, seed: int | Tensor, **initializers: Any) -> None:
         self.seed, self.initializers = seed, initializers
+
+    def derived(self, index: int) -> int | Tensor:
+        """The seed (seed + index) or key (the key folded with index) of the index-th variable."""
+        return fold_in(self.seed, index) if isinstance(self.seed, Tensor) else self.seed + index
 
     @staticmethod
     def of(layer: Any) -> Initial:
@@ -55,8 +68,8 @@ class Initial:
 
     def variable(self, name: str, shape: tuple[int, ...], dtype: Any) -> Variable:
         """The trainable Variable `name` of `shape`, in the dtype of inputs of `dtype`."""
-        seed = self.seed + list(self.initializers).index(name)
-        return Variable(self.initializers[name](shape, variable_dtype(dtype), seed=seed))
+        source = self.derived(list(self.initializers).index(name))
+        return Variable(drawn(self.initializers[name], shape, variable_dtype(dtype), source))
 
 
 _SPATIAL = {1: ("length",), 2: ("height", "width"), 3: ("depth", "height", "width")}

@@ -30,13 +30,14 @@ class _Normalization(Module):
     the checks of an input against them."""
 
     def __init__(self, axis: Any, epsilon: Any, center: Any, scale: Any, in_features: Any,
-                 seed: Any) -> None:
+                 seed: Any, key: Any = None) -> None:
         name = type(self).__name__
         self.axis = args.axes(axis, name)
         self.epsilon = args.epsilon(epsilon, name)
         self.center = valid.flag(center, name, "center")
         self.scale = valid.flag(scale, name, "scale")
-        self.seed = args.seed(seed, name)
+        source = args.seed_or_key(seed, key, name)  # (a key is checked, and unused: ones and zeros)
+        self.seed = None if isinstance(source, Tensor) else source
         self.built = False
         if in_features is not None:
             sizes = in_features if isinstance(in_features, (list, tuple)) else (in_features,)
@@ -60,7 +61,7 @@ class _Normalization(Module):
         if self.scale:
             self.gamma = Variable(ones(sizes, dt, seed=self.seed))
         if self.center:
-            self.beta = Variable(zeros(sizes, dt, seed=self.seed + 1))
+            self.beta = Variable(zeros(sizes, dt, seed=None if self.seed is None else self.seed + 1))
         self.built = True
 
     def _axes_of(self, x: Tensor, minimum_ndim: int = 1) -> tuple[int, ...]:
@@ -114,12 +115,14 @@ class BatchNorm(_Normalization):
     static attribute its copies share."""
 
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3, center: bool = True,
-                 scale: bool = True, *, in_features: int | None = None, seed: int | None = None) -> None:
+                 scale: bool = True, *, in_features: int | None = None, seed: int | None = None,
+                 key: Tensor | None = None) -> None:
         self.momentum = float(valid.number(momentum, "BatchNorm", "momentum"))
         if not 0.0 <= self.momentum <= 1.0:
             raise ShapeError(f"BatchNorm: momentum must be in [0, 1] (Keras's: the weight of the old running "
                              f"statistics), got {self.momentum}; e.g. 0.99, or 1 - PyTorch's momentum.")
-        super().__init__(valid.integer(axis, "BatchNorm", "axis"), epsilon, center, scale, in_features, seed)
+        super().__init__(valid.integer(axis, "BatchNorm", "axis"), epsilon, center, scale, in_features, seed,
+                         key)
 
     def _make(self, sizes: tuple[int, ...], dtype: Any) -> None:
         super()._make(sizes, dtype)
@@ -174,8 +177,8 @@ class LayerNorm(_Normalization):
 
     def __init__(self, axis: int | tuple[int, ...] = -1, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, *, in_features: int | tuple[int, ...] | None = None,
-                 seed: int | None = None) -> None:
-        super().__init__(axis, epsilon, center, scale, in_features, seed)
+                 seed: int | None = None, key: Tensor | None = None) -> None:
+        super().__init__(axis, epsilon, center, scale, in_features, seed, key)
 
     def forward(self, x: Any) -> Tensor:
         """Normalize x over the layer's axes."""
@@ -194,13 +197,15 @@ class GroupNorm(_Normalization):
     the channels. Output shape = input shape."""
 
     def __init__(self, groups: int = 32, axis: int = -1, epsilon: float = 1e-3, center: bool = True,
-                 scale: bool = True, *, in_features: int | None = None, seed: int | None = None) -> None:
+                 scale: bool = True, *, in_features: int | None = None, seed: int | None = None,
+                 key: Tensor | None = None) -> None:
         self.groups = args.positive_int(groups, "GroupNorm", "groups")
         channels = None if in_features is None else args.positive_int(in_features, "GroupNorm", "in_features")
         if channels is not None and channels % self.groups:
             raise ShapeError(f"GroupNorm: groups={self.groups} must divide in_features={in_features} (the "
                              "channels); choose a divisor.")
-        super().__init__(valid.integer(axis, "GroupNorm", "axis"), epsilon, center, scale, in_features, seed)
+        super().__init__(valid.integer(axis, "GroupNorm", "axis"), epsilon, center, scale, in_features, seed,
+                         key)
 
     def _make(self, sizes: tuple[int, ...], dtype: Any) -> None:
         if sizes[0] % self.groups:
@@ -231,8 +236,9 @@ class RMSNorm(_Normalization):
     Output shape = input shape."""
 
     def __init__(self, axis: int | tuple[int, ...] = -1, epsilon: float = 1e-6, scale: bool = True, *,
-                 in_features: int | tuple[int, ...] | None = None, seed: int | None = None) -> None:
-        super().__init__(axis, epsilon, False, scale, in_features, seed)
+                 in_features: int | tuple[int, ...] | None = None, seed: int | None = None,
+                 key: Tensor | None = None) -> None:
+        super().__init__(axis, epsilon, False, scale, in_features, seed, key)
 
     def forward(self, x: Any) -> Tensor:
         """Normalize x over the layer's axes by its root mean square."""

@@ -119,9 +119,10 @@ class SimpleRNN(RNN):
                  kernel_initializer: Any = initializers.glorot_uniform(),
                  recurrent_initializer: Any = initializers.orthogonal(),
                  bias_initializer: Any = initializers.zeros, return_sequences: bool = False,
-                 return_state: bool = False, go_backwards: bool = False, seed: int | None = None) -> None:
+                 return_state: bool = False, go_backwards: bool = False, seed: int | None = None,
+                 key: Tensor | None = None) -> None:
         super().__init__(SimpleRNNCell(units, activation, use_bias, kernel_initializer, recurrent_initializer,
-                                       bias_initializer, seed=seed),
+                                       bias_initializer, seed=seed, key=key),
                          return_sequences, return_state, go_backwards)
 
 
@@ -133,9 +134,10 @@ class LSTM(RNN):
                  recurrent_initializer: Any = initializers.orthogonal(),
                  bias_initializer: Any = initializers.zeros, unit_forget_bias: bool = True,
                  return_sequences: bool = False, return_state: bool = False, go_backwards: bool = False,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, key: Tensor | None = None) -> None:
         super().__init__(LSTMCell(units, activation, recurrent_activation, use_bias, kernel_initializer,
-                                  recurrent_initializer, bias_initializer, unit_forget_bias, seed=seed),
+                                  recurrent_initializer, bias_initializer, unit_forget_bias, seed=seed,
+                                  key=key),
                          return_sequences, return_state, go_backwards)
 
 
@@ -147,9 +149,10 @@ class GRU(RNN):
                  use_bias: bool = True, kernel_initializer: Any = initializers.glorot_uniform(),
                  recurrent_initializer: Any = initializers.orthogonal(),
                  bias_initializer: Any = initializers.zeros, return_sequences: bool = False,
-                 return_state: bool = False, go_backwards: bool = False, seed: int | None = None) -> None:
+                 return_state: bool = False, go_backwards: bool = False, seed: int | None = None,
+                 key: Tensor | None = None) -> None:
         super().__init__(GRUCell(units, activation, recurrent_activation, use_bias, kernel_initializer,
-                                 recurrent_initializer, bias_initializer, seed=seed),
+                                 recurrent_initializer, bias_initializer, seed=seed, key=key),
                          return_sequences, return_state, go_backwards)
 
 
@@ -160,7 +163,8 @@ class Bidirectional(Module):
     time order first. ``initial_state=`` takes the forward layer's states then the backward
     one's; ``return_state`` gives ``(output, *forward_states, *backward_states)``."""
 
-    def __init__(self, layer: RNN, merge_mode: str = "concat", seed: int | None = None) -> None:
+    def __init__(self, layer: RNN, merge_mode: str = "concat", seed: int | None = None,
+                 key: Tensor | None = None) -> None:
         if not isinstance(layer, RNN):
             raise ArgumentError(f"Bidirectional: layer must be a recurrent layer (tp.nn.LSTM, GRU, SimpleRNN "
                                 f"or RNN), got {type(layer).__name__}.")
@@ -174,7 +178,7 @@ class Bidirectional(Module):
         backward = copy.deepcopy(layer)
         backward.go_backwards = not layer.go_backwards
         initial = Initial.of(backward.cell)
-        backward.cell._initial = Initial(args.seed(seed, self), **initial.initializers)
+        backward.cell._initial = Initial(args.seed_or_key(seed, key, self), **initial.initializers)
         self.forward_layer = layer
         self.backward_layer = backward
 
