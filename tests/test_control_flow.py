@@ -182,3 +182,12 @@ def test_the_jax_backend_runs_its_own_lax_control_flow():
     tp.extend.start_backend("jax")
     source = {k for k in tp.extend.contributions("tensorplug-backend-jax")["kernels"]}
     assert {"Cond/jax", "While/jax", "Scan/jax"} <= source
+
+
+@pytest.mark.parametrize("kernel", ["Cond", "While", "Scan"])
+def test_the_generic_kernels_pass_the_kit_on_numpy_and_torch(kernel):
+    """The kit leaves a backend's generic kernels out of its run (they are the core's): the
+    core's own check of them, on the two first-party backends that run them."""
+    for backend in ("numpy", "torch"):
+        result = tp.testing.opcheck(kernel, backend)
+        assert result.ok, result.report()

@@ -12,6 +12,7 @@ from tensorplug.core.runtime import current
 from tensorplug.errors import TensorplugError
 from tensorplug.plugins.manager import load_plugins
 from tensorplug.registry._slots import CORE_SOURCE
+from tensorplug.registry.generic_kernels import GENERIC_SOURCE
 from tensorplug.registry.specs import list_kernel_specs
 from tensorplug.testing.dtype_probe import held_dtypes
 from tensorplug.testing.selection import Selection
@@ -33,6 +34,9 @@ class Plan:
     #: what the summary says of the backend's dtypes (``HeldDtypes.lines``): shown where the
     #: backend declares none or holds fewer than all
     dtypes: tuple[str, ...] = ()
+    #: the core's generic kernels the backend runs (control flow over its own kernels), not
+    #: registered by it: not checked here (the core's tests check them); listed in the summary
+    generic: tuple[str, ...] = ()
 
     def checked(self, selection: Selection) -> list[str]:
         return [n for n in self.required if selection.selects(n)]
@@ -47,20 +51,27 @@ def make_plan(backend: str) -> Plan:
     except TensorplugError as exc:
         error = str(exc)
     keys = cast("list[tuple[str, str]]", list(current().kernels.active))
-    implemented = frozenset(k for k, b in keys if b == backend)
+    generic = tuple(sorted(k for k, b in keys if b == backend and _registrant(k, b) == GENERIC_SOURCE))
+    implemented = frozenset(k for k, b in keys if b == backend and k not in generic)
     specs = list_kernel_specs()
 
     def is_core(name: str) -> bool:
         reg = current().specs.registration(name)
         return reg is not None and reg.source == CORE_SOURCE
 
-    required = tuple(s.name for s in specs if is_core(s.name) or s.name in implemented)
+    required = tuple(s.name for s in specs
+                     if (is_core(s.name) or s.name in implemented) and s.name not in generic)
     optional = tuple(s.name for s in specs if s.name not in required)
     differentiable = frozenset(s.name for s in specs if s.differentiable)
     instance = current().instances.get(backend)
     held = held_dtypes(instance) if instance is not None else None
     dtypes = tuple(held.lines()) if held is not None and (held.skipped or not held.declared) else ()
-    return Plan(backend, required, differentiable, implemented, optional, error, dtypes)
+    return Plan(backend, required, differentiable, implemented, optional, error, dtypes, generic)
+
+
+def _registrant(kernel: str, backend: str) -> str | None:
+    reg = current().kernels.registration((kernel, backend))
+    return None if reg is None else reg.source
 
 
 @dataclass(frozen=True)
@@ -124,6 +135,10 @@ class Coverage:
         if plan.start_error:
             lines.append(f"the backend failed to start: {plan.start_error}")
         lines += [_wrap("dtypes: ", line, width) for line in plan.dtypes]
+        if plan.generic:
+            why = ("(the core's, run with this backend's kernels: checked by tensorplug's own tests; "
+                   "register yours to have them checked here)")
+            lines.append(_wrap(f"generic ({len(plan.generic)}): ", f"{', '.join(plan.generic)} {why}", width))
         checked = len(plan.required) - len(cats["not selected"]) - len(cats["excluded"])
         for cat in _CATEGORIES:
             names = cats[cat]

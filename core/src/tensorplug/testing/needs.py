@@ -22,6 +22,7 @@ from tensorplug.families.reductions.ops import sum as sum_
 from tensorplug.kernels.dispatcher import dispatcher_of, wrap
 from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.plugins.manager import load_plugins
+from tensorplug.registry.generic_kernels import GENERIC_SOURCE
 from tensorplug.registry.gradients import GradConfig, find_gradient, override_gradient
 from tensorplug.registry.specs import get_kernel_spec
 from tensorplug.testing.gradient_cases import MAX_ELEMENTS, gradient_cases
@@ -162,8 +163,11 @@ def minimum_grad_kernels() -> list[str]:
 def unmet_gradient_needs(backend: str, needs: dict[str, GradientNeeds] | None = None
                          ) -> list[tuple[GradientNeeds, tuple[str, ...]]]:
     """(needs, the needed kernels `backend` lacks) for each gradient in force of a kernel that
-    `backend` has whose needs it does not all have: tp.grad through that kernel fails there."""
-    active = current().kernels.active
+    `backend` has (of its own: the core's generic control flow, whose gradients' needs follow
+    the functions they run, is left out) whose needs it does not all have: tp.grad through that
+    kernel fails there."""
+    runtime = current()
     found = gradient_needs() if needs is None else needs
     return [(n, missing) for n in found.values()
-            if (n.kernel, backend) in active and (missing := n.missing_on(backend))]
+            if (reg := runtime.kernels.registration((n.kernel, backend))) is not None
+            and reg.source != GENERIC_SOURCE and (missing := n.missing_on(backend))]
