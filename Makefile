@@ -34,6 +34,14 @@ STAMP_TEST_DISTS := $(VENV)/.stamp-dists-test
 .NOTPARALLEL:
 .PHONY: demo test test-quick bench lint conformance docs clean
 
+# The test runs keep their bytecode: pytest caches the modules it rewrites (the tests, and the
+# whole of tensorplug, whose distribution has a pytest plugin) in __pycache__, and every process
+# of a run (the xdist workers, ~60 subprocess runs of pytest and python) reads them instead of
+# parsing, rewriting and compiling ~500 modules again (~1.5 CPU-s a process, ~6 for a worker's
+# collection). An environment that sets PYTHONDONTWRITEBYTECODE (as containers often do) would
+# lose that; empty, it is unset for Python.
+test test-quick conformance: export PYTHONDONTWRITEBYTECODE =
+
 demo: $(STAMP_DEMO) $(STAMP_DEMO_DISTS)
 	$(VENV)/bin/tensorplug demo
 

@@ -117,8 +117,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _isolated_registries():
+    _start_outside()
     with isolated_registries():
         yield
+
+
+def _start_outside() -> None:
+    """Start the numpy backend (the default) once, in the runtime every test's copy is made from:
+    the copy keeps the same instance (and disposes only the backends started inside it), where
+    each test would otherwise start it again in its copy, running the plugins' kernel hooks."""
+    if "numpy" not in current().instances:
+        tp.extend.start_backend("numpy")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -12,6 +12,7 @@ public API from everything below it: that one direction is how a package is made
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,12 +111,16 @@ def imports(module: str) -> tuple[set[str], set[str]]:
     return top, local
 
 
-GRAPH = {module: imports(module) for module in MODULES}
+@functools.cache
+def graph() -> dict[str, tuple[set[str], set[str]]]:
+    """`imports` of every module, read once, when a test first asks (not when the module is
+    collected: every xdist worker collects it, one runs its tests)."""
+    return {module: imports(module) for module in MODULES}
 
 
 def cycles() -> list[set[str]]:
     """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
-    edges = {m: sorted(t for t in top if t in MODULES) for m, (top, _) in GRAPH.items()}
+    edges = {m: sorted(t for t in top if t in MODULES) for m, (top, _) in graph().items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -157,7 +162,7 @@ def cycles() -> list[set[str]]:
 
 def test_the_graph_is_read() -> None:
     # the reader itself: tensorplug's top level imports its tensor module, and a cycle is found
-    assert "tensorplug.core.tensor" in GRAPH["tensorplug"][0]
+    assert "tensorplug.core.tensor" in graph()["tensorplug"][0]
     assert len(MODULES) > 200
 
 
@@ -171,10 +176,10 @@ def test_no_import_cycle() -> None:
 
 def needing_optional_dependencies() -> set[str]:
     """The first-party modules whose import (at module level, through others) loads an optional dependency."""
-    needing = {m for m, (top, _) in GRAPH.items() if top & OPTIONAL_DEPENDENCIES}
+    needing = {m for m, (top, _) in graph().items() if top & OPTIONAL_DEPENDENCIES}
     grew = True
     while grew:
-        more = {m for m, (top, _) in GRAPH.items() if top & needing} - needing
+        more = {m for m, (top, _) in graph().items() if top & needing} - needing
         needing |= more
         grew = bool(more)
     return needing
@@ -183,7 +188,7 @@ def needing_optional_dependencies() -> set[str]:
 def test_imports_inside_functions_are_of_optional_dependencies() -> None:
     optional = OPTIONAL_DEPENDENCIES | needing_optional_dependencies()
     standing = {}
-    for module, (_, local) in GRAPH.items():
+    for module, (_, local) in graph().items():
         not_optional = {name for name in local if name not in optional}
         if not_optional:
             standing[module] = not_optional

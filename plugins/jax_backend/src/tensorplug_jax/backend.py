@@ -36,7 +36,7 @@ __all__ = ["JaxBackend", "ENV_DEVICE", "device_name"]
 
 ENV_DEVICE = "TENSORPLUG_JAX_DEVICE"
 _DTYPES: dict[Any, DType] = {}
-_PUT_AFTER = 2  # from_numpy: shapes and dtypes seen this often go through the compiled identity
+_PUT_AFTER = 256  # from_numpy: shapes and dtypes seen this often go through the compiled identity
 _SEEN_LIMIT = 100_000
 _Tracer = jax.core.Tracer
 
@@ -50,9 +50,13 @@ def _copy(a: Any) -> Any:
     return a
 
 
-# numpy -> device: jax.device_put costs ~120 us a call on small arrays, a compiled identity
-# ~12 us (jax's C++ dispatch moves the argument) but compiles once per shape and dtype (~30 ms):
-# the identity serves the shapes and dtypes that come again (shared by all backend instances)
+# numpy -> device: jax.device_put costs ~20-120 us a call on small arrays, a compiled identity
+# ~5-12 us (jax's C++ dispatch moves the argument) but compiles once per shape and dtype (~30 ms;
+# ~10 ms to lower and read from jax's persistent cache): it pays for itself only after several
+# hundred calls. So the identity serves the shapes and dtypes that come again and again (a
+# training loop's batches), from their _PUT_AFTER-th call: at most ~5 ms more per shape than a
+# compiled identity from the start, where a shape seen a few times no longer costs a compilation
+# (shared by all backend instances)
 _put = jax.jit(_copy)
 _seen: dict[tuple[Any, Any], int] = {}
 _scalars: dict[tuple[Any, ...], Any] = {}  # 0-d arrays by dtype, bits and device
