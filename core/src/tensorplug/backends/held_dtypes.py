@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
+import numpy as np
+
 from tensorplug.backends.contract import Backend
 from tensorplug.dtypes import ALL_DTYPES, DType
 from tensorplug.errors import DTypeError, RegistrationError
 
 __all__ = ["nearest_dtype", "check_held", "declared_dtypes", "unheld_message", "describe_dtypes"]
 
-#: kinds a dtype falls back to when its backend holds none of its own kind
-_RELATED_KINDS = {"uint": ("int",), "int": ("uint",), "complex": (), "float": (), "bool": ()}
+_INTEGER_KINDS = ("int", "uint")
 
 
 def declared_dtypes(dtypes: Iterable[DType] | DType | None, where: str) -> frozenset[DType] | None:
@@ -44,16 +45,29 @@ def _ranked(dtype: DType, held: Collection[DType], kind: str) -> list[DType]:
 
 
 def nearest_dtype(dtype: DType, held: Collection[DType]) -> DType | None:
-    """The dtype of `held` nearest to `dtype`: `dtype` itself if held; else of the same kind, the
-    same size, then the next smaller, then the next larger (float64 -> float32, float16 ->
-    float32); else the same for the other integer kind (uint64 -> int64); else None."""
+    """The dtype of `held` nearest to `dtype`: `dtype` itself if held; for an integer dtype, the
+    smallest held integer dtype that holds every value of it (uint8 -> int16, uint16 -> int32;
+    of its own kind first at a size), else the held integer dtype of the widest range (uint64
+    -> int64); for the others, of the same kind, the same size, then the next smaller, then the
+    next larger (float64 -> float32, float16 -> float32); else None."""
     if dtype in held:
         return dtype
-    for kind in (dtype.kind, *_RELATED_KINDS[dtype.kind]):
-        ranked = _ranked(dtype, held, kind)
-        if ranked:
-            return ranked[0]
-    return None
+    if dtype.kind in _INTEGER_KINDS:
+        integers = [d for d in held if d.kind in _INTEGER_KINDS]
+        if integers:
+            low, high = _range(dtype)
+            lossless = [d for d in integers if _range(d)[0] <= low and _range(d)[1] >= high]
+            if lossless:
+                return min(lossless, key=lambda d: (d.itemsize, d.kind != dtype.kind))
+            return max(integers, key=lambda d: (_range(d)[1], d.kind == dtype.kind))
+        return None
+    ranked = _ranked(dtype, held, dtype.kind)
+    return ranked[0] if ranked else None
+
+
+def _range(dtype: DType) -> tuple[int, int]:
+    info = np.iinfo(dtype.numpy)
+    return int(info.min), int(info.max)
 
 
 def unheld_message(backend: str, dtype: DType, held: Collection[DType], op: str) -> str:
