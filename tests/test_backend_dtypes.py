@@ -17,21 +17,7 @@ from _conformance_run import run_kit
 from _toy_backend import TOY_SOURCE, ToyArray, ToyBackend, toy_kernel
 from tensorplug.backends.held_dtypes import nearest_dtype
 from tensorplug.cli import main
-from tensorplug.dtypes import (
-    ALL_DTYPES,
-    bfloat16,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
+from tensorplug.dtypes import ALL_DTYPES, bfloat16, float16, float32, float64, int32, int64, uint32, uint64
 from tensorplug.extend import (
     BackendConfig,
     DirectCall,
@@ -77,9 +63,9 @@ def install_f32(name: str = "f32", dtypes: Any = None, kernels: tuple[str, ...] 
     (float16, {bfloat16, float32}, bfloat16),  # same kind, same size first
     (uint64, {uint32, int64}, int64),          # no integer holds every value: the widest range
     (uint64, {int64, float32}, int64),         # the other integer kind
-    (uint8, {int8, int16, int32}, int16),      # the smallest that holds every value (not int8)
-    (uint16, {uint8, int8, int16, int32, int64}, int32),
-    (int16, {uint16, int32, uint32}, int32),   # (uint16 and uint32 drop the negative values)
+    (tp.uint8, {tp.int8, tp.int16, int32}, tp.int16),  # the smallest that holds every value
+    (tp.uint16, {tp.uint8, tp.int8, tp.int16, int32, int64}, int32),
+    (tp.int16, {tp.uint16, int32, uint32}, int32),     # (unsigned ones drop the negative values)
     (uint32, {uint64, int64}, uint64),         # its own kind first at a size
     (tp.bool, {float32}, None),
 ])
