@@ -61,6 +61,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 #: which only the modules that check backend kernels would run on it.
 PER_BACKEND_MODULES = ("test_kernels_", "test_gradients")
 BACKENDS = ("numpy", "jax", "torch")
+#: The gradient modules run on numpy alone (the rules are written with ops, the same on every
+#: backend; what a backend adds, its kernels under them, the conformance kit checks: every
+#: differentiable kernel's gradient, to second order, in test_conformance_numpy on jax and torch),
+#: but for those checking what the kit does not: complex-valued gradients (2026-11-29: the jax
+#: and torch runs of the others took ~55 CPU-s of make test's time, over its 6 minutes).
+GRADIENTS_ON_EVERY_BACKEND = {"test_gradients_linalg_complex"}
 #: the backends a test taking the `backend` fixture runs on: numpy and jax. The torch backend is
 #: held to the kernel and gradient modules above, the conformance kit and the Array API suite;
 #: tp.random's keys (uint32, which it does not hold) do not run on it yet.
@@ -131,8 +137,10 @@ def _start_outside() -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.module.__name__.startswith(PER_BACKEND_MODULES):
-        metafunc.parametrize("tp_backend", BACKENDS, indirect=True)
+    name = metafunc.module.__name__
+    if name.startswith(PER_BACKEND_MODULES):
+        on_numpy_only = name.startswith("test_gradients") and name not in GRADIENTS_ON_EVERY_BACKEND
+        metafunc.parametrize("tp_backend", ("numpy",) if on_numpy_only else BACKENDS, indirect=True)
 
 
 @pytest.fixture(autouse=True)
