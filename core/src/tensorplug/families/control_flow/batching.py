@@ -15,22 +15,24 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tensorplug.core.tensor import Tensor
-from tensorplug.families._common.batching_util import Axes, Inputs, batch_size, batching_rule, moved, spread
+from tensorplug.families._common.batching_util import (
+    Axes,
+    Inputs,
+    aligned,
+    batch_size,
+    batching_rule,
+    moved,
+    spread,
+)
 from tensorplug.families.control_flow.graphs import Graph, call_graph
 from tensorplug.families.control_flow.ops import scan, switch, while_loop
 from tensorplug.families.elementwise.ops import greater_equal, where
-from tensorplug.families.manipulation.ops import reshape
 from tensorplug.families.reductions.ops import any as any_of
 from tensorplug.transforms.vmap.api import vmap
 
 
 def _called(graph: Graph) -> Callable[..., tuple[Tensor, ...]]:
     return lambda *xs: tuple(call_graph(graph, xs))
-
-
-def _per_example(mask: Tensor, rank: int) -> Tensor:
-    """A (batch,) mask shaped to select along axis 0 of a tensor of `rank` axes."""
-    return reshape(mask, mask.shape + (1,) * (rank - 1))
 
 
 @batching_rule("Cond")
@@ -46,7 +48,7 @@ def _cond(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[tuple[T
     for k, first in enumerate(results[0]):
         out = first  # (index >= b for every b up to the one chosen: the index clamped into range)
         for b in range(1, len(results)):
-            out = where(_per_example(greater_equal(chosen, b), out.ndim), results[b][k], out)
+            out = where(aligned(greater_equal(chosen, b), 0, out.ndim - 1), results[b][k], out)
         outputs.append(out)
     return tuple(outputs), 0
 
@@ -66,7 +68,7 @@ def _while(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> tuple[tuple[
 
     def step(c: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
         live, new = cond(consts, c), body(consts, c)
-        return tuple(where(_per_example(live, n.ndim), n, old) for n, old in zip(new, c))
+        return tuple(where(aligned(live, 0, n.ndim - 1), n, old) for n, old in zip(new, c))
 
     return tuple(while_loop(lambda c: any_of(cond(consts, c)), step, carry)), 0
 

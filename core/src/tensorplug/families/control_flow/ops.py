@@ -20,21 +20,23 @@ from tensorplug.families.control_flow.spec import COND, SCAN, WHILE
 from tensorplug.families.control_flow.tracing import Captures, Traced, graph_of, trace
 from tensorplug.families.elementwise.ops import not_equal
 from tensorplug.kernels.dispatcher import dispatcher_of
-from tensorplug.kernels.kernel_spec import TensorInfo, describe, tensor_info
+from tensorplug.kernels.kernel_spec import KernelSpec, TensorInfo, describe, tensor_info
 from tensorplug.transforms.autodiff.tape import Tape
 from tensorplug.tree_util import PyTreeDef, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
 
 
-def _leaves(tree: Any, op: str, what: str) -> tuple[list[Tensor], PyTreeDef]:
-    """The leaves of `tree` as tensors (numbers and arrays converted), and its structure."""
+def _leaves(tree: Any, op: str, what: str) -> tuple[list[Tensor], PyTreeDef, list[bool]]:
+    """The leaves of `tree` as tensors (numbers and arrays converted), its structure, and which
+    leaves were Python numbers (weakly typed, as JAX calls them)."""
     leaves, structure = tree_flatten(tree)
     try:
-        return [asarray(leaf) for leaf in leaves], structure
+        tensors = [asarray(leaf) for leaf in leaves]
     except Exception as exc:
         raise ArgumentError(f"{op}: {what} must be a tree of tensors (or numbers and arrays), "
                             f"got a leaf of type {type(exc).__name__}: {exc}") from exc
+    return tensors, structure, [isinstance(leaf, (bool, int, float, complex)) for leaf in leaves]
 
 
 def _weak_promoted(carry: list[Tensor], weak: list[bool], given: Sequence[TensorInfo],
@@ -47,10 +49,6 @@ def _weak_promoted(carry: list[Tensor], weak: list[bool], given: Sequence[Tensor
             carry[k] = astype(carry[k], b.dtype)
             changed = True
     return changed
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, (bool, int, float, complex))
 
 
 def _paths(tree: PyTreeDef) -> list[str]:
@@ -78,9 +76,8 @@ def _function(f: Any, op: str, name: str) -> Callable[..., Any]:
     return f
 
 
-def _run(kernel: str, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> tuple[Tensor, ...]:
-    spec = {"Cond": COND, "While": WHILE, "Scan": SCAN}[kernel]
-    out = dispatcher_of(kernel)(list(inputs), spec.normalize_attrs(attrs))
+def _run(spec: KernelSpec, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> tuple[Tensor, ...]:
+    out = dispatcher_of(spec.name)(list(inputs), spec.normalize_attrs(attrs))
     return (out,) if isinstance(out, Tensor) else tuple(out)
 
 
@@ -119,7 +116,7 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
 
 def _branches(op: str, index: Tensor, funcs: list[Callable[..., Any]], operands: Sequence[Any],
               names: list[str]) -> Any:
-    leaves, tree = _leaves(tuple(operands), op, "the operands")
+    leaves, tree, _ = _leaves(tuple(operands), op, "the operands")
     infos = [tensor_info(t) for t in leaves]
     captures = Captures()
     traced: list[Traced] = []
@@ -130,7 +127,7 @@ def _branches(op: str, index: Tensor, funcs: list[Callable[..., Any]], operands:
         _same(op, f"{name}'s output", t.tree, t.out_infos, first.tree, first.out_infos,
               f"{names[0]}'s output")
     graphs = tuple(graph_of(t, captures) for t in traced)
-    out = _run("Cond", [index, *leaves, *captures.tensors], {"branches": graphs})
+    out = _run(COND, [index, *leaves, *captures.tensors], {"branches": graphs})
     return tree_unflatten(first.tree, out)
 
 
@@ -153,8 +150,7 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
     scan)."""
     op = "tp.while_loop"
     cond_f, body_f = _function(cond_fun, op, "cond_fun"), _function(body_fun, op, "body_fun")
-    leaves, tree = _leaves(init_val, op, "init_val")
-    weak = [_is_number(x) for x in tree_flatten(init_val)[0]]
+    leaves, tree, weak = _leaves(init_val, op, "init_val")
     for attempt in range(2):  # (once more with the carry's Python numbers of the body's dtypes)
         infos = [tensor_info(t) for t in leaves]
         captures = Captures()
@@ -171,7 +167,7 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
     # (the graphs take the captured tensors first: as the kernel's consts)
     cond_g = _consts_first(graph_of(c, captures), len(leaves))
     body_g = _consts_first(graph_of(b, captures), len(leaves))
-    out = _run("While", [*consts, *leaves], {"cond": cond_g, "body": body_g, "n_consts": len(consts)})
+    out = _run(WHILE, [*consts, *leaves], {"cond": cond_g, "body": body_g, "n_consts": len(consts)})
     return tree_unflatten(tree, out)
 
 
@@ -217,9 +213,8 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     op = "tp.scan"
     body_f = _function(f, op, "f")
     reverse = valid.flag(reverse, op, "reverse")
-    carry, carry_tree = _leaves(init, op, "init")
-    weak = [_is_number(x) for x in tree_flatten(init)[0]]
-    xs_leaves, xs_tree = _leaves(xs, op, "xs")
+    carry, carry_tree, weak = _leaves(init, op, "init")
+    xs_leaves, xs_tree, _ = _leaves(xs, op, "xs")
     n = _length(op, xs_leaves, length)
     slice_infos = [TensorInfo(tuple(x.shape[1:]), x._dtype) for x in xs_leaves]
     n_carry = len(carry)
@@ -248,7 +243,7 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
         graph = _with_unused_input(graph)
         inputs = [asarray(0, dtype=int32)]
         n_carry = 1
-    out = _run("Scan", inputs, {"body": graph, "n_consts": len(consts), "n_carry": n_carry, "length": n,
+    out = _run(SCAN, inputs, {"body": graph, "n_consts": len(consts), "n_carry": n_carry, "length": n,
                                 "reverse": reverse})
     if dummy:
         out = out[1:]
