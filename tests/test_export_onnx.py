@@ -63,6 +63,20 @@ def test_a_function_reading_variables_exports_them_as_initializers_by_name(tmp_p
         np.testing.assert_allclose(g, w_.numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("name", ["Exp_0", "const_2", "Multiply_1", "Add_2"])
+def test_inputs_and_outputs_named_like_generated_values_keep_their_names_and_meaning(name):
+    # (the generated names of f's values are Exp_0, const_2, Multiply_1, Add_2: a user's input
+    # or output of that name once made another value read the input, a wrong answer)
+    def f(a):
+        return tp.exp(a) * 2.0 + a
+
+    x = np.linspace(-1, 1, 3, dtype=np.float32)
+    for model in (tp.export.onnx_model(f, x, input_names=[name]),
+                  tp.export.onnx_model(f, x, output_names=[name])):
+        assert name in {v.name for v in (*model.graph.input, *model.graph.output)}
+        np.testing.assert_allclose(run(model, x)[0], f(x).numpy(), rtol=1e-6)
+
+
 def test_the_example_plugins_op_exports_through_its_own_lowering(tmp_path):
     x = np.linspace(-2, 2, 9, dtype=np.float32)
     model = tp.export.onnx(lambda t: tp.ops.erf(t) * 2.0, x, path=str(tmp_path / "erf.onnx"))

@@ -65,14 +65,28 @@ def all_nodes(nodes: Sequence[Node]) -> Iterator[Node]:
 
 
 class _Names:
-    """Fresh ONNX value names, unique in one graph."""
+    """ONNX value names, unique in one graph: every name given out is taken, and none is given
+    twice (a user's input named like a generated one, "Exp_0", keeps its name; the other moves)."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.taken: set[str] = set()
 
     def fresh(self, hint: str) -> str:
-        self.count += 1
-        return f"{hint}_{self.count}"
+        """A new name `hint`_N."""
+        while True:
+            self.count += 1
+            name = f"{hint}_{self.count}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+    def claim(self, name: str) -> str:
+        """`name` itself if no value has it yet, else `name` with underscores appended until free."""
+        while name in self.taken:
+            name = f"{name}_"
+        self.taken.add(name)
+        return name
 
 
 class LoweringContext:

@@ -122,20 +122,19 @@ def _stored(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _value_names(graph: KernelGraph) -> dict[int, str]:
+def _value_names(graph: KernelGraph, allocator: _Names) -> dict[int, str]:
+    """The ONNX name of each value of `graph`: the inputs' and outputs' names as the user chose
+    them, the others generated, all distinct (taken from `allocator`)."""
+    allocator.taken.update(name for _, name in graph.inputs + graph.outputs)
     names: dict[int, str] = {i: name for i, name in graph.inputs}
-    taken = set(names.values()) | {name for _, name in graph.outputs}
     for i, (name, _) in graph.variables.items():
-        while name in taken:
-            name = f"{name}_"
-        names[i] = name
-        taken.add(name)
+        names[i] = allocator.claim(name)
     for i in graph.constants:
-        names[i] = f"const_{i}"
+        names[i] = allocator.claim(f"const_{i}")
     for k, step in enumerate(graph.steps):
         for j, i in enumerate(step.outputs):
             if i not in names:  # (a kernel that returned its input array as it is: no new value)
-                names[i] = f"{step.kernel}_{k}" + (f"_{j}" if len(step.outputs) > 1 else "")
+                names[i] = allocator.claim(f"{step.kernel}_{k}" + (f"_{j}" if len(step.outputs) > 1 else ""))
     return names
 
 
@@ -173,14 +172,14 @@ def build_model(graph: KernelGraph, opset: int = DEFAULT_OPSET,
         raise ExportError(f"{WHO}: the ONNX lowerings of kernel(s) {', '.join(newer)} write operators newer "
                           f"than opset {opset}; export with opset={least} or newer (onnxruntime must know it "
                           "too), or avoid these ops.")
-    names = _value_names(graph)
+    fresh = _Names()
+    names = _value_names(graph, fresh)
     _check_dtypes(graph, names, rules)
     known = {name for _, name in graph.inputs} | {name for _, name in graph.outputs}
     for name in dynamic_axes or {}:
         if name not in known:
             raise ExportError(f"{WHO}: dynamic_axes names '{name}', which is not an input or output; the "
                               f"names are {sorted(known)} (input_names=, output_names= choose them).")
-    fresh = _Names()
     nodes: list[Node] = []
     defined: set[str] = {names[i] for i, _ in graph.inputs}  # (values computed so far)
     extra: dict[str, np.ndarray] = {}
