@@ -89,3 +89,14 @@ def test_seed_accepts_numpy_ints():
     a = tp.random.uniform((3,), seed=np.int64(5))
     b = tp.random.uniform((3,), seed=5)
     np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("normalized", [False, True], ids=["logits", "probabilities"])
+def test_a_row_of_zero_probabilities_draws_class_0_and_leaves_the_other_rows_right(backend, normalized):
+    # (as jax and torch: numpy's kernel once read the rows after such a row wrongly, drawing -3)
+    p = np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    with np.errstate(divide="ignore"):
+        logits = p if normalized else np.log(p)
+    got = tp.run_kernel("Multinomial", {"logits": tp.asarray(logits)},
+                        {"num_samples": 64, "seed": 3, "normalized": normalized}).numpy()
+    assert set(got[0]) <= {0, 1} and (got[1] == 0).all() and (got[2] == 2).all() and (got[3] == 1).all()

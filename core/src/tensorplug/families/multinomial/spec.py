@@ -1,6 +1,7 @@
 """Kernel spec of Multinomial (TF.js): ``num_samples`` class indices per row of 2-d logits (or
 of probabilities with ``normalized``), int64, from an explicit integer seed (the same seed gives
-the same samples on one backend; streams differ between backends). Not differentiable."""
+the same samples on one backend; streams differ between backends). A row of zero probabilities
+(logits all -inf) draws class 0, as jax and torch do. Not differentiable."""
 
 from __future__ import annotations
 

@@ -19,7 +19,9 @@ def multinomial(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) ->
     else:
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
     cdf = np.cumsum(p, axis=1)
-    cdf /= cdf[:, -1:]
+    with np.errstate(invalid="ignore"):
+        cdf /= cdf[:, -1:]
+    cdf[np.isnan(cdf)] = 1.0  # (a row of zeros draws class 0, as jax and torch; the rows stay sorted)
     offset = np.arange(batch, dtype=np.float64)[:, None]
     u = _generator(attrs["seed"]).random((batch, attrs["num_samples"]))
     found = np.searchsorted((cdf + offset).ravel(), (u + offset).ravel(), side="right")
