@@ -33,6 +33,14 @@ def test_round_trips_through_numpy_and_jax_keep_values_and_dtype(backend, dtype)
         np.testing.assert_array_equal(y.numpy(), x.numpy())
 
 
+@pytest.mark.parametrize("dtype", [tp.int16, tp.uint8, tp.float16, tp.bfloat16, tp.float32, tp.bool])
+def test_asarray_of_a_jax_array_keeps_its_dtype(backend, dtype):
+    # (jax's int16 became int64 and its float16 float32, as if it were a Python list)
+    got = tp.asarray(jnp.asarray(np.arange(3) % 2, dtype=dtype.numpy))
+    assert got.dtype is dtype
+    np.testing.assert_array_equal(got.numpy(), (np.arange(3) % 2).astype(dtype.numpy))
+
+
 def test_numpy_reads_a_tensor_without_a_copy_and_read_only(backend):
     x = tp.asarray(np.arange(8.0))
     arr = np.from_dlpack(x)

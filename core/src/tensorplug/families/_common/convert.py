@@ -47,11 +47,18 @@ def caller(kernel_name: str, attrs: dict[str, Any] | None = None) -> Dispatcher:
 _cast = None  # set below once Cast's caller exists
 
 
+def _is_array(obj: Any) -> bool:
+    """Whether `obj` is another library's array (jax, torch, cupy...): its dtype is kept, where
+    Python numbers and sequences take the default dtypes."""
+    kind = type(obj)
+    return hasattr(kind, "__array__") or hasattr(kind, "__dlpack__")
+
+
 def _host_array(obj: Any, dtype: DType | None) -> np.ndarray:
     try:
         if dtype is not None:
             return np.asarray(obj, dtype=dtype.numpy)
-        if isinstance(obj, (np.ndarray, np.generic)):
+        if isinstance(obj, (np.ndarray, np.generic)) or _is_array(obj):
             arr = np.asarray(obj)
             # a non-native byte order (a big-endian file's data): the same dtype, native
             return arr if arr.dtype.isnative else arr.astype(arr.dtype.newbyteorder("="))
@@ -89,7 +96,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     """A Tensor from `obj` (Tensor, numpy array, object with ``__dlpack__``, nested sequence,
     scalar) on the active backend (or `backend`, tensorplug's extension), on `device` if given
     (a name from ``tp.devices()``). Python floats become float32, Python ints int64, Python
-    complex numbers complex64; numpy arrays keep their dtype.
+    complex numbers complex64; arrays (numpy's, jax's, torch's...) keep their dtype.
 
     `copy` as the Array API says: True always copies; None copies only where needed (a numpy
     array is copied, so that writing it later leaves the tensor as it was; a Tensor is taken as
