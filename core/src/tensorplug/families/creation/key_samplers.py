@@ -4,8 +4,8 @@ same key gives the same numbers on every backend and, to float rounding, the sam
 Argument order is JAX's; the discrete draws are in ``key_choices.py``.
 
 Floats are built from the top mantissa bits as JAX builds them (float32 takes 32 bits per
-number, float64 64); normals go through XLA's erfinv (``erfinv.py``), so they are JAX's to an
-ulp or two.
+number, float64 64); normals go through the kernel Erfinv (XLA's polynomials, ``tp.erfinv``), so
+they are JAX's to an ulp or two.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ from tensorplug.dtypes import (
 )
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.families._common.convert import asarray, astype
-from tensorplug.families.creation.erfinv import erfinv
 from tensorplug.families.creation.keys import draw_bits, key_parts
 from tensorplug.families.creation.ops import new_shape
 from tensorplug.families.elementwise.bitwise import bitwise_right_shift
 from tensorplug.families.elementwise.ops import (
     clip,
+    erfinv,
     less,
     log,
     log1p,
