@@ -1,6 +1,7 @@
 """The kernels random keys are drawn with: Threefry2x32 (the numpy backend's fused one, the jax
 backend's own, and the generic one over a backend's uint32 kernels) held to the kit's reference
-and to jax.random's bits, across the numpy kernel's chunks and for batches of keys."""
+and to jax.random's bits, across the numpy kernel's chunks and for batches of keys; Erfinv (tp.erfinv)
+held to the kit on every backend, its derivatives, and across the numpy kernel's chunks."""
 
 from __future__ import annotations
 
@@ -16,6 +17,39 @@ from tensorplug.registry.generic_kernels import GENERIC_SOURCE
 def test_threefry_kernels_pass_the_kit(backend_name):
     result = tp.testing.opcheck("Threefry2x32", backend_name)
     assert result.ok, result.report()
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", pytest.param("jax", marks=pytest.mark.jax), "torch"])
+def test_erfinv_kernels_pass_the_kit_to_second_order(backend_name):
+    result = tp.testing.opcheck("Erfinv", backend_name, gradient_order=2)
+    assert result.ok, result.report()
+
+
+def test_erfinv_derivatives_and_vmap(backend):
+    x = np.array([-0.9, -0.3, 0.0, 0.5, 0.99])
+    y = np.asarray(tp.erfinv(tp.asarray(x)))
+    slope = np.sqrt(np.pi) / 2 * np.exp(y * y)
+    np.testing.assert_allclose(np.asarray(tp.vmap(tp.grad(tp.erfinv))(tp.asarray(x))), slope, rtol=1e-12)
+    _, tangent = tp.jvp(tp.erfinv, (tp.asarray(x),), (tp.ones_like(tp.asarray(x)),))
+    np.testing.assert_allclose(np.asarray(tangent), slope, rtol=1e-12)
+    assert tp.erfinv(tp.asarray([0, 1])).dtype == tp.float32  # (integers: the default float)
+    with pytest.raises(tp.DTypeError, match="erfinv.*complex"):
+        tp.erfinv(tp.asarray([0.5 + 0j]))
+
+
+def test_the_numpy_erfinv_past_a_chunk_with_its_tails_in_place():
+    """2**16 + 6 values (tails in the first and the last chunk, +-1 at the ends), a
+    non-contiguous input: as the values one by one; float16 computed in float32."""
+    x = np.linspace(-1, 1, 2 * (2**16 + 5) + 1, dtype=np.float32)[::2]
+    got = np.asarray(tp.erfinv(tp.asarray(x)))
+    want = np.concatenate([np.asarray(tp.erfinv(tp.asarray(x[i:i + 1]))) for i in range(0, x.size, 997)])
+    np.testing.assert_array_equal(got[::997], want)
+    assert np.isinf(got[[0, -1]]).all() and got.shape == x.shape
+    half = x[::5000].astype(np.float16)
+    got = np.asarray(tp.erfinv(tp.asarray(half)))
+    assert got.dtype == np.float16
+    wide = np.asarray(tp.erfinv(tp.asarray(half.astype(np.float32))))
+    np.testing.assert_array_equal(got, wide.astype(np.float16))  # (computed in float32)
 
 
 def test_a_backend_without_its_own_threefry_gets_the_generic_kernel():
