@@ -1,5 +1,6 @@
-"""Random numbers from a key on numpy (threefry2x32 written with tensorplug's uint32 ops), against
-numpy's own ``Generator`` (PCG64; ziggurat normals) drawing as many float32 numbers.
+"""Random numbers from a key on numpy (the numpy backend's Threefry2x32 and Erfinv kernels, each
+fused and chunked), against numpy's own ``Generator`` (PCG64; ziggurat normals) drawing as many
+float32 numbers.
 
     python benchmarks/random_keys_bench.py            (or: make bench; --quick for a smoke run)
 

@@ -54,12 +54,13 @@ def test_every_kernel_spec_has_a_numpy_kernel():
 def test_every_numpy_kernel_is_registered_by_the_plugin():
     """The plugin provides exactly the core's kernel names (plugins' own specs are theirs),
     but for the generic ones the core gives every backend (control flow), which it does not
-    replace."""
+    replace; of those it has its own Threefry2x32 (fused, in place: ~10x the generic one)."""
     start_backend(BACKEND)
     registered = {k.split("/")[0] for k in contributions(DIST)["kernels"]}
-    assert registered == set(contributions("tensorplug-core")["kernel specs"]) - set(GENERIC_KERNELS)
+    own = {"Threefry2x32"}
+    assert registered == set(contributions("tensorplug-core")["kernel specs"]) - set(GENERIC_KERNELS) | own
     generic = {k.split("/")[0] for k in contributions(GENERIC_SOURCE)["kernels"] if k.endswith("/numpy")}
-    assert generic == set(GENERIC_KERNELS)
+    assert generic == set(GENERIC_KERNELS) - own
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -9,7 +9,6 @@ import pytest
 
 import tensorplug as tp
 from _toy_backend import install_toy_backend
-from tensorplug.families.creation.erfinv import erfinv
 
 #: (id, tensorplug call, jax.random call, needs 64-bit jax): raw bits, compared exactly
 KEY_CASES = [
@@ -157,14 +156,18 @@ def test_distributions_are_jax_numbers(backend, case):
 @pytest.mark.jax  # (compares with jax itself: not in make test-quick)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_erfinv_is_xlas_to_two_ulps(backend, dtype):
+    """The kernel Erfinv (numpy: XLA's polynomials fused; jax: lax.erf_inv) on the whole range,
+    its tails, +-1 (+-inf), 0 and -0, beyond +-1 and nan (nan)."""
     jax = pytest.importorskip("jax")
+    edges = [0.0, -0.0, 1.0, -1.0, 1.5, -3.0, np.nan]
     x = np.concatenate([np.linspace(-1, 1, 2001), 1 - np.logspace(-7, -1, 200),
-                        -1 + np.logspace(-15, -1, 200)]).astype(dtype)
+                        -1 + np.logspace(-15, -1, 200), edges]).astype(dtype)
     with jax.enable_x64(True):
         want = np.asarray(jax.lax.erf_inv(x))
-    got = np.asarray(erfinv(tp.asarray(x)))
+    got = np.asarray(tp.erfinv(tp.asarray(x)))
     finite = np.isfinite(want)
-    np.testing.assert_array_equal(got[~finite], want[~finite])  # +-inf at +-1
+    np.testing.assert_array_equal(got[~finite], want[~finite])  # +-inf at +-1, nan beyond
+    np.testing.assert_array_equal(np.signbit(got[-7:-5]), [False, True])
     ulps = np.abs(got[finite] - want[finite]) / np.spacing(np.abs(want[finite]))
     assert ulps.max() <= (2 if dtype == "float32" else 32)  # (float64: numpy's log1p)
 

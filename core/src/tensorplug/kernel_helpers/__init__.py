@@ -25,7 +25,7 @@ import numpy as np
 from tensorplug.dtypes import ALL_DTYPES, accumulator_of
 from tensorplug.errors import DTypeError, IndexOutOfRangeError, RegistrationError, ShapeError
 from tensorplug.families.fused.spec import depthwise_as_grouped
-from tensorplug.kernel_helpers import image_sampling
+from tensorplug.kernel_helpers import image_sampling, random_constants
 from tensorplug.kernel_helpers.activation_formulas import (
     SELU_ALPHA,
     SELU_SCALE,
@@ -71,6 +71,7 @@ __all__ = [
     "stable_argsort", "tap_slices", "window_taps",
 ]
 __all__ += ["image_sampling"]  # the image family's arithmetic (tensorplug.kernel_helpers.image_sampling)
+__all__ += ["random_constants"]  # threefry's and erfinv's constants (tensorplug.kernel_helpers.random_constants)
 
 # -- axes, slices and indices ---------------------------------------------------------------------
 _EMPTY = slice(0, 0, 1)

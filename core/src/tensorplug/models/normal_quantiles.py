@@ -1,7 +1,7 @@
 """The standard normal's quantile function (``scipy.special.ndtri``) written with ops, and
 truncated normal samples drawn through it: a fixed number of ops per call, no resampling.
 
-tensorplug has no Erfinv or Ndtri kernel; the quantile is Acklam's rational approximation:
+tensorplug has no Ndtri kernel; the quantile is Acklam's rational approximation:
 relative error below 1.15e-9 in float64; in float32 its polynomials lose digits (errors up to
 4e-4 near p = 0.975), so samples are computed in float64 and cast.
 """
@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, float32, float64
 from tensorplug.families._common.convert import astype
-from tensorplug.families.creation.erfinv import polynomial as _polynomial
 from tensorplug.families.creation.random import uniform
 from tensorplug.families.elementwise.ops import clip, less, log, minimum, sqrt, where
 
@@ -30,6 +29,14 @@ _C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
 _D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
       3.754408661907416e+00, 1.0)
 _P_LOW = 0.02425
+
+
+def _polynomial(coefficients: Sequence[float], x: Tensor) -> Tensor:
+    """coefficients[0] x^n + ... + coefficients[n] by Horner's rule (at least two coefficients)."""
+    result = x * coefficients[0] + coefficients[1]
+    for c in coefficients[2:]:
+        result = result * x + c
+    return result
 
 
 def normal_cdf(x: float) -> float:

@@ -1,7 +1,8 @@
 """Generic kernels: kernels the core writes once for every backend, over the backend's own
-kernels (the control-flow kernels: a branch or a loop body run with the backend's kernels).
-A backend gets them when it starts, for each such kernel it (and the plugins asked before)
-did not register natively (jax registers its own: lax.cond, lax.while_loop, lax.scan). They are
+kernels (the control-flow kernels: a branch or a loop body run with the backend's kernels; and
+Threefry2x32, the hash of random keys, over its uint32 kernels). A backend gets them when it
+starts, for each such kernel it (and the plugins asked before) did not register natively (jax
+registers its own: lax.cond, lax.while_loop, lax.scan, threefry; numpy its own Threefry2x32). They are
 registered by ``GENERIC_SOURCE``, not as the core's own entries (a runtime of the core's entries
 alone, ``Runtime.core_only``, has none: they come with the backends it starts); replacing one on a
 started backend takes ``override=True``."""

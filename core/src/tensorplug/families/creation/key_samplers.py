@@ -4,8 +4,8 @@ same key gives the same numbers on every backend and, to float rounding, the sam
 Argument order is JAX's; the discrete draws are in ``key_choices.py``.
 
 Floats are built from the top mantissa bits as JAX builds them (float32 takes 32 bits per
-number, float64 64); normals go through XLA's erfinv (``erfinv.py``), so they are JAX's to an
-ulp or two.
+number, float64 64); normals go through the kernel Erfinv (XLA's polynomials, ``tp.erfinv``), so
+they are JAX's to an ulp or two.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ from tensorplug.dtypes import (
 )
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.families._common.convert import asarray, astype
-from tensorplug.families.creation.erfinv import erfinv
 from tensorplug.families.creation.keys import draw_bits, key_parts
 from tensorplug.families.creation.ops import new_shape
 from tensorplug.families.elementwise.bitwise import bitwise_right_shift
 from tensorplug.families.elementwise.ops import (
     clip,
+    erfinv,
     less,
     log,
     log1p,
@@ -72,14 +72,14 @@ def _is_number(value: Any, number: int) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == number
 
 
-def _unit(key: Tensor, shape: tuple[int, ...], dtype: DType, op: str) -> Tensor:
+def _unit(key: Tensor, shape: tuple[int, ...], dtype: DType, op: str, span: float = 1.0) -> Tensor:
     """Floats in [0, 1) from the top mantissa bits of one draw each, as JAX's ``_uniform``
-    (1.m - 1 = m * 2**-nmant, exactly)."""
+    (1.m - 1 = m * 2**-nmant, exactly), times `span` (a power of two: exactly too)."""
     k1, k2 = key_parts(key, op)
     nmant = _MANTISSA_BITS[dtype]
     rng_bits = 8 if nmant < 8 else dtype.itemsize * 8
     raw = draw_bits(k1, k2, shape, _UNSIGNED[rng_bits], op)
-    return astype(bitwise_right_shift(raw, rng_bits - nmant), dtype) * (2.0 ** -nmant)
+    return astype(bitwise_right_shift(raw, rng_bits - nmant), dtype) * (span * 2.0 ** -nmant)
 
 
 def _halves(x: Tensor) -> tuple[Tensor, Tensor]:
@@ -140,8 +140,9 @@ def normal(key: Tensor, shape: int | Sequence[int] = (), dtype: Any = None) -> T
     dims, dt = new_shape(shape, "normal"), float_dtype(dtype, "normal")
     lo = float(np.nextafter(np.array(-1.0, dt.numpy), np.array(0.0, dt.numpy)))
     # JAX's uniform in [lo, 1): its span 1 - lo rounds to 2, a power of two, so the product is
-    # exact and the sum rounded once, as the fused multiply-add rounds it
-    u = maximum(_unit(key, dims, dt, "normal") * 2.0 + lo, lo)
+    # exact and the sum rounded once, as the fused multiply-add rounds it; JAX's max(lo, u) is
+    # left out: u = lo + (a number >= 0) rounds to lo or above
+    u = _unit(key, dims, dt, "normal", span=2.0) + lo
     return _normal_from(u, dt)
 
 

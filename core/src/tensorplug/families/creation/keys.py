@@ -1,8 +1,9 @@
 """Random keys as JAX's (``jax.random.PRNGKey``, ``split``, ``fold_in``, ``bits``): a key is a
 uint32 tensor of shape (2,), and the counter-based threefry2x32 hash (JAX's default, in its
-"partitionable" layout: ``jax_threefry_partitionable``, on by default in jax 0.10) is written
-once with tensorplug ops on uint32 tensors (adds wrap modulo 2**32), so every backend gives the
-same bits as JAX itself, and keys work under ``tp.grad``, ``tp.vmap`` and ``tp.jit`` unchanged.
+"partitionable" layout: ``jax_threefry_partitionable``, on by default in jax 0.10) is the kernel
+Threefry2x32 (a backend's own, or the generic one of ``threefry.py`` over its uint32 kernels), so
+every backend gives the same bits as JAX itself, and keys work under ``tp.grad``, ``tp.vmap`` and
+``tp.jit`` unchanged.
 
 A key may carry leading batch axes, shape (..., 2): each function then acts per key, as
 ``jax.vmap`` over those axes would, with the batch axes first in its result.
@@ -20,36 +21,28 @@ from tensorplug.core import validate as valid
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, uint8, uint16, uint32, uint64
 from tensorplug.errors import ArgumentError, DTypeError, ShapeError
-from tensorplug.families._common.convert import asarray, astype
+from tensorplug.families._common.convert import asarray, astype, caller
 from tensorplug.families.creation.ops import arange, new_shape
 from tensorplug.families.elementwise.bitwise import (
     bitwise_left_shift,
     bitwise_or,
-    bitwise_right_shift,
     bitwise_xor,
 )
 from tensorplug.families.manipulation.ops import reshape, stack
 
 __all__ = ["key", "split", "fold_in", "bits", "threefry2x32", "key_parts", "single_key", "draw_bits"]
 
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_PARITY = 0x1BD11BDA  # Threefry's key-schedule constant
 _MASK = 0xFFFFFFFF
 _BITS_DTYPES = (uint8, uint16, uint32, uint64)
+_THREEFRY = caller("Threefry2x32")
 
 
 def threefry2x32(k1: Tensor, k2: Tensor, x1: Tensor | int, x2: Tensor | int) -> tuple[Tensor, Tensor]:
     """Threefry-2x32 with 20 rounds of the key pair (k1, k2) over the counter pairs (x1, x2):
-    uint32 tensors that broadcast together; the two uint32 output words, as JAX's
-    ``threefry2x32_p``."""
-    schedule = (k1, k2, bitwise_xor(bitwise_xor(k1, k2), _PARITY))
-    a, b = k1 + x1, k2 + x2
-    for group in range(5):
-        for r in _ROTATIONS[group % 2]:
-            a = a + b
-            b = bitwise_xor(bitwise_or(bitwise_left_shift(b, r), bitwise_right_shift(b, 32 - r)), a)
-        a = a + schedule[(group + 1) % 3]
-        b = b + (schedule[(group + 2) % 3] + (group + 1))  # (the constant joins the key word first)
+    uint32 tensors (or ints in [0, 2**32)) that broadcast together; the two uint32 output words,
+    as JAX's ``threefry2x32_p`` (the kernel Threefry2x32)."""
+    words = [w if isinstance(w, Tensor) else asarray(np.uint32(w)) for w in (k1, k2, x1, x2)]
+    a, b = _THREEFRY(words)
     return a, b
 
 

@@ -1,6 +1,7 @@
-"""Kernel specs of the creation family (no tensor inputs): Fill, Range, Eye, RandomUniform,
-RandomNormal. Random kernels take an explicit integer seed; the same seed gives the same
-values on one backend (streams differ between backends).
+"""Kernel specs of the creation family: Fill, Range, Eye, RandomUniform, RandomNormal (no tensor
+inputs), and Threefry2x32, the hash random keys are drawn with (``keys.py``). Random kernels take
+an explicit integer seed; the same seed gives the same values on one backend (streams differ
+between backends); a key gives the same bits on every backend.
 
 ``random_dtype`` and ``range_length`` are the family's rules, shared with the creation and
 random ops; ``created_shape`` is the kernels' check of a shape (the ops check theirs earlier,
@@ -12,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tensorplug.dtypes import FLOAT_DTYPES, DType, float32
+from tensorplug.dtypes import FLOAT_DTYPES, DType, float32, uint32
 from tensorplug.errors import DTypeError, ShapeError
 from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import (
@@ -20,6 +21,7 @@ from tensorplug.kernels.shape_rules import (
     as_int,
     as_scalar,
     as_shape,
+    broadcast_shapes,
     fitting_value,
     op_prefix,
 )
@@ -127,4 +129,19 @@ RANDOM_NORMAL = declare_spec(KernelSpec(
     name="RandomNormal", inputs=(), infer=_float_shape_rule, differentiable=False,
     attrs=(_SHAPE, _SEED, AttrSpec("mean", 0.0, float), AttrSpec("stddev", 1.0, float), _DTYPE),
     doc="normal samples with the given mean and standard deviation",
+))
+
+
+def _threefry_rule(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:
+    shape = broadcast_shapes(*(i.shape for i in infos))
+    return [TensorInfo(shape, uint32), TensorInfo(shape, uint32)]
+
+
+_WORDS = ("k1", "k2", "x1", "x2")
+THREEFRY2X32 = declare_spec(KernelSpec(
+    name="Threefry2x32", inputs=_WORDS, outputs=("y1", "y2"), infer=_threefry_rule,
+    input_dtypes=dict.fromkeys(_WORDS, (uint32,)), same_dtype=_WORDS, differentiable=False,
+    doc="Threefry-2x32 (20 rounds) of the key words (k1, k2) over the counter words (x1, x2), "
+        "uint32 tensors that broadcast together: the two uint32 output words, as JAX's "
+        "threefry2x32_p (adds wrap modulo 2**32)",
 ))

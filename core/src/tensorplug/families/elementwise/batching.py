@@ -12,7 +12,7 @@ elementwise(
     "Cosh", "Elu", "Exp", "Expm1", "Floor", "Gelu", "Imag", "IsFinite", "IsInf", "IsNan", "LeakyRelu",
     "Log", "Log1p", "LogSigmoid", "LogicalNot", "Negative", "Real", "Relu", "Relu6", "Round", "Rsqrt",
     "Selu", "Sigmoid", "Sign", "Signbit", "Sin", "Sinh", "Softplus", "Sqrt", "Square", "Step", "Tan",
-    "Tanh", "Trunc", "Cast", "Clip", "Copy",
+    "Tanh", "Trunc", "Cast", "Clip", "Copy", "Erfinv",
     # binary, broadcasting
     "Add", "Atan2", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Copysign", "Divide", "Equal",
     "FloorDivide", "Greater", "GreaterEqual", "Hypot", "LeftShift", "Less", "LessEqual", "LogicalAnd",

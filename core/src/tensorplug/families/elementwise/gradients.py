@@ -84,6 +84,12 @@ def _expm1(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     return {"x": lambda: dy * (y + 1)}
 
 
+@gradient("Erfinv", outputs=("out",))
+def _erfinv(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
+    (y,) = saved  # d erfinv(x) / dx = sqrt(pi) / 2 * exp(erfinv(x) ** 2)
+    return {"x": lambda: dy * (tp.exp(y * y) * 0.886226925452758)}
+
+
 @gradient("Log", inputs=("x",))
 def _log(dy: Tensor, saved: tuple[Tensor, ...], attrs: Any) -> Grads:
     (x,) = saved

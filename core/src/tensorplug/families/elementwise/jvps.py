@@ -20,7 +20,7 @@ Tangents = tuple[Tensor | None, ...]
 
 elementwise_self_adjoint(
     "Negative", "Conj", "Square", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Sin", "Cos", "Tan", "Tanh",
-    "Sigmoid", "Cosh", "Sinh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Relu", "Clip",
+    "Sigmoid", "Erfinv", "Cosh", "Sinh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Relu", "Clip",
     "Sign", "Floor", "Ceil", "Round", "Trunc",
     "Divide", "FloorDivide", "Pow", "Mod", "Atan2", "Hypot", "Copysign",
     "Nextafter", "Maximum", "Minimum",

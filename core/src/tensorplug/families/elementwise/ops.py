@@ -22,7 +22,7 @@ __all__ = [
     "remainder", "atan2", "copysign", "hypot", "nextafter",
     "logical_and", "logical_or", "logical_xor", "logical_not",
     "negative", "positive", "abs", "sign", "square", "floor", "ceil", "round", "trunc",
-    "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh", "sigmoid",
+    "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tanh", "sigmoid", "erfinv",
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh",
     "isnan", "isinf", "isfinite", "signbit",
     "where", "clip", "astype", "reciprocal", "tan", "log2", "log10", "logaddexp",
@@ -237,6 +237,8 @@ log1p = _float_unary("log1p", "Log1p",
                      f"log(1 + x), accurate near 0, {_FLOAT}")
 expm1 = _float_unary("expm1", "Expm1",
                      f"exp(x) - 1, accurate near 0, {_FLOAT}")
+erfinv = _float_unary("erfinv", "Erfinv", "The inverse error function of x in [-1, 1] (+-inf at +-1, nan "
+                      f"beyond), as jax.lax.erf_inv and torch.erfinv, {_REAL}", real_only=True)
 sqrt = _float_unary("sqrt", "Sqrt",
                     f"The square root, {_FLOAT} sqrt(-1) is nan.")
 sin = _float_unary("sin", "Sin",

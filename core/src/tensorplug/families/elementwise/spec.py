@@ -81,6 +81,8 @@ COS = _unary("Cos", INEXACT, "cosine")
 TAN = _unary("Tan", INEXACT, "tangent")
 TANH = _unary("Tanh", INEXACT, "hyperbolic tangent")
 SIGMOID = _unary("Sigmoid", FLOAT_DTYPES, "1 / (1 + exp(-x)), computed stably")
+ERFINV = _unary("Erfinv", FLOAT_DTYPES, "the inverse error function on [-1, 1] (+-inf at +-1, nan "
+                "beyond), as XLA's ErfInv (its polynomials: float16 and bfloat16 through float32)")
 RELU = _unary("Relu", NUMERIC_DTYPES, "max(x, 0); gradient 0 at x <= 0")
 LOGICAL_NOT = _unary("LogicalNot", BOOL, "not x", differentiable=False)
 TRUNC = _unary("Trunc", FLOAT_DTYPES, "x rounded toward zero; gradient zero")

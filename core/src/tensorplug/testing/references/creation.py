@@ -145,3 +145,45 @@ register_reference(Reference("RandomUniform", _random_cases({"low": -2.0, "high"
                              bad_cases=_RANDOM_BAD))
 register_reference(Reference("RandomNormal", _random_cases({"mean": 1.5, "stddev": 2.0}), check=_normal,
                              bad_cases=_RANDOM_BAD))
+
+
+# -- Threefry2x32: the hash of random keys, bit for bit ------------------------------------
+_U32 = np.uint64(0xFFFFFFFF)
+#: Random123's known answers for threefry2x32_20 (key, counter, output), as JAX's tests hold them
+_KNOWN = (((0x00000000, 0x00000000), (0x00000000, 0x00000000), (0x6B200159, 0x99BA4EFE)),
+          ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
+          ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0)))
+#: shapes of (k1, k2, x1, x2): one key over counters (how keys draw), a batch of keys, empty
+_WORD_SHAPES = (((), (), (), ()), ((), (), (), (7,)), ((), (), (5,), (5,)), ((3, 1), (3, 1), (), (4,)),
+                ((2, 3), (2, 3), (2, 3), (2, 3)), ((), (), (), (0,)), ((1,), (), (2, 1), (1, 3)))
+
+
+def _threefry_cases(spec: KernelSpec) -> list[Case]:
+    rng = np.random.default_rng(34)
+    out = [Case(tuple(rng.integers(0, 2**32, s, dtype=np.uint32) for s in shapes)) for shapes in _WORD_SHAPES]
+    keys, counters, _ = (np.array(column, np.uint32).T for column in zip(*_KNOWN))
+    out.append(Case((keys[0], keys[1], counters[0], counters[1]), label="special"))
+    return out
+
+
+def _threefry_bad(spec: KernelSpec) -> list[BadCase]:
+    words = (np.zeros(2, np.uint32), np.zeros(2, np.uint32), np.zeros(3, np.uint32), np.zeros(3, np.uint32))
+    return [BadCase(words, error=ShapeError, why="words that do not broadcast")]
+
+
+@reference("Threefry2x32", _threefry_cases, _threefry_bad, upcast=False)
+def _threefry(k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Threefry-2x32, 20 rounds (Salmon et al. 2011), in uint64 masked to 32 bits after each add."""
+    k1, k2, x1, x2 = (np.asarray(w, np.uint64) for w in (k1, k2, x1, x2))
+    schedule = (k1, k2, k1 ^ k2 ^ np.uint64(0x1BD11BDA))
+    a, b = (k1 + x1) & _U32, (k2 + x2) & _U32
+    for i in range(20):
+        r = np.uint64(((13, 15, 26, 6), (17, 29, 16, 24))[i // 4 % 2][i % 4])
+        a = (a + b) & _U32
+        b = (((b << r) | (b >> (np.uint64(32) - r))) & _U32) ^ a
+        if i % 4 == 3:
+            s = i // 4 + 1
+            a = (a + schedule[s % 3]) & _U32
+            b = (b + schedule[(s + 1) % 3] + np.uint64(s)) & _U32
+    return a.astype(np.uint32), b.astype(np.uint32)

@@ -1,4 +1,5 @@
-"""Creation kernels: Fill, Range, Eye, RandomUniform, RandomNormal (seeded numpy Generators).
+"""Creation kernels: Fill, Range, Eye, RandomUniform, RandomNormal (seeded numpy Generators), and
+Threefry2x32 (the hash of random keys: fused, in place, in cache-sized chunks).
 
 Every kernel builds its values in the dtype of ``attrs["dtype"]``; the random kernels draw in
 that dtype directly, so float32 samples keep their full float32 resolution and the same seed
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from tensorplug.kernel_helpers import range_dtype, range_length
+from tensorplug.kernel_helpers.random_constants import THREEFRY_PARITY, THREEFRY_ROTATIONS
 
 
 def fill(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> np.ndarray:
@@ -83,10 +85,59 @@ def random_normal(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) 
     return np.asarray(z * attrs["stddev"] + attrs["mean"], dtype=dtype)
 
 
+#: counter pairs hashed per chunk: two uint32 words and a scratch word of 2**16 elements (768 KiB)
+#: stay in a core's L2 cache through the 20 rounds
+_CHUNK = 2**16
+
+
+def _flat_word(word: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A key word as the hash uses it: a uint32 scalar if it holds one value (it then broadcasts
+    for free), else its values broadcast to `shape` and flattened (a batch of keys)."""
+    if word.size == 1:
+        return word.reshape(())
+    return np.ascontiguousarray(np.broadcast_to(word, shape)).reshape(-1)
+
+
+def threefry2x32(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Threefry-2x32, 20 rounds, of the key words (k1, k2) over the counter words (x1, x2),
+    uint32 arrays that broadcast together; the two output words (bit for bit JAX's).
+
+    Written in place with numpy's ufuncs (``out=``, ``+=``: uint32 adds wrap), one chunk of
+    ``_CHUNK`` elements at a time through all 20 rounds: on 10**6 counters the ~100 passes of the
+    rounds then read and write the cache, not memory (~2x faster than whole-array passes, and
+    ~10x faster than one fresh array per operation)."""
+    k1, k2, x1, x2 = inputs
+    shape = np.broadcast_shapes(k1.shape, k2.shape, x1.shape, x2.shape)
+    a, b = np.empty(shape, np.uint32), np.empty(shape, np.uint32)
+    np.add(k1, x1, out=a)
+    np.add(k2, x2, out=b)
+    k3 = np.bitwise_xor(np.bitwise_xor(k1, k2), np.uint32(THREEFRY_PARITY))
+    schedule = [_flat_word(k, shape) for k in (k1, k2, k3)]
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    scratch = np.empty(min(a.size, _CHUNK), np.uint32)
+    for start in range(0, a.size, _CHUNK):
+        x, y = flat_a[start:start + _CHUNK], flat_b[start:start + _CHUNK]
+        t = scratch[:len(x)]
+        keys = [k if k.ndim == 0 else k[start:start + _CHUNK] for k in schedule]
+        for group in range(5):
+            for r in THREEFRY_ROTATIONS[group % 2]:
+                x += y
+                np.left_shift(y, r, out=t)
+                y >>= 32 - r
+                y |= t
+                y ^= x
+            x += keys[(group + 1) % 3]
+            y += keys[(group + 2) % 3]
+            y += group + 1
+    return a, b
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
     "Fill": fill,
     "Range": range_,
     "Eye": eye,
     "RandomUniform": random_uniform,
     "RandomNormal": random_normal,
+    "Threefry2x32": threefry2x32,
 }

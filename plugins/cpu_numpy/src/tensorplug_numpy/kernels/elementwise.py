@@ -1,6 +1,6 @@
 """Elementwise kernels: unary math, binary arithmetic, comparisons, logic and bit operations from
 one table of numpy functions, plus the few kernels that need more than one numpy call (Sigmoid, Pow of
-integers, Cast, Where, Clip).
+integers, Cast, Where, Clip, Erfinv: XLA's polynomials, fused in ``_erfinv``).
 
 Binary kernels receive inputs of one dtype (the spec says so; ops promote first), so numpy's
 own result dtype is the spec's: a float32 quotient stays float32, an int32 maximum stays int32.
@@ -24,6 +24,7 @@ from tensorplug.kernel_helpers import (
     expm1_complex_parts,
 )
 from tensorplug_numpy._quiet import quieted
+from tensorplug_numpy.kernels._erfinv import erfinv
 from tensorplug_numpy.kernels._kernel import Kernel
 
 # The table's kernels offer their numpy function as their direct call (see DirectCall): numpy's
@@ -161,4 +162,5 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Where": Kernel(where, handles_warnings=True),  # (selects: no floating-point warning)
     "Clip": clip,
     "Copy": _unary(np.copy, quiet=False),  # (copies: nothing to warn about)
+    "Erfinv": _unary(erfinv),
 }

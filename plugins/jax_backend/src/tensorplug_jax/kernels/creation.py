@@ -1,4 +1,5 @@
-"""Creation kernels: Fill, Range, Eye, RandomUniform, RandomNormal.
+"""Creation kernels: Fill, Range, Eye, RandomUniform, RandomNormal, and Threefry2x32 (the hash of
+random keys: jax's own threefry primitive, so keys give jax.random's bits).
 
 Every kernel builds its values in the dtype of ``attrs["dtype"]``. The shape and dtype are
 static (they shape the computation); the fill value, the seed and the distribution's parameters
@@ -15,6 +16,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.extend.random import threefry2x32_p
 
 from tensorplug.kernel_helpers import range_dtype, range_length
 from tensorplug_jax.kernels._jit import with_attrs
@@ -90,10 +92,22 @@ def _random(kernel: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+@jax.jit
+def _threefry(k1: Any, k2: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
+    y1, y2 = threefry2x32_p.bind(*jnp.broadcast_arrays(k1, k2, x1, x2))  # (it takes one shape)
+    return y1, y2
+
+
+def threefry2x32(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any]:
+    """jax's threefry2x32 primitive (what ``jax.random`` draws with) of the broadcast inputs."""
+    return _threefry(*inputs)
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
     "Fill": fill,
     "Range": _RANGE,
     "Eye": _EYE,
     "RandomUniform": _random(_UNIFORM),
     "RandomNormal": _random(_NORMAL),
+    "Threefry2x32": threefry2x32,
 }

@@ -166,4 +166,5 @@ KERNELS: dict[str, JaxKernel | Callable[..., Any]] = {
     "Where": _WHERE,
     "Clip": clip,
     "Copy": copy,
+    "Erfinv": unary(lax.erf_inv),  # (XLA's ErfInv: what jax.random.normal draws through)
 }

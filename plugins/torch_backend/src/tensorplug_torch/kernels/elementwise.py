@@ -200,4 +200,5 @@ KERNELS: dict[str, Kernel | Callable[..., Any]] = {
     "Where": where,
     "Clip": clip,
     "Copy": _unary(copy),
+    "Erfinv": _unary(torch.erfinv),
 }
