@@ -2,8 +2,11 @@
 every kernel spec is implemented and passes, every gradient passes, nothing is excluded. To run it for another
 installed backend, add its name to BACKENDS. numpy runs every case; jax, which compiles each
 distinct case, runs at most MAX_CASES per kernel (every combination of input dtypes still among
-them: --tensorplug-max-cases), which keeps CI's time bounded as the kernels grow; `make
-conformance BACKEND=jax` runs them all."""
+them: --tensorplug-max-cases) and checks each batching rule on one of them, in each batch layout
+(--tensorplug-batching-cases: the rules are the core's, the same on every backend, checked on
+four cases each on numpy here, and on jax on four cases of 25 families in test_vmap), which keeps
+CI's time bounded as the kernels grow (~30 CPU-s of the jax run); `make conformance BACKEND=jax`
+runs them all."""
 
 from __future__ import annotations
 
@@ -15,12 +18,15 @@ from _conformance_run import run_kit
 
 BACKENDS = ["numpy", "jax", "torch"]
 MAX_CASES = {"jax": 12}
+BATCHING_CASES = {"jax": 1}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_full_conformance(backend, tmp_path):
     bound = ["--tensorplug-max-cases", str(MAX_CASES[backend])] if backend in MAX_CASES else []
+    if backend in BATCHING_CASES:
+        bound += ["--tensorplug-batching-cases", str(BATCHING_CASES[backend])]
     # (in one process: two xdist workers would each start the backend and compile, for jax,
     # the kernels and shapes they share; test_conformance_toy checks the kit's parallel run)
     run = run_kit(backend, *bound, cwd=tmp_path)

@@ -355,6 +355,13 @@ def test_every_batching_rule_agrees_with_a_loop(backend: str, kernel: str) -> No
     result.assert_ok()
 
 
+@pytest.mark.parametrize("limit", [1, 2])
+def test_the_kit_checks_a_batching_rule_on_as_many_cases_as_asked(limit: int) -> None:
+    # (the kit's --tensorplug-batching-cases: the jax run of make test checks one)
+    result = opcheck("Add", "numpy", checks=("batching",), batching_cases=limit)
+    assert result.batching == f"checked on {limit} case(s), {3 * limit} batch layout(s)"
+
+
 def test_the_core_batches_the_kernel_families() -> None:
     assert len(RULED) >= 150
     assert set(FAMILIES) <= set(RULED), set(FAMILIES) - set(RULED)

@@ -33,7 +33,7 @@ from tensorplug.registry.specs import get_kernel_spec
 from tensorplug.testing.compare import Tolerance, compare_values, show_array
 from tensorplug.testing.dtype_probe import HeldDtypes, held_dtypes, runs_in
 from tensorplug.testing.inputs import BadCase, Case, generic_bad_cases, generic_cases
-from tensorplug.testing.opcheck_batching import check_batching
+from tensorplug.testing.opcheck_batching import MAX_BATCHING_CASES, check_batching
 from tensorplug.testing.opcheck_gradients import check_gradient
 from tensorplug.testing.opcheck_jvps import check_kernel_jvp
 from tensorplug.testing.opcheck_onnx import check_onnx
@@ -53,7 +53,7 @@ ALL_CHECKS = (*CHECKS, "onnx")
 def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[str] = CHECKS,
             reference: Reference | None = None, rtol: Tolerance = None, atol: Tolerance = None,
             gradient_order: int = 1, rerun: str | None = None,
-            max_cases: int | None = None) -> OpCheckResult:
+            max_cases: int | None = None, batching_cases: int = MAX_BATCHING_CASES) -> OpCheckResult:
     """Check kernel `kernel_name` on `backend` (default: the active one); return the result.
 
     ``checks`` picks among "values" (shapes, dtypes, values), "errors" (bad inputs),
@@ -63,7 +63,8 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
     kernel spec the kit does not know). ``rtol``/``atol`` override the float tolerances (one
     value, or one per dtype name). ``gradient_order`` > 1 also checks higher derivatives.
     ``rerun`` is the command a report shows for running the check again. ``max_cases`` bounds
-    the cases checked (``bounded``): a quicker run for a backend that compiles every case.
+    the cases checked (``bounded``): a quicker run for a backend that compiles every case;
+    ``batching_cases`` the cases "batching" checks (each in up to three batch layouts).
     Raises KernelSpecNotFoundError for an unknown kernel name; problems are in the result.
     """
     checks = tuple(checks)
@@ -93,7 +94,7 @@ def opcheck(kernel_name: str, backend: str | None = None, *, checks: Iterable[st
         if "jvp" in checks:
             check_kernel_jvp(spec, cases, has_f64, result)
         if "batching" in checks:
-            check_batching(spec, cases, result)
+            check_batching(spec, cases, result, batching_cases)
         if "onnx" in checks:
             check_onnx(spec, cases, result)
     return result

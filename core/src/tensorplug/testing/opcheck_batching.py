@@ -68,13 +68,14 @@ def _layouts(n: int, ranks: Sequence[int]) -> list[tuple[int | None, ...]]:
     return layouts
 
 
-def check_batching(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult) -> None:
+def check_batching(spec: KernelSpec, cases: Sequence[Case], result: OpCheckResult,
+                   limit: int = MAX_BATCHING_CASES) -> None:
     """Record in `result` whether the batching rule in force for `spec`'s kernel agrees with a
-    loop over the batch (``result.batching`` says what was done)."""
+    loop over the batch, on up to `limit` of `cases` (``result.batching`` says what was done)."""
     if find_batching_rule(spec.name) is None:
         result.batching = "no rule (vmap loops over the batch)"
         return
-    picked = batching_cases(spec, cases)
+    picked = batching_cases(spec, cases, limit)
     if not picked:
         result.batching = "not checked (no non-empty case to check it on)"
         return

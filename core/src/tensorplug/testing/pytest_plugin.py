@@ -32,6 +32,7 @@ from tensorplug.backends.lifecycle import backend_info, list_backends
 from tensorplug.registry.onnx_lowerings import find_onnx_lowering
 from tensorplug.testing.isolation import isolated_registries
 from tensorplug.testing.opcheck import opcheck
+from tensorplug.testing.opcheck_batching import MAX_BATCHING_CASES
 from tensorplug.testing.selection import Selection, SelectionError, load_selection
 
 PROPERTY = "tensorplug-conformance"
@@ -56,6 +57,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="check at most N cases per kernel (at least the first of each combination of "
                          "input dtypes, then cases spread over the rest): a bounded run for a compiling "
                          "backend, where every distinct case compiles; default: every case")
+    group.addoption("--tensorplug-batching-cases", metavar="N", type=int, default=MAX_BATCHING_CASES,
+                    help=f"check each batching rule on at most N cases (default {MAX_BATCHING_CASES}), each "
+                         "in up to three batch layouts: fewer for a compiling backend, where every "
+                         "batched shape compiles")
     group.addoption("--tensorplug-gradient-order", metavar="N", type=int, default=2,
                     help="check gradients to this order (default 2; float32-only backends check order 1)")
     group.addoption("--tensorplug-onnx", action="store_true", default=False,
@@ -78,6 +83,7 @@ class Conformance:
             raise pytest.UsageError(f"tensorplug conformance: {exc}") from None
         self.order = max(1, config.getoption("tensorplug_gradient_order"))
         self.max_cases: int | None = config.getoption("tensorplug_max_cases")
+        self.batching_cases: int = max(1, config.getoption("tensorplug_batching_cases"))
         self.onnx: bool = config.getoption("tensorplug_onnx")
         if self.onnx:
             lacking = [m for m in ("onnx", "onnxruntime") if importlib.util.find_spec(m) is None]
@@ -116,7 +122,8 @@ class Conformance:
         checks = {"kernel": ("values", "errors"), "gradient": ("gradient", "jvp")}.get(check, (check,))
         try:
             result = opcheck(kernel, self.backend, checks=checks, gradient_order=self.order,
-                             rerun=self.rerun(kernel), max_cases=self.max_cases)
+                             rerun=self.rerun(kernel), max_cases=self.max_cases,
+                             batching_cases=self.batching_cases)
         except Exception as exc:
             node.user_properties.append((PROPERTY, f"{check}|{kernel}|failed||"))
             pytest.fail(f"opcheck '{kernel}' on backend '{self.backend}' could not run: "
