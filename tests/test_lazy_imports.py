@@ -39,6 +39,30 @@ def test_import_tensorplug_loads_none_of_the_lazy_parts():
     assert loaded.strip() == "[]"
 
 
+#: standard modules only some calls need (tp.save and tp.load, Profile.export_chrome_trace)
+LAZY_STDLIB = ("pathlib", "tempfile")
+
+
+def test_import_tensorplug_runs_none_of_the_standard_modules_few_calls_need():
+    loaded = _run(f"""
+        import sys, types
+        import tensorplug  # (not tp.add: the first scan of the plugins' entry points loads them)
+        print([m for m in {LAZY_STDLIB!r} if type(sys.modules.get(m)) is types.ModuleType])
+    """)
+    assert loaded.strip() == "[]"
+
+
+def test_a_lazy_standard_module_runs_at_its_first_use(tmp_path):
+    out = _run(f"""
+        import sys, types
+        import tensorplug as tp
+        path = {str(tmp_path / "x")!r}
+        tp.save(path, {{"w": tp.ones((2,))}})
+        print([type(sys.modules[m]) is types.ModuleType for m in {LAZY_STDLIB!r}], tp.load(path))
+    """)
+    assert out.strip() == "[True, True] {'w': Tensor([1., 1.], dtype=float32, backend='numpy')}"
+
+
 def test_a_lazy_name_is_loaded_when_first_read_and_then_kept():
     out = _run("""
         import sys

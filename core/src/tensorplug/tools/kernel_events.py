@@ -6,10 +6,15 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tensorplug.core.lazy_modules import lazy_module
 from tensorplug.tools.text_tables import table
+
+if TYPE_CHECKING:
+    import pathlib
+else:  # (run at the first export_chrome_trace, issue 37)
+    pathlib = lazy_module("pathlib")
 
 __all__ = ["KernelEvent", "Profile", "ProfileRow"]
 
@@ -126,10 +131,10 @@ class Profile:
                            "args": args})
         return {"traceEvents": events, "displayTimeUnit": "ms"}
 
-    def export_chrome_trace(self, path: str | os.PathLike[str]) -> Path:
+    def export_chrome_trace(self, path: str | os.PathLike[str]) -> pathlib.Path:
         """Write the events as Chrome Trace Event JSON ("X" events, times in microseconds), which
         Perfetto (ui.perfetto.dev) and chrome://tracing open; returns the path."""
-        out = Path(path)
+        out = pathlib.Path(path)
         out.write_text(json.dumps(self.chrome_trace()))
         return out
 
