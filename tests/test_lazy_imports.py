@@ -63,6 +63,42 @@ def test_a_lazy_standard_module_runs_at_its_first_use(tmp_path):
     assert out.strip() == "[True, True] {'w': Tensor([1., 1.], dtype=float32, backend='numpy')}"
 
 
+def test_import_tensorplug_loads_no_rule_module():
+    """The family folders' gradients, JVP and batching rules and ONNX lowerings are imported at
+    the first read of a runtime's rule tables (``families/registration.py``)."""
+    loaded = _run("""
+        import sys
+        import tensorplug as tp  # (not tp.add: a plugin registering a rule loads them, as the example's)
+        print(sorted(m for m in sys.modules if m.startswith("tensorplug.families.")
+                     and m.rsplit(".", 1)[1] in ("gradients", "jvps", "batching", "onnx_lowerings")))
+        print(tp.grad(lambda x: tp.sum(tp.exp(x)))(tp.zeros(2)),
+              "tensorplug.families.elementwise.gradients" in sys.modules)
+    """)
+    assert loaded.split("\n")[:2] == ["[]", "[1. 1.] True"]
+
+
+@pytest.mark.parametrize("override", [False, True])
+def test_a_rule_registered_before_the_cores_load_is_held_to_them(override):
+    """A user's rule meets the core's as if they had been loaded at import: a second one for a
+    kernel is refused without override=True, and sits above the core's with it."""
+    out = _run(f"""
+        import sys
+        import tensorplug as tp
+        from tensorplug.core.runtime import current
+        from tensorplug.extend import GradConfig, register_gradient
+        mine = GradConfig("Exp", lambda dy, saved, attrs: {{"x": lambda: dy}})
+        try:
+            register_gradient(mine, override={override})
+        except tp.RegistrationError as exc:
+            print(type(exc).__name__, "already registered by 'tensorplug-core'" in str(exc))
+        table = current().gradients
+        print(table.active["Exp"] is mine, [r.source for r in table.stacks["Exp"]])
+    """)
+    expected = (["True ['tensorplug-core', 'user code']"] if override else
+                ["RegistrationConflictError True", "False ['tensorplug-core']"])
+    assert out.split("\n")[:len(expected)] == expected
+
+
 def test_a_lazy_name_is_loaded_when_first_read_and_then_kept():
     out = _run("""
         import sys

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,9 +35,19 @@ if TYPE_CHECKING:
     from tensorplug.registry.onnx_lowerings import OnnxLowering
     from tensorplug.registry.ops import OpConfig
 
-__all__ = ["Runtime", "PluginState", "current", "use_runtime"]
+__all__ = ["Runtime", "PluginState", "current", "use_runtime", "RULE_TABLES"]
 
 PROJECT_NAME = "tensorplug"  # pluggy's project name: hook markers and specs carry it
+
+#: the registries of per-kernel rules, by attribute: what they hold and how messages name a key.
+#: A runtime makes them at their first read (``Runtime.__getattr__``), when ``load_rules``'
+#: loaders fill them: the core's rules are ~90 modules few programs need at once (issue 37).
+RULE_TABLES = {"gradients": ("gradient", "Gradient of kernel '{}'"),
+               "jvps": ("JVP rule", "JVP rule of kernel '{}'"),
+               "batching": ("batching rule", "Batching rule of kernel '{}'"),
+               "onnx_lowerings": ("ONNX lowering", "ONNX lowering of kernel '{}'")}
+RuleLoader = Callable[[dict[str, SlotTable[Any, Any]]], None]  # fills new rule tables, by attribute
+_RULES_LOCK = threading.RLock()  # (a second thread waits for the tables whole)
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
@@ -94,17 +104,18 @@ class PluginState:
 class Runtime:
     """Registries, started backends and plugins: the whole of tensorplug's global state."""
 
+    #: the rule tables (``RULE_TABLES``): made at their first read, then plain attributes
+    gradients: SlotTable[str, GradConfig]
+    jvps: SlotTable[str, JvpConfig]
+    batching: SlotTable[str, BatchConfig]
+    onnx_lowerings: SlotTable[str, OnnxLowering]
+
     def __init__(self) -> None:
         self.specs: SlotTable[str, KernelSpec] = SlotTable("kernel spec", lambda k: f"Kernel spec '{k}'")
         self.kernels: SlotTable[tuple[str, str], KernelConfig] = SlotTable(
             "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'")
-        self.gradients: SlotTable[str, GradConfig] = SlotTable(
-            "gradient", lambda k: f"Gradient of kernel '{k}'")
-        self.jvps: SlotTable[str, JvpConfig] = SlotTable("JVP rule", lambda k: f"JVP rule of kernel '{k}'")
-        self.batching: SlotTable[str, BatchConfig] = SlotTable(
-            "batching rule", lambda k: f"Batching rule of kernel '{k}'")
-        self.onnx_lowerings: SlotTable[str, OnnxLowering] = SlotTable(
-            "ONNX lowering", lambda k: f"ONNX lowering of kernel '{k}'")
+        #: what fills the rule tables when they are made (``load_rules``)
+        self.rule_loaders: list[RuleLoader] = []
         self.ops: SlotTable[str, OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
         self.backends: SlotTable[str, BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
         #: started backends, by name; backends being started (by the thread holding
@@ -124,6 +135,29 @@ class Runtime:
         #: use (transforms/vmap/api.py), by the backend beneath and batch size
         self.grad_plans: dict[str, Any] = {}
         self.vmap_levels: dict[tuple[Backend, int], Any] = {}
+
+    if not TYPE_CHECKING:  # (type checkers see the rule tables as the attributes above)
+        def __getattr__(self, name: str) -> Any:
+            """Called for attributes not set: the rule tables, made and filled at their first read."""
+            if name not in RULE_TABLES:
+                raise AttributeError(f"'Runtime' object has no attribute '{name}'")
+            with _RULES_LOCK:
+                if name not in vars(self):
+                    tables = {n: SlotTable(what, key.format) for n, (what, key) in RULE_TABLES.items()}
+                    for loader in self.rule_loaders:
+                        loader(tables)
+                    self.rule_loaders = []
+                    vars(self).update(tables)
+            return vars(self)[name]
+
+    def load_rules(self, loader: RuleLoader) -> None:
+        """Have `loader` fill the rule tables when they are made, at their first read (at once if
+        they are made already)."""
+        with _RULES_LOCK:
+            if "gradients" in vars(self):
+                loader({name: getattr(self, name) for name in RULE_TABLES})
+            else:
+                self.rule_loaders.append(loader)
 
     def tables(self) -> dict[str, SlotTable[Any, Any]]:
         """Every registry, by what it holds ('backend', 'kernel spec', 'kernel', 'gradient',

@@ -59,8 +59,10 @@ def _entries(package: str) -> list[tuple[str, Any]]:
     return entries
 
 
-def import_families(package: str) -> list[ModuleType]:
-    """Import every family module of `package` (name order); return them."""
+def import_families(package: str, which: Callable[[str], bool] | None = None) -> list[ModuleType]:
+    """Import every family module of `package` (name order), or those whose name `which`
+    accepts; return them."""
     found = pkgutil.iter_modules(importlib.import_module(package).__path__)
     return [importlib.import_module(f"{package}.{info.name}")
-            for info in sorted(found, key=lambda info: info.name) if not info.name.startswith("_")]
+            for info in sorted(found, key=lambda info: info.name)
+            if not info.name.startswith("_") and (which is None or which(info.name))]
