@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tensorplug.core.lazy_modules import lazy_module
+from tensorplug.core.records import Record
 from tensorplug.tools.text_tables import table
 
 if TYPE_CHECKING:
@@ -22,8 +23,7 @@ __all__ = ["KernelEvent", "Profile", "ProfileRow"]
 Info = tuple[tuple[int, ...], str]
 
 
-@dataclass(frozen=True)
-class KernelEvent:
+class KernelEvent(Record):
     """One kernel call (``category`` "kernel") or one compiled call of a ``tp.jit`` function
     (``category`` "jit", ``name`` ``"jit(<function>)"``, its inputs and outputs the compiled
     function's arrays).
@@ -35,6 +35,8 @@ class KernelEvent:
     the outputs that are new arrays (an output that is one of the inputs counts 0).
     """
 
+    __slots__ = ("name", "backend", "source", "inputs", "outputs", "start_ns", "duration_ns", "bytes", "op",
+                 "phase", "gradient_of", "traced", "category", "thread")
     name: str
     backend: str
     source: str
@@ -43,24 +45,35 @@ class KernelEvent:
     start_ns: int
     duration_ns: int
     bytes: int
-    op: str = ""
-    phase: str = "forward"
-    gradient_of: str = ""
-    traced: bool = False
-    category: str = "kernel"
-    thread: int = 0
+    op: str
+    phase: str
+    gradient_of: str
+    traced: bool
+    category: str
+    thread: int
+
+    def __init__(self, name: str, backend: str, source: str, inputs: tuple[Info, ...],
+                 outputs: tuple[Info, ...], start_ns: int, duration_ns: int, bytes: int, op: str = "",
+                 phase: str = "forward", gradient_of: str = "", traced: bool = False,
+                 category: str = "kernel", thread: int = 0) -> None:
+        self._set(name=name, backend=backend, source=source, inputs=inputs, outputs=outputs,
+                  start_ns=start_ns, duration_ns=duration_ns, bytes=bytes, op=op, phase=phase,
+                  gradient_of=gradient_of, traced=traced, category=category, thread=thread)
 
 
-@dataclass(frozen=True)
-class ProfileRow:
+class ProfileRow(Record):
     """The calls of one kernel (or jitted function) on one backend."""
 
+    __slots__ = ("name", "backend", "source", "calls", "total_ns", "bytes")
     name: str
     backend: str
     source: str
     calls: int
     total_ns: int
     bytes: int
+
+    def __init__(self, name: str, backend: str, source: str, calls: int, total_ns: int, bytes: int) -> None:
+        self._set(name=name, backend=backend, source=source, calls=calls, total_ns=total_ns, bytes=bytes)
 
     @property
     def mean_us(self) -> float:
