@@ -10,7 +10,9 @@ issue 37), where these methods are compiled once, with this module, and cached a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import FrozenInstanceError
+from operator import attrgetter
 from typing import Any
 
 __all__ = ["Record"]
@@ -21,6 +23,13 @@ class Record:
     that order (a field holding a dict makes the record unhashable, as a frozen dataclass)."""
 
     __slots__: tuple[str, ...] = ()
+    _get_fields: Callable[[Any], tuple[Any, ...]]  # (one C getter per class: as fast as generated code)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        getter = attrgetter(*cls.__slots__)
+        one = len(cls.__slots__) == 1  # (then the getter gives the value alone)
+        cls._get_fields = staticmethod((lambda record: (getter(record),)) if one else getter)
 
     def _set(self, **fields: Any) -> None:
         """Set the fields (in ``__init__`` only)."""
@@ -28,7 +37,7 @@ class Record:
             object.__setattr__(self, name, value)
 
     def _fields(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return self._get_fields(self)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
