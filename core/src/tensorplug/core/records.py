@@ -17,6 +17,8 @@ from typing import Any
 
 __all__ = ["Record"]
 
+_setattr = object.__setattr__  # (past Record's own __setattr__, which refuses)
+
 
 class Record:
     """Immutable fields named by the subclass's ``__slots__``, compared, hashed and shown in
@@ -34,7 +36,7 @@ class Record:
     def _set(self, **fields: Any) -> None:
         """Set the fields (in ``__init__`` only)."""
         for name, value in fields.items():
-            object.__setattr__(self, name, value)
+            _setattr(self, name, value)
 
     def _fields(self) -> tuple[Any, ...]:
         return self._get_fields(self)
