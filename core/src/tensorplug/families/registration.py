@@ -11,20 +11,17 @@ read) at the first read of a runtime's rule tables (``Runtime.load_rules``), or 
 
 from __future__ import annotations
 
-import pkgutil
 from typing import Any
 
-from tensorplug import families
 from tensorplug.core.runtime import Runtime
 from tensorplug.registry._slots import CORE_SOURCE, SlotTable
 from tensorplug.registry.core_entries import CORE_ENTRIES
-from tensorplug.registry.family_configs import import_families
+from tensorplug.registry.family_configs import family_names, import_families
 
 __all__ = ["register_core", "load_core_rules"]
 
-_FOLDERS = [f"{families.__name__}.{info.name}"
-            for info in sorted(pkgutil.iter_modules(families.__path__), key=lambda info: info.name)
-            if info.ispkg and not info.name.startswith("_")]
+_FOLDERS = [f"tensorplug.families.{name}" for name, is_package in family_names("tensorplug.families").items()
+            if is_package]
 
 
 def _declares_rules(module: str) -> bool:
