@@ -40,7 +40,7 @@ __all__ = ["Runtime", "PluginState", "current", "use_runtime", "RULE_TABLES"]
 PROJECT_NAME = "tensorplug"  # pluggy's project name: hook markers and specs carry it
 
 #: the registries of per-kernel rules, by attribute: what they hold and how messages name a key.
-#: A runtime makes them at their first read (``Runtime.__getattr__``), when ``load_rules``'
+#: A runtime makes them at the first read of one (``Runtime.rule_tables``), when ``load_rules``'
 #: loaders fill them: the core's rules are ~90 modules few programs need at once (issue 37).
 RULE_TABLES = {"gradients": ("gradient", "Gradient of kernel '{}'"),
                "jvps": ("JVP rule", "JVP rule of kernel '{}'"),
@@ -48,6 +48,23 @@ RULE_TABLES = {"gradients": ("gradient", "Gradient of kernel '{}'"),
                "onnx_lowerings": ("ONNX lowering", "ONNX lowering of kernel '{}'")}
 RuleLoader = Callable[[dict[str, SlotTable[Any, Any]]], None]  # fills new rule tables, by attribute
 _RULES_LOCK = threading.RLock()  # (a second thread waits for the tables whole)
+
+
+class _RuleTable:
+    """A runtime's table of one kind of rule, read through ``Runtime.rule_tables`` (a class
+    ``__getattr__`` would instead slow every read of every runtime attribute)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, runtime: Runtime | None, owner: type | None = None) -> Any:
+        if runtime is None:
+            return self
+        tables = runtime._rule_tables
+        return (tables if tables is not None else runtime.rule_tables())[self.name]
+
+    def __set__(self, runtime: Runtime, table: SlotTable[str, Any]) -> None:
+        runtime.rule_tables()[self.name] = table
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
@@ -104,17 +121,24 @@ class PluginState:
 class Runtime:
     """Registries, started backends and plugins: the whole of tensorplug's global state."""
 
-    #: the rule tables (``RULE_TABLES``): made at their first read, then plain attributes
-    gradients: SlotTable[str, GradConfig]
-    jvps: SlotTable[str, JvpConfig]
-    batching: SlotTable[str, BatchConfig]
-    onnx_lowerings: SlotTable[str, OnnxLowering]
+    #: the rule tables (``RULE_TABLES``), made at the first read of one
+    if TYPE_CHECKING:
+        gradients: SlotTable[str, GradConfig]
+        jvps: SlotTable[str, JvpConfig]
+        batching: SlotTable[str, BatchConfig]
+        onnx_lowerings: SlotTable[str, OnnxLowering]
+    else:
+        gradients = _RuleTable()
+        jvps = _RuleTable()
+        batching = _RuleTable()
+        onnx_lowerings = _RuleTable()
 
     def __init__(self) -> None:
         self.specs: SlotTable[str, KernelSpec] = SlotTable("kernel spec", lambda k: f"Kernel spec '{k}'")
         self.kernels: SlotTable[tuple[str, str], KernelConfig] = SlotTable(
             "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'")
-        #: what fills the rule tables when they are made (``load_rules``)
+        #: the rule tables, by attribute, once made; what fills them then (``load_rules``)
+        self._rule_tables: dict[str, SlotTable[Any, Any]] | None = None
         self.rule_loaders: list[RuleLoader] = []
         self.ops: SlotTable[str, OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
         self.backends: SlotTable[str, BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
@@ -136,26 +160,24 @@ class Runtime:
         self.grad_plans: dict[str, Any] = {}
         self.vmap_levels: dict[tuple[Backend, int], Any] = {}
 
-    if not TYPE_CHECKING:  # (type checkers see the rule tables as the attributes above)
-        def __getattr__(self, name: str) -> Any:
-            """Called for attributes not set: the rule tables, made and filled at their first read."""
-            if name not in RULE_TABLES:
-                raise AttributeError(f"'Runtime' object has no attribute '{name}'")
-            with _RULES_LOCK:
-                if name not in vars(self):
-                    tables = {n: SlotTable(what, key.format) for n, (what, key) in RULE_TABLES.items()}
-                    for loader in self.rule_loaders:
-                        loader(tables)
-                    self.rule_loaders = []
-                    vars(self).update(tables)
-            return vars(self)[name]
+    def rule_tables(self) -> dict[str, SlotTable[Any, Any]]:
+        """The rule tables by attribute, made (and filled by the loaders) at the first call."""
+        with _RULES_LOCK:
+            if self._rule_tables is None:
+                tables: dict[str, SlotTable[Any, Any]] = {
+                    n: SlotTable(what, key.format) for n, (what, key) in RULE_TABLES.items()}
+                for loader in self.rule_loaders:
+                    loader(tables)
+                self.rule_loaders = []
+                self._rule_tables = tables
+            return self._rule_tables
 
     def load_rules(self, loader: RuleLoader) -> None:
-        """Have `loader` fill the rule tables when they are made, at their first read (at once if
-        they are made already)."""
+        """Have `loader` fill the rule tables when they are made, at the first read of one (at
+        once if they are made already)."""
         with _RULES_LOCK:
-            if "gradients" in vars(self):
-                loader({name: getattr(self, name) for name in RULE_TABLES})
+            if self._rule_tables is not None:
+                loader(self._rule_tables)
             else:
                 self.rule_loaders.append(loader)
 
