@@ -101,6 +101,27 @@ def test_a_rule_registered_before_the_cores_load_is_held_to_them(override):
     assert out.split("\n")[:len(expected)] == expected
 
 
+def test_threads_reading_the_rule_tables_first_all_see_them_whole():
+    """The tables are put in place once filled: no thread sees them half filled."""
+    out = _run("""
+        import threading
+        import tensorplug as tp
+        from tensorplug.core.runtime import current
+        start, sizes = threading.Barrier(8), []
+        def read():
+            start.wait()
+            sizes.append(tuple(len(t.active) for t in (current().gradients, current().jvps,
+                                                        current().batching, current().onnx_lowerings)))
+        threads = [threading.Thread(target=read) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(len(set(sizes)), min(sizes) > (100, 100, 100, 100))
+    """)
+    assert out.strip() == "1 True"
+
+
 def test_a_lazy_name_is_loaded_when_first_read_and_then_kept():
     out = _run("""
         import sys
