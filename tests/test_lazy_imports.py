@@ -65,6 +65,21 @@ def test_a_lazy_standard_module_runs_at_its_first_use(tmp_path):
                                     "2.0 True"]
 
 
+def test_ml_dtypes_is_imported_at_the_first_read_of_bfloat16s_numpy_dtype():
+    """``tp.bfloat16`` is in place at import, its numpy dtype (ml_dtypes') read at first use;
+    an ml_dtypes array met before that is tp.bfloat16 all the same."""
+    out = _run("""
+        import sys
+        import tensorplug as tp
+        print("ml_dtypes" in sys.modules, tp.bfloat16 in tp.dtypes.FLOAT_DTYPES, tp.bfloat16.itemsize)
+        import numpy as np, ml_dtypes
+        from tensorplug.dtypes import from_numpy_dtype, is_floating_numpy
+        bf16 = np.dtype(ml_dtypes.bfloat16)
+        print(is_floating_numpy(bf16), from_numpy_dtype(bf16) is tp.bfloat16, tp.bfloat16.numpy == bf16)
+    """)
+    assert out.split("\n")[:2] == ["False True 2", "True True True"]
+
+
 def test_import_tensorplug_loads_no_rule_module():
     """The family folders' gradients, JVP and batching rules and ONNX lowerings are imported at
     the first read of a runtime's rule tables (``families/registration.py``)."""
