@@ -21,8 +21,11 @@ from tensorplug.extend import (
     register_kernel_spec,
     register_onnx_lowering,
 )
+from tensorplug.families.registration import load_core_rules
 from tensorplug.registry.core_entries import CORE_ENTRIES
 from tensorplug.testing import opcheck
+
+load_core_rules()  # (CORE_ENTRIES holds the lowerings once their modules are imported)
 
 
 def digits(n: int) -> np.ndarray:

@@ -4,6 +4,8 @@ families, is a RegistrationError naming them."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 import textwrap
 import uuid
@@ -13,6 +15,7 @@ import pytest
 
 from tensorplug.errors import RegistrationError
 from tensorplug.extend import KernelConfig, family_configs
+from tensorplug.registry.family_configs import family_names
 
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, modules: dict[str, str]) -> str:
@@ -54,3 +57,21 @@ def test_bad_families_are_refused_naming_them(tmp_path, monkeypatch, modules, ma
     package = _package(tmp_path, monkeypatch, modules)
     with pytest.raises(RegistrationError, match=match):
         family_configs(package, _make)("toy")
+
+
+def test_family_names_are_what_pkgutil_lists(tmp_path, monkeypatch):
+    """family_names reads a folder once (pkgutil also lists every folder in it): the same
+    modules and packages, the helpers (a leading '_'), other files and plain folders left out."""
+    name = _package(tmp_path, monkeypatch, {"b_family": "", "a_family": "", "_helper": ""})
+    root = tmp_path / name
+    (root / "sub").mkdir()
+    (root / "sub" / "__init__.py").write_text("")
+    (root / "data").mkdir()
+    (root / "__pycache__").mkdir()
+    (root / "notes.txt").write_text("")
+    assert family_names(name) == {"a_family": False, "b_family": False, "sub": True}
+    for package in ("tensorplug.families", "tensorplug.families.creation", "tensorplug_numpy.kernels",
+                    "tensorplug.testing.references"):
+        listed = pkgutil.iter_modules(importlib.import_module(package).__path__)
+        assert family_names(package) == {i.name: i.ispkg for i in sorted(listed, key=lambda i: i.name)
+                                         if not i.name.startswith("_")}

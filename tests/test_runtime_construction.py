@@ -19,9 +19,12 @@ from tensorplug.extend import (
     register_plugin,
     use_runtime,
 )
+from tensorplug.families.registration import load_core_rules
 from tensorplug.registry import batching, gradients, jvps, onnx_lowerings
 from tensorplug.registry._slots import CORE_SOURCE
 from tensorplug.registry.core_entries import CORE_ENTRIES
+
+load_core_rules()  # (CORE_ENTRIES holds the rules once their modules are imported)
 
 _CORE_KINDS = {"specs": "kernel spec", "gradients": "gradient", "jvps": "JVP rule",
                "batching": "batching rule", "onnx_lowerings": "ONNX lowering"}

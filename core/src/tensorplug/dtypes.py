@@ -20,17 +20,17 @@ numpy's does.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import numpy as np
 
 from tensorplug.errors import ArgumentError, DTypeError
 
-_ml_dtypes: Any
-try:  # bfloat16's numpy dtype (optional: core's dependencies stay numpy, pluggy, importlib-metadata, optree)
-    import ml_dtypes as _ml_dtypes
-except ImportError:  # pragma: no cover - the first-party backends install it
-    _ml_dtypes = None
+#: bfloat16's numpy dtype is ml_dtypes' (optional: core's dependencies stay numpy, pluggy,
+#: importlib-metadata, optree; the first-party backends install it), imported at the first read
+#: of ``bfloat16.numpy``: ~5 ms that ``import tensorplug`` leaves to the first use (issue 37)
+_HAS_ML_DTYPES = importlib.util.find_spec("ml_dtypes") is not None
 
 __all__ = [
     "DType",
@@ -43,7 +43,7 @@ __all__ = [
     "COMPLEX_DTYPES", "NUMERIC_DTYPES", "INEXACT_DTYPES", "ALL_NUMERIC_DTYPES", "STANDARD_DTYPES",
     "default_float", "default_int", "default_complex",
     "as_dtype", "result_type", "scalar_dtype", "from_numpy_dtype", "complex_of", "real_of",
-    "accumulator_of", "is_floating_numpy", "is_inexact_numpy",
+    "accumulator_of", "is_floating_numpy", "is_inexact_numpy", "NUMPY_DTYPES",
 ]
 
 _KINDS = ("bool", "int", "uint", "float", "complex")
@@ -113,6 +113,37 @@ class DType:
         return self.name if self.name != "bool" else "bool_"
 
 
+_NUMPY_SLOT: Any = DType.__dict__["numpy"]
+_NOT_READ: Any = object()
+
+
+class _MLDType(DType):
+    """A dtype whose numpy dtype is ml_dtypes' (bfloat16): ml_dtypes is imported at the first
+    read of ``numpy`` (which is None without it)."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str, itemsize: int) -> None:
+        super().__init__(name, "float", None, itemsize)
+        if _HAS_ML_DTYPES:
+            _NUMPY_SLOT.__set__(self, _NOT_READ)
+
+    @property
+    def numpy(self) -> Any:
+        held = _NUMPY_SLOT.__get__(self, DType)
+        if held is _NOT_READ:
+            import ml_dtypes  # (optional, and ~5 ms to load: tests/test_import_graph.py)
+
+            held = np.dtype(getattr(ml_dtypes, self.name))
+            _NUMPY_SLOT.__set__(self, held)
+            _BY_NUMPY[held] = self
+        return held
+
+    @numpy.setter
+    def numpy(self, value: Any) -> None:
+        _NUMPY_SLOT.__set__(self, value)
+
+
 bool_ = DType("bool", "bool", np.bool_)
 int8 = DType("int8", "int", np.int8)
 int16 = DType("int16", "int", np.int16)
@@ -123,7 +154,7 @@ uint16 = DType("uint16", "uint", np.uint16)
 uint32 = DType("uint32", "uint", np.uint32)
 uint64 = DType("uint64", "uint", np.uint64)
 float16 = DType("float16", "float", np.float16)
-bfloat16 = DType("bfloat16", "float", _ml_dtypes.bfloat16 if _ml_dtypes is not None else None, itemsize=2)
+bfloat16 = _MLDType("bfloat16", itemsize=2)
 float32 = DType("float32", "float", np.float32)
 float64 = DType("float64", "float", np.float64)
 complex64 = DType("complex64", "complex", np.complex64)
@@ -134,8 +165,7 @@ UNSIGNED_INT_DTYPES: tuple[DType, ...] = (uint8, uint16, uint32, uint64)
 INT_DTYPES: tuple[DType, ...] = SIGNED_INT_DTYPES + UNSIGNED_INT_DTYPES
 # The standard's first (kits and tests meet float32 before the half floats); bfloat16 only with
 # ml_dtypes: without it no group lists it, so no kernel spec takes it.
-FLOAT_DTYPES: tuple[DType, ...] = (float32, float64, float16) + (
-    (bfloat16,) if bfloat16.numpy is not None else ())
+FLOAT_DTYPES: tuple[DType, ...] = (float32, float64, float16) + ((bfloat16,) if _HAS_ML_DTYPES else ())
 COMPLEX_DTYPES: tuple[DType, ...] = (complex64, complex128)
 NUMERIC_DTYPES: tuple[DType, ...] = INT_DTYPES + FLOAT_DTYPES  # real numeric
 INEXACT_DTYPES: tuple[DType, ...] = FLOAT_DTYPES + COMPLEX_DTYPES
@@ -149,8 +179,9 @@ default_int = int64
 default_complex = complex64  # the standard: the complex dtype of the default float's precision
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d.numpy is not None}
-_FLOAT_NUMPY = frozenset(d.numpy for d in FLOAT_DTYPES)
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d is not bfloat16}  # (bfloat16's joins at its first read)
+#: the numpy dtypes of tensorplug's dtypes (a live view: bfloat16's from the first read of it)
+NUMPY_DTYPES = _BY_NUMPY.keys()
 _COMPLEX_OF = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128,
                complex64: complex64, complex128: complex128}
 _REAL_OF = {complex64: float32, complex128: float64}
@@ -180,13 +211,21 @@ _ACCUMULATOR = {bool_: int64, int8: int64, int16: int64, int32: int64,
 def is_floating_numpy(np_dtype: Any) -> bool:
     """Whether a numpy dtype is one of tensorplug's real floating dtypes (test this, not
     ``kind == "f"``: bfloat16's numpy kind is "V")."""
-    return np.dtype(np_dtype) in _FLOAT_NUMPY
+    dtype = _of_numpy(np.dtype(np_dtype))
+    return dtype is not None and dtype.is_floating
 
 
 def is_inexact_numpy(np_dtype: Any) -> bool:
     """Whether a numpy dtype is one of tensorplug's real floating or complex dtypes."""
     dtype = np.dtype(np_dtype)
-    return dtype.kind == "c" or dtype in _FLOAT_NUMPY
+    return dtype.kind == "c" or is_floating_numpy(dtype)
+
+
+def _of_numpy(np_dtype: np.dtype) -> DType | None:
+    found = _BY_NUMPY.get(np_dtype)
+    if found is None and np_dtype.name == "bfloat16" and bfloat16.numpy == np_dtype:  # (not read yet)
+        return bfloat16
+    return found
 
 
 def from_numpy_dtype(np_dtype: Any) -> DType:
@@ -196,7 +235,10 @@ def from_numpy_dtype(np_dtype: Any) -> DType:
     except (KeyError, TypeError):
         pass
     try:
-        return _BY_NUMPY[np.dtype(np_dtype)]
+        found = _of_numpy(np.dtype(np_dtype))
+        if found is None:
+            raise KeyError(np_dtype)
+        return found
     except Exception:  # (KeyError; TypeError or ValueError for what is no dtype at all: a tensor)
         try:
             shown = np.dtype(np_dtype).name

@@ -15,7 +15,6 @@ import threading
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import Any
 
@@ -27,6 +26,7 @@ from tensorplug.core.context import (
     recorders_var,
     remove_recorder,
 )
+from tensorplug.core.records import Record
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.tools.kernel_events import Info, KernelEvent, Profile
@@ -35,11 +35,14 @@ from tensorplug.tools.memory import live_tensors, nbytes
 __all__ = ["KernelCalls", "count_kernels", "profile", "Profile", "KernelEvent", "time_compiled"]
 
 
-@dataclass
-class KernelCalls:
+class KernelCalls(Record):
     """Kernel calls counted by (kernel name, backend name)."""
 
+    __slots__ = ("counts",)
     counts: Counter[tuple[str, str]]
+
+    def __init__(self, counts: Counter[tuple[str, str]]) -> None:
+        self._set(counts=counts)
 
     def rows(self) -> list[tuple[str, str, str, int]]:
         """(kernel, backend, registered by, calls), most called first."""

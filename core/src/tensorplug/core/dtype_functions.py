@@ -4,11 +4,11 @@ dtypes and promotion rules (``tensorplug.dtypes``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from tensorplug.core.records import Record
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType, as_dtype, real_of, scalar_dtype
 from tensorplug.dtypes import result_type as _promote
@@ -17,10 +17,10 @@ from tensorplug.errors import DTypeError
 __all__ = ["finfo", "iinfo", "can_cast", "isdtype", "result_type", "FInfo", "IInfo"]
 
 
-@dataclass(frozen=True)
-class FInfo:
+class FInfo(Record):
     """Machine limits of a floating dtype (of a complex dtype's real and imaginary parts)."""
 
+    __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
     bits: int
     eps: float
     max: float
@@ -28,15 +28,22 @@ class FInfo:
     smallest_normal: float
     dtype: DType
 
+    def __init__(self, bits: int, eps: float, max: float, min: float, smallest_normal: float,
+                 dtype: DType) -> None:
+        self._set(bits=bits, eps=eps, max=max, min=min, smallest_normal=smallest_normal, dtype=dtype)
 
-@dataclass(frozen=True)
-class IInfo:
+
+class IInfo(Record):
     """Machine limits of an integer dtype."""
 
+    __slots__ = ("bits", "max", "min", "dtype")
     bits: int
     max: int
     min: int
     dtype: DType
+
+    def __init__(self, bits: int, max: int, min: int, dtype: DType) -> None:
+        self._set(bits=bits, max=max, min=min, dtype=dtype)
 
 
 def _dtype_of(value: Any, fn: str) -> DType:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,9 +35,36 @@ if TYPE_CHECKING:
     from tensorplug.registry.onnx_lowerings import OnnxLowering
     from tensorplug.registry.ops import OpConfig
 
-__all__ = ["Runtime", "PluginState", "current", "use_runtime"]
+__all__ = ["Runtime", "PluginState", "current", "use_runtime", "RULE_TABLES"]
 
 PROJECT_NAME = "tensorplug"  # pluggy's project name: hook markers and specs carry it
+
+#: the registries of per-kernel rules, by attribute: what they hold and how messages name a key.
+#: A runtime makes them at the first read of one (``Runtime.rule_tables``), when ``load_rules``'
+#: loaders fill them: the core's rules are ~90 modules few programs need at once (issue 37).
+RULE_TABLES = {"gradients": ("gradient", "Gradient of kernel '{}'"),
+               "jvps": ("JVP rule", "JVP rule of kernel '{}'"),
+               "batching": ("batching rule", "Batching rule of kernel '{}'"),
+               "onnx_lowerings": ("ONNX lowering", "ONNX lowering of kernel '{}'")}
+RuleLoader = Callable[[dict[str, SlotTable[Any, Any]]], None]  # fills new rule tables, by attribute
+_RULES_LOCK = threading.RLock()  # (a second thread waits for the tables whole)
+
+
+class _RuleTable:
+    """A runtime's table of one kind of rule, read through ``Runtime.rule_tables`` (a class
+    ``__getattr__`` would instead slow every read of every runtime attribute)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, runtime: Runtime | None, owner: type | None = None) -> Any:
+        if runtime is None:
+            return self
+        tables = runtime._rule_tables
+        return (tables if tables is not None else runtime.rule_tables())[self.name]
+
+    def __set__(self, runtime: Runtime, table: SlotTable[str, Any]) -> None:
+        runtime.rule_tables()[self.name] = table
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
@@ -94,17 +121,25 @@ class PluginState:
 class Runtime:
     """Registries, started backends and plugins: the whole of tensorplug's global state."""
 
+    #: the rule tables (``RULE_TABLES``), made at the first read of one
+    if TYPE_CHECKING:
+        gradients: SlotTable[str, GradConfig]
+        jvps: SlotTable[str, JvpConfig]
+        batching: SlotTable[str, BatchConfig]
+        onnx_lowerings: SlotTable[str, OnnxLowering]
+    else:
+        gradients = _RuleTable()
+        jvps = _RuleTable()
+        batching = _RuleTable()
+        onnx_lowerings = _RuleTable()
+
     def __init__(self) -> None:
         self.specs: SlotTable[str, KernelSpec] = SlotTable("kernel spec", lambda k: f"Kernel spec '{k}'")
         self.kernels: SlotTable[tuple[str, str], KernelConfig] = SlotTable(
             "kernel", lambda k: f"Kernel '{k[0]}' for backend '{k[1]}'")
-        self.gradients: SlotTable[str, GradConfig] = SlotTable(
-            "gradient", lambda k: f"Gradient of kernel '{k}'")
-        self.jvps: SlotTable[str, JvpConfig] = SlotTable("JVP rule", lambda k: f"JVP rule of kernel '{k}'")
-        self.batching: SlotTable[str, BatchConfig] = SlotTable(
-            "batching rule", lambda k: f"Batching rule of kernel '{k}'")
-        self.onnx_lowerings: SlotTable[str, OnnxLowering] = SlotTable(
-            "ONNX lowering", lambda k: f"ONNX lowering of kernel '{k}'")
+        #: the rule tables, by attribute, once made; what fills them then (``load_rules``)
+        self._rule_tables: dict[str, SlotTable[Any, Any]] | None = None
+        self.rule_loaders: list[RuleLoader] = []
         self.ops: SlotTable[str, OpConfig] = SlotTable("op", lambda k: f"Op '{k}'")
         self.backends: SlotTable[str, BackendConfig] = SlotTable("backend", lambda k: f"Backend '{k}'")
         #: started backends, by name; backends being started (by the thread holding
@@ -124,6 +159,27 @@ class Runtime:
         #: use (transforms/vmap/api.py), by the backend beneath and batch size
         self.grad_plans: dict[str, Any] = {}
         self.vmap_levels: dict[tuple[Backend, int], Any] = {}
+
+    def rule_tables(self) -> dict[str, SlotTable[Any, Any]]:
+        """The rule tables by attribute, made (and filled by the loaders) at the first call."""
+        with _RULES_LOCK:
+            if self._rule_tables is None:
+                tables: dict[str, SlotTable[Any, Any]] = {
+                    n: SlotTable(what, key.format) for n, (what, key) in RULE_TABLES.items()}
+                for loader in self.rule_loaders:
+                    loader(tables)
+                self.rule_loaders = []
+                self._rule_tables = tables
+            return self._rule_tables
+
+    def load_rules(self, loader: RuleLoader) -> None:
+        """Have `loader` fill the rule tables when they are made, at the first read of one (at
+        once if they are made already)."""
+        with _RULES_LOCK:
+            if self._rule_tables is not None:
+                loader(self._rule_tables)
+            else:
+                self.rule_loaders.append(loader)
 
     def tables(self) -> dict[str, SlotTable[Any, Any]]:
         """Every registry, by what it holds ('backend', 'kernel spec', 'kernel', 'gradient',

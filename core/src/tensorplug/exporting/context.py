@@ -13,11 +13,11 @@ the model."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from tensorplug.core.records import Record
 from tensorplug.errors import ExportError, TensorplugError
 from tensorplug.families.control_flow.graphs import Graph
 from tensorplug.kernels.kernel_spec import TensorInfo
@@ -26,24 +26,32 @@ from tensorplug.registry.onnx_lowerings import find_onnx_lowering
 __all__ = ["LoweringContext", "Node", "Subgraph", "run_lowering", "graphs_in", "all_nodes"]
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(Record):
     """One ONNX node: operator type, input and output value names, attributes."""
 
+    __slots__ = ("op_type", "inputs", "outputs", "attributes")
     op_type: str
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     attributes: Mapping[str, Any]
 
+    def __init__(self, op_type: str, inputs: tuple[str, ...], outputs: tuple[str, ...],
+                 attributes: Mapping[str, Any]) -> None:
+        self._set(op_type=op_type, inputs=inputs, outputs=outputs, attributes=attributes)
 
-@dataclass(frozen=True)
-class Subgraph:
+
+class Subgraph(Record):
     """An ONNX subgraph (a GraphProto attribute of ``If``/``Loop``): its formal inputs and its
     outputs (value name, shape and dtype) and its nodes; it may read outer values by name."""
 
+    __slots__ = ("inputs", "outputs", "nodes")
     inputs: tuple[tuple[str, TensorInfo], ...]
     outputs: tuple[tuple[str, TensorInfo], ...]
     nodes: tuple[Node, ...]
+
+    def __init__(self, inputs: tuple[tuple[str, TensorInfo], ...],
+                 outputs: tuple[tuple[str, TensorInfo], ...], nodes: tuple[Node, ...]) -> None:
+        self._set(inputs=inputs, outputs=outputs, nodes=nodes)
 
 
 def graphs_in(attrs: Mapping[str, Any]) -> Iterator[Graph]:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tensorplug.core.lazy_modules import lazy_module
 from tensorplug.dtypes import ALL_DTYPES
 from tensorplug.errors import (
     ArgumentError,
@@ -22,6 +21,13 @@ from tensorplug.errors import (
     MissingDependencyError,
     TensorplugError,
 )
+
+if TYPE_CHECKING:
+    import pathlib
+    import tempfile
+else:  # (only saving and loading use them: run at their first use, issue 37)
+    pathlib = lazy_module("pathlib")
+    tempfile = lazy_module("tempfile")
 
 __all__ = ["FORMAT", "AS_PARTS", "safetensors_module", "checked_path", "refused", "write", "read",
            "numpy_dtype"]
@@ -47,11 +53,11 @@ def safetensors_module(fn: str) -> Any:
     return safetensors
 
 
-def checked_path(path: Any, fn: str) -> Path:
+def checked_path(path: Any, fn: str) -> pathlib.Path:
     """`path` (a str or os.PathLike naming a file) as a Path; an error naming tp.`fn` otherwise."""
     if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
         raise ArgumentError(f"tp.{fn}: path must be a str or a path (os.PathLike), got {type(path).__name__}")
-    p = Path(os.fspath(path))
+    p = pathlib.Path(os.fspath(path))
     if not isinstance(os.fspath(p), str) or not str(path):
         raise ArgumentError(f"tp.{fn}: path must name a file, got {path!r}")
     if "\0" in str(p):
@@ -60,7 +66,7 @@ def checked_path(path: Any, fn: str) -> Path:
     return p
 
 
-def refused(fn: str, path: Path, exc: OSError) -> CheckpointFileError:
+def refused(fn: str, path: pathlib.Path, exc: OSError) -> CheckpointFileError:
     """The file system's refusal `exc` of tp.`fn` on `path`, naming the path and the cause (not
     the hidden temporary file tp.save writes first)."""
     cause = exc.strerror or type(exc).__name__
@@ -71,7 +77,7 @@ def refused(fn: str, path: Path, exc: OSError) -> CheckpointFileError:
     return CheckpointFileError(f"tp.{fn}: cannot {verb} {str(path)!r}: {cause}.")
 
 
-def write(given: Path, target: Path, data: bytes) -> None:
+def write(given: pathlib.Path, target: pathlib.Path, data: bytes) -> None:
     """`data` to `target` (the real path of `given`), through a temporary file renamed over it."""
     folder = target.parent
     if target.is_dir():
@@ -93,13 +99,13 @@ def write(given: Path, target: Path, data: bytes) -> None:
             f.write(data)
         os.replace(temporary, target)
     except BaseException as exc:
-        Path(temporary).unlink(missing_ok=True)
+        pathlib.Path(temporary).unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise refused("save", target, exc) from exc
         raise
 
 
-def read(target: Path) -> tuple[Any, dict[str, np.ndarray]]:
+def read(target: pathlib.Path) -> tuple[Any, dict[str, np.ndarray]]:
     """The tree structure and the arrays of file `target`."""
     safetensors = safetensors_module("load")
     try:

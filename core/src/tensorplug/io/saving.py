@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tensorplug.backends.lifecycle import backend_scope
 from tensorplug.core import validate as valid
+from tensorplug.core.lazy_modules import lazy_module
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable, _registry
 from tensorplug.dtypes import from_numpy_dtype
@@ -35,6 +35,11 @@ from tensorplug.io.checkpoint_file import (
     write,
 )
 from tensorplug.optimizers.state import OptimizerState
+
+if TYPE_CHECKING:
+    import pathlib
+else:  # (run at the first save or load, issue 37)
+    pathlib = lazy_module("pathlib")
 
 __all__ = ["save", "load"]
 
@@ -126,7 +131,7 @@ def save(path: str | os.PathLike[str], tree: Any) -> None:
     (a device, a fifo) is refused, as is what the file system refuses: a CheckpointFileError
     naming the path and the cause."""
     given = checked_path(path, "save")
-    target = Path(os.path.realpath(given))  # (a symlink: its target is replaced, not the link)
+    target = pathlib.Path(os.path.realpath(given))  # (a symlink: its target is replaced, not the link)
     safetensors = safetensors_module("save")
     writer = _Writer()
     structure = writer.node(tree, ())
@@ -302,7 +307,7 @@ def load(path: str | os.PathLike[str], backend: str | None = None, like: Any = N
                               "load a file as tp.save wrote it.") from exc
 
 
-def _restored(target: Path, structure: Any, arrays: Mapping[str, np.ndarray], backend: str | None,
+def _restored(target: pathlib.Path, structure: Any, arrays: Mapping[str, np.ndarray], backend: str | None,
               like: Any) -> Any:
     """The tree `structure` describes, with `arrays`; checked against and restored into `like`."""
     if like is None:

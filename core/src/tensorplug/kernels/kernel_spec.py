@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from tensorplug.core.records import Record
 from tensorplug.core.validate import shown
 from tensorplug.dtypes import DType
 from tensorplug.errors import ArgumentError, DTypeError, RegistrationError, ShapeError
@@ -49,22 +49,25 @@ def describe(info: TensorInfo) -> str:
     return f"{info.dtype.name}[{', '.join(str(d) for d in info.shape)}]"
 
 
-@dataclass(frozen=True)
-class AttrSpec:
+class AttrSpec(Record):
     """One kernel attribute: name, default, and a validator that returns the normalized value
     or raises ShapeError/DTypeError/ValueError saying what is wrong."""
 
+    __slots__ = ("name", "default", "validate", "doc")
     name: str
-    default: Any = REQUIRED
-    validate: Callable[[Any], Any] | None = None
-    doc: str = ""
+    default: Any
+    validate: Callable[[Any], Any] | None
+    doc: str
+
+    def __init__(self, name: str, default: Any = REQUIRED, validate: Callable[[Any], Any] | None = None,
+                 doc: str = "") -> None:
+        self._set(name=name, default=default, validate=validate, doc=doc)
 
 
 InferRule = Callable[[Sequence[TensorInfo], Mapping[str, Any]], Sequence[TensorInfo]]
 
 
-@dataclass(frozen=True)
-class KernelSpec:
+class KernelSpec(Record):
     """The contract of one kernel name.
 
     ``inputs`` are positional (kernels receive a tuple in this order); with ``variadic=True``
@@ -78,25 +81,34 @@ class KernelSpec:
     of outputs named ``out[i]`` (``output_names``).
     """
 
+    __slots__ = ("name", "inputs", "infer", "attrs", "outputs", "input_dtypes", "same_dtype",
+                 "differentiable", "variadic", "doc", "domain")
     name: str
     inputs: tuple[str, ...]
     infer: InferRule
-    attrs: tuple[AttrSpec, ...] = ()
-    outputs: tuple[str, ...] = ("out",)
-    input_dtypes: Mapping[str, tuple[DType, ...]] = field(default_factory=dict)
-    same_dtype: tuple[str, ...] = ()
-    differentiable: bool = True
-    variadic: bool = False
-    doc: str = ""
-    domain: tuple[float, float] = (-math.inf, math.inf)
+    attrs: tuple[AttrSpec, ...]
+    outputs: tuple[str, ...]
+    input_dtypes: Mapping[str, tuple[DType, ...]]
+    same_dtype: tuple[str, ...]
+    differentiable: bool
+    variadic: bool
+    doc: str
+    domain: tuple[float, float]
 
-    def __post_init__(self) -> None:
-        low, high = self.domain
+    def __init__(self, name: str, inputs: tuple[str, ...], infer: InferRule,
+                 attrs: tuple[AttrSpec, ...] = (), outputs: tuple[str, ...] = ("out",),
+                 input_dtypes: Mapping[str, tuple[DType, ...]] | None = None,
+                 same_dtype: tuple[str, ...] = (), differentiable: bool = True, variadic: bool = False,
+                 doc: str = "", domain: tuple[float, float] = (-math.inf, math.inf)) -> None:
+        low, high = domain
         if not low < high:
             raise RegistrationError(
-                f"KernelSpec '{self.name}': domain must be (low, high) with low < high (math.inf for "
-                f"no bound), got {self.domain!r}."
+                f"KernelSpec '{name}': domain must be (low, high) with low < high (math.inf for "
+                f"no bound), got {domain!r}."
             )
+        self._set(name=name, inputs=inputs, infer=infer, attrs=attrs, outputs=outputs,
+                  input_dtypes={} if input_dtypes is None else input_dtypes, same_dtype=same_dtype,
+                  differentiable=differentiable, variadic=variadic, doc=doc, domain=domain)
 
     def input_names(self, count: int) -> tuple[str, ...]:
         """The names of `count` inputs in messages: ``inputs``, or ``x[i]`` for a variadic kernel

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.records import Record
 from tensorplug.core.runtime import PluginState, current
 from tensorplug.errors import (
     PluginError,
@@ -38,16 +39,21 @@ class PluginInfo:
     active: bool = False
 
 
-@dataclass(frozen=True)
-class PluginProblem:
+class PluginProblem(Record):
     """Something a plugin got wrong: which plugin, at what stage, why, and the fix."""
 
+    __slots__ = ("plugin", "distribution", "stage", "cause", "fix", "error_type")
     plugin: str
     distribution: str | None
     stage: str
     cause: str
     fix: str
-    error_type: type[BaseException] | None = None  # the exception behind it, if one was raised
+    error_type: type[BaseException] | None  # the exception behind it, if one was raised
+
+    def __init__(self, plugin: str, distribution: str | None, stage: str, cause: str, fix: str,
+                 error_type: type[BaseException] | None = None) -> None:
+        self._set(plugin=plugin, distribution=distribution, stage=stage, cause=cause, fix=fix,
+                  error_type=error_type)
 
     def message(self) -> str:
         """The problem as one sentence: plugin, distribution, stage, cause and fix."""

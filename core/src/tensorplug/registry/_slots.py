@@ -17,9 +17,9 @@ import contextlib
 import contextvars
 import itertools
 from collections.abc import Callable, Hashable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from tensorplug.core.records import Record
 from tensorplug.errors import RegistrationConflictError, RegistrationError
 
 CORE_SOURCE = "tensorplug-core"
@@ -61,15 +61,19 @@ def registering_as(source: str) -> Iterator[None]:
         _current_source.reset(token)
 
 
-@dataclass(frozen=True)
-class Registration(Generic[C]):
+class Registration(Record, Generic[C]):
     """One registration in a slot: the config and who made it."""
 
+    __slots__ = ("config", "source", "priority", "override", "seq")
     config: C
     source: str
-    priority: int = 0
-    override: bool = False
-    seq: int = 0
+    priority: int
+    override: bool
+    seq: int
+
+    def __init__(self, config: C, source: str, priority: int = 0, override: bool = False,
+                 seq: int = 0) -> None:
+        self._set(config=config, source=source, priority=priority, override=override, seq=seq)
 
 
 class SlotTable(Generic[K, C]):

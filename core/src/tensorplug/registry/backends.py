@@ -9,11 +9,11 @@ the manager, which re-exports all of this.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from tensorplug.backends.contract import Backend
 from tensorplug.backends.held_dtypes import declared_dtypes
 from tensorplug.core.context import state
+from tensorplug.core.records import Record
 from tensorplug.core.runtime import current
 from tensorplug.dtypes import DType
 from tensorplug.registry.kernels import kernels_for_backend
@@ -21,24 +21,22 @@ from tensorplug.registry.kernels import kernels_for_backend
 __all__ = ["BackendConfig", "register_backend", "unregister_backend", "dispose_backend"]
 
 
-@dataclass(frozen=True, init=False)
-class BackendConfig:
+class BackendConfig(Record):
     """A backend: its name, a zero-argument factory creating it on first use, a priority
     (the highest-priority backend that starts is the default) and, optionally, the dtypes it
     can hold (``dtypes``: any iterable of tensorplug dtypes, kept as a frozenset; None:
     undeclared). The started backend carries them as ``Backend.dtypes``."""
 
+    __slots__ = ("name", "factory", "priority", "dtypes")
     name: str
     factory: Callable[[], Backend]
-    priority: int = 0
-    dtypes: frozenset[DType] | None = None
+    priority: int
+    dtypes: frozenset[DType] | None
 
     def __init__(self, name: str, factory: Callable[[], Backend], priority: int = 0, *,
                  dtypes: Iterable[DType] | None = None) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "factory", factory)
-        object.__setattr__(self, "priority", priority)
-        object.__setattr__(self, "dtypes", declared_dtypes(dtypes, f"BackendConfig '{name}'"))
+        self._set(name=name, factory=factory, priority=priority,
+                  dtypes=declared_dtypes(dtypes, f"BackendConfig '{name}'"))
 
 
 def register_backend(config: BackendConfig, *, override: bool = False, priority: int | None = None) -> None:

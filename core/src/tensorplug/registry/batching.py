@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.records import Record
 from tensorplug.errors import RegistrationError
 from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.registry._rules import RuleTable
@@ -24,12 +24,15 @@ __all__ = ["BatchConfig", "BatchFunc", "register_batching_rule", "unregister_bat
 BatchFunc = Callable[[tuple[Any, ...], tuple[Any, ...], Mapping[str, Any]], tuple[Any, Any]]
 
 
-@dataclass(frozen=True)
-class BatchConfig:
+class BatchConfig(Record):
     """The batching rule of one kernel, written with ops so it runs on any backend."""
 
+    __slots__ = ("kernel_name", "batch_func")
     kernel_name: str
     batch_func: BatchFunc
+
+    def __init__(self, kernel_name: str, batch_func: BatchFunc) -> None:
+        self._set(kernel_name=kernel_name, batch_func=batch_func)
 
 
 def _check(config: BatchConfig, spec: KernelSpec) -> None:

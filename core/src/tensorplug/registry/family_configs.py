@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-import pkgutil
+import os
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 from tensorplug.errors import RegistrationError
 from tensorplug.registry.kernel_config import KernelConfig
 
-__all__ = ["family_configs", "import_families"]
+__all__ = ["family_configs", "import_families", "family_names"]
 
 MakeConfig = Callable[[str, str, Any], KernelConfig]  # (kernel name, backend name, entry)
 
@@ -59,8 +59,25 @@ def _entries(package: str) -> list[tuple[str, Any]]:
     return entries
 
 
-def import_families(package: str) -> list[ModuleType]:
-    """Import every family module of `package` (name order); return them."""
-    found = pkgutil.iter_modules(importlib.import_module(package).__path__)
-    return [importlib.import_module(f"{package}.{info.name}")
-            for info in sorted(found, key=lambda info: info.name) if not info.name.startswith("_")]
+def family_names(package: str) -> dict[str, bool]:
+    """The families of `package` in name order: its modules (``.py`` files) and packages (folders
+    with an ``__init__.py``) whose name does not start with ``_``, each with whether it is a
+    package. (One ``os.scandir`` a folder: ``pkgutil.iter_modules`` also lists every folder in
+    it, ``__pycache__`` too, which cost ~4 ms of ``import tensorplug``'s 26 family folders.)"""
+    found = {}
+    for folder in importlib.import_module(package).__path__:
+        for entry in os.scandir(folder):
+            if entry.name.startswith("_"):
+                continue  # (a helper, __pycache__)
+            if entry.name.endswith(".py"):
+                found[entry.name[:-3]] = False
+            elif entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                found[entry.name] = True
+    return dict(sorted(found.items()))
+
+
+def import_families(package: str, which: Callable[[str], bool] | None = None) -> list[ModuleType]:
+    """Import every family module of `package` (name order), or those whose name `which`
+    accepts; return them."""
+    return [importlib.import_module(f"{package}.{name}")
+            for name in family_names(package) if which is None or which(name)]

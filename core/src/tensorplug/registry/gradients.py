@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.records import Record
 from tensorplug.core.runtime import current
 from tensorplug.errors import GradientNotFoundError, RegistrationError
 from tensorplug.kernels.kernel_spec import KernelSpec
@@ -30,14 +30,19 @@ __all__ = [
 GradFunc = Callable[[Any, tuple[Any, ...], Mapping[str, Any]], Mapping[str, Callable[[], Any]]]
 
 
-@dataclass(frozen=True)
-class GradConfig:
+class GradConfig(Record):
     """The gradient of one kernel, written with ops so it runs on any backend."""
 
+    __slots__ = ("kernel_name", "grad_func", "inputs_to_save", "outputs_to_save")
     kernel_name: str
     grad_func: GradFunc
-    inputs_to_save: tuple[str, ...] = ()
-    outputs_to_save: tuple[str, ...] = ()
+    inputs_to_save: tuple[str, ...]
+    outputs_to_save: tuple[str, ...]
+
+    def __init__(self, kernel_name: str, grad_func: GradFunc, inputs_to_save: tuple[str, ...] = (),
+                 outputs_to_save: tuple[str, ...] = ()) -> None:
+        self._set(kernel_name=kernel_name, grad_func=grad_func, inputs_to_save=inputs_to_save,
+                  outputs_to_save=outputs_to_save)
 
 
 def _check(config: GradConfig, spec: KernelSpec) -> None:

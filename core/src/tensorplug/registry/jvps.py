@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.records import Record
 from tensorplug.errors import RegistrationError
 from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.registry._rules import RuleTable
@@ -24,12 +24,15 @@ __all__ = ["JvpConfig", "JvpFunc", "register_jvp", "unregister_jvp", "find_jvp",
 JvpFunc = Callable[[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], Mapping[str, Any]], Any]
 
 
-@dataclass(frozen=True)
-class JvpConfig:
+class JvpConfig(Record):
     """The forward-mode rule of one kernel, written with ops so it runs on any backend."""
 
+    __slots__ = ("kernel_name", "jvp_func")
     kernel_name: str
     jvp_func: JvpFunc
+
+    def __init__(self, kernel_name: str, jvp_func: JvpFunc) -> None:
+        self._set(kernel_name=kernel_name, jvp_func=jvp_func)
 
 
 def _check(config: JvpConfig, spec: KernelSpec) -> None:

@@ -8,10 +8,10 @@ attribute set on a kernel function means anything to tensorplug.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from tensorplug.backends.held_dtypes import declared_dtypes
+from tensorplug.core.records import Record
 from tensorplug.dtypes import DType
 from tensorplug.errors import RegistrationError
 from tensorplug.kernels.kernel_spec import KernelSpec
@@ -26,8 +26,7 @@ KernelFunc = Callable[[tuple[Any, ...], dict[str, Any], Any], Any]
 DirectFunc = Callable[..., Any]
 
 
-@dataclass(frozen=True, init=False)
-class DirectCall:
+class DirectCall(Record):
     """Functions of a kernel's native inputs alone, which the dispatcher calls in place of the
     kernel function (one Python layer less per op) when every input has one dtype in ``dtypes``.
 
@@ -43,9 +42,10 @@ class DirectCall:
     matmul takes 1-d inputs, which MatMul's spec refuses).
     """
 
+    __slots__ = ("dtypes", "function", "specialize")
     dtypes: frozenset[DType]
-    function: DirectFunc | None = None
-    specialize: Callable[[Mapping[str, Any]], DirectFunc | None] | None = None
+    function: DirectFunc | None
+    specialize: Callable[[Mapping[str, Any]], DirectFunc | None] | None
 
     def __init__(self, dtypes: Iterable[DType], function: DirectFunc | None = None, *,
                  specialize: Callable[[Mapping[str, Any]], DirectFunc | None] | None = None) -> None:
@@ -64,9 +64,7 @@ class DirectCall:
         for what, value in (("function", function), ("specialize", specialize)):
             if value is not None and not callable(value):
                 raise RegistrationError(f"DirectCall: {what} must be callable, got {type(value).__name__}.")
-        object.__setattr__(self, "dtypes", frozenset(given))
-        object.__setattr__(self, "function", function)
-        object.__setattr__(self, "specialize", specialize)
+        self._set(dtypes=frozenset(given), function=function, specialize=specialize)
 
     def for_attrs(self, attrs: Mapping[str, Any]) -> DirectFunc | None:
         """The direct function for these (complete, validated) attribute values, or None."""
@@ -76,8 +74,7 @@ class DirectCall:
         return self.specialize(attrs)
 
 
-@dataclass(frozen=True, init=False)
-class KernelConfig:
+class KernelConfig(Record):
     """The implementation of one kernel name for one backend.
 
     ``kernel_func(inputs, attrs, backend)`` is the kernel (see ``KernelFunc``); ``direct``
@@ -90,24 +87,24 @@ class KernelConfig:
     (unregistered, or shadowed by an override) or the backend is disposed.
     """
 
+    __slots__ = ("kernel_name", "backend_name", "kernel_func", "setup_func", "dispose_func", "direct",
+                 "dtypes")
     kernel_name: str
     backend_name: str
     kernel_func: KernelFunc
-    setup_func: Callable[[Any], None] | None = None
-    dispose_func: Callable[[Any], None] | None = None
-    direct: DirectCall | None = field(default=None, kw_only=True)
-    dtypes: frozenset[DType] | None = field(default=None, kw_only=True)
+    setup_func: Callable[[Any], None] | None
+    dispose_func: Callable[[Any], None] | None
+    direct: DirectCall | None
+    dtypes: frozenset[DType] | None
 
     def __init__(self, kernel_name: str, backend_name: str, kernel_func: KernelFunc,
                  setup_func: Callable[[Any], None] | None = None,
                  dispose_func: Callable[[Any], None] | None = None, *,
                  direct: DirectCall | None = None, dtypes: Iterable[DType] | None = None) -> None:
-        for name, value in (("kernel_name", kernel_name), ("backend_name", backend_name),
-                            ("kernel_func", kernel_func), ("setup_func", setup_func),
-                            ("dispose_func", dispose_func), ("direct", direct)):
-            object.__setattr__(self, name, value)
         where = f"KernelConfig for '{kernel_name}' on backend '{backend_name}'"
-        object.__setattr__(self, "dtypes", declared_dtypes(dtypes, where))
+        self._set(kernel_name=kernel_name, backend_name=backend_name, kernel_func=kernel_func,
+                  setup_func=setup_func, dispose_func=dispose_func, direct=direct,
+                  dtypes=declared_dtypes(dtypes, where))
 
 
 def check_kernel_config(config: KernelConfig, spec: KernelSpec) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.records import Record
 from tensorplug.errors import RegistrationError
 from tensorplug.kernels.kernel_spec import KernelSpec
 from tensorplug.registry._rules import RuleTable
@@ -24,8 +24,7 @@ __all__ = ["OnnxLowering", "LowerFunc", "register_onnx_lowering", "unregister_on
 LowerFunc = Callable[[Any], None]
 
 
-@dataclass(frozen=True)
-class OnnxLowering:
+class OnnxLowering(Record):
     """How one kernel is written as ONNX operators (standard opset 21 domain). ``complex_pairs``:
     the lowering handles complex values too, which the graph holds as real tensors with a
     trailing axis of 2 (real, imaginary): ONNX has no complex dtype. A call on complex values
@@ -33,10 +32,15 @@ class OnnxLowering:
     standard opset whose operators the lowering writes (a newer one than the default 21, e.g.
     for ``BitCast``, makes export ask for ``opset=`` that new)."""
 
+    __slots__ = ("kernel_name", "lower", "complex_pairs", "min_opset")
     kernel_name: str
     lower: LowerFunc
-    complex_pairs: bool = False
-    min_opset: int = 21
+    complex_pairs: bool
+    min_opset: int
+
+    def __init__(self, kernel_name: str, lower: LowerFunc, complex_pairs: bool = False,
+                 min_opset: int = 21) -> None:
+        self._set(kernel_name=kernel_name, lower=lower, complex_pairs=complex_pairs, min_opset=min_opset)
 
 
 def _check(config: OnnxLowering, spec: KernelSpec) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.records import Record
 from tensorplug.core.runtime import current
 from tensorplug.errors import RegistrationError
 from tensorplug.registry._slots import Registration
@@ -13,12 +13,15 @@ from tensorplug.registry._slots import Registration
 __all__ = ["OpConfig", "register_op", "unregister_op", "get_op", "list_ops"]
 
 
-@dataclass(frozen=True)
-class OpConfig:
+class OpConfig(Record):
     """A public op a plugin adds: its name (a Python identifier) and the function."""
 
+    __slots__ = ("name", "func")
     name: str
     func: Callable[..., Any]
+
+    def __init__(self, name: str, func: Callable[..., Any]) -> None:
+        self._set(name=name, func=func)
 
 
 _reserved: set[str] = set()  # the core's own op names, filled by tensorplug.ops

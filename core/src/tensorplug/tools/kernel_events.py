@@ -6,10 +6,16 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tensorplug.core.lazy_modules import lazy_module
+from tensorplug.core.records import Record
 from tensorplug.tools.text_tables import table
+
+if TYPE_CHECKING:
+    import pathlib
+else:  # (run at the first export_chrome_trace, issue 37)
+    pathlib = lazy_module("pathlib")
 
 __all__ = ["KernelEvent", "Profile", "ProfileRow"]
 
@@ -17,8 +23,7 @@ __all__ = ["KernelEvent", "Profile", "ProfileRow"]
 Info = tuple[tuple[int, ...], str]
 
 
-@dataclass(frozen=True)
-class KernelEvent:
+class KernelEvent(Record):
     """One kernel call (``category`` "kernel") or one compiled call of a ``tp.jit`` function
     (``category`` "jit", ``name`` ``"jit(<function>)"``, its inputs and outputs the compiled
     function's arrays).
@@ -30,6 +35,8 @@ class KernelEvent:
     the outputs that are new arrays (an output that is one of the inputs counts 0).
     """
 
+    __slots__ = ("name", "backend", "source", "inputs", "outputs", "start_ns", "duration_ns", "bytes", "op",
+                 "phase", "gradient_of", "traced", "category", "thread")
     name: str
     backend: str
     source: str
@@ -38,24 +45,35 @@ class KernelEvent:
     start_ns: int
     duration_ns: int
     bytes: int
-    op: str = ""
-    phase: str = "forward"
-    gradient_of: str = ""
-    traced: bool = False
-    category: str = "kernel"
-    thread: int = 0
+    op: str
+    phase: str
+    gradient_of: str
+    traced: bool
+    category: str
+    thread: int
+
+    def __init__(self, name: str, backend: str, source: str, inputs: tuple[Info, ...],
+                 outputs: tuple[Info, ...], start_ns: int, duration_ns: int, bytes: int, op: str = "",
+                 phase: str = "forward", gradient_of: str = "", traced: bool = False,
+                 category: str = "kernel", thread: int = 0) -> None:
+        self._set(name=name, backend=backend, source=source, inputs=inputs, outputs=outputs,
+                  start_ns=start_ns, duration_ns=duration_ns, bytes=bytes, op=op, phase=phase,
+                  gradient_of=gradient_of, traced=traced, category=category, thread=thread)
 
 
-@dataclass(frozen=True)
-class ProfileRow:
+class ProfileRow(Record):
     """The calls of one kernel (or jitted function) on one backend."""
 
+    __slots__ = ("name", "backend", "source", "calls", "total_ns", "bytes")
     name: str
     backend: str
     source: str
     calls: int
     total_ns: int
     bytes: int
+
+    def __init__(self, name: str, backend: str, source: str, calls: int, total_ns: int, bytes: int) -> None:
+        self._set(name=name, backend=backend, source=source, calls=calls, total_ns=total_ns, bytes=bytes)
 
     @property
     def mean_us(self) -> float:
@@ -126,10 +144,10 @@ class Profile:
                            "args": args})
         return {"traceEvents": events, "displayTimeUnit": "ms"}
 
-    def export_chrome_trace(self, path: str | os.PathLike[str]) -> Path:
+    def export_chrome_trace(self, path: str | os.PathLike[str]) -> pathlib.Path:
         """Write the events as Chrome Trace Event JSON ("X" events, times in microseconds), which
         Perfetto (ui.perfetto.dev) and chrome://tracing open; returns the path."""
-        out = Path(path)
+        out = pathlib.Path(path)
         out.write_text(json.dumps(self.chrome_trace()))
         return out
 

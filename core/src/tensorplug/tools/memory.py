@@ -11,21 +11,24 @@ from __future__ import annotations
 import gc
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.records import Record
 from tensorplug.core.tensor import Tensor
 
 __all__ = ["MemoryInfo", "memory", "live_tensors", "nbytes"]
 
 
-@dataclass(frozen=True)
-class MemoryInfo:
+class MemoryInfo(Record):
     """One backend's live tensors: how many Tensor objects, and the bytes of their distinct
     native arrays (shape x item size; tensors sharing one native array count it once)."""
 
+    __slots__ = ("tensors", "bytes")
     tensors: int
     bytes: int
+
+    def __init__(self, tensors: int, bytes: int) -> None:
+        self._set(tensors=tensors, bytes=bytes)
 
 
 def nbytes(t: Tensor) -> int:

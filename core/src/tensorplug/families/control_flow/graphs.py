@@ -19,13 +19,13 @@ A graph runs two ways:
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from tensorplug.backends.contract import Backend
 from tensorplug.core.context import backend_var, recorders_var
+from tensorplug.core.records import Record
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.families._common.convert import asarray
@@ -48,20 +48,29 @@ class GraphStep(NamedTuple):
     outputs: tuple[int, ...]
 
 
-@dataclass(frozen=True, eq=False)
-class Graph:
+class Graph(Record):
     """A traced function: `inputs` (value numbers, in argument order), `constants` (value
     number -> host array), `steps` in order, `outputs` (value numbers) and `infos` (value number
     -> shape and dtype, for every value). Compared by identity; plans per backend are cached on
     it (``run_graph``)."""
 
+    __slots__ = ("inputs", "constants", "steps", "outputs", "infos", "plans", "_fingerprint")
     inputs: tuple[int, ...]
     constants: Mapping[int, np.ndarray]
     steps: tuple[GraphStep, ...]
     outputs: tuple[int, ...]
     infos: Mapping[int, TensorInfo]
-    plans: dict[int, PlannedFunction] = field(default_factory=dict, repr=False)
-    _fingerprint: list[Hashable] = field(default_factory=list, repr=False)
+    plans: dict[int, PlannedFunction]
+    _fingerprint: list[Hashable]
+
+    def __init__(self, inputs: tuple[int, ...], constants: Mapping[int, np.ndarray],
+                 steps: tuple[GraphStep, ...], outputs: tuple[int, ...],
+                 infos: Mapping[int, TensorInfo]) -> None:
+        self._set(inputs=inputs, constants=constants, steps=steps, outputs=outputs, infos=infos, plans={},
+                  _fingerprint=[])
+
+    __eq__ = object.__eq__  # (compared by identity)
+    __hash__ = object.__hash__
 
     @property
     def in_infos(self) -> tuple[TensorInfo, ...]:

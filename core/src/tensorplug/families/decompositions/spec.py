@@ -70,7 +70,7 @@ def as_qr_mode(value: Any) -> str:
 
 #: LAPACK computes in single and double precision, real and complex: half-precision floats are
 #: refused (cast them to float32 first)
-LAPACK_DTYPES = tuple(d for d in INEXACT_DTYPES if d.numpy.itemsize >= 4)
+LAPACK_DTYPES = tuple(d for d in INEXACT_DTYPES if d.itemsize >= 4)
 
 
 def _same(infos: Sequence[TensorInfo], attrs: Mapping[str, Any]) -> list[TensorInfo]:

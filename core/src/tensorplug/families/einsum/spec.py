@@ -10,15 +10,20 @@ ellipsis' axes get letters of their own), with each letter's size. A letter's si
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from tensorplug.core.lazy_modules import lazy_module
 from tensorplug.dtypes import ALL_NUMERIC_DTYPES
 from tensorplug.errors import ShapeError
 from tensorplug.kernels.kernel_spec import AttrSpec, KernelSpec, TensorInfo
 from tensorplug.kernels.shape_rules import op_prefix
 from tensorplug.registry.core_entries import declare_spec
+
+if TYPE_CHECKING:
+    import string
+else:  # (its letters are read at the first einsum: run then, issue 37)
+    string = lazy_module("string")
 
 __all__ = ["Subscripts", "parse_einsum", "as_equation"]
 

@@ -34,7 +34,7 @@ __all__ = ["NORMS", "as_norm", "as_lengths", "fft_axes", "FFT_FLOATS", "FFT_COMP
 NORMS = ("backward", "ortho", "forward")
 
 #: the precisions the transforms compute in (pocketfft / XLA): single and double
-FFT_FLOATS = tuple(d for d in FLOAT_DTYPES if d.numpy.itemsize >= 4)
+FFT_FLOATS = tuple(d for d in FLOAT_DTYPES if d.itemsize >= 4)
 FFT_COMPLEX = tuple(d for d in COMPLEX_DTYPES if real_of(d) in FFT_FLOATS)
 
 

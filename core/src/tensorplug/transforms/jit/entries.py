@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from tensorplug.core.records import Record
 from tensorplug.transforms.jit.state import StateLayout
 
 __all__ = ["Args", "Write", "Compiled", "Entry"]
@@ -20,15 +20,18 @@ def _uncompiled(*args: Any) -> Any:
     raise AssertionError("tp.jit: called before the backend compiled it")
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(Record):
     """A holder whose state a compiled call changes: its new layout, and for each of its
     buffers the array to take, as an index into the call's state arguments followed by its
     state results (a buffer the call did not change is the array it was given)."""
 
+    __slots__ = ("holder", "layout", "arrays")
     holder: int
     layout: StateLayout
     arrays: tuple[int, ...]
+
+    def __init__(self, holder: int, layout: StateLayout, arrays: tuple[int, ...]) -> None:
+        self._set(holder=holder, layout=layout, arrays=arrays)
 
 
 class Compiled:

@@ -24,13 +24,13 @@ the code after it would read as a fixed number.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tensorplug.backends.lifecycle import Backend
 from tensorplug.core.context import plan_trace_var, push_recorder, remove_recorder
+from tensorplug.core.records import Record
 from tensorplug.core.runtime import current
 from tensorplug.core.tensor import Tensor
 from tensorplug.errors import TensorplugError, TracedValueError
@@ -45,12 +45,12 @@ __all__ = ["Plan", "Step", "PlannedFunction", "trace"]
 PureFunction = Callable[[list[Any], list[Any]], tuple[list[Any], list[Any]]]
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Record):
     """One kernel call of a plan: its kernel, the function run and how (``direct``: on the
     native inputs alone; else ``func(inputs, attrs, backend)``), and the values it reads and
     writes (indices)."""
 
+    __slots__ = ("kernel", "func", "direct", "attrs", "inputs", "outputs", "single")
     kernel: str
     func: Callable[..., Any]
     direct: bool
@@ -58,6 +58,11 @@ class Step:
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     single: bool  # the kernel returns one array (not a tuple)
+
+    def __init__(self, kernel: str, func: Callable[..., Any], direct: bool, attrs: Mapping[str, Any],
+                 inputs: tuple[int, ...], outputs: tuple[int, ...], single: bool) -> None:
+        self._set(kernel=kernel, func=func, direct=direct, attrs=attrs, inputs=inputs, outputs=outputs,
+                  single=single)
 
 
 class _Recorder:

@@ -22,7 +22,6 @@ only when something reads it. Nothing here knows a backend or a kind of holder.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import chain
 from math import prod
 from typing import Any, NamedTuple, Protocol
@@ -31,6 +30,7 @@ import numpy as np
 
 from tensorplug.backends.lifecycle import Backend, backend_scope
 from tensorplug.core.context import jit_trace_var
+from tensorplug.core.records import Record
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import DType
 from tensorplug.errors import StateError
@@ -62,29 +62,38 @@ class StateHolder(Protocol):
 
 
 # -- the structure of a state tree ---------------------------------------------------------------
-@dataclass(frozen=True)
-class TensorLeaf:
+class TensorLeaf(Record):
     """A tensor of a state tree: its shape and dtype."""
 
+    __slots__ = ("shape", "dtype")
     shape: tuple[int, ...]
     dtype: DType
 
+    def __init__(self, shape: tuple[int, ...], dtype: DType) -> None:
+        self._set(shape=shape, dtype=dtype)
 
-@dataclass(frozen=True)
-class Constant:
+
+class Constant(Record):
     """A leaf that is not a tensor: compiled in (its type too: 1, 1.0 and True differ)."""
 
+    __slots__ = ("kind", "value")
     kind: type
     value: Hashable
 
+    def __init__(self, kind: type, value: Hashable) -> None:
+        self._set(kind=kind, value=value)
 
-@dataclass(frozen=True)
-class Tree:
+
+class Tree(Record):
     """A state tree's structure (``tp.tree_util``'s, where any dataclass is a node of its
     fields too) and its leaves, in order."""
 
+    __slots__ = ("treedef", "leaves")
     treedef: PyTreeDef
     leaves: tuple[TensorLeaf | Constant, ...]
+
+    def __init__(self, treedef: PyTreeDef, leaves: tuple[TensorLeaf | Constant, ...]) -> None:
+        self._set(treedef=treedef, leaves=leaves)
 
 
 Structure = TensorLeaf | Tree
@@ -131,28 +140,35 @@ def unflatten(structure: Structure, leaves: Iterator[Tensor]) -> Any:
 
 
 # -- buffers ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Buffer:
+class Buffer(Record):
     """One array a holder's state passes into a compiled call: its tensor leaves (indices, in
     flattening order) of one dtype, flattened and joined when there are several."""
 
+    __slots__ = ("dtype", "leaves")
     dtype: DType
     leaves: tuple[int, ...]
+
+    def __init__(self, dtype: DType, leaves: tuple[int, ...]) -> None:
+        self._set(dtype=dtype, leaves=leaves)
 
     @property
     def packed(self) -> bool:
         return len(self.leaves) > 1
 
 
-@dataclass(frozen=True)
-class StateLayout:
+class StateLayout(Record):
     """How one holder's state goes into a compiled call: its structure, its tensor leaves and
     the buffers they travel in. Hashable: the layouts of a call's holders key its compiled
     function."""
 
+    __slots__ = ("structure", "leaves", "buffers")
     structure: Structure
     leaves: tuple[TensorLeaf, ...]
     buffers: tuple[Buffer, ...]
+
+    def __init__(self, structure: Structure, leaves: tuple[TensorLeaf, ...],
+                 buffers: tuple[Buffer, ...]) -> None:
+        self._set(structure=structure, leaves=leaves, buffers=buffers)
 
 
 def layout_of(structure: Structure, leaves: Sequence[TensorLeaf],

@@ -11,14 +11,14 @@ import numpy as np
 from tensorplug.backends.lifecycle import Backend
 from tensorplug.core.tensor import Tensor
 from tensorplug.core.variable import Variable
-from tensorplug.dtypes import ALL_DTYPES, from_numpy_dtype
+from tensorplug.dtypes import NUMPY_DTYPES, from_numpy_dtype
 from tensorplug.errors import ArgumentError
 from tensorplug.families._common.convert import _host_array, asarray
 from tensorplug.kernels.dispatcher import wrap
 from tensorplug.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 TRACED: Any = object()  # in a template of the arguments: a traced leaf
-HOST_DTYPES = frozenset(d.numpy for d in ALL_DTYPES)  # numpy arrays passed to a backend as they are
+HOST_DTYPES = NUMPY_DTYPES  # numpy arrays passed to a backend as they are
 
 
 def key_of(node: Any, dyn: list[Any]) -> Any:
