@@ -3,6 +3,7 @@ never requiring grad: tensorplug's own tape differentiates), on the CPU or a CUD
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -83,6 +84,10 @@ class TorchBackend(Backend):
 
     def shape_of(self, native: torch.Tensor) -> tuple[int, ...]:
         return tuple(native.shape)
+
+    # native.ndim, read in C (no Python frame, and no torch.Size built as shape_of's tuple
+    # needs: tp.matmul and the gradients ask for it on every call)
+    ndim_of = staticmethod(operator.attrgetter("ndim"))  # type: ignore[assignment]
 
     # -- devices ----------------------------------------------------------------------------
     def devices(self) -> list[str]:
