@@ -41,7 +41,6 @@ class TorchBackend(Backend):
     """Holds torch tensors (on the CPU, or on ``cuda:<i>`` / ``mps`` when torch sees them).
     ``tp.jit`` compiles by planning: a trace's kernel calls, replayed."""
 
-    reuses_scalars = False  # (a tensor lives on a device: the scalar made for one is not for all)
     packs_jit_state = False
 
     def __init__(self) -> None:
@@ -49,6 +48,9 @@ class TorchBackend(Backend):
         # the dispatcher reads this on every call: an instance attribute reads faster than the
         # class's (as the numpy backend)
         self.direct_kernels = True
+        # the tensor made for a Python scalar (x * 2.0) is made once and reused while tensors are
+        # made on the CPU (they are never written); on another default device, each is made there
+        self.reuses_scalars = True
 
     @property
     def device(self) -> torch.device:
@@ -110,6 +112,7 @@ class TorchBackend(Backend):
     def set_default_device(self, where: Any) -> None:
         device = self._device_of(where)
         self._device = _CPU if device == _CPU else device  # (from_numpy tests `is _CPU`)
+        self.reuses_scalars = self._device is _CPU
 
     def _device_of(self, where: Any) -> torch.device:
         name = _name(where) if isinstance(where, torch.device) else where
