@@ -225,6 +225,21 @@ def test_gradients_flow_across_backends(toy):
     assert g.item() == pytest.approx(12.0)
 
 
+@pytest.mark.parametrize("name", FIRST_PARTY_BACKENDS)
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 1, 3)])
+def test_ndim_of_is_the_length_of_shape_of_on_every_backend(name, shape):
+    backend = start_backend(name)
+    x = tp.asarray(np.zeros(shape, np.float32), backend=name)
+    assert backend.ndim_of(x.native) == len(backend.shape_of(x.native)) == len(shape) == x.ndim
+
+
+def test_a_backend_that_says_only_shape_of_gets_ndim_of_from_it(toy):
+    x = tp.asarray(np.ones((2, 3)), backend="toy")
+    assert "ndim_of" not in vars(ToyBackend) and toy.ndim_of(x.native) == 2 == x.ndim
+    with tp.backend_scope("toy"):
+        assert tp.matmul(x, x.T).shape == (2, 2) and tp.matmul(x[0], x.T).shape == (2,)
+
+
 # -- kernel lookup and failures --------------------------------------------------------------
 def test_a_missing_kernel_names_kernel_backend_and_the_backends_that_have_it(toy):
     with tp.backend_scope("toy"):

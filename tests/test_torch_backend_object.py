@@ -74,6 +74,22 @@ def test_devices_and_an_unknown_device():
         tp.device_put(tp.asarray([1.0]), "cuda:7")
 
 
+def test_the_tensor_of_a_python_scalar_is_made_once_while_tensors_are_made_on_the_cpu(monkeypatch):
+    backend = tp.extend.start_backend("torch")
+    x = tp.asarray([1.0, 2.0])
+    made = []
+    real = backend.from_numpy
+    monkeypatch.setattr(backend, "from_numpy", lambda a: made.append(a) or real(a))
+    assert (x * 2.375).tolist() == (x * 2.375).tolist() == [2.375, 4.75]
+    assert len(made) == 1  # (torch tensors are never written: one 0-d tensor serves both)
+    # on another default device each is made there (a CPU scalar cached before is not for it)
+    monkeypatch.setattr(backend, "devices", lambda: ["cpu", "meta"])
+    backend.set_default_device("meta")
+    assert not backend.reuses_scalars
+    backend.set_default_device("cpu")
+    assert backend.reuses_scalars
+
+
 def test_torch_reads_a_tensor_without_a_copy_and_back():
     x = tp.asarray([1.0, 2.0, 3.0])
     t = torch.from_dlpack(x)

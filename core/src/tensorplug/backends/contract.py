@@ -67,6 +67,11 @@ class Backend:
         """The shape of a native array (default: its numpy-style ``.shape``, as a tuple)."""
         return tuple(native.shape)
 
+    def ndim_of(self, native: Any) -> int:
+        """The number of axes of a native array (default: the length of ``shape_of``'s shape;
+        a backend whose arrays say it for less, e.g. an ``.ndim`` that builds no shape, says so)."""
+        return len(self.shape_of(native))
+
     def is_native(self, value: Any) -> bool:
         """Whether `value` is a native array of this backend (what its kernels must return;
         ``tensorplug.kernels.call_checks`` holds them to it). Default: any value ``dtype_of`` and

@@ -68,7 +68,7 @@ class Tensor:
     @property
     def ndim(self) -> int:
         """The number of axes (0 for a scalar)."""
-        return len(self.shape)
+        return self._backend.ndim_of(self._data)
 
     @property
     def size(self) -> int:

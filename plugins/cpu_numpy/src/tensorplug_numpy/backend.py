@@ -61,6 +61,7 @@ class NumpyBackend(Backend):
     # native.shape, read in C (no Python frame: the tape, the ops and the optimizers ask for
     # shapes on every call)
     shape_of = staticmethod(operator.attrgetter("shape"))  # type: ignore[assignment]
+    ndim_of = staticmethod(operator.attrgetter("ndim"))  # type: ignore[assignment]
 
     def compile(self, fn: Callable[..., Any], static_argnums: tuple[int, ...] = ()) -> Callable[..., Any]:
         return PlannedFunction(self, fn)

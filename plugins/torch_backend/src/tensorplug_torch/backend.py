@@ -3,6 +3,7 @@ never requiring grad: tensorplug's own tape differentiates), on the CPU or a CUD
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -40,7 +41,6 @@ class TorchBackend(Backend):
     """Holds torch tensors (on the CPU, or on ``cuda:<i>`` / ``mps`` when torch sees them).
     ``tp.jit`` compiles by planning: a trace's kernel calls, replayed."""
 
-    reuses_scalars = False  # (a tensor lives on a device: the scalar made for one is not for all)
     packs_jit_state = False
 
     def __init__(self) -> None:
@@ -48,6 +48,9 @@ class TorchBackend(Backend):
         # the dispatcher reads this on every call: an instance attribute reads faster than the
         # class's (as the numpy backend)
         self.direct_kernels = True
+        # the tensor made for a Python scalar (x * 2.0) is made once and reused while tensors are
+        # made on the CPU (they are never written); on another default device, each is made there
+        self.reuses_scalars = True
 
     @property
     def device(self) -> torch.device:
@@ -84,6 +87,10 @@ class TorchBackend(Backend):
     def shape_of(self, native: torch.Tensor) -> tuple[int, ...]:
         return tuple(native.shape)
 
+    # native.ndim, read in C (no Python frame, and no torch.Size built as shape_of's tuple
+    # needs: tp.matmul and the gradients ask for it on every call)
+    ndim_of = staticmethod(operator.attrgetter("ndim"))  # type: ignore[assignment]
+
     # -- devices ----------------------------------------------------------------------------
     def devices(self) -> list[str]:
         names = ["cpu"]
@@ -105,6 +112,7 @@ class TorchBackend(Backend):
     def set_default_device(self, where: Any) -> None:
         device = self._device_of(where)
         self._device = _CPU if device == _CPU else device  # (from_numpy tests `is _CPU`)
+        self.reuses_scalars = self._device is _CPU
 
     def _device_of(self, where: Any) -> torch.device:
         name = _name(where) if isinstance(where, torch.device) else where

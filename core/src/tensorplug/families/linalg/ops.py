@@ -37,8 +37,8 @@ def matmul(x1: Any, x2: Any, /) -> Tensor:
     """Matrix product over the last two axes, leading axes broadcast; a 1-d x1 (x2) acts as
     a row (column) vector whose axis is removed from the result."""
     if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._dtype is x2._dtype \
-            and x1._dtype is not bool_ and len(x1._backend.shape_of(x1._data)) >= 2 \
-            and len(x2._backend.shape_of(x2._data)) >= 2:
+            and x1._dtype is not bool_ and x1._backend.ndim_of(x1._data) >= 2 \
+            and x2._backend.ndim_of(x2._data) >= 2:
         return _MATMUL.binary(x1, x2)  # the common case; the kernel's spec explains a misfit
     a, b = _numeric_pair("matmul", x1, x2)
     sa, sb = a.shape, b.shape

@@ -32,15 +32,19 @@ def sparse_softmax_cross_entropy_with_logits(inputs: list[torch.Tensor], attrs: 
         return features.new_full((rows,), float("nan")), features.new_empty(features.shape)
     if dtype.itemsize < 4:  # float16, bfloat16: exp and its sum in float32
         features = features.float()
-    bad = (labels < 0) | (labels >= classes)
-    picked = torch.where(bad, 0, labels).long().unsqueeze(1)
+    # one reduction tells whether every label is a class (the common case: no masking then)
+    low, high = torch.aminmax(labels) if rows else (0, 0)
+    bad = None if int(low) >= 0 and int(high) < classes else (labels < 0) | (labels >= classes)
+    picked = (labels if bad is None else torch.where(bad, 0, labels)).long().unsqueeze(1)
     logp = torch.log_softmax(features, 1)
-    loss = -logp.gather(1, picked).squeeze(1)
+    loss = logp.gather(1, picked).squeeze(1).neg_()
     backprop = logp.exp_().scatter_add_(1, picked, features.new_full(picked.shape, -1.0))
-    if bool(bad.any()):
+    if bad is not None:
         loss = loss.masked_fill(bad, float("nan"))
         backprop = backprop.masked_fill(bad.unsqueeze(1), float("nan"))
-    return loss.to(dtype), backprop.to(dtype)
+    if backprop.dtype != dtype:
+        loss, backprop = loss.to(dtype), backprop.to(dtype)
+    return loss, backprop
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
