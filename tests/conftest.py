@@ -4,6 +4,7 @@ backend does not hold."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sys
@@ -119,6 +120,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.jax)
             if JAX_ABSENT:
                 item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _long_lived_objects_frozen():
+    """At each module's start, what is alive (imported modules, jax's and the kernels' caches:
+    ~650k objects in a worker) leaves the garbage collector's generations (``gc.freeze``): the
+    full collections the tests' own garbage triggers then scan only what came since, where each
+    scanned everything (~0.3 s; ~10% of a worker's CPU time, measured 2026-11-29). Objects made
+    in a test are collected as ever; a frozen object that becomes cyclic garbage stays (a test
+    process's few)."""
+    gc.freeze()
+    yield
 
 
 @pytest.fixture(autouse=True)
