@@ -71,7 +71,7 @@ __all__ = [
     "stable_argsort", "tap_slices", "window_taps",
 ]
 __all__ += ["image_sampling"]  # the image family's arithmetic (tensorplug.kernel_helpers.image_sampling)
-__all__ += ["random_constants"]  # threefry's and erfinv's constants (tensorplug.kernel_helpers.random_constants)
+__all__ += ["random_constants"]  # the constants of threefry and erfinv (kernel_helpers.random_constants)
 
 # -- axes, slices and indices ---------------------------------------------------------------------
 _EMPTY = slice(0, 0, 1)
