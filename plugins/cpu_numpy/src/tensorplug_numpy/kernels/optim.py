@@ -1,7 +1,8 @@
 """Optimizer-update kernels: AdamUpdate, fused into a few ufunc calls that write three fresh
-arrays and one scratch array. The scalars are 0-d arrays of the parameters' dtype: rounded once
-from Python's float, as Adam's ops round them (so the same bits as tp.jit's plan of those ops),
-and a ufunc takes a 0-d array for less than it takes a Python or numpy scalar."""
+arrays and one scratch array. The scalars are 0-d arrays of the parameters' dtype (step_size and
+epsilon_hat come as such; beta1 and beta2 are rounded once from Python's float, as Adam's ops
+round them, so the same bits as those ops), and a ufunc takes a 0-d array for less than it
+takes a Python or numpy scalar."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ _BFLOAT16 = tp.bfloat16.numpy
 
 
 def adam_update(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) -> tuple[Any, Any, Any]:
-    param, grad, m, v = inputs
+    param, grad, m, v, step_size, epsilon_hat = inputs
     if param.dtype == _BFLOAT16:  # (ml_dtypes' bfloat16 meets Python floats in float32): in float32
         wide = adam_update(tuple(a.astype(np.float32) for a in inputs), attrs, backend)
         return wide[0].astype(_BFLOAT16), wide[1].astype(_BFLOAT16), wide[2].astype(_BFLOAT16)
     if not param.ndim:  # (a ufunc gives a numpy scalar for 0-d arrays, which takes no out=)
-        p, m, v = adam_update(tuple(a.reshape(1) for a in inputs), attrs, backend)
+        p, m, v = adam_update((*(a.reshape(1) for a in inputs[:4]), step_size, epsilon_hat), attrs, backend)
         return p.reshape(()), m.reshape(()), v.reshape(())
     dtype = param.dtype
     b1, one_minus_b1, b2, one_minus_b2 = _decay_rates(dtype, attrs["beta1"], attrs["beta2"])
@@ -33,8 +34,8 @@ def adam_update(inputs: tuple[Any, ...], attrs: dict[str, Any], backend: Any) ->
     np.multiply(v_new, one_minus_b2, out=v_new)
     np.add(v_new, np.multiply(v, b2, out=scratch), out=v_new)
     denom = np.sqrt(v_new, out=scratch)
-    np.add(denom, np.array(attrs["epsilon_hat"], dtype), out=denom)
-    step = np.multiply(m_new, np.array(attrs["step_size"], dtype))
+    np.add(denom, epsilon_hat, out=denom)
+    step = np.multiply(m_new, step_size)
     np.divide(step, denom, out=step)
     return np.subtract(param, step, out=step), m_new, v_new
 
