@@ -47,7 +47,7 @@ class Step:
     ``number``: the step's number (counting from 1), an int64 scalar tensor; ``hyperparameters``:
     the state's; ``scalars(like)``: the optimizer's ``_scalars`` as scalar tensors of `like`'s
     dtype (computed with ops once per step, cast once per dtype); ``numbers()``: the same as
-    Python numbers, for a fused kernel's attributes: only where the step's values can be read
+    Python numbers, for a fused kernel in an eager step: only where the step's values can be read
     on the host, i.e. not in a traced step; ``kernel_scalars(like, *names)``: scalar tensors for
     a fused kernel's inputs, in an eager step and a traced one alike.
     """
