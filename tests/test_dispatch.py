@@ -216,11 +216,19 @@ def test_an_unknown_kernel_is_named_on_first_use():
 
 
 def test_a_kernel_of_several_outputs_gives_a_tuple():
-    adam = Dispatcher("AdamUpdate", {"beta1": 0.5, "beta2": 0.5, "step_size": 1.0, "epsilon_hat": 0.0})
-    param, m, v = adam((tp.asarray([1.0]), tp.asarray([2.0]), tp.asarray([0.0]), tp.asarray([0.0])))
+    adam = Dispatcher("AdamUpdate", {"beta1": 0.5, "beta2": 0.5})
+    param, m, v = adam((tp.asarray([1.0]), tp.asarray([2.0]), tp.asarray([0.0]), tp.asarray([0.0]),
+                        tp.asarray(1.0), tp.asarray(0.0)))
     assert (m.tolist(), v.tolist()) == ([1.0], [2.0])
     np.testing.assert_allclose(param.numpy(), [1.0 - 1.0 / np.sqrt(2.0)], rtol=1e-6)
 
+
+
+def test_adam_updates_step_values_must_be_0d_and_the_error_names_them():
+    ones = [tp.ones((2,))] * 4
+    with pytest.raises(tp.errors.ShapeError, match=r"AdamUpdate: step_size and epsilon_hat must be 0-d "
+                       r"tensors, got shapes \[\(2,\), \(\)\]; pass one value each"):
+        tp.run_kernel("AdamUpdate", [*ones, tp.ones((2,)), tp.asarray(0.0)], {"beta1": 0.5, "beta2": 0.5})
 
 # -- an op of a plugin dispatches like a core op ------------------------------------------------
 def test_a_plugin_op_runs_its_kernel_directly_and_differentiates():

@@ -355,11 +355,12 @@ def test_matrix_products_give_np_matmuls_values(dtype, transposes):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_adam_update_keeps_the_parameters_dtype_whatever_float_type_its_attributes_have(dtype):
-    """The kernel hands its per-step attributes to numpy as Python floats (weak scalars): a
-    numpy float64 from a caller that skipped the spec's validation must not widen float32."""
+    """The kernel rounds its attributes to the parameter's dtype: a numpy float64 from a caller
+    that skipped the spec's validation must not widen float32."""
     adam = Dispatcher("AdamUpdate")
-    ones = tuple(tp.asarray(np.ones(3, dtype)) for _ in range(4))
-    numbers = {"beta1": 0.9, "beta2": 0.999, "step_size": 0.1, "epsilon_hat": 1e-7}
+    ones = tuple(tp.asarray(np.ones(3, dtype)) for _ in range(4)) + (tp.asarray(np.array(0.1, dtype)),
+                                                                    tp.asarray(np.array(1e-7, dtype)))
+    numbers = {"beta1": 0.9, "beta2": 0.999}
     plain = adam(ones, numbers)
     widened = adam(ones, {k: np.float64(v) for k, v in numbers.items()})
     for a, b in zip(plain, widened):

@@ -164,6 +164,29 @@ def test_the_functional_update_follows_the_same_formula(backend: str, jit: bool)
     np.testing.assert_allclose(params["b"].numpy(), want[1], rtol=1e-9)
 
 
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_adamw_updates_through_the_fused_adam_kernel_in_compiled_steps_too(backend: str, jit: bool) -> None:
+    """The backend's AdamUpdate kernel does each parameter's Adam update (AdamW's too), in a
+    tp.jit step as well (the step's values are its 0-d inputs, computed there from the traced
+    step count), with the trajectory of the formula."""
+    tp.set_backend(backend)  # (started: its kernels registered)
+    original = tp.extend.get_kernel("AdamUpdate", backend)
+    scalar_shapes: list[tuple] = []
+
+    def watched(inputs: Any, attrs: dict, be: Any) -> Any:
+        scalar_shapes.append(tuple(tuple(be.shape_of(a)) for a in inputs[4:]))
+        return original.kernel_func(inputs, attrs, be)
+
+    tp.extend.register_kernel(tp.extend.KernelConfig("AdamUpdate", backend, watched), override=True)
+    for make, rule in [row[1:] for row in TABLE if row[0].startswith("adamw")]:
+        scalar_shapes.clear()
+        got = train(make(), backend, jit)
+        assert scalar_shapes and set(scalar_shapes) == {((), ())}
+        for g, w in zip(got, reference(rule)):
+            np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+
+
 def test_adamw_without_weight_decay_is_adam() -> None:
     a = train(optimizers.AdamW(0.05, weight_decay=0.0), "numpy", False)
     b = train(optimizers.Adam(0.05), "numpy", False)

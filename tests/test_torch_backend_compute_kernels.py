@@ -117,8 +117,9 @@ def test_kernels_give_what_the_numpy_backend_gives(case):
      {"has_bias": True, "activation": "relu"}),
     ("FusedConv2D", {"x": _normal(1, 4, 4, 2), "filter": _normal(2, 2, 2, 3), "bias": _normal(3),
                      "prelu_weights": np.zeros(1)}, {"has_bias": True, "activation": "sigmoid"}),
-    ("AdamUpdate", {"param": _normal(5), "grad": _normal(5), "m": _normal(5), "v": np.abs(_normal(5))},
-     {"beta1": 0.9, "beta2": 0.999, "step_size": 0.1, "epsilon_hat": 1e-7}),
+    ("AdamUpdate", {"param": _normal(5), "grad": _normal(5), "m": _normal(5), "v": np.abs(_normal(5)),
+                    "step_size": np.array(0.1), "epsilon_hat": np.array(1e-7)},
+     {"beta1": 0.9, "beta2": 0.999}),
     ("FusedBatchNorm", {"x": _normal(2, 3), "scale": _normal(3), "offset": _normal(3), "mean": _normal(3),
                         "variance": np.abs(_normal(3))}, {"epsilon": 1e-3}),
 ], ids=lambda v: v if isinstance(v, str) else "")

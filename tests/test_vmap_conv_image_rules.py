@@ -109,6 +109,12 @@ def _counted(rows: tuple[int, ...], weighted: bool) -> Example:
     return example
 
 
+def _adam_example(rng: np.random.Generator, step_size: float, epsilon_hat: float) -> list[np.ndarray]:
+    """param, grad, m, v of one shape, then the step's two 0-d values (batched, per example)."""
+    return ([rng.standard_normal((2, 3)) for _ in range(3)] + [rng.random((2, 3))]
+            + [np.array(step_size), np.array(epsilon_hat)])
+
+
 CASES = [
     _conv((2, 5, 6, 4), (3, 2, 4, 3), strides=(1, 2), padding=((1, 1), (0, 1))),
     _conv((2, 4, 5, 5), (2, 2, 2, 6), dilations=(2, 1), groups=2, data_format="NCHW"),
@@ -152,8 +158,9 @@ CASES = [
     *(Case("SearchSorted", _special_search, {"side": side}, f"special-{side}") for side in ("left", "right")),
     Case("SearchSorted", lambda rng: [np.sort(rng.integers(-3, 3, 5)), rng.integers(-4, 4, (4,))], {},
          "int"),
-    Case("AdamUpdate", lambda rng: [rng.standard_normal((2, 3)) for _ in range(3)] + [rng.random((2, 3))],
-         {"beta1": 0.9, "beta2": 0.99, "step_size": 0.01, "epsilon_hat": 1e-7}),
+    Case("AdamUpdate", lambda rng: _adam_example(rng, 0.01, 1e-7), {"beta1": 0.9, "beta2": 0.99}, "one-step"),
+    Case("AdamUpdate", lambda rng: _adam_example(rng, rng.random() * 0.1, rng.random() * 1e-3),
+         {"beta1": 0.9, "beta2": 0.99}, "own-steps"),
     Case("BroadcastArgs", lambda rng: [rng.integers(1, 4, 3), rng.integers(1, 4, 2)]),
 ]
 

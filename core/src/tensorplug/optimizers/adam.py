@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tensorplug.core.context import jit_trace_var
 from tensorplug.core.runtime import ACTIVE
 from tensorplug.core.tensor import Tensor
 from tensorplug.families._common.convert import caller
@@ -16,8 +15,6 @@ from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimi
 __all__ = ["Adam"]
 
 _ADAM_UPDATE = caller("AdamUpdate")
-_FUSED_ATTRS = ("beta1", "beta2", "step_size", "epsilon_hat")  # (a subclass may add scalars)
-_FUSED_KEYS = frozenset(_FUSED_ATTRS)
 
 
 class Adam(Optimizer):
@@ -37,8 +34,8 @@ class Adam(Optimizer):
                          beta1=float(beta1), beta2=float(beta2), epsilon=float(epsilon))
 
     def _scalars(self, step: Any, learning_rate: Any, hyperparameters: Mapping[str, Any]) -> dict[str, Any]:
-        """What a step of the fused AdamUpdate kernel takes as attributes (host numbers), and the
-        ops below as tensors."""
+        """The step's values: beta1 and beta2 (the fused AdamUpdate kernel's attributes), step_size
+        and epsilon_hat (its 0-d inputs); the composed ops below read all four as tensors."""
         # lr * (m / c1) / (sqrt(v / c2) + eps) == (lr * sqrt(c2) / c1) * m / (sqrt(v) + eps * sqrt(c2))
         # with c1 = 1 - beta1**step, c2 = 1 - beta2**step: two ops fewer per variable
         b1, b2 = hyperparameters["beta1"], hyperparameters["beta2"]
@@ -48,13 +45,12 @@ class Adam(Optimizer):
 
     def _update(self, param: Tensor, grad: Tensor, slots: Mapping[str, Tensor],
                 step: Step) -> tuple[Tensor, dict[str, Tensor]]:
-        # The backend's fused kernel takes the step's values as attributes (host numbers); a
-        # traced step (tp.jit) has no host values, and its compiler fuses the ops below itself.
-        fused = ("AdamUpdate", param._backend.name) in ACTIVE.runtime.kernels.active
-        if fused and jit_trace_var.get() is None:  # (not tracing)
-            numbers = step.numbers()  # (Adam's own are the kernel's attributes; a subclass's, more)
-            attrs = numbers if numbers.keys() == _FUSED_KEYS else {n: numbers[n] for n in _FUSED_ATTRS}
-            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"]), attrs)
+        if ("AdamUpdate", param._backend.name) in ACTIVE.runtime.kernels.active:  # fused
+            # (the step's values: tensors made once per step and dtype, traced in tp.jit)
+            step_size, epsilon_hat = step.kernel_scalars(param, "step_size", "epsilon_hat")
+            hyper = step.hyperparameters
+            p, m, v = _ADAM_UPDATE((param, grad, slots["m"], slots["v"], step_size, epsilon_hat),
+                                   {"beta1": hyper["beta1"], "beta2": hyper["beta2"]})
             return p, {"m": m, "v": v}
         c = step.scalars(param)
         hyper = step.hyperparameters

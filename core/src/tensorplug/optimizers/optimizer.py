@@ -77,8 +77,8 @@ class Optimizer:
       again);
     - may override ``_scalars(step, learning_rate, hyperparameters)``: the values that change
       from step to step (default: the learning rate), written with arithmetic operators only,
-      so that they come out as numbers for numbers (host values, for a fused kernel's
-      attributes) and as tensors for tensors (inside a step, traced by tp.jit).
+      so that they come out as numbers for numbers (host values, for an eager step's fused
+      kernel) and as tensors for tensors (inside a step, traced by tp.jit).
     """
 
     slot_names: tuple[str, ...] = ()

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tensorplug.backends.lifecycle import backend_scope
-from tensorplug.core.context import state
+from tensorplug.core.context import jit_trace_var, state
 from tensorplug.core.tensor import Tensor
 from tensorplug.dtypes import float64
 from tensorplug.families._common.convert import asarray
@@ -47,11 +47,13 @@ class Step:
     ``number``: the step's number (counting from 1), an int64 scalar tensor; ``hyperparameters``:
     the state's; ``scalars(like)``: the optimizer's ``_scalars`` as scalar tensors of `like`'s
     dtype (computed with ops once per step, cast once per dtype); ``numbers()``: the same as
-    Python numbers, for a fused kernel's attributes: only where the step's values can be read
-    on the host, i.e. not in a traced step.
+    Python numbers, for a fused kernel in an eager step: only where the step's values can be read
+    on the host, i.e. not in a traced step; ``kernel_scalars(like, *names)``: scalar tensors for
+    a fused kernel's inputs, in an eager step and a traced one alike.
     """
 
-    __slots__ = ("optimizer", "number", "hyperparameters", "_tensors", "_by_dtype", "_numbers")
+    __slots__ = ("optimizer", "number", "hyperparameters", "_tensors", "_by_dtype", "_numbers",
+                 "_host_by_dtype")
 
     def __init__(self, optimizer: Optimizer, number: Tensor, hyperparameters: Mapping[str, Any]) -> None:
         self.optimizer = optimizer
@@ -60,6 +62,7 @@ class Step:
         self._tensors: dict[str, Any] | None = None
         self._by_dtype: dict[Any, dict[str, Tensor]] = {}
         self._numbers: dict[str, float] | None = None
+        self._host_by_dtype: dict[Any, tuple[Tensor, ...]] = {}
 
     def scalars(self, like: Tensor) -> dict[str, Tensor]:
         """The optimizer's step scalars as scalar tensors of `like`'s dtype and backend."""
@@ -73,6 +76,20 @@ class Step:
                         number, self._learning_rate(number), self.hyperparameters)
             scalars = self._by_dtype[key] = {k: _asarray(v, like._dtype) for k, v in self._tensors.items()}
         return scalars
+
+    def kernel_scalars(self, like: Tensor, *names: str) -> tuple[Tensor, ...]:
+        """The step scalars `names` as scalar tensors of `like`'s dtype and backend, for a fused
+        kernel's inputs: in a traced step (tp.jit) those of ``scalars(like)``; in an eager one
+        made from ``numbers()`` (host floats rounded once to the dtype: no ops), once per dtype."""
+        if jit_trace_var.get() is not None:
+            traced = self.scalars(like)
+            return tuple([traced[n] for n in names])
+        key = (like._dtype, like._backend, names)
+        made = self._host_by_dtype.get(key)
+        if made is None:
+            numbers = self.numbers()
+            made = self._host_by_dtype[key] = tuple([_asarray(numbers[n], like._dtype) for n in names])
+        return made
 
     def numbers(self) -> dict[str, float]:
         """The optimizer's step scalars as Python floats; reads the step number on the host, so

@@ -1,6 +1,6 @@
 """Batching rules of the elementwise kernels: one generic rule for every arity (inputs
 aligned on the batch axis, broadcasting does the rest), and one for the kernels whose inputs
-have one shape (activation gradients, AddN, the fused Adam update)."""
+have one shape (activation gradients, AddN)."""
 
 from __future__ import annotations
 
@@ -21,4 +21,4 @@ elementwise(
     # ternary
     "Where",
 )
-same_shape_elementwise("EluGrad", "ReluGrad", "GeluGrad", "AddN", "AdamUpdate")
+same_shape_elementwise("EluGrad", "ReluGrad", "GeluGrad", "AddN")
