@@ -8,7 +8,7 @@ from typing import Any
 from tensorplug.core.runtime import ACTIVE
 from tensorplug.core.tensor import Tensor
 from tensorplug.families._common.convert import caller
-from tensorplug.families.elementwise.ops import sqrt
+from tensorplug.families.optim.composed import adam_update_from_ops
 from tensorplug.optimizers.hyperparameters import check_moments
 from tensorplug.optimizers.optimizer import Hyperparameter, LearningRate, Optimizer, Step
 
@@ -35,7 +35,7 @@ class Adam(Optimizer):
 
     def _scalars(self, step: Any, learning_rate: Any, hyperparameters: Mapping[str, Any]) -> dict[str, Any]:
         """The step's values: beta1 and beta2 (the fused AdamUpdate kernel's attributes), step_size
-        and epsilon_hat (its 0-d inputs); the composed ops below read all four as tensors."""
+        and epsilon_hat (its 0-d inputs, which the composed ops read as tensors too)."""
         # lr * (m / c1) / (sqrt(v / c2) + eps) == (lr * sqrt(c2) / c1) * m / (sqrt(v) + eps * sqrt(c2))
         # with c1 = 1 - beta1**step, c2 = 1 - beta2**step: two ops fewer per variable
         b1, b2 = hyperparameters["beta1"], hyperparameters["beta2"]
@@ -54,6 +54,6 @@ class Adam(Optimizer):
             return p, {"m": m, "v": v}
         c = step.scalars(param)
         hyper = step.hyperparameters
-        m = slots["m"] * c["beta1"] + grad * (1.0 - hyper["beta1"])
-        v = slots["v"] * c["beta2"] + grad * grad * (1.0 - hyper["beta2"])
-        return param - m * c["step_size"] / (sqrt(v) + c["epsilon_hat"]), {"m": m, "v": v}
+        p, m, v = adam_update_from_ops(param, grad, slots["m"], slots["v"], hyper["beta1"], hyper["beta2"],
+                                       c["step_size"], c["epsilon_hat"])
+        return p, {"m": m, "v": v}

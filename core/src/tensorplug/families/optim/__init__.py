@@ -1,1 +1,2 @@
-"""The optim family: AdamUpdate. Here: spec."""
+"""The optim family: AdamUpdate. Here: spec, the same update written with ops (composed),
+batching rule, ONNX lowering."""

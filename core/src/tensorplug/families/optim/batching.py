@@ -17,7 +17,7 @@ from tensorplug.families._common.batching_util import (
     broadcast,
     to_front,
 )
-from tensorplug.families.elementwise.ops import sqrt
+from tensorplug.families.optim.composed import adam_update_from_ops
 from tensorplug.kernels.dispatcher import dispatcher_of
 
 _ADAM_UPDATE = dispatcher_of("AdamUpdate")
@@ -33,7 +33,5 @@ def _adam_update_rule(inputs: Inputs, axes: Axes, attrs: Mapping[str, Any]) -> t
         return _ADAM_UPDATE((param, grad, m, v, step_size, epsilon_hat), attrs), 0
     rank = param.ndim - 1  # (per example; a batched value gets size-1 axes to broadcast over it)
     step_size, epsilon_hat = aligned(step_size, axes[4], rank), aligned(epsilon_hat, axes[5], rank)
-    b1, b2 = float(attrs["beta1"]), float(attrs["beta2"])
-    m = m * b1 + grad * (1.0 - b1)
-    v = grad * grad * (1.0 - b2) + v * b2
-    return (param - m * step_size / (sqrt(v) + epsilon_hat), m, v), 0
+    return adam_update_from_ops(param, grad, m, v, float(attrs["beta1"]), float(attrs["beta2"]), step_size,
+                                epsilon_hat), 0
